@@ -1,0 +1,82 @@
+import { basename, resolve } from 'node:path';
+import type { Argv } from 'yargs';
+import type { InspectItem, InspectPackage, PackageInfo } from '../../application/use-cases/inspect-package.js';
+import type { PackPackage } from '../../application/use-cases/pack-package.js';
+import type { UnpackPackage } from '../../application/use-cases/unpack-package.js';
+import type { ValidatePackage } from '../../application/use-cases/validate-package.js';
+import { printJson, type CliOutput } from './cli-output.js';
+import { printInfo, printValidation } from './report-printer.js';
+
+export interface PackageUseCases {
+  pack: PackPackage;
+  unpack: UnpackPackage;
+  validate: ValidatePackage;
+  inspect: InspectPackage;
+}
+
+/** Sets the process exit status without throwing, so yargs finishes cleanly. */
+export type ExitStatus = (code: number) => void;
+
+export function packageCommands(yargs: Argv, useCases: PackageUseCases, output: CliOutput, exit: ExitStatus): Argv {
+  return yargs
+    .command(
+      'pack <path>',
+      'Pack a package directory into <name>-<version>.cap',
+      (y) =>
+        y
+          .positional('path', { type: 'string', demandOption: true, describe: 'package directory' })
+          .option('force', { alias: 'f', type: 'boolean', default: false, describe: 'overwrite an existing .cap' })
+          .option('output', { alias: 'o', type: 'string', describe: 'directory to write the .cap into (default: the current directory)' }),
+      async (argv) => {
+        const result = await useCases.pack.execute({ source: argv.path, outputDirectory: resolve(argv.output ?? '.'), force: argv.force });
+        output.out(`Packed ${result.name} ${result.version}: ${result.path} (${result.entries} entries, ${result.size} bytes)`);
+        if (result.generated.length > 0) output.out(`Generated inside the archive: ${result.generated.join(', ')}`);
+      },
+    )
+    .command(
+      'unpack <cap>',
+      'Extract a .cap archive',
+      (y) =>
+        y
+          .positional('cap', { type: 'string', demandOption: true, describe: '.cap file' })
+          .option('output', { alias: 'o', type: 'string', describe: 'destination directory (default: named after the .cap)' })
+          .option('force', { alias: 'f', type: 'boolean', default: false, describe: 'replace a non-empty destination' }),
+      async (argv) => {
+        const destination = resolve(argv.output ?? basename(argv.cap).replace(/\.cap$/i, '') ?? 'package');
+        const result = await useCases.unpack.execute({ archive: argv.cap, destination, force: argv.force });
+        output.out(`Unpacked ${result.files} files into ${result.destination}`);
+      },
+    )
+    .command(
+      'validate <path>',
+      'Check a package directory or .cap: metadata, manifest, routes, storage, security, content',
+      (y) => y.positional('path', { type: 'string', demandOption: true, describe: 'package directory or .cap' }).option('json', { type: 'boolean', default: false, describe: 'print the report as JSON' }),
+      async (argv) => {
+        const report = await useCases.validate.execute(argv.path);
+        if (argv.json) printJson(output, report);
+        else printValidation(output, report);
+        if (!report.valid) exit(1);
+      },
+    )
+    .command(inspectCommand('info', 'Print what the package is, its files and its declared dependencies', useCases, output))
+    .command(inspectCommand('manifest', 'Print manifest.json in canonical form (generated when absent)', useCases, output))
+    .command(inspectCommand('routes', 'Print routes.json in canonical form (generated when absent)', useCases, output))
+    .command(inspectCommand('metadata', 'Print metadata.json in canonical form', useCases, output))
+    .command(inspectCommand('storage', 'Print storage.json in canonical form (null when absent)', useCases, output))
+    .demandCommand(1, 'name a package command')
+    .strict();
+}
+
+function inspectCommand(item: InspectItem, description: string, useCases: PackageUseCases, output: CliOutput) {
+  return {
+    command: `${item} <path>`,
+    describe: description,
+    builder: (y: Argv) =>
+      y.positional('path', { type: 'string', demandOption: true, describe: 'package directory or .cap' }).option('json', { type: 'boolean', default: false, describe: 'print as JSON' }),
+    handler: async (argv: { path: string; json: boolean }) => {
+      const value = await useCases.inspect.execute(argv.path, item);
+      if (item === 'info' && !argv.json) printInfo(output, value as PackageInfo);
+      else printJson(output, value);
+    },
+  };
+}

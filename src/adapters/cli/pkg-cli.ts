@@ -1,0 +1,47 @@
+import yargs from 'yargs';
+import { UsageError } from '../../domain/errors.js';
+import type { CliOutput } from './cli-output.js';
+import { reportError } from './error-reporter.js';
+import { packageCommands, type PackageUseCases } from './package-commands.js';
+
+export interface CliDependencies {
+  version: string;
+  output: CliOutput;
+  package: PackageUseCases;
+}
+
+/** Runs the `pkg` command line; resolves with the exit status. */
+export async function runCli(args: string[], dependencies: CliDependencies): Promise<number> {
+  const { output } = dependencies;
+  let status = 0;
+  const exit = (code: number) => {
+    status = Math.max(status, code);
+  };
+  const cli = yargs(args)
+    .scriptName('pkg')
+    .usage('$0 <command>\n\nPack, validate, sign, encrypt, test, publish, install and serve content packages (.cap).')
+    .command('package <command>', 'Work with one package: pack, unpack, validate, info, manifest, routes, metadata, storage', (y) =>
+      packageCommands(y, dependencies.package, output, exit),
+    )
+    .demandCommand(1, 'name a command')
+    .strict()
+    .recommendCommands()
+    .version(dependencies.version)
+    .help()
+    .alias('h', 'help')
+    .wrap(Math.min(110, process.stdout.columns ?? 100))
+    .exitProcess(false)
+    .fail((message, error) => {
+      throw error ?? new UsageError(message);
+    });
+  try {
+    await cli.parseAsync();
+  } catch (error) {
+    if (error instanceof UsageError) {
+      output.err(await cli.getHelp());
+      output.err('');
+    }
+    return reportError(output, error);
+  }
+  return status;
+}

@@ -1,0 +1,36 @@
+import type { ValidationReport } from '../../domain/validation/check-report.js';
+import type { PackageInfo } from '../../application/use-cases/inspect-package.js';
+import type { CliOutput } from './cli-output.js';
+
+export function printValidation(output: CliOutput, report: ValidationReport): void {
+  output.out(`Validating ${report.source}`);
+  for (const check of report.checks) {
+    const notes = check.passed && check.notes.length > 0 ? `  (${check.notes.filter((n) => !n.startsWith('warning:')).join('; ')})` : '';
+    output.out(`${check.passed ? 'PASS' : 'FAIL'} ${check.check}${notes}`);
+    for (const error of check.errors) output.out(`  - ${error}`);
+    for (const note of check.notes.filter((n) => n.startsWith('warning:'))) output.out(`  ! ${note.slice('warning: '.length)}`);
+  }
+  const failed = report.checks.filter((c) => !c.passed).length;
+  output.out(failed === 0 ? `Result: valid (${report.checks.length} checks passed)` : `Result: invalid (${failed} of ${report.checks.length} checks failed)`);
+}
+
+export function printInfo(output: CliOutput, info: PackageInfo): void {
+  const rows: Array<[string, string | undefined]> = [
+    ['Name', info.name],
+    ['Version', info.version],
+    ['Description', info.description],
+    ['GUID', info.guid],
+    ['UUID', info.uuid],
+    ['Author', info.author],
+    ['License', info.license],
+    ['Source', `${info.source} (${info.kind})`],
+    ['Files', `${info.files} (${info.bytes} bytes)`],
+    ['Writable', info.readOnly ? 'no (readOnly)' : 'yes'],
+    ['Signed', info.signed ? 'yes' : 'no'],
+    ['Routes', `${info.routes}${info.generated.includes('routes.json') ? ' (generated)' : ''}`],
+    ['Datasets', info.datasets.length > 0 ? info.datasets.join(', ') : 'none'],
+  ];
+  for (const [label, value] of rows) if (value !== undefined) output.out(`${(label + ':').padEnd(13)}${value}`);
+  output.out('Dependencies:' + (info.dependencies.length === 0 ? ' none' : ''));
+  for (const dependency of info.dependencies) output.out(`  ${dependency.guid} ${dependency.range}`);
+}

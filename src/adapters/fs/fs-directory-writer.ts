@@ -1,0 +1,56 @@
+import { randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, readdir, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join, resolve, sep } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { OutputExistsError, UnsafeEntryError } from '../../domain/errors.js';
+import type { DirectoryDraft, DirectoryWriter } from '../../application/ports/directory-writer.js';
+
+/**
+ * Fills a hidden sibling of the destination and renames it into place on commit,
+ * so a failed extraction leaves nothing behind.
+ */
+export class FsDirectoryWriter implements DirectoryWriter {
+  async create(destination: string, options: { replace: boolean }): Promise<DirectoryDraft> {
+    const target = resolve(destination);
+    if (!options.replace && (await occupied(target))) throw new OutputExistsError(`${target} exists and is not an empty directory; use --force to replace it`);
+    const draft = join(dirname(target), `.${basename(target)}.${randomBytes(6).toString('hex')}.partial`);
+    await mkdir(draft, { recursive: true });
+    return new FsDirectoryDraft(target, draft);
+  }
+}
+
+class FsDirectoryDraft implements DirectoryDraft {
+  constructor(
+    private readonly target: string,
+    private readonly draft: string,
+  ) {}
+
+  async write(path: string, data: AsyncIterable<Uint8Array>): Promise<void> {
+    const file = resolve(this.draft, path);
+    // Defence in depth: the use case has checked the name already.
+    if (!file.startsWith(this.draft + sep)) throw new UnsafeEntryError(path, 'escapes the destination');
+    await mkdir(dirname(file), { recursive: true });
+    await pipeline(Readable.from(data), createWriteStream(file, { mode: 0o644 }));
+  }
+
+  async commit(): Promise<string> {
+    await rm(this.target, { recursive: true, force: true });
+    await rename(this.draft, this.target);
+    return this.target;
+  }
+
+  async discard(): Promise<void> {
+    await rm(this.draft, { recursive: true, force: true });
+  }
+}
+
+/** Anything but a missing path or an empty directory. */
+async function occupied(path: string): Promise<boolean> {
+  try {
+    return (await readdir(path)).length > 0;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ENOENT';
+  }
+}

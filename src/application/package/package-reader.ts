@@ -1,0 +1,88 @@
+import { PackageFormatError } from '../../domain/errors.js';
+import { normalizeAuthentication, type Authentication } from '../../domain/package/authentication.js';
+import { parseDocument } from '../../domain/package/documents.js';
+import { generateManifest, normalizeManifest, type Manifest } from '../../domain/package/manifest.js';
+import { detectType, typeByExtension } from '../../domain/package/media-types.js';
+import { normalizeMetadata, type Metadata } from '../../domain/package/metadata.js';
+import { AUTHENTICATION_FILE, MANIFEST_FILE, METADATA_FILE, ROUTES_FILE, SECURITY_FILE, STORAGE_FILE, isContentPath } from '../../domain/package/package-paths.js';
+import { generateRoutes, normalizeRoutes, type Routes } from '../../domain/package/routes.js';
+import { normalizeStorage, type Storage } from '../../domain/package/storage.js';
+import { normalizeSecurity, type Security } from '../../domain/integrity/security.js';
+import type { PackageSource } from '../ports/package-source.js';
+
+/** A package's configuration in canonical form, with what was generated because it was absent. */
+export interface PackageModel {
+  metadata: Metadata;
+  manifest: Manifest;
+  manifestGenerated: boolean;
+  routes: Routes;
+  routesGenerated: boolean;
+  /** Generated route paths that two files claimed; the first one won. */
+  routeCollisions: string[];
+  storage?: Storage;
+  security?: Security;
+  authentication?: Authentication;
+}
+
+const decoder = new TextDecoder('utf-8');
+
+export async function readText(source: PackageSource, path: string): Promise<string> {
+  return decoder.decode(await source.read(path));
+}
+
+/** Reads and parses a JSON or YAML file of the package (ConfigParseError on bad syntax). */
+export async function readDocument(source: PackageSource, path: string): Promise<unknown> {
+  return parseDocument(await readText(source, path), path);
+}
+
+export async function readOptional<T>(source: PackageSource, path: string, normalize: (raw: unknown) => T): Promise<T | undefined> {
+  return source.has(path) ? normalize(await readDocument(source, path)) : undefined;
+}
+
+export async function readMetadata(source: PackageSource): Promise<Metadata> {
+  if (!source.has(METADATA_FILE)) throw new PackageFormatError(`${source.location} has no ${METADATA_FILE}`);
+  return normalizeMetadata(await readDocument(source, METADATA_FILE));
+}
+
+/** Reads every configuration file, generating manifest and routes when they are absent. */
+export async function readPackage(source: PackageSource): Promise<PackageModel> {
+  const metadata = await readMetadata(source);
+  const storage = await readOptional(source, STORAGE_FILE, normalizeStorage);
+  const security = await readOptional(source, SECURITY_FILE, normalizeSecurity);
+  const authentication = await readOptional(source, AUTHENTICATION_FILE, normalizeAuthentication);
+  const manifest = await readOptional(source, MANIFEST_FILE, normalizeManifest);
+  const routes = await readOptional(source, ROUTES_FILE, normalizeRoutes);
+  const files = source.entries().map((entry) => entry.path);
+  const generated = routes ? undefined : generateRoutes(files, Object.keys(storage?.dataSets ?? {}));
+  const model: PackageModel = {
+    metadata,
+    manifest: manifest ?? (await generateManifestFor(source)),
+    manifestGenerated: manifest === undefined,
+    routes: routes ?? generated!.routes,
+    routesGenerated: routes === undefined,
+    routeCollisions: generated?.collisions ?? [],
+  };
+  if (storage) model.storage = storage;
+  if (security) model.security = security;
+  if (authentication) model.authentication = authentication;
+  return model;
+}
+
+/** MIME types by extension; files without a known extension are sniffed from their first bytes. */
+export async function generateManifestFor(source: PackageSource): Promise<Manifest> {
+  const types = new Map<string, string>();
+  for (const { path } of source.entries()) {
+    if (!isContentPath(path)) continue;
+    types.set(path, typeByExtension(path) ?? detectType(path, await readHead(source, path)));
+  }
+  return generateManifest(types.keys(), (path) => types.get(path)!);
+}
+
+async function readHead(source: PackageSource, path: string): Promise<Uint8Array> {
+  for await (const chunk of source.stream(path)) return chunk.subarray(0, 512);
+  return new Uint8Array();
+}
+
+export function toJsonBytes(document: unknown): Uint8Array {
+  return new TextEncoder().encode(JSON.stringify(document, null, 2) + '\n');
+}

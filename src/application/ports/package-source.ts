@@ -1,0 +1,23 @@
+export interface PackageEntry {
+  /** Package-relative POSIX path. */
+  path: string;
+  size: number;
+}
+
+/** A read-only view of one package's files: a directory, a `.cap` read in place, or memory. */
+export interface PackageSource {
+  /** Where the package comes from, for messages. */
+  readonly location: string;
+  readonly kind: 'directory' | 'archive' | 'memory';
+  /** Files only, sorted by path. */
+  entries(): readonly PackageEntry[];
+  has(path: string): boolean;
+  read(path: string): Promise<Uint8Array>;
+  stream(path: string): AsyncIterable<Uint8Array>;
+  close(): Promise<void>;
+}
+
+/** Opens a package directory or `.cap` file by its location. */
+export interface PackageOpener {
+  open(location: string): Promise<PackageSource>;
+}

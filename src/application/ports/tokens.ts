@@ -1,0 +1,8 @@
+/** Injection tokens for the ports: interfaces do not exist at run time. */
+export const TOKENS = {
+  PackageOpener: Symbol.for('PackageOpener'),
+  ArchiveWriter: Symbol.for('ArchiveWriter'),
+  Hasher: Symbol.for('Hasher'),
+  SchemaValidator: Symbol.for('SchemaValidator'),
+  DirectoryWriter: Symbol.for('DirectoryWriter'),
+} as const;

@@ -1,0 +1,158 @@
+import { PackageError } from '../../domain/errors.js';
+import { compareChecksums, describeIntegrity, normalizeSecurity, type Security } from '../../domain/integrity/security.js';
+import { findExternalReferences } from '../../domain/validation/external-references.js';
+import { checkResult, validationReport, type CheckResult, type ValidationReport } from '../../domain/validation/check-report.js';
+import { duplicateRoutePaths, manifestErrors, routeErrors, storageFileErrors } from '../../domain/validation/package-checks.js';
+import { generateManifest, normalizeManifest, type Manifest } from '../../domain/package/manifest.js';
+import { detectType, isTextType } from '../../domain/package/media-types.js';
+import { normalizeMetadata, type Metadata } from '../../domain/package/metadata.js';
+import { MANIFEST_FILE, METADATA_FILE, ROUTES_FILE, SECURITY_FILE, STORAGE_FILE, isContentPath } from '../../domain/package/package-paths.js';
+import { generateRoutes, normalizeRoutes, type Routes } from '../../domain/package/routes.js';
+import { normalizeStorage, type Storage } from '../../domain/package/storage.js';
+import { coveredPaths, digestEntries, type ChunkObserver } from '../integrity/digest-entries.js';
+import { readDocument } from '../package/package-reader.js';
+import type { Hasher } from '../ports/hasher.js';
+import type { PackageOpener, PackageSource } from '../ports/package-source.js';
+import type { SchemaValidator } from '../ports/schema-validator.js';
+
+type Parsed<T> = { value: T } | { error: string } | { absent: true };
+
+/**
+ * The six checks of SPEC.md, each reported on its own: metadata, manifest, routes,
+ * storage, security and content. Every file is read once: hashing for the security
+ * check and the scan for external references share the same pass.
+ */
+export class ValidatePackage {
+  constructor(
+    private readonly opener: PackageOpener,
+    private readonly hasher: Hasher,
+    private readonly schemas: SchemaValidator,
+  ) {}
+
+  async execute(location: string): Promise<ValidationReport> {
+    const source = await this.opener.open(location);
+    try {
+      return await this.validate(source);
+    } finally {
+      await source.close();
+    }
+  }
+
+  async validate(source: PackageSource): Promise<ValidationReport> {
+    const files = new Set(source.entries().map((entry) => entry.path));
+    const parse = async <T>(path: string, normalize: (raw: unknown) => T): Promise<Parsed<T>> => {
+      if (!files.has(path)) return { absent: true };
+      try {
+        return { value: normalize(await readDocument(source, path)) };
+      } catch (error) {
+        return { error: messageOf(error) };
+      }
+    };
+    const metadata = await parse(METADATA_FILE, normalizeMetadata);
+    const manifest = await parse(MANIFEST_FILE, normalizeManifest);
+    const routes = await parse(ROUTES_FILE, normalizeRoutes);
+    const storage = await parse(STORAGE_FILE, normalizeStorage);
+    const security = await parse(SECURITY_FILE, normalizeSecurity);
+    const storageValue = 'value' in storage ? storage.value : undefined;
+    const dependencies = 'value' in metadata ? (metadata.value.dependencies ?? {}) : {};
+    const manifestValue = 'value' in manifest ? manifest.value : generateManifest(files, (path) => detectType(path));
+
+    const { digests, references } = await this.readEverything(source, manifestValue, 'value' in security);
+    return validationReport(source.location, [
+      this.checkMetadata(metadata),
+      this.checkManifest(manifest, files),
+      this.checkRoutes(routes, files, storageValue, dependencies),
+      await this.checkStorage(source, storage, files),
+      this.checkSecurity(security, digests),
+      checkResult('content', references),
+    ]);
+  }
+
+  private checkMetadata(metadata: Parsed<Metadata>): CheckResult {
+    if ('absent' in metadata) return checkResult('metadata', [`${METADATA_FILE} is missing`]);
+    if ('error' in metadata) return checkResult('metadata', [metadata.error]);
+    return checkResult('metadata', [], [`${metadata.value.name} ${metadata.value.version}`]);
+  }
+
+  private checkManifest(manifest: Parsed<Manifest>, files: ReadonlySet<string>): CheckResult {
+    if ('absent' in manifest) return checkResult('manifest', [], [`${MANIFEST_FILE} absent: generated from content/ at pack or load time`]);
+    if ('error' in manifest) return checkResult('manifest', [manifest.error]);
+    return checkResult('manifest', manifestErrors(manifest.value, files), [`${Object.keys(manifest.value).length} resources`]);
+  }
+
+  private checkRoutes(routes: Parsed<Routes>, files: ReadonlySet<string>, storage: Storage | undefined, dependencies: Record<string, string>): CheckResult {
+    if ('error' in routes) return checkResult('routes', [routes.error]);
+    if ('absent' in routes) {
+      const generated = generateRoutes(files, Object.keys(storage?.dataSets ?? {}));
+      return checkResult('routes', [], [
+        `${ROUTES_FILE} absent: ${generated.routes.routes.length} routes generated at pack or load time`,
+        ...generated.collisions.map((path) => `warning: generated route ${path} is claimed by two files; the first wins`),
+      ]);
+    }
+    const duplicates = duplicateRoutePaths(routes.value).map((path) => `warning: route ${path} is declared more than once; the first wins`);
+    return checkResult('routes', routeErrors(routes.value, files, storage, dependencies), [`${routes.value.routes.length} routes`, ...duplicates]);
+  }
+
+  private async checkStorage(source: PackageSource, storage: Parsed<Storage>, files: ReadonlySet<string>): Promise<CheckResult> {
+    if ('absent' in storage) return checkResult('storage', [], ['no storage.json: no datasets']);
+    if ('error' in storage) return checkResult('storage', [storage.error]);
+    const errors = storageFileErrors(storage.value, files);
+    const notes: string[] = [];
+    for (const [id, dataSet] of Object.entries(storage.value.dataSets)) {
+      if (dataSet.kind !== 'schema' || !files.has(dataSet.source)) continue;
+      if (!dataSet.schemaFile) {
+        notes.push(`dataset ${id}: no schema declared`);
+        continue;
+      }
+      if (!files.has(dataSet.schemaFile)) continue;
+      try {
+        const validate = this.schemas.compile(await readDocument(source, dataSet.schemaFile), dataSet.schemaFile);
+        const data = await readDocument(source, dataSet.source);
+        const rows = Array.isArray(data) ? data : [data];
+        rows.forEach((row, index) => {
+          for (const violation of validate(row)) {
+            const where = Array.isArray(data) ? `row ${index + 1}` : 'document';
+            errors.push(`dataset ${id}: ${dataSet.source} ${where}${violation.path} ${violation.message}`);
+          }
+        });
+        notes.push(`dataset ${id}: ${rows.length} ${rows.length === 1 ? 'item' : 'items'} valid against ${dataSet.schemaFile}`);
+      } catch (error) {
+        errors.push(`dataset ${id}: ${messageOf(error)}`);
+      }
+    }
+    return checkResult('storage', errors, notes.filter(() => errors.length === 0));
+  }
+
+  private checkSecurity(security: Parsed<Security>, digests: ReadonlyMap<string, string>): CheckResult {
+    if ('absent' in security) return checkResult('security', [], [`no ${SECURITY_FILE}: checksums are written at pack time`]);
+    if ('error' in security) return checkResult('security', [security.error]);
+    const problems = describeIntegrity(compareChecksums(security.value.checksums, digests));
+    return checkResult('security', problems, [`${Object.keys(security.value.checksums).length} checksums match`].filter(() => problems.length === 0));
+  }
+
+  /** One pass over the package: hashes every covered file and scans content text for external references. */
+  private async readEverything(source: PackageSource, manifest: Manifest, hashing: boolean): Promise<{ digests: Map<string, string>; references: string[] }> {
+    const references: string[] = [];
+    const scanned = (path: string) => isContentPath(path) && isTextType(manifest[path]?.type ?? detectType(path));
+    const scanner = (path: string): ChunkObserver | undefined => {
+      if (!scanned(path)) return undefined;
+      const decoder = new TextDecoder();
+      let text = '';
+      return {
+        update: (chunk) => (text += decoder.decode(chunk, { stream: true })),
+        end: () => {
+          text += decoder.decode();
+          for (const reference of findExternalReferences(text)) references.push(`${path}:${reference.line}: external reference ${reference.url}`);
+        },
+      };
+    };
+    const paths = hashing ? coveredPaths(source) : source.entries().map((e) => e.path).filter(scanned);
+    const digests = await digestEntries(source, this.hasher, paths, scanner);
+    references.sort();
+    return { digests, references };
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof PackageError ? error.message : `unexpected error: ${(error as Error).message}`;
+}

@@ -1,0 +1,45 @@
+import { Container, type ServiceIdentifier } from 'inversify';
+import { TOKENS } from '../application/ports/tokens.js';
+import { PackPipeline } from '../application/package/pack-pipeline.js';
+import { InspectPackage } from '../application/use-cases/inspect-package.js';
+import { PackPackage } from '../application/use-cases/pack-package.js';
+import { UnpackPackage } from '../application/use-cases/unpack-package.js';
+import { ValidatePackage } from '../application/use-cases/validate-package.js';
+import type { ArchiveWriter } from '../application/ports/archive-writer.js';
+import type { DirectoryWriter } from '../application/ports/directory-writer.js';
+import type { Hasher } from '../application/ports/hasher.js';
+import type { PackageOpener } from '../application/ports/package-source.js';
+import type { SchemaValidator } from '../application/ports/schema-validator.js';
+import { ZipArchiveWriter } from '../adapters/archive/zip-archive-writer.js';
+import { NodeHasher } from '../adapters/crypto/node-hasher.js';
+import { FsDirectoryWriter } from '../adapters/fs/fs-directory-writer.js';
+import { AjvSchemaValidator } from '../adapters/schema/ajv-schema-validator.js';
+import { LocalPackageOpener } from './local-package-opener.js';
+
+/** Adapter instances to use instead of the production ones, keyed by port token. */
+export type PortOverrides = Partial<Record<(typeof TOKENS)[keyof typeof TOKENS], unknown>>;
+
+/**
+ * The one place that knows every part: ports are bound to adapters, use cases are
+ * built from ports. Tests pass overrides to swap an adapter, never a module.
+ */
+export function createContainer(overrides: PortOverrides = {}): Container {
+  const container = new Container({ defaultScope: 'Singleton' });
+  const port = <T>(token: symbol, make: () => T) => {
+    const value = token in overrides ? overrides[token as keyof PortOverrides] : make();
+    container.bind<T>(token).toConstantValue(value as T);
+  };
+  port<PackageOpener>(TOKENS.PackageOpener, () => new LocalPackageOpener());
+  port<ArchiveWriter>(TOKENS.ArchiveWriter, () => new ZipArchiveWriter());
+  port<Hasher>(TOKENS.Hasher, () => new NodeHasher());
+  port<SchemaValidator>(TOKENS.SchemaValidator, () => new AjvSchemaValidator());
+  port<DirectoryWriter>(TOKENS.DirectoryWriter, () => new FsDirectoryWriter());
+
+  const get = <T>(id: ServiceIdentifier<T>) => container.get<T>(id);
+  container.bind(PackPipeline).toDynamicValue(() => new PackPipeline(get(TOKENS.ArchiveWriter), get(TOKENS.Hasher)));
+  container.bind(PackPackage).toDynamicValue(() => new PackPackage(get(TOKENS.PackageOpener), get(PackPipeline)));
+  container.bind(UnpackPackage).toDynamicValue(() => new UnpackPackage(get(TOKENS.PackageOpener), get(TOKENS.DirectoryWriter), get(TOKENS.Hasher)));
+  container.bind(ValidatePackage).toDynamicValue(() => new ValidatePackage(get(TOKENS.PackageOpener), get(TOKENS.Hasher), get(TOKENS.SchemaValidator)));
+  container.bind(InspectPackage).toDynamicValue(() => new InspectPackage(get(TOKENS.PackageOpener)));
+  return container;
+}

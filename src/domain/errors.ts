@@ -1,0 +1,116 @@
+/**
+ * Typed errors. Each carries a stable `code`; they are translated in exactly two
+ * places: to HTTP statuses in the http adapter and to exit codes in the cli adapter.
+ */
+export abstract class PackageError extends Error {
+  abstract readonly code: string;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** An archive entry or a linked file would land outside its destination. */
+export class UnsafeEntryError extends PackageError {
+  readonly code = 'UNSAFE_ENTRY';
+  constructor(readonly entry: string, reason: string) {
+    super(`unsafe entry "${entry}": ${reason}`);
+  }
+}
+
+export class SignatureMismatchError extends PackageError {
+  readonly code = 'SIGNATURE_MISMATCH';
+}
+
+/** Checksums do not match the files: lists what is wrong, file by file. */
+export class IntegrityError extends PackageError {
+  readonly code = 'INTEGRITY';
+  constructor(
+    message: string,
+    readonly problems: { mismatched: string[]; missing: string[]; uncovered: string[] } = { mismatched: [], missing: [], uncovered: [] },
+  ) {
+    super(message);
+  }
+}
+
+export class KeyRequiredError extends PackageError {
+  readonly code = 'KEY_REQUIRED';
+}
+
+export class DecryptionError extends PackageError {
+  readonly code = 'DECRYPTION';
+}
+
+export class OpenPgpUnavailableError extends PackageError {
+  readonly code = 'OPENPGP_UNAVAILABLE';
+}
+
+export class MountConflictError extends PackageError {
+  readonly code = 'MOUNT_CONFLICT';
+}
+
+/** A package is not a well-formed package: not a ZIP, duplicate entries, no metadata.json. */
+export class PackageFormatError extends PackageError {
+  readonly code = 'PACKAGE_FORMAT';
+}
+
+/** A configuration or data document does not parse; carries the position. */
+export class ConfigParseError extends PackageError {
+  readonly code = 'CONFIG_PARSE';
+  constructor(
+    readonly file: string,
+    readonly detail: string,
+    readonly line?: number,
+    readonly column?: number,
+  ) {
+    super(`${file}${line !== undefined ? `:${line}:${column ?? 1}` : ''}: ${detail}`);
+  }
+}
+
+/** A configuration document parses but breaks the rules of its model. */
+export class ConfigValidationError extends PackageError {
+  readonly code = 'CONFIG_INVALID';
+  constructor(
+    readonly file: string,
+    readonly issues: string[],
+  ) {
+    super(`${file}: ${issues.join('; ')}`);
+  }
+}
+
+export class SourceNotFoundError extends PackageError {
+  readonly code = 'SOURCE_NOT_FOUND';
+}
+
+export class OutputExistsError extends PackageError {
+  readonly code = 'OUTPUT_EXISTS';
+}
+
+export class UsageError extends PackageError {
+  readonly code = 'USAGE';
+}
+
+export class RegistryError extends PackageError {
+  readonly code: string = 'REGISTRY';
+}
+export class RegistryNotConfiguredError extends RegistryError {
+  override readonly code = 'REGISTRY_NOT_CONFIGURED';
+}
+export class InvalidRegistryError extends RegistryError {
+  override readonly code = 'INVALID_REGISTRY';
+}
+export class InvalidPackageError extends RegistryError {
+  override readonly code = 'INVALID_PACKAGE';
+}
+export class PackageNotFoundError extends RegistryError {
+  override readonly code = 'PACKAGE_NOT_FOUND';
+}
+export class UnsatisfiableConstraintError extends RegistryError {
+  override readonly code = 'UNSATISFIABLE_CONSTRAINT';
+}
+export class ChecksumMismatchError extends RegistryError {
+  override readonly code = 'CHECKSUM_MISMATCH';
+}
+export class FetchError extends RegistryError {
+  override readonly code = 'FETCH';
+}

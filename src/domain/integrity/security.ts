@@ -1,0 +1,101 @@
+import { ConfigValidationError } from '../errors.js';
+import { isRecord } from '../package/documents.js';
+import { SECURITY_FILE, SIGNATURE_FILE, sortPaths } from '../package/package-paths.js';
+
+export interface DigitalSignatures {
+  publicKey: string;
+  signatureFile: string;
+  /** `OpenPGP`, or absent for RSA-SHA256 with X.509. */
+  certificateType?: 'OpenPGP';
+}
+
+export interface Security {
+  /** Package-relative path -> SHA-256 hex digest. */
+  checksums: Record<string, string>;
+  digitalSignatures?: DigitalSignatures;
+}
+
+/** Every package file is covered except security.json and signature.sig. */
+export function isCoveredByChecksums(path: string): boolean {
+  return path !== SECURITY_FILE && path !== SIGNATURE_FILE;
+}
+
+/** The files whose bytes, concatenated in this order, form the signed payload. */
+export function signedPayloadOrder(checksums: Record<string, string>): string[] {
+  return sortPaths(Object.keys(checksums));
+}
+
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+
+export function normalizeSecurity(raw: unknown): Security {
+  if (!isRecord(raw) || !isRecord(raw.security)) throw new ConfigValidationError(SECURITY_FILE, ['must be an object with a "security" key']);
+  const body = raw.security;
+  const issues: string[] = [];
+  const checksumsRaw = isRecord(body.integrityChecks) ? body.integrityChecks.checksums : undefined;
+  const checksums: Record<string, string> = {};
+  if (!isRecord(checksumsRaw)) issues.push('security.integrityChecks.checksums: must be an object of path to SHA-256 hex digest');
+  else
+    for (const path of sortPaths(Object.keys(checksumsRaw))) {
+      const digest = checksumsRaw[path];
+      if (typeof digest !== 'string' || !SHA256_HEX.test(digest.toLowerCase())) issues.push(`checksums[${JSON.stringify(path)}]: not a SHA-256 hex digest`);
+      else checksums[path] = digest.toLowerCase();
+    }
+  const security: Security = { checksums };
+  if (body.digitalSignatures !== undefined) {
+    const signatures = body.digitalSignatures;
+    if (!isRecord(signatures) || typeof signatures.publicKey !== 'string' || typeof signatures.signatureFile !== 'string') {
+      issues.push('security.digitalSignatures: needs "publicKey" and "signatureFile" file names');
+    } else if (signatures.certificateType !== undefined && signatures.certificateType !== 'OpenPGP') {
+      issues.push('security.digitalSignatures.certificateType: only "OpenPGP" is known (absent means RSA-SHA256/X.509)');
+    } else {
+      security.digitalSignatures = { publicKey: signatures.publicKey, signatureFile: signatures.signatureFile };
+      if (signatures.certificateType === 'OpenPGP') security.digitalSignatures.certificateType = 'OpenPGP';
+    }
+  }
+  if (issues.length > 0) throw new ConfigValidationError(SECURITY_FILE, issues);
+  return security;
+}
+
+export function securityDocument(security: Security): { security: Record<string, unknown> } {
+  const body: Record<string, unknown> = { integrityChecks: { checksums: security.checksums } };
+  if (security.digitalSignatures) body.digitalSignatures = security.digitalSignatures;
+  return { security: body };
+}
+
+export interface IntegrityReport {
+  mismatched: string[];
+  missing: string[];
+  uncovered: string[];
+}
+
+/** Compares the declared checksums with the digests of the files actually present. */
+export function compareChecksums(declared: Record<string, string>, actual: ReadonlyMap<string, string>): IntegrityReport {
+  const report: IntegrityReport = { mismatched: [], missing: [], uncovered: [] };
+  for (const [path, digest] of Object.entries(declared)) {
+    const found = actual.get(path);
+    if (found === undefined) report.missing.push(path);
+    else if (found !== digest) report.mismatched.push(path);
+  }
+  for (const path of actual.keys()) if (isCoveredByChecksums(path) && !(path in declared)) report.uncovered.push(path);
+  report.mismatched = sortPaths(report.mismatched);
+  report.missing = sortPaths(report.missing);
+  report.uncovered = sortPaths(report.uncovered);
+  return report;
+}
+
+export function isIntact(report: IntegrityReport): boolean {
+  return report.mismatched.length + report.missing.length + report.uncovered.length === 0;
+}
+
+export function describeIntegrity(report: IntegrityReport): string[] {
+  return [
+    ...report.mismatched.map((path) => `checksum mismatch: ${path}`),
+    ...report.missing.map((path) => `missing file: ${path}`),
+    ...report.uncovered.map((path) => `file not covered by checksums: ${path}`),
+  ];
+}
+
+/** The canonical sorted-key compact JSON of the checksums: the content hash of a directory. */
+export function canonicalChecksumJson(checksums: Record<string, string>): string {
+  return JSON.stringify(Object.fromEntries(sortPaths(Object.keys(checksums)).map((path) => [path, checksums[path]])));
+}

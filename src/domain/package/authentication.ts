@@ -1,0 +1,78 @@
+import { ConfigValidationError } from '../errors.js';
+import { isRecord } from './documents.js';
+import { AUTHENTICATION_FILE } from './package-paths.js';
+
+export interface BasicAuthConfig {
+  enabled: boolean;
+  passwdFile?: string;
+  realm?: string;
+}
+
+export interface OAuth2Config {
+  enabled: boolean;
+  provider?: string;
+  clientId?: string;
+  authorizationUrl?: string;
+  tokenUrl?: string;
+  userinfoUrl?: string;
+  redirectPath?: string;
+  scopes?: string[];
+}
+
+export interface Authentication {
+  basicAuth?: BasicAuthConfig;
+  oauth2?: OAuth2Config;
+}
+
+export function normalizeAuthentication(raw: unknown): Authentication {
+  if (!isRecord(raw) || !isRecord(raw.authentication)) throw new ConfigValidationError(AUTHENTICATION_FILE, ['must be an object with an "authentication" key']);
+  const body = raw.authentication;
+  const issues: string[] = [];
+  const result: Authentication = {};
+  if (body.basicAuth !== undefined) {
+    const basic = body.basicAuth;
+    if (!isRecord(basic)) issues.push('authentication.basicAuth: must be an object');
+    else {
+      checkTypes(basic, 'authentication.basicAuth', { enabled: 'boolean', passwdFile: 'string', realm: 'string' }, issues);
+      result.basicAuth = pick(basic, ['enabled', 'passwdFile', 'realm']) as unknown as BasicAuthConfig;
+      result.basicAuth.enabled = basic.enabled === true;
+    }
+  }
+  if (body.oauth2 !== undefined) {
+    const oauth = body.oauth2;
+    if (!isRecord(oauth)) issues.push('authentication.oauth2: must be an object');
+    else {
+      checkTypes(oauth, 'authentication.oauth2', { enabled: 'boolean', provider: 'string', clientId: 'string', authorizationUrl: 'url', tokenUrl: 'url', userinfoUrl: 'url', redirectPath: 'path', scopes: 'strings' }, issues);
+      result.oauth2 = pick(oauth, ['enabled', 'provider', 'clientId', 'authorizationUrl', 'tokenUrl', 'userinfoUrl', 'redirectPath', 'scopes']) as unknown as OAuth2Config;
+      result.oauth2.enabled = oauth.enabled === true;
+    }
+  }
+  if (issues.length > 0) throw new ConfigValidationError(AUTHENTICATION_FILE, issues);
+  return result;
+}
+
+type FieldKind = 'boolean' | 'string' | 'url' | 'path' | 'strings';
+
+function checkTypes(object: Record<string, unknown>, where: string, kinds: Record<string, FieldKind>, issues: string[]): void {
+  for (const [field, kind] of Object.entries(kinds)) {
+    const value = object[field];
+    if (value === undefined) continue;
+    const ok =
+      kind === 'boolean' ? typeof value === 'boolean'
+      : kind === 'strings' ? Array.isArray(value) && value.every((v) => typeof v === 'string')
+      : kind === 'url' ? typeof value === 'string' && /^https?:\/\/[^\s]+$/i.test(value)
+      : kind === 'path' ? typeof value === 'string' && value.startsWith('/')
+      : typeof value === 'string';
+    if (!ok) issues.push(`${where}.${field}: must be ${kind === 'strings' ? 'an array of strings' : kind === 'url' ? 'an http(s) URL' : kind === 'path' ? 'a path starting with "/"' : `a ${kind}`}`);
+  }
+}
+
+function pick(object: Record<string, unknown>, fields: string[]): Record<string, unknown> {
+  const picked: Record<string, unknown> = {};
+  for (const field of fields) if (object[field] !== undefined) picked[field] = object[field];
+  return picked;
+}
+
+export function isAuthenticationEnabled(authentication: Authentication | undefined): boolean {
+  return authentication?.basicAuth?.enabled === true || authentication?.oauth2?.enabled === true;
+}

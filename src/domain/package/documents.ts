@@ -1,0 +1,54 @@
+import { parse as parseYamlText, YAMLParseError } from 'yaml';
+import { ConfigParseError } from '../errors.js';
+
+/** Parses a JSON document, reporting failures with the file and a line:column position. */
+export function parseJson(text: string, file: string): unknown {
+  try {
+    return JSON.parse(stripBom(text));
+  } catch (error) {
+    const message = (error as Error).message;
+    const position = /position (\d+)/.exec(message);
+    if (position) {
+      const { line, column } = lineAndColumn(stripBom(text), Number(position[1]));
+      throw new ConfigParseError(file, `invalid JSON: ${message.replace(/ in JSON at position \d+.*$/, '').replace(/ \(line \d+ column \d+\)$/, '')}`, line, column);
+    }
+    throw new ConfigParseError(file, `invalid JSON: ${message}`);
+  }
+}
+
+export function parseYaml(text: string, file: string): unknown {
+  try {
+    return parseYamlText(stripBom(text), { prettyErrors: false });
+  } catch (error) {
+    if (error instanceof YAMLParseError && error.linePos) {
+      const [start] = error.linePos;
+      throw new ConfigParseError(file, `invalid YAML: ${error.message.split('\n')[0]}`, start.line, start.col);
+    }
+    throw new ConfigParseError(file, `invalid YAML: ${(error as Error).message}`);
+  }
+}
+
+/** JSON or YAML by the file's extension. */
+export function parseDocument(text: string, file: string): unknown {
+  return /\.ya?ml$/i.test(file) ? parseYaml(text, file) : parseJson(text, file);
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function stripBom(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+function lineAndColumn(text: string, offset: number): { line: number; column: number } {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = 0; i < offset && i < text.length; i++) {
+    if (text.charCodeAt(i) === 10) {
+      line++;
+      lineStart = i + 1;
+    }
+  }
+  return { line, column: offset - lineStart + 1 };
+}

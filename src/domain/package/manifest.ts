@@ -1,0 +1,79 @@
+import { ConfigValidationError } from '../errors.js';
+import { isRecord } from './documents.js';
+import { MANIFEST_FILE, isContentPath, sortPaths } from './package-paths.js';
+
+export type Visibility = 'exported' | 'private';
+
+export interface ManifestEntry {
+  type: string;
+  visibility: Visibility;
+  version?: string;
+}
+
+/** Keyed by package-relative resource path. */
+export type Manifest = Record<string, ManifestEntry>;
+
+/**
+ * Reads manifest.json in any accepted form into the canonical map: the map itself,
+ * the map wrapped as `{resources}`, or the legacy `{content: [{file, mime}]}` list.
+ * Unknown entry fields are dropped, so writers emit only canonical fields.
+ */
+export function normalizeManifest(raw: unknown): Manifest {
+  if (!isRecord(raw)) throw new ConfigValidationError(MANIFEST_FILE, ['must be a JSON object']);
+  if (Array.isArray(raw.content)) return fromLegacyList(raw.content);
+  const map = isRecord(raw.resources) && Object.keys(raw).length === 1 ? raw.resources : raw;
+  const issues: string[] = [];
+  const manifest: Manifest = {};
+  for (const path of sortPaths(Object.keys(map))) {
+    const value = map[path];
+    if (!isRecord(value)) {
+      issues.push(`${path}: entry must be an object with "type" and "visibility"`);
+      continue;
+    }
+    const entry = canonicalEntry(path, value.type, value.visibility ?? 'exported', value.version, issues);
+    if (entry) manifest[path] = entry;
+  }
+  if (issues.length > 0) throw new ConfigValidationError(MANIFEST_FILE, issues);
+  return manifest;
+}
+
+function fromLegacyList(list: unknown[]): Manifest {
+  const issues: string[] = [];
+  const manifest: Manifest = {};
+  list.forEach((item, index) => {
+    if (!isRecord(item) || typeof item.file !== 'string') {
+      issues.push(`content[${index}]: a legacy entry needs "file"`);
+      return;
+    }
+    const entry = canonicalEntry(item.file, item.mime ?? item.type, item.visibility ?? 'exported', item.version, issues);
+    if (entry) manifest[item.file] = entry;
+  });
+  if (issues.length > 0) throw new ConfigValidationError(MANIFEST_FILE, issues);
+  return sortManifest(manifest);
+}
+
+function canonicalEntry(path: string, type: unknown, visibility: unknown, version: unknown, issues: string[]): ManifestEntry | undefined {
+  const before = issues.length;
+  if (typeof type !== 'string' || !/^[\w.+-]+\/[\w.+-]+/.test(type)) issues.push(`${path}: "type" must be a MIME type string`);
+  if (visibility !== 'exported' && visibility !== 'private') issues.push(`${path}: "visibility" must be "exported" or "private"`);
+  if (version !== undefined && typeof version !== 'string') issues.push(`${path}: "version" must be a string`);
+  if (issues.length > before) return undefined;
+  const entry: ManifestEntry = { type: type as string, visibility: visibility as Visibility };
+  if (typeof version === 'string') entry.version = version;
+  return entry;
+}
+
+/** Generation scans `content/` only, dotfiles included, sorted, every entry exported. */
+export function generateManifest(files: Iterable<string>, typeOf: (path: string) => string): Manifest {
+  const manifest: Manifest = {};
+  for (const path of sortPaths([...files].filter(isContentPath))) {
+    manifest[path] = { type: typeOf(path), visibility: 'exported' };
+  }
+  return manifest;
+}
+
+export function sortManifest(manifest: Manifest): Manifest {
+  const sorted: Manifest = {};
+  for (const path of sortPaths(Object.keys(manifest))) sorted[path] = manifest[path]!;
+  return sorted;
+}

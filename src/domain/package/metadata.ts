@@ -1,0 +1,106 @@
+import { ConfigValidationError } from '../errors.js';
+import { isRecord } from './documents.js';
+import { KEBAB_CASE, SEMVER, isUri, isUuid } from './field-rules.js';
+import { METADATA_FILE } from './package-paths.js';
+import { isValidRange } from './version-range.js';
+
+export interface Repository {
+  type: string;
+  url: string;
+}
+
+export interface Metadata {
+  name: string;
+  version: string;
+  description: string;
+  guid: string;
+  uuid: string;
+  author?: string;
+  license?: string;
+  repository?: Repository;
+  /** Dependency GUID -> semver range. */
+  dependencies?: Record<string, string>;
+  readOnly?: boolean;
+  modules?: string[];
+}
+
+const FIELD_ORDER = ['name', 'version', 'description', 'guid', 'uuid', 'author', 'license', 'repository', 'dependencies', 'readOnly', 'modules'] as const;
+
+/**
+ * Reads metadata.json into its canonical form: the legacy dependency list
+ * `[{name: guid, version: range}]` becomes a GUID-to-range object and `null` becomes `{}`.
+ * Throws ConfigValidationError listing every rule the document breaks.
+ */
+export function normalizeMetadata(raw: unknown): Metadata {
+  if (!isRecord(raw)) throw new ConfigValidationError(METADATA_FILE, ['must be a JSON object']);
+  const document: Record<string, unknown> = { ...raw };
+  const issues: string[] = [];
+  if ('dependencies' in document) document.dependencies = normalizeDependencies(document.dependencies, issues);
+  issues.push(...metadataIssues(document));
+  if (issues.length > 0) throw new ConfigValidationError(METADATA_FILE, issues);
+  const metadata: Record<string, unknown> = {};
+  for (const field of FIELD_ORDER) if (document[field] !== undefined) metadata[field] = document[field];
+  return metadata as unknown as Metadata;
+}
+
+function normalizeDependencies(value: unknown, issues: string[]): unknown {
+  if (value === null) return {};
+  if (!Array.isArray(value)) return value;
+  const dependencies: Record<string, unknown> = {};
+  value.forEach((item, index) => {
+    if (isRecord(item) && typeof item.name === 'string') dependencies[item.name] = item.version ?? '*';
+    else issues.push(`dependencies[${index}]: a legacy dependency needs a "name" (the GUID) and a "version"`);
+  });
+  return dependencies;
+}
+
+function metadataIssues(m: Record<string, unknown>): string[] {
+  const issues: string[] = [];
+  const requireString = (field: string, rule: (v: string) => boolean, expectation: string) => {
+    const value = m[field];
+    if (value === undefined) issues.push(`${field}: required`);
+    else if (typeof value !== 'string') issues.push(`${field}: must be a string`);
+    else if (!rule(value)) issues.push(`${field}: ${expectation} (got ${JSON.stringify(value)})`);
+  };
+  const optionalString = (field: string) => {
+    const value = m[field];
+    if (value !== undefined && (typeof value !== 'string' || value.length === 0)) issues.push(`${field}: must be a non-empty string`);
+  };
+  requireString('name', (v) => KEBAB_CASE.test(v), 'must be kebab-case (^[a-z0-9]+(?:-[a-z0-9]+)*$)');
+  requireString('version', (v) => SEMVER.test(v), 'must be a semantic version 2.0.0');
+  requireString('description', (v) => v.length > 0, 'must not be empty');
+  requireString('guid', isUri, 'must be a URI');
+  requireString('uuid', isUuid, 'must be a UUID (version 1-8, variant 8, 9, a or b), the nil UUID or the max UUID');
+  optionalString('author');
+  optionalString('license');
+  if (m.repository !== undefined) {
+    const repository = m.repository;
+    if (!isRecord(repository)) issues.push('repository: must be an object with "type" and "url"');
+    else {
+      if (typeof repository.type !== 'string' || repository.type.length === 0) issues.push('repository.type: required non-empty string');
+      if (typeof repository.url !== 'string' || !isUri(repository.url)) issues.push('repository.url: required URI');
+    }
+  }
+  if (m.dependencies !== undefined) {
+    if (!isRecord(m.dependencies)) issues.push('dependencies: must be an object of GUID to semver range');
+    else
+      for (const [guid, range] of Object.entries(m.dependencies)) {
+        if (!isUri(guid)) issues.push(`dependencies: key ${JSON.stringify(guid)} must be a GUID URI`);
+        if (typeof range !== 'string' || !isValidRange(range))
+          issues.push(`dependencies[${JSON.stringify(guid)}]: ${JSON.stringify(range)} is not a semver range`);
+      }
+  }
+  if (m.readOnly !== undefined && typeof m.readOnly !== 'boolean') issues.push('readOnly: must be a boolean');
+  if (m.modules !== undefined) {
+    if (!Array.isArray(m.modules)) issues.push('modules: must be an array of strings');
+    else
+      m.modules.forEach((module, index) => {
+        if (typeof module !== 'string' || !KEBAB_CASE.test(module)) issues.push(`modules[${index}]: must be kebab-case`);
+      });
+  }
+  return issues;
+}
+
+export function isWritable(metadata: Metadata): boolean {
+  return metadata.readOnly !== true;
+}

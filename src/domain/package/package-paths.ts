@@ -1,0 +1,61 @@
+/** Package-relative POSIX paths: the names of files inside a package. */
+
+export const METADATA_FILE = 'metadata.json';
+export const MANIFEST_FILE = 'manifest.json';
+export const ROUTES_FILE = 'routes.json';
+export const STORAGE_FILE = 'storage.json';
+export const SECURITY_FILE = 'security.json';
+export const AUTHENTICATION_FILE = 'authentication.json';
+export const SIGNATURE_FILE = 'signature.sig';
+export const CONTENT_DIR = 'content/';
+export const TOMBSTONES_FILE = '.pkg-tombstones';
+
+/** Signing artifacts: pack drops them because signing is a post-pack step. */
+export function isSigningArtifact(path: string): boolean {
+  return path === SIGNATURE_FILE || /^signature\.pub\.[^/]+$/.test(path);
+}
+
+/**
+ * Why a name cannot be a package entry, or undefined when it is safe: it must stay
+ * below its root (no absolute path, drive letter, `..` segment, backslash or NUL).
+ */
+export function unsafePathReason(name: string): string | undefined {
+  if (name.length === 0) return 'empty name';
+  if (name.includes('\0')) return 'contains a NUL byte';
+  if (name.includes('\\')) return 'contains a backslash';
+  if (name.startsWith('/')) return 'absolute path';
+  if (/^[A-Za-z]:/.test(name)) return 'drive letter';
+  if (name.split('/').some((segment) => segment === '..')) return '".." segment';
+  return undefined;
+}
+
+/** Compares by Unicode code point, so the order matches other implementations' sorted(). */
+export function comparePaths(a: string, b: string): number {
+  const left = [...a];
+  const right = [...b];
+  const length = Math.min(left.length, right.length);
+  for (let i = 0; i < length; i++) {
+    const difference = left[i]!.codePointAt(0)! - right[i]!.codePointAt(0)!;
+    if (difference !== 0) return difference;
+  }
+  return left.length - right.length;
+}
+
+export function sortPaths(paths: Iterable<string>): string[] {
+  return [...paths].sort(comparePaths);
+}
+
+export function isContentPath(path: string): boolean {
+  return path.startsWith(CONTENT_DIR) && path.length > CONTENT_DIR.length;
+}
+
+/** `content/docs/a.html` -> `/docs/a.html`. */
+export function urlPathOfContent(path: string): string {
+  return '/' + path.slice(CONTENT_DIR.length);
+}
+
+export function extensionOf(path: string): string {
+  const base = path.slice(path.lastIndexOf('/') + 1);
+  const dot = base.lastIndexOf('.');
+  return dot > 0 ? base.slice(dot + 1).toLowerCase() : '';
+}

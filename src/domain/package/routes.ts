@@ -1,0 +1,183 @@
+import { ConfigValidationError } from '../errors.js';
+import { isRecord } from './documents.js';
+import { CONTENT_DIR, ROUTES_FILE, comparePaths, isContentPath, sortPaths, urlPathOfContent } from './package-paths.js';
+
+export const DATA_API_PREFIX = '/api/v1/data/';
+
+export interface AccessControl {
+  roles?: string[];
+  /** A missing value means true. */
+  authenticationRequired?: boolean;
+}
+
+export interface ResponseRewrite {
+  body?: string;
+  headers?: Record<string, string>;
+}
+
+export interface Route {
+  path: string;
+  resource?: string;
+  dataset?: string;
+  accessControl?: AccessControl;
+  remap?: string;
+  responseRewrite?: ResponseRewrite;
+  responseHeaders?: Record<string, string>;
+  requestHeaders?: Record<string, string>;
+  headers?: Record<string, string>;
+}
+
+export interface Routes {
+  /** Package-relative path of the index HTML file. */
+  index?: string;
+  routes: Route[];
+}
+
+const HEADER_MAPS = ['responseHeaders', 'requestHeaders', 'headers'] as const;
+
+/**
+ * Reads routes.json in any accepted form into the canonical one: the `routes` array,
+ * routes keyed by path (legacy; `null` means none), and legacy `target` objects.
+ */
+export function normalizeRoutes(raw: unknown): Routes {
+  if (!isRecord(raw)) throw new ConfigValidationError(ROUTES_FILE, ['must be a JSON object']);
+  const issues: string[] = [];
+  const routes: Route[] = [];
+  const list = raw.routes;
+  if (Array.isArray(list)) {
+    list.forEach((item, index) => {
+      const route = canonicalRoute(item, `routes[${index}]`, undefined, issues);
+      if (route) routes.push(route);
+    });
+  } else if (isRecord(list)) {
+    for (const [path, item] of Object.entries(list)) {
+      const route = canonicalRoute(item, `routes[${JSON.stringify(path)}]`, path, issues);
+      if (route) routes.push(route);
+    }
+  } else if (list !== undefined && list !== null) {
+    issues.push('routes: must be an array of routes or an object keyed by path');
+  }
+  const document: Routes = { routes };
+  const index = indexPath(raw.index, issues);
+  if (index !== undefined) document.index = index;
+  if (issues.length > 0) throw new ConfigValidationError(ROUTES_FILE, issues);
+  return document;
+}
+
+function indexPath(value: unknown, issues: string[]): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'string') return value;
+  if (isRecord(value) && typeof (value.file ?? value.resource) === 'string') return (value.file ?? value.resource) as string;
+  issues.push('index: must be the package-relative path of an HTML file');
+  return undefined;
+}
+
+function canonicalRoute(raw: unknown, where: string, keyPath: string | undefined, issues: string[]): Route | undefined {
+  if (!isRecord(raw)) {
+    issues.push(`${where}: must be an object`);
+    return undefined;
+  }
+  const before = issues.length;
+  const path = raw.path ?? keyPath;
+  if (keyPath !== undefined && raw.path !== undefined && raw.path !== keyPath) issues.push(`${where}: inner path ${JSON.stringify(raw.path)} differs from its key`);
+  if (typeof path !== 'string' || !path.startsWith('/')) issues.push(`${where}: "path" must be a string starting with "/"`);
+  const target = isRecord(raw.target) ? raw.target : {};
+  const resource = raw.resource ?? target.file ?? target.resource;
+  const dataset = raw.dataset ?? target.dataset;
+  if (resource !== undefined && typeof resource !== 'string') issues.push(`${where}: "resource" must be a string`);
+  if (dataset !== undefined && typeof dataset !== 'string') issues.push(`${where}: "dataset" must be a string`);
+  if ((resource === undefined) === (dataset === undefined)) issues.push(`${where}: needs exactly one of "resource" or "dataset"`);
+  const route: Route = { path: path as string };
+  if (typeof resource === 'string') route.resource = resource;
+  if (typeof dataset === 'string') route.dataset = dataset;
+  if (raw.accessControl !== undefined) {
+    const access = raw.accessControl;
+    if (!isRecord(access)) issues.push(`${where}.accessControl: must be an object`);
+    else {
+      const control: AccessControl = {};
+      if (access.roles !== undefined) {
+        if (!Array.isArray(access.roles) || !access.roles.every((r) => typeof r === 'string')) issues.push(`${where}.accessControl.roles: must be an array of strings`);
+        else control.roles = access.roles as string[];
+      }
+      if (access.authenticationRequired !== undefined) {
+        if (typeof access.authenticationRequired !== 'boolean') issues.push(`${where}.accessControl.authenticationRequired: must be a boolean`);
+        else control.authenticationRequired = access.authenticationRequired;
+      }
+      route.accessControl = control;
+    }
+  }
+  if (raw.remap !== undefined) {
+    if (typeof raw.remap !== 'string' || !raw.remap.startsWith('/')) issues.push(`${where}.remap: must be a path starting with "/"`);
+    else route.remap = raw.remap;
+  }
+  if (raw.responseRewrite !== undefined) {
+    const rewrite = raw.responseRewrite;
+    if (!isRecord(rewrite) || (rewrite.body !== undefined && typeof rewrite.body !== 'string')) issues.push(`${where}.responseRewrite: must be {body?: string, headers?: {name: value}}`);
+    else {
+      const value: ResponseRewrite = {};
+      if (typeof rewrite.body === 'string') value.body = rewrite.body;
+      if (rewrite.headers !== undefined) {
+        const headers = headerMap(rewrite.headers, `${where}.responseRewrite.headers`, issues);
+        if (headers) value.headers = headers;
+      }
+      route.responseRewrite = value;
+    }
+  }
+  for (const field of HEADER_MAPS) {
+    if (raw[field] === undefined) continue;
+    const headers = headerMap(raw[field], `${where}.${field}`, issues);
+    if (headers) route[field] = headers;
+  }
+  return issues.length > before ? undefined : route;
+}
+
+function headerMap(value: unknown, where: string, issues: string[]): Record<string, string> | undefined {
+  if (!isRecord(value) || !Object.entries(value).every(([name, v]) => /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name) && typeof v === 'string' && !/[\r\n\0]/.test(v))) {
+    issues.push(`${where}: must be an object of header name to string value`);
+    return undefined;
+  }
+  return { ...(value as Record<string, string>) };
+}
+
+export interface GeneratedRoutes {
+  routes: Routes;
+  /** Paths that two files claimed: the first one won. */
+  collisions: string[];
+}
+
+const HTML = /\.html?$/i;
+
+export function isHtml(path: string): boolean {
+  return HTML.test(path);
+}
+
+/**
+ * Every file below content/ gets `/<path below content/>`, an HTML file also gets the
+ * same path without its extension, content/index.html also gets `/`, and every dataset
+ * gets `/api/v1/data/<id>`. Sorted by path; on a collision the first wins.
+ */
+export function generateRoutes(files: Iterable<string>, datasetIds: Iterable<string>): GeneratedRoutes {
+  const byPath = new Map<string, Route>();
+  const collisions: string[] = [];
+  const claim = (route: Route) => {
+    if (byPath.has(route.path)) collisions.push(route.path);
+    else byPath.set(route.path, route);
+  };
+  const contentFiles = sortPaths([...files].filter(isContentPath));
+  for (const file of contentFiles) {
+    const path = urlPathOfContent(file);
+    claim({ path, resource: file });
+    if (HTML.test(file)) claim({ path: path.replace(HTML, ''), resource: file });
+  }
+  const index = `${CONTENT_DIR}index.html`;
+  if (contentFiles.includes(index)) claim({ path: '/', resource: index });
+  for (const id of [...datasetIds].sort(comparePaths)) claim({ path: DATA_API_PREFIX + id, dataset: id });
+  const routes: Routes = { routes: [...byPath.values()].sort((a, b) => comparePaths(a.path, b.path)) };
+  if (contentFiles.includes(index)) routes.index = index;
+  return { routes, collisions };
+}
+
+/** The canonical document, as writers emit it. */
+export function routesDocument(routes: Routes): Record<string, unknown> {
+  return routes.index !== undefined ? { index: routes.index, routes: routes.routes } : { routes: routes.routes };
+}

@@ -1,0 +1,122 @@
+import { ConfigValidationError } from '../errors.js';
+import { isRecord } from './documents.js';
+import type { Visibility } from './manifest.js';
+import { STORAGE_FILE } from './package-paths.js';
+
+export interface SchemaDataSet {
+  kind: 'schema';
+  source: string;
+  schemaFile?: string;
+  schemaType?: 'json-schema';
+}
+
+export interface SqliteDataSet {
+  kind: 'sqlite';
+  databaseFile: string;
+  table: string;
+}
+
+export type DataSet = SchemaDataSet | SqliteDataSet;
+
+export interface Layer {
+  path: string;
+  writable: boolean;
+  visibility: Visibility;
+}
+
+export interface Storage {
+  /** Keyed by dataset id: the name in `/api/v1/data/<id>`, in GraphQL and in the overlay. */
+  dataSets: Record<string, DataSet>;
+  /** Bottom to top, in declaration order. */
+  layers: Layer[];
+}
+
+const DATASET_ID = /^[A-Za-z_][A-Za-z0-9_-]*$/;
+
+/**
+ * Reads storage.json into the canonical form. Accepts `{storage: {dataSets, layers}}`,
+ * the same without the `storage` wrapper, and the legacy `{datasets: [{name, source,
+ * format, schema}]}` list.
+ */
+export function normalizeStorage(raw: unknown): Storage {
+  if (!isRecord(raw)) throw new ConfigValidationError(STORAGE_FILE, ['must be a JSON object']);
+  const body = isRecord(raw.storage) ? raw.storage : raw;
+  const issues: string[] = [];
+  const dataSets: Record<string, DataSet> = {};
+  if (Array.isArray(body.datasets)) {
+    body.datasets.forEach((item, index) => {
+      if (!isRecord(item) || typeof item.name !== 'string') {
+        issues.push(`datasets[${index}]: a legacy dataset needs "name"`);
+        return;
+      }
+      const { name, schema, format: _format, ...rest } = item;
+      addDataSet(dataSets, name, schema === undefined ? rest : { ...rest, schemaFile: schema, schemaType: 'json-schema' }, issues);
+    });
+  } else if (body.dataSets !== undefined) {
+    if (!isRecord(body.dataSets)) issues.push('storage.dataSets: must be an object keyed by dataset id');
+    else for (const [id, value] of Object.entries(body.dataSets)) addDataSet(dataSets, id, value, issues);
+  }
+  const layers: Layer[] = [];
+  if (body.layers !== undefined && body.layers !== null) {
+    if (!Array.isArray(body.layers)) issues.push('storage.layers: must be an array');
+    else body.layers.forEach((layer, index) => {
+      const canonical = canonicalLayer(layer, `storage.layers[${index}]`, issues);
+      if (canonical) layers.push(canonical);
+    });
+  }
+  if (issues.length > 0) throw new ConfigValidationError(STORAGE_FILE, issues);
+  return { dataSets, layers };
+}
+
+function addDataSet(into: Record<string, DataSet>, id: string, value: unknown, issues: string[]): void {
+  const where = `storage.dataSets[${JSON.stringify(id)}]`;
+  if (!DATASET_ID.test(id)) issues.push(`${where}: a dataset id must match ${DATASET_ID.source}`);
+  if (id in into) issues.push(`${where}: declared twice`);
+  if (!isRecord(value)) {
+    issues.push(`${where}: must be an object`);
+    return;
+  }
+  if (value.databaseFile !== undefined || value.table !== undefined) {
+    if (typeof value.databaseFile !== 'string' || typeof value.table !== 'string') issues.push(`${where}: a SQLite dataset needs "databaseFile" and "table" strings`);
+    else into[id] = { kind: 'sqlite', databaseFile: value.databaseFile, table: value.table };
+    return;
+  }
+  if (typeof value.source !== 'string') {
+    issues.push(`${where}: needs "source" (a data file) or "databaseFile" and "table"`);
+    return;
+  }
+  const dataSet: SchemaDataSet = { kind: 'schema', source: value.source };
+  if (value.schemaFile !== undefined) {
+    if (typeof value.schemaFile !== 'string') issues.push(`${where}.schemaFile: must be a string`);
+    else dataSet.schemaFile = value.schemaFile;
+    if (value.schemaType !== undefined && value.schemaType !== 'json-schema') issues.push(`${where}.schemaType: only "json-schema" is known`);
+    dataSet.schemaType = 'json-schema';
+  }
+  into[id] = dataSet;
+}
+
+function canonicalLayer(raw: unknown, where: string, issues: string[]): Layer | undefined {
+  if (!isRecord(raw) || typeof raw.path !== 'string') {
+    issues.push(`${where}: needs "path"`);
+    return undefined;
+  }
+  if (raw.writable !== undefined && typeof raw.writable !== 'boolean') issues.push(`${where}.writable: must be a boolean`);
+  const visibility = raw.visibility ?? 'exported';
+  if (visibility !== 'exported' && visibility !== 'private') issues.push(`${where}.visibility: must be "exported" or "private"`);
+  return { path: raw.path.replace(/\/+$/, ''), writable: raw.writable === true, visibility: visibility as Visibility };
+}
+
+/** The canonical document, as writers emit it. */
+export function storageDocument(storage: Storage): { storage: Record<string, unknown> } {
+  const dataSets: Record<string, unknown> = {};
+  for (const [id, dataSet] of Object.entries(storage.dataSets)) {
+    const { kind: _kind, ...fields } = dataSet;
+    dataSets[id] = fields;
+  }
+  return { storage: storage.layers.length > 0 ? { dataSets, layers: storage.layers } : { dataSets } };
+}
+
+export function dataSetFiles(dataSet: DataSet): string[] {
+  if (dataSet.kind === 'sqlite') return [dataSet.databaseFile];
+  return dataSet.schemaFile ? [dataSet.source, dataSet.schemaFile] : [dataSet.source];
+}
