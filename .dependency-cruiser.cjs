@@ -1,5 +1,5 @@
 /** The hexagonal boundary of ARCHITECTURE.md, enforced by `npm run lint`. */
-const IO_LIBRARIES = '^(node:|fs$|path$|os$|child_process$|http$|https$|net$|stream$|zlib$|crypto$)|node_modules/(express|yargs|node-stream-zip|archiver|got|openpgp|ajv|ajv-formats|inversify|graphql|graphql-http|yaml)/';
+const IO_LIBRARIES = '^(node:|fs$|path$|os$|child_process$|http$|https$|net$|stream$|zlib$|crypto$)|node_modules/(express|yargs|node-stream-zip|archiver|got|openpgp|ajv|ajv-formats|inversify|graphql|graphql-http)/';
 module.exports = {
   forbidden: [
     {

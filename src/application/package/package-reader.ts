@@ -44,11 +44,14 @@ export async function readMetadata(source: PackageSource): Promise<Metadata> {
   return normalizeMetadata(await readDocument(source, METADATA_FILE));
 }
 
-/** Reads every configuration file, generating manifest and routes when they are absent. */
-export async function readPackage(source: PackageSource): Promise<PackageModel> {
+/**
+ * Reads every configuration file, generating manifest and routes when they are absent.
+ * Pack skips security.json: it replaces it anyway, so a stale one must not stop it.
+ */
+export async function readPackage(source: PackageSource, options: { security: boolean } = { security: true }): Promise<PackageModel> {
   const metadata = await readMetadata(source);
   const storage = await readOptional(source, STORAGE_FILE, normalizeStorage);
-  const security = await readOptional(source, SECURITY_FILE, normalizeSecurity);
+  const security = options.security ? await readOptional(source, SECURITY_FILE, normalizeSecurity) : undefined;
   const authentication = await readOptional(source, AUTHENTICATION_FILE, normalizeAuthentication);
   const manifest = await readOptional(source, MANIFEST_FILE, normalizeManifest);
   const routes = await readOptional(source, ROUTES_FILE, normalizeRoutes);

@@ -30,7 +30,7 @@ export class PackPackage {
   async execute(request: PackRequest): Promise<PackOutcome> {
     const source = await this.opener.open(request.source);
     try {
-      const model = await readPackage(source);
+      const model = await readPackage(source, { security: false });
       const files: PackFile[] = source
         .entries()
         .filter(({ path }) => path !== SECURITY_FILE && !isSigningArtifact(path))

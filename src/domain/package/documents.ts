@@ -1,18 +1,17 @@
 import { parse as parseYamlText, YAMLParseError } from 'yaml';
 import { ConfigParseError } from '../errors.js';
+import { locateJsonError } from './json-error-locator.js';
 
 /** Parses a JSON document, reporting failures with the file and a line:column position. */
 export function parseJson(text: string, file: string): unknown {
+  const body = stripBom(text);
   try {
-    return JSON.parse(stripBom(text));
+    return JSON.parse(body);
   } catch (error) {
-    const message = (error as Error).message;
-    const position = /position (\d+)/.exec(message);
-    if (position) {
-      const { line, column } = lineAndColumn(stripBom(text), Number(position[1]));
-      throw new ConfigParseError(file, `invalid JSON: ${message.replace(/ in JSON at position \d+.*$/, '').replace(/ \(line \d+ column \d+\)$/, '')}`, line, column);
-    }
-    throw new ConfigParseError(file, `invalid JSON: ${message}`);
+    const offset = locateJsonError(body);
+    const { line, column } = lineAndColumn(body, offset);
+    const found = offset >= body.length ? 'unexpected end of input' : `unexpected ${JSON.stringify(body[offset])}`;
+    throw new ConfigParseError(file, `invalid JSON: ${found}`, line, column);
   }
 }
 

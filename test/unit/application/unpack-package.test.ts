@@ -1,0 +1,60 @@
+import { describe, expect, it } from '@jest/globals';
+import { NodeHasher } from '../../../src/adapters/crypto/node-hasher.js';
+import { UnpackPackage } from '../../../src/application/use-cases/unpack-package.js';
+import type { DirectoryDraft, DirectoryWriter } from '../../../src/application/ports/directory-writer.js';
+import { IntegrityError, UnsafeEntryError } from '../../../src/domain/errors.js';
+import { MemoryOpener, demoPackage } from '../../support/memory-opener.js';
+
+class MemoryDirectoryWriter implements DirectoryWriter {
+  readonly committed = new Map<string, Map<string, Buffer>>();
+  drafts = 0;
+  discarded = 0;
+
+  async create(destination: string): Promise<DirectoryDraft> {
+    this.drafts++;
+    const files = new Map<string, Buffer>();
+    return {
+      write: async (path, data) => {
+        const chunks: Uint8Array[] = [];
+        for await (const chunk of data) chunks.push(chunk);
+        files.set(path, Buffer.concat(chunks));
+      },
+      commit: async () => {
+        this.committed.set(destination, files);
+        return destination;
+      },
+      discard: async () => void this.discarded++,
+    };
+  }
+}
+
+const hasher = new NodeHasher();
+const unpack = (files: Record<string, string | Uint8Array>) => {
+  const writer = new MemoryDirectoryWriter();
+  const useCase = new UnpackPackage(new MemoryOpener().add('a.cap', files), writer, hasher);
+  return { writer, run: () => useCase.execute({ archive: 'a.cap', destination: '/out/a', force: false }) };
+};
+
+describe('UnpackPackage', () => {
+  it('writes every entry and commits', async () => {
+    const { writer, run } = unpack(demoPackage());
+    await expect(run()).resolves.toEqual({ destination: '/out/a', files: 4 });
+    expect([...writer.committed.get('/out/a')!.keys()]).toEqual(['content/docs/guide.html', 'content/index.html', 'content/style.css', 'metadata.json']);
+  });
+
+  it('refuses an unsafe entry before writing anything', async () => {
+    const { writer, run } = unpack(demoPackage({ '../../etc/x': 'evil' }));
+    await expect(run()).rejects.toBeInstanceOf(UnsafeEntryError);
+    expect(writer.drafts).toBe(0);
+  });
+
+  it('discards everything when a checksum does not match', async () => {
+    const files = demoPackage();
+    const checksums = Object.fromEntries(Object.entries(files).map(([p, b]) => [p, hasher.sha256(b)]));
+    const { writer, run } = unpack({ ...files, 'content/style.css': 'tampered', 'security.json': JSON.stringify({ security: { integrityChecks: { checksums } } }) });
+    await expect(run()).rejects.toThrow(IntegrityError);
+    await expect(run()).rejects.toThrow(/checksum mismatch: content\/style\.css/);
+    expect(writer.committed.size).toBe(0);
+    expect(writer.discarded).toBe(2);
+  });
+});

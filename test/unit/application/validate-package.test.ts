@@ -1,0 +1,101 @@
+import { describe, expect, it } from '@jest/globals';
+import { NodeHasher } from '../../../src/adapters/crypto/node-hasher.js';
+import { AjvSchemaValidator } from '../../../src/adapters/schema/ajv-schema-validator.js';
+import { ValidatePackage } from '../../../src/application/use-cases/validate-package.js';
+import type { CheckName } from '../../../src/domain/validation/check-report.js';
+import { MemoryOpener, demoPackage } from '../../support/memory-opener.js';
+
+const hasher = new NodeHasher();
+const validate = async (files: Record<string, string | Uint8Array>) => {
+  const report = await new ValidatePackage(new MemoryOpener().add('pkg', files), hasher, new AjvSchemaValidator()).execute('pkg');
+  const check = (name: CheckName) => report.checks.find((c) => c.check === name)!;
+  return { report, check };
+};
+
+const withSecurity = (files: Record<string, string | Uint8Array>) => {
+  const checksums = Object.fromEntries(Object.entries(files).map(([path, bytes]) => [path, hasher.sha256(bytes)]));
+  return { ...files, 'security.json': JSON.stringify({ security: { integrityChecks: { checksums } } }) };
+};
+
+const DATASET = {
+  'storage.json': JSON.stringify({ storage: { dataSets: { items: { source: 'data/items.json', schemaFile: 'data/items.schema.json', schemaType: 'json-schema' } } } }),
+  'data/items.schema.json': JSON.stringify({ type: 'object', required: ['id'], properties: { id: { type: 'string' }, n: { type: 'integer' } } }),
+};
+
+describe('ValidatePackage', () => {
+  it('passes all six checks on a good package', async () => {
+    const { report } = await validate(withSecurity(demoPackage({ ...DATASET, 'data/items.json': '[{"id":"a","n":1}]' })));
+    expect(report.checks.map((c) => [c.check, c.passed])).toEqual([
+      ['metadata', true],
+      ['manifest', true],
+      ['routes', true],
+      ['storage', true],
+      ['security', true],
+      ['content', true],
+    ]);
+    expect(report.valid).toBe(true);
+  });
+
+  it('reports a missing metadata.json and invalid JSON with file and position', async () => {
+    const files = demoPackage({ 'routes.json': '{\n  "routes": [\n}' });
+    delete files['metadata.json'];
+    const { report, check } = await validate(files);
+    expect(report.valid).toBe(false);
+    expect(check('metadata').errors).toEqual(['metadata.json is missing']);
+    expect(check('routes').errors[0]).toMatch(/^routes\.json:3:1: invalid JSON/);
+  });
+
+  it('reports metadata rule violations', async () => {
+    const { check } = await validate(demoPackage({ 'metadata.json': JSON.stringify({ name: 'Bad Name', version: '1', description: 'x', guid: 'pkg://x', uuid: 'nope' }) }));
+    expect(check('metadata').errors[0]).toMatch(/name: must be kebab-case.*version: must be a semantic version.*uuid/);
+  });
+
+  it('fails the manifest check when a resource does not exist', async () => {
+    const { check } = await validate(demoPackage({ 'manifest.json': JSON.stringify({ 'content/gone.html': { type: 'text/html', visibility: 'exported' } }) }));
+    expect(check('manifest').errors).toEqual(['resource content/gone.html does not exist']);
+  });
+
+  it('checks route targets, dataset route placement and the index', async () => {
+    const routes = {
+      index: 'content/style.css',
+      routes: [
+        { path: '/x', resource: 'content/missing.html' },
+        { path: '/data/items', dataset: 'items' },
+        { path: '/dep', resource: 'pkg://example.org/dep/content/a.html' },
+      ],
+    };
+    const metadata = JSON.stringify({ ...JSON.parse(demoPackage()['metadata.json'] as string), dependencies: { 'pkg://example.org/dep': '^1.0.0' } });
+    const { check } = await validate(demoPackage({ ...DATASET, 'data/items.json': '[]', 'metadata.json': metadata, 'routes.json': JSON.stringify(routes) }));
+    expect(check('routes').errors).toEqual([
+      'route /x: resource content/missing.html does not exist',
+      'route /data/items: dataset routes must live under /api/v1/data/',
+      'index content/style.css is not an HTML file',
+    ]);
+  });
+
+  it('validates dataset rows against their schema, row by row', async () => {
+    const { check } = await validate(demoPackage({ ...DATASET, 'data/items.json': '[{"id":"a"},{"n":"x"}]' }));
+    expect(check('storage').errors).toEqual(["dataset items: data/items.json row 2 must have required property 'id'", 'dataset items: data/items.json row 2/n must be integer']);
+  });
+
+  it('accepts YAML datasets and reports missing dataset files', async () => {
+    const yaml = { ...DATASET, 'storage.json': DATASET['storage.json'].replace('items.json', 'items.yaml'), 'data/items.yaml': '- id: a\n  n: 1\n' };
+    expect((await validate(demoPackage(yaml))).check('storage').passed).toBe(true);
+    const { check } = await validate(demoPackage(DATASET));
+    expect(check('storage').errors).toEqual(['dataset items: data/items.json does not exist']);
+  });
+
+  it('names mismatched, missing and uncovered files in the security check', async () => {
+    const files = withSecurity(demoPackage({ 'content/gone.txt': 'x' }));
+    delete files['content/gone.txt'];
+    files['content/style.css'] = 'tampered';
+    files['content/extra.txt'] = 'not covered';
+    const { check } = await validate(files);
+    expect(check('security').errors).toEqual(['checksum mismatch: content/style.css', 'missing file: content/gone.txt', 'file not covered by checksums: content/extra.txt']);
+  });
+
+  it('flags external http(s) references in content', async () => {
+    const { check } = await validate(demoPackage({ 'content/index.html': '<p>\n<script src="https://cdn.example.com/x.js"></script>' }));
+    expect(check('content').errors).toEqual(['content/index.html:2: external reference https://cdn.example.com/x.js']);
+  });
+});

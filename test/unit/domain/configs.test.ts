@@ -1,0 +1,161 @@
+import { describe, expect, it } from '@jest/globals';
+import { ConfigParseError, ConfigValidationError } from '../../../src/domain/errors.js';
+import { parseDocument, parseJson } from '../../../src/domain/package/documents.js';
+import { generateManifest, normalizeManifest } from '../../../src/domain/package/manifest.js';
+import { generateRoutes, normalizeRoutes } from '../../../src/domain/package/routes.js';
+import { normalizeStorage, storageDocument } from '../../../src/domain/package/storage.js';
+import { normalizeAuthentication } from '../../../src/domain/package/authentication.js';
+
+describe('documents', () => {
+  it('reports the file, line and column of invalid JSON', () => {
+    const error = (() => {
+      try {
+        parseJson('{\n  "a": 1,\n}', 'routes.json');
+      } catch (e) {
+        return e as ConfigParseError;
+      }
+    })();
+    expect(error).toBeInstanceOf(ConfigParseError);
+    expect(error).toMatchObject({ file: 'routes.json', line: 3, column: 1 });
+    expect(error!.message).toMatch(/^routes\.json:3:1: invalid JSON/);
+  });
+
+  it('reports invalid YAML with its position', () => {
+    expect(() => parseDocument('a: [1, 2\nb: 3', 'data/x.yaml')).toThrow(ConfigParseError);
+    expect(parseDocument('- a: 1\n- a: 2\n', 'data/x.yml')).toEqual([{ a: 1 }, { a: 2 }]);
+  });
+});
+
+describe('manifest.json', () => {
+  const canonical = { 'content/a.html': { type: 'text/html', visibility: 'exported' } };
+
+  it('reads the canonical map and the {resources} wrapper, dropping unknown fields', () => {
+    expect(normalizeManifest(canonical)).toEqual(canonical);
+    expect(normalizeManifest({ resources: { 'content/a.html': { type: 'text/html', visibility: 'exported', extra: 1 } } })).toEqual(canonical);
+    expect(normalizeManifest({ 'content/a.html': { type: 'text/html', visibility: 'private', version: '2' } })).toEqual({
+      'content/a.html': { type: 'text/html', visibility: 'private', version: '2' },
+    });
+  });
+
+  it('normalizes the legacy list form', () => {
+    expect(normalizeManifest({ content: [{ file: 'content/a.html', mime: 'text/html' }] })).toEqual(canonical);
+  });
+
+  it('rejects bad entries', () => {
+    expect(() => normalizeManifest({ 'content/a.html': { type: 'html', visibility: 'public' } })).toThrow(ConfigValidationError);
+  });
+
+  it('generates from content/ only, dotfiles included, sorted, exported', () => {
+    const manifest = generateManifest(['metadata.json', 'content/z.css', 'content/.well-known/x.txt', 'content/a.html'], (p) => (p.endsWith('.css') ? 'text/css' : 'text/plain'));
+    expect(Object.keys(manifest)).toEqual(['content/.well-known/x.txt', 'content/a.html', 'content/z.css']);
+    expect(manifest['content/z.css']).toEqual({ type: 'text/css', visibility: 'exported' });
+  });
+});
+
+describe('routes.json', () => {
+  it('reads the canonical form', () => {
+    const routes = { index: 'content/index.html', routes: [{ path: '/', resource: 'content/index.html' }, { path: '/api/v1/data/x', dataset: 'x', accessControl: { roles: ['admin'] } }] };
+    expect(normalizeRoutes(routes)).toEqual(routes);
+  });
+
+  it('normalizes legacy target objects and routes keyed by path', () => {
+    expect(
+      normalizeRoutes({
+        routes: { '/': { target: { file: 'content/index.html' } }, '/api/v1/data/x': { path: '/api/v1/data/x', target: { dataset: 'x' } } },
+      }),
+    ).toEqual({ routes: [{ path: '/', resource: 'content/index.html' }, { path: '/api/v1/data/x', dataset: 'x' }] });
+    expect(normalizeRoutes({ routes: [{ path: '/', target: { file: 'content/index.html' } }] }).routes).toEqual([{ path: '/', resource: 'content/index.html' }]);
+    expect(normalizeRoutes({ routes: null })).toEqual({ routes: [] });
+  });
+
+  it('rejects an inner path that differs from its key, and routes without a target', () => {
+    expect(() => normalizeRoutes({ routes: { '/a': { path: '/b', resource: 'content/a.html' } } })).toThrow(/differs from its key/);
+    expect(() => normalizeRoutes({ routes: [{ path: '/a' }] })).toThrow(/exactly one of/);
+    expect(() => normalizeRoutes({ routes: [{ path: 'a', resource: 'content/a' }] })).toThrow(/starting with/);
+  });
+
+  it('keeps route attributes and rejects malformed header maps', () => {
+    const route = { path: '/a', resource: 'content/a.html', remap: '/b', responseRewrite: { body: 'x', headers: { 'X-A': '1' } }, responseHeaders: { 'X-B': '2' }, requestHeaders: { 'X-C': '3' }, headers: { 'Cache-Control': 'no-store' } };
+    expect(normalizeRoutes({ routes: [route] }).routes[0]).toEqual(route);
+    expect(() => normalizeRoutes({ routes: [{ ...route, responseHeaders: { 'X-B': 'a\r\nSet-Cookie: x' } }] })).toThrow(ConfigValidationError);
+  });
+
+  it('generates two routes per HTML file, / for the index and one per dataset', () => {
+    const { routes, collisions } = generateRoutes(['content/index.html', 'content/docs/a.html', 'content/style.css', 'metadata.json'], ['articles']);
+    expect(routes.index).toBe('content/index.html');
+    expect(routes.routes.map((r) => [r.path, r.resource ?? r.dataset])).toEqual([
+      ['/', 'content/index.html'],
+      ['/api/v1/data/articles', 'articles'],
+      ['/docs/a', 'content/docs/a.html'],
+      ['/docs/a.html', 'content/docs/a.html'],
+      ['/index', 'content/index.html'],
+      ['/index.html', 'content/index.html'],
+      ['/style.css', 'content/style.css'],
+    ]);
+    expect(collisions).toEqual([]);
+  });
+
+  it('reports generated collisions and keeps the first', () => {
+    const { routes, collisions } = generateRoutes(['content/a', 'content/a.html'], []);
+    expect(collisions).toEqual(['/a']);
+    expect(routes.routes.find((r) => r.path === '/a')?.resource).toBe('content/a');
+    expect(routes.index).toBeUndefined();
+  });
+});
+
+describe('storage.json', () => {
+  it('reads datasets keyed by id and layers', () => {
+    const storage = normalizeStorage({
+      storage: {
+        dataSets: { articles: { source: 'data/a.json', schemaFile: 'data/a.schema.json', schemaType: 'json-schema' }, db: { databaseFile: 'data/x.db', table: 't' } },
+        layers: [{ path: 'layers/base/', writable: false, visibility: 'private' }],
+      },
+    });
+    expect(storage.dataSets.articles).toEqual({ kind: 'schema', source: 'data/a.json', schemaFile: 'data/a.schema.json', schemaType: 'json-schema' });
+    expect(storage.dataSets.db).toEqual({ kind: 'sqlite', databaseFile: 'data/x.db', table: 't' });
+    expect(storage.layers).toEqual([{ path: 'layers/base', writable: false, visibility: 'private' }]);
+    expect(storageDocument(storage).storage.dataSets).toEqual({
+      articles: { source: 'data/a.json', schemaFile: 'data/a.schema.json', schemaType: 'json-schema' },
+      db: { databaseFile: 'data/x.db', table: 't' },
+    });
+  });
+
+  it('normalizes the legacy dataset list', () => {
+    expect(normalizeStorage({ datasets: [{ name: 'x', source: 'data/x.yaml', format: 'yaml', schema: 'data/x.schema.json' }] }).dataSets).toEqual({
+      x: { kind: 'schema', source: 'data/x.yaml', schemaFile: 'data/x.schema.json', schemaType: 'json-schema' },
+    });
+  });
+
+  it('rejects unusable datasets', () => {
+    expect(() => normalizeStorage({ storage: { dataSets: { x: {} } } })).toThrow(/needs "source"/);
+    expect(() => normalizeStorage({ storage: { dataSets: { 'bad/id': { source: 'a.json' } } } })).toThrow(/dataset id/);
+  });
+});
+
+describe('authentication.json', () => {
+  it('reads basicAuth and oauth2 and checks their types', () => {
+    expect(normalizeAuthentication({ authentication: { basicAuth: { enabled: true, passwdFile: '.htpasswd', realm: 'R' } } })).toEqual({ basicAuth: { enabled: true, passwdFile: '.htpasswd', realm: 'R' } });
+    expect(() => normalizeAuthentication({ authentication: { oauth2: { enabled: true, tokenUrl: 'not a url', scopes: 'x' } } })).toThrow(/tokenUrl.*scopes/);
+  });
+});
+
+describe('JSON error positions', () => {
+  it.each([
+    ['{\n  "a": [\n}', 3, 1, '"}"'],
+    ['{"a": 1,}', 1, 9, '"}"'],
+    ['{"a": tru}', 1, 10, '"}"'],
+    ['[1, 2', 1, 6, 'end of input'],
+    ['{"a": "x\ny"}', 1, 9, '"\\n"'],
+    ['{"a": 1} x', 1, 10, '"x"'],
+    ['', 1, 1, 'end of input'],
+    ['{"a": 01}', 1, 8, '"1"'],
+  ])('locates the error in %j', (text, line, column, found) => {
+    try {
+      parseJson(text, 'f.json');
+      throw new Error('parsed');
+    } catch (error) {
+      expect(error).toMatchObject({ line, column });
+      expect((error as Error).message).toContain(found);
+    }
+  });
+});

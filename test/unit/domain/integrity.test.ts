@@ -1,0 +1,99 @@
+import { describe, expect, it } from '@jest/globals';
+import { canonicalChecksumJson, compareChecksums, isCoveredByChecksums, signedPayloadOrder } from '../../../src/domain/integrity/security.js';
+import { comparePaths, isSigningArtifact, unsafePathReason } from '../../../src/domain/package/package-paths.js';
+import { findExternalReferences } from '../../../src/domain/validation/external-references.js';
+import { detectType, isCompressedMedia, sniffType } from '../../../src/domain/package/media-types.js';
+import { incrementPatch, newestSatisfying } from '../../../src/domain/package/version-range.js';
+
+describe('integrity rules', () => {
+  it('covers every file but security.json and signature.sig', () => {
+    expect(isCoveredByChecksums('security.json')).toBe(false);
+    expect(isCoveredByChecksums('signature.sig')).toBe(false);
+    expect(isCoveredByChecksums('signature.pub.pem')).toBe(true);
+    expect(isCoveredByChecksums('content/security.json')).toBe(true);
+  });
+
+  it('orders the signed payload by sorted path', () => {
+    expect(signedPayloadOrder({ 'metadata.json': 'a', 'content/b': 'b', 'content/a': 'c', 'Z.txt': 'd' })).toEqual(['Z.txt', 'content/a', 'content/b', 'metadata.json']);
+  });
+
+  it('sorts by code point, as other implementations do', () => {
+    expect(['b', 'a', '\u{1F600}', '\uFF5E'].sort(comparePaths)).toEqual(['a', 'b', '\uFF5E', '\u{1F600}']);
+  });
+
+  it('names mismatched, missing and uncovered files', () => {
+    const report = compareChecksums({ a: '1', b: '2', c: '3' }, new Map([['a', '1'], ['b', 'x'], ['d', '4'], ['signature.sig', '5']]));
+    expect(report).toEqual({ mismatched: ['b'], missing: ['c'], uncovered: ['d'] });
+  });
+
+  it('serializes checksums as compact sorted-key JSON', () => {
+    expect(canonicalChecksumJson({ b: '2', a: '1' })).toBe('{"a":"1","b":"2"}');
+  });
+
+  it('knows the signing artifacts pack drops', () => {
+    expect(['signature.sig', 'signature.pub.pem', 'signature.pub.asc'].every(isSigningArtifact)).toBe(true);
+    expect(isSigningArtifact('content/signature.sig')).toBe(false);
+  });
+});
+
+describe('entry names', () => {
+  it.each([
+    ['/etc/passwd', 'absolute path'],
+    ['C:/x', 'drive letter'],
+    ['c:x', 'drive letter'],
+    ['../x', '".." segment'],
+    ['a/../../x', '".." segment'],
+    ['a\\b', 'contains a backslash'],
+    ['a\0b', 'contains a NUL byte'],
+    ['', 'empty name'],
+  ])('refuses %j', (name, reason) => expect(unsafePathReason(name)).toBe(reason));
+
+  it.each(['content/a.html', 'content/..hidden', 'a..b/c', '.pkg-tombstones'])('accepts %j', (name) => expect(unsafePathReason(name)).toBeUndefined());
+});
+
+describe('external references', () => {
+  it('finds http(s) URLs with their lines but not XML namespaces', () => {
+    const html = '<svg xmlns="http://www.w3.org/2000/svg"></svg>\n<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0//EN" "http://www.w3.org/TR/xhtml1/DTD/xhtml1-strict.dtd">\n<img src="https://cdn.example.com/a.png">\n<style>body{background:url(http://x.org/b.png)}</style>';
+    expect(findExternalReferences(html)).toEqual([
+      { line: 3, url: 'https://cdn.example.com/a.png' },
+      { line: 4, url: 'http://x.org/b.png' },
+    ]);
+    expect(findExternalReferences('<a href="/about">About</a>')).toEqual([]);
+  });
+});
+
+describe('media types', () => {
+  it('detects by extension, then by content, then falls back', () => {
+    expect(detectType('content/a.html')).toBe('text/html');
+    expect(detectType('content/a.css')).toBe('text/css');
+    expect(detectType('content/noext', new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))).toBe('image/png');
+    expect(detectType('content/noext', new TextEncoder().encode('<!DOCTYPE html><p>'))).toBe('text/html');
+    expect(detectType('content/noext', new Uint8Array([0, 1, 2, 3]))).toBe('application/octet-stream');
+    expect(sniffType(new TextEncoder().encode('plain words'))).toBe('text/plain');
+  });
+
+  it('stores already-compressed media', () => {
+    expect(isCompressedMedia('content/a.PNG')).toBe(true);
+    expect(isCompressedMedia('content/font.woff2')).toBe(true);
+    expect(isCompressedMedia('content/a.html')).toBe(false);
+  });
+});
+
+describe('version ranges', () => {
+  it('picks the newest satisfying version for every accepted range form', () => {
+    const versions = ['1.0.0', '1.2.3', '1.2.9', '1.3.0', '2.0.0', '2.1.0-beta.1'];
+    expect(newestSatisfying(versions, '>=1.0.0, <2.0.0')).toBe('1.3.0');
+    expect(newestSatisfying(versions, '^1.2.3')).toBe('1.3.0');
+    expect(newestSatisfying(versions, '~1.2.3')).toBe('1.2.9');
+    expect(newestSatisfying(versions, '1.2.x')).toBe('1.2.9');
+    expect(newestSatisfying(versions, '1.x')).toBe('1.3.0');
+    expect(newestSatisfying(versions, '*')).toBe('2.0.0');
+    expect(newestSatisfying(versions, '1.2.3')).toBe('1.2.3');
+    expect(newestSatisfying(versions, '>=3')).toBeUndefined();
+  });
+
+  it('increments the patch part for a save', () => {
+    expect(incrementPatch('1.2.3')).toBe('1.2.4');
+    expect(incrementPatch('1.2.3-beta+7')).toBe('1.2.4');
+  });
+});
