@@ -9,4 +9,5 @@ export default {
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   testTimeout: 30000,
   maxWorkers: 2,
+  reporters: ['default', '<rootDir>/scripts/summary-reporter.js'],
 };

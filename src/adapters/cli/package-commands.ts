@@ -64,6 +64,7 @@ export function packageCommands(yargs: Argv, useCases: PackageUseCases, output: 
     .command(inspectCommand('metadata', 'Print metadata.json in canonical form', useCases, output))
     .command(inspectCommand('storage', 'Print storage.json in canonical form (null when absent)', useCases, output))
     .demandCommand(1, 'name a package command')
+    .strictCommands()
     .strict();
 }
 

@@ -20,10 +20,11 @@ export async function runCli(args: string[], dependencies: CliDependencies): Pro
   const cli = yargs(args)
     .scriptName('pkg')
     .usage('$0 <command>\n\nPack, validate, sign, encrypt, test, publish, install and serve content packages (.cap).')
-    .command('package <command>', 'Work with one package: pack, unpack, validate, info, manifest, routes, metadata, storage', (y) =>
+    .command('package', 'Work with one package: pack, unpack, validate, info, manifest, routes, metadata, storage', (y) =>
       packageCommands(y, dependencies.package, output, exit),
     )
     .demandCommand(1, 'name a command')
+    .strictCommands()
     .strict()
     .recommendCommands()
     .version(dependencies.version)

@@ -1,0 +1,132 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { cpSync, existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { writeRawZip } from '../support/hostile-zip.js';
+import { EXAMPLE_SITE, temporaryDirectory } from '../support/paths.js';
+import { runPkg } from '../support/run-cli.js';
+
+const work = temporaryDirectory('cap-e2e-');
+afterAll(() => work.remove());
+
+const listTree = (dir: string): string[] =>
+  readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((d) => d.isFile())
+    .map((d) => `${join(d.parentPath, d.name)}:${statSync(join(d.parentPath, d.name)).mtimeMs}`)
+    .sort();
+
+describe('pkg package, as a newcomer uses it', () => {
+  let cap: string;
+  beforeAll(() => {
+    const before = listTree(EXAMPLE_SITE);
+    const run = runPkg(['package', 'pack', EXAMPLE_SITE], { cwd: work.path });
+    expect(run).toMatchObject({ status: 0 });
+    expect(run.stdout).toMatch(/Packed example-site 1\.0\.0/);
+    cap = join(work.path, 'example-site-1.0.0.cap');
+    expect(listTree(EXAMPLE_SITE)).toEqual(before);
+  });
+
+  it('validates the packed .cap with six passing checks', () => {
+    const run = runPkg(['package', 'validate', cap]);
+    expect(run.status).toBe(0);
+    expect(run.stdout.match(/^PASS /gm)).toHaveLength(6);
+    const json = JSON.parse(runPkg(['package', 'validate', cap, '--json']).stdout);
+    expect(json.valid).toBe(true);
+    expect(json.checks.map((c: { check: string }) => c.check)).toEqual(['metadata', 'manifest', 'routes', 'storage', 'security', 'content']);
+  });
+
+  it('unpacks into a directory named after the .cap, with the same files', () => {
+    const run = runPkg(['package', 'unpack', cap], { cwd: work.path });
+    expect(run.status).toBe(0);
+    const out = join(work.path, 'example-site-1.0.0');
+    expect(readFileSync(join(out, 'content/index.html'), 'utf8')).toBe(readFileSync(join(EXAMPLE_SITE, 'content/index.html'), 'utf8'));
+    expect(existsSync(join(out, 'security.json'))).toBe(true);
+    expect(runPkg(['package', 'unpack', cap], { cwd: work.path })).toMatchObject({ status: 1, stderr: expect.stringMatching(/^error: OutputExistsError: /) });
+    expect(runPkg(['package', 'unpack', cap, '-o', join(work.path, 'elsewhere')]).status).toBe(0);
+  });
+
+  it('inspects the package', () => {
+    const info = runPkg(['package', 'info', cap]);
+    expect(info.status).toBe(0);
+    expect(info.stdout).toMatch(/Name: +example-site/);
+    expect(info.stdout).toMatch(/Dependencies: none/);
+    expect(JSON.parse(runPkg(['package', 'info', cap, '--json']).stdout)).toMatchObject({ name: 'example-site', datasets: ['articles'] });
+    expect(JSON.parse(runPkg(['package', 'manifest', cap]).stdout)['content/index.html']).toEqual({ type: 'text/html', visibility: 'exported' });
+    expect(JSON.parse(runPkg(['package', 'routes', EXAMPLE_SITE]).stdout).index).toBe('content/index.html');
+    expect(JSON.parse(runPkg(['package', 'metadata', cap]).stdout).guid).toBe('pkg://example.org/example-site');
+    expect(Object.keys(JSON.parse(runPkg(['package', 'storage', cap]).stdout).storage.dataSets)).toEqual(['articles']);
+  });
+
+  it('refuses to overwrite the .cap without --force', () => {
+    expect(runPkg(['package', 'pack', EXAMPLE_SITE], { cwd: work.path })).toMatchObject({ status: 1, stderr: expect.stringMatching(/^error: OutputExistsError: .*--force/) });
+    expect(runPkg(['package', 'pack', EXAMPLE_SITE, '--force'], { cwd: work.path }).status).toBe(0);
+    expect(runPkg(['package', 'pack', EXAMPLE_SITE, '-o', join(work.path, 'dist')]).status).toBe(0);
+    expect(existsSync(join(work.path, 'dist/example-site-1.0.0.cap'))).toBe(true);
+  });
+});
+
+describe('pkg package, with bad input', () => {
+  it('reports invalid JSON with the file and its position, and exits 1', () => {
+    const dir = join(work.path, 'broken');
+    cpSync(EXAMPLE_SITE, dir, { recursive: true });
+    writeFileSync(join(dir, 'storage.json'), '{\n  "storage": {\n    "dataSets": [\n  }\n}');
+    const validate = runPkg(['package', 'validate', dir]);
+    expect(validate.status).toBe(1);
+    expect(validate.stdout).toMatch(/FAIL storage\n  - storage\.json:4:3: invalid JSON: unexpected "}"/);
+    const info = runPkg(['package', 'info', dir]);
+    expect(info).toMatchObject({ status: 1, stdout: '' });
+    expect(info.stderr).toBe('error: ConfigParseError: storage.json:4:3: invalid JSON: unexpected "}"\n');
+  });
+
+  it('says when metadata.json is missing', () => {
+    const dir = join(work.path, 'no-metadata');
+    cpSync(join(EXAMPLE_SITE, 'content'), join(dir, 'content'), { recursive: true });
+    expect(runPkg(['package', 'pack', dir], { cwd: work.path }).stderr).toMatch(/^error: PackageFormatError: .* has no metadata\.json\n$/);
+    expect(runPkg(['package', 'validate', dir]).stdout).toMatch(/FAIL metadata\n  - metadata\.json is missing/);
+  });
+
+  it('refuses a .cap that is not a ZIP', () => {
+    const file = join(work.path, 'fake.cap');
+    writeFileSync(file, 'not a zip at all');
+    expect(runPkg(['package', 'validate', file])).toMatchObject({ status: 1, stderr: expect.stringMatching(/^error: PackageFormatError: .* is not a ZIP archive/) });
+  });
+
+  it('refuses zip-slip entries on unpack and writes nothing outside the destination', () => {
+    const dir = join(work.path, 'slip');
+    const file = join(work.path, 'slip.cap');
+    writeRawZip(file, [['metadata.json', '{}'], ['../../slipped.txt', 'evil']]);
+    const run = runPkg(['package', 'unpack', file, '-o', join(dir, 'out')]);
+    expect(run).toMatchObject({ status: 1, stderr: expect.stringMatching(/^error: UnsafeEntryError: unsafe entry "\.\.\/\.\.\/slipped\.txt": "\.\." segment/) });
+    expect(existsSync(join(work.path, 'slipped.txt'))).toBe(false);
+    expect(existsSync(join(dir, 'out'))).toBe(false);
+  });
+
+  it('names tampered files with IntegrityError on unpack and FAIL on validate', () => {
+    const file = join(work.path, 'tampered.cap');
+    const good = JSON.parse(runPkg(['package', 'validate', EXAMPLE_SITE, '--json']).stdout);
+    expect(good.valid).toBe(true);
+    const security = JSON.stringify({ security: { integrityChecks: { checksums: { 'metadata.json': '0'.repeat(64) } } } });
+    writeRawZip(file, [['metadata.json', readFileSync(join(EXAMPLE_SITE, 'metadata.json'), 'utf8')], ['content/extra.html', '<p>x</p>'], ['security.json', security]]);
+    const validate = runPkg(['package', 'validate', file]);
+    expect(validate.status).toBe(1);
+    expect(validate.stdout).toMatch(/FAIL security\n  - checksum mismatch: metadata\.json\n  - file not covered by checksums: content\/extra\.html/);
+    expect(runPkg(['package', 'unpack', file, '-o', join(work.path, 'tampered')]).stderr).toMatch(/^error: IntegrityError: .*checksum mismatch: metadata\.json; file not covered by checksums: content\/extra\.html/);
+    expect(existsSync(join(work.path, 'tampered'))).toBe(false);
+  });
+
+  it('prints usage on stderr and exits 1 for an unknown command or option', () => {
+    const command = runPkg(['package', 'frobnicate', 'x']);
+    expect(command.status).toBe(1);
+    expect(command.stderr).toMatch(/pkg package pack <path>/);
+    expect(command.stderr).toMatch(/error: UsageError: Unknown commands: frobnicate/);
+    const option = runPkg(['package', 'validate', EXAMPLE_SITE, '--bogus']);
+    expect(option).toMatchObject({ status: 1, stderr: expect.stringMatching(/error: UsageError: Unknown argument: bogus/) });
+    expect(runPkg([]).status).toBe(1);
+  });
+
+  it('answers --help on every command and --version', () => {
+    for (const args of [['--help'], ['package', '--help'], ['package', 'pack', '--help'], ['package', 'validate', '--help'], ['package', 'info', '--help']]) {
+      expect(runPkg(args)).toMatchObject({ status: 0, stdout: expect.stringMatching(/Options:/) });
+    }
+    expect(runPkg(['--version']).stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+});

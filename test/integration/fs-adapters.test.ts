@@ -1,0 +1,84 @@
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DirectoryPackageSource } from '../../src/adapters/fs/directory-package-source.js';
+import { FsDirectoryWriter } from '../../src/adapters/fs/fs-directory-writer.js';
+import { OutputExistsError, SourceNotFoundError, UnsafeEntryError } from '../../src/domain/errors.js';
+import { temporaryDirectory } from '../support/paths.js';
+
+let work: ReturnType<typeof temporaryDirectory>;
+beforeEach(() => {
+  work = temporaryDirectory();
+});
+afterEach(() => work.remove());
+
+const file = (path: string, content = 'x') => {
+  mkdirSync(join(work.path, path, '..'), { recursive: true });
+  writeFileSync(join(work.path, path), content);
+};
+
+async function* bytes(text: string) {
+  yield new TextEncoder().encode(text);
+}
+
+describe('DirectoryPackageSource', () => {
+  it('lists files sorted with POSIX paths, skipping version-control folders', async () => {
+    file('pkg/metadata.json');
+    file('pkg/content/b.html');
+    file('pkg/content/a/.hidden');
+    file('pkg/.git/config');
+    const source = await DirectoryPackageSource.open(join(work.path, 'pkg'));
+    expect(source.entries().map((e) => e.path)).toEqual(['content/a/.hidden', 'content/b.html', 'metadata.json']);
+  });
+
+  it('follows links that stay inside the package', async () => {
+    file('pkg/content/real.html', 'real');
+    symlinkSync(join(work.path, 'pkg/content/real.html'), join(work.path, 'pkg/content/alias.html'));
+    const source = await DirectoryPackageSource.open(join(work.path, 'pkg'));
+    expect(Buffer.from(await source.read('content/alias.html')).toString()).toBe('real');
+  });
+
+  it('refuses a symbolic link that points outside the package', async () => {
+    file('secret.txt', 'secret');
+    file('pkg/metadata.json');
+    symlinkSync(join(work.path, 'secret.txt'), join(work.path, 'pkg/leak.txt'));
+    await expect(DirectoryPackageSource.open(join(work.path, 'pkg'))).rejects.toThrow(UnsafeEntryError);
+  });
+
+  it('refuses a linked directory outside the package', async () => {
+    file('outside/a.txt');
+    file('pkg/metadata.json');
+    symlinkSync(join(work.path, 'outside'), join(work.path, 'pkg/content'));
+    await expect(DirectoryPackageSource.open(join(work.path, 'pkg'))).rejects.toThrow(/points outside the package/);
+  });
+
+  it('says when the directory does not exist', async () => {
+    await expect(DirectoryPackageSource.open(join(work.path, 'nope'))).rejects.toBeInstanceOf(SourceNotFoundError);
+  });
+});
+
+describe('FsDirectoryWriter', () => {
+  it('shows the destination only after commit', async () => {
+    const destination = join(work.path, 'out');
+    const draft = await new FsDirectoryWriter().create(destination, { replace: false });
+    await draft.write('content/a.txt', bytes('hello'));
+    expect(existsSync(destination)).toBe(false);
+    await draft.commit();
+    expect(readdirSync(join(destination, 'content'))).toEqual(['a.txt']);
+  });
+
+  it('leaves nothing behind when discarded', async () => {
+    const draft = await new FsDirectoryWriter().create(join(work.path, 'out'), { replace: false });
+    await draft.write('a.txt', bytes('x'));
+    await draft.discard();
+    expect(readdirSync(work.path)).toEqual([]);
+  });
+
+  it('refuses a non-empty destination unless replacing, and any escaping path', async () => {
+    file('out/keep.txt');
+    await expect(new FsDirectoryWriter().create(join(work.path, 'out'), { replace: false })).rejects.toBeInstanceOf(OutputExistsError);
+    const draft = await new FsDirectoryWriter().create(join(work.path, 'out'), { replace: true });
+    await expect(draft.write('../escape.txt', bytes('x'))).rejects.toBeInstanceOf(UnsafeEntryError);
+    await draft.discard();
+  });
+});
