@@ -71,7 +71,7 @@ describe('pkg package, with bad input', () => {
     writeFileSync(join(dir, 'storage.json'), '{\n  "storage": {\n    "dataSets": [\n  }\n}');
     const validate = runPkg(['package', 'validate', dir]);
     expect(validate.status).toBe(1);
-    expect(validate.stdout).toMatch(/FAIL storage\n  - storage\.json:4:3: invalid JSON: unexpected "}"/);
+    expect(validate.stdout).toMatch(/FAIL storage\n {2}- storage\.json:4:3: invalid JSON: unexpected "}"/);
     const info = runPkg(['package', 'info', dir]);
     expect(info).toMatchObject({ status: 1, stdout: '' });
     expect(info.stderr).toBe('error: ConfigParseError: storage.json:4:3: invalid JSON: unexpected "}"\n');
@@ -81,7 +81,7 @@ describe('pkg package, with bad input', () => {
     const dir = join(work.path, 'no-metadata');
     cpSync(join(EXAMPLE_SITE, 'content'), join(dir, 'content'), { recursive: true });
     expect(runPkg(['package', 'pack', dir], { cwd: work.path }).stderr).toMatch(/^error: PackageFormatError: .* has no metadata\.json\n$/);
-    expect(runPkg(['package', 'validate', dir]).stdout).toMatch(/FAIL metadata\n  - metadata\.json is missing/);
+    expect(runPkg(['package', 'validate', dir]).stdout).toMatch(/FAIL metadata\n {2}- metadata\.json is missing/);
   });
 
   it('refuses a .cap that is not a ZIP', () => {
@@ -108,7 +108,7 @@ describe('pkg package, with bad input', () => {
     writeRawZip(file, [['metadata.json', readFileSync(join(EXAMPLE_SITE, 'metadata.json'), 'utf8')], ['content/extra.html', '<p>x</p>'], ['security.json', security]]);
     const validate = runPkg(['package', 'validate', file]);
     expect(validate.status).toBe(1);
-    expect(validate.stdout).toMatch(/FAIL security\n  - checksum mismatch: metadata\.json\n  - file not covered by checksums: content\/extra\.html/);
+    expect(validate.stdout).toMatch(/FAIL security\n {2}- checksum mismatch: metadata\.json\n {2}- file not covered by checksums: content\/extra\.html/);
     expect(runPkg(['package', 'unpack', file, '-o', join(work.path, 'tampered')]).stderr).toMatch(/^error: IntegrityError: .*checksum mismatch: metadata\.json; file not covered by checksums: content\/extra\.html/);
     expect(existsSync(join(work.path, 'tampered'))).toBe(false);
   });

@@ -7,7 +7,7 @@ export function parseJson(text: string, file: string): unknown {
   const body = stripBom(text);
   try {
     return JSON.parse(body);
-  } catch (error) {
+  } catch {
     const offset = locateJsonError(body);
     const { line, column } = lineAndColumn(body, offset);
     const found = offset >= body.length ? 'unexpected end of input' : `unexpected ${JSON.stringify(body[offset])}`;

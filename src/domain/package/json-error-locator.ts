@@ -12,7 +12,10 @@ export function locateJsonError(text: string): number {
     while (i < text.length && ' \t\n\r'.includes(text[i]!)) i++;
   };
   const literal = (word: string) => {
-    for (const char of word) if (text[i++] !== char) (i--, fail());
+    for (const char of word) {
+      if (text[i] !== char) fail();
+      i++;
+    }
   };
   const string = () => {
     i++;
@@ -22,8 +25,10 @@ export function locateJsonError(text: string): number {
       if (text[i] === '\\') {
         i++;
         if (text[i] === 'u') {
-          for (let k = 1; k <= 4; k++) if (!/[0-9a-fA-F]/.test(text[i + k] ?? '')) ((i += k), fail());
-          i += 4;
+          for (let k = 0; k < 4; k++) {
+            i++;
+            if (!/[0-9a-fA-F]/.test(text[i] ?? '')) fail();
+          }
         } else if (!'"\\/bfnrt'.includes(text[i] ?? 'x')) fail();
       }
       i++;
