@@ -1,5 +1,5 @@
 /** The hexagonal boundary of ARCHITECTURE.md, enforced by `npm run lint`. */
-const IO_LIBRARIES = '^(node:|fs$|path$|os$|child_process$|http$|https$|net$|stream$|zlib$|crypto$)|node_modules/(express|yargs|node-stream-zip|archiver|got|openpgp|ajv|ajv-formats|inversify|graphql|graphql-http)/';
+const IO_LIBRARIES = '^(node:|fs$|path$|os$|child_process$|http$|https$|net$|stream$|zlib$|crypto$)|node_modules/(express|yargs|node-stream-zip|got|openpgp|ajv|ajv-formats|inversify|graphql|graphql-http)/';
 module.exports = {
   forbidden: [
     {
@@ -21,7 +21,7 @@ module.exports = {
       comment: 'src/application reaches adapters only through the ports it declares.',
       severity: 'error',
       from: { path: '^src/application/' },
-      to: { path: ['^src/(adapters|composition)/', 'node_modules/(express|yargs|node-stream-zip|archiver|got|openpgp|ajv|graphql-http)/'] },
+      to: { path: ['^src/(adapters|composition)/', 'node_modules/(express|yargs|node-stream-zip|got|openpgp|ajv|graphql-http)/'] },
     },
     {
       name: 'adapters-do-not-import-each-other-across-kinds',

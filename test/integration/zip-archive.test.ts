@@ -19,7 +19,7 @@ beforeAll(async () => {
 });
 afterAll(() => work.remove());
 
-describe('reproducible archives (archiver)', () => {
+describe('reproducible archives (ZipArchiveWriter)', () => {
   it('gives byte-identical output for the same input', async () => {
     const second = await pack.execute({ source: EXAMPLE_SITE, outputDirectory: join(work.path, 'b'), force: false });
     expect(readFileSync(second.path).equals(readFileSync(capPath))).toBe(true);

@@ -1,53 +1,64 @@
 import StreamZip from 'node-stream-zip';
+import { createReadStream } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
+import { promisify } from 'node:util';
+import { crc32, createInflateRaw, inflateRaw } from 'node:zlib';
 import { IntegrityError, PackageFormatError, SourceNotFoundError, UnsafeEntryError } from '../../domain/errors.js';
 import { sortPaths, unsafePathReason } from '../../domain/package/package-paths.js';
 import type { PackageEntry, PackageSource } from '../../application/ports/package-source.js';
 
+const inflate = promisify(inflateRaw);
+/** Entries up to this size are read and inflated whole; larger ones stream. */
+const WHOLE_ENTRY_LIMIT = 8 * 1024 * 1024;
+const LOCAL_HEADER = 30;
+const STORED = 0;
+const DEFLATED = 8;
+
+/** What the central directory says of an entry (node-stream-zip's parse). */
+interface CentralEntry {
+  name: string;
+  size: number;
+  compressedSize: number;
+  offset: number;
+  method: number;
+  crc: number;
+  isDirectory: boolean;
+  encrypted: boolean;
+}
+
 /**
  * A `.cap` read in place through its ZIP central directory: nothing is extracted.
- * Entry names are checked when the archive is opened, so no unsafe or duplicate
- * name ever reaches a use case.
+ * node-stream-zip parses the central directory; entry data is read positionally and
+ * inflated on the thread pool, so several entries decompress at once, and every
+ * entry is checked against the size and CRC-32 the central directory declares.
+ * Entry names are checked when the archive is opened, so no unsafe or duplicate name
+ * ever reaches a use case.
  */
 export class ZipPackageSource implements PackageSource {
   readonly kind = 'archive';
 
   private constructor(
     readonly location: string,
-    private readonly zip: InstanceType<typeof StreamZip.async>,
+    private readonly file: FileHandle,
     private readonly list: PackageEntry[],
-    private readonly names: Set<string>,
+    private readonly byPath: Map<string, CentralEntry>,
   ) {}
 
-  static async open(file: string): Promise<ZipPackageSource> {
-    const zip = new StreamZip.async({ file, skipEntryNameValidation: true });
-    const seen: string[] = [];
-    zip.on('entry', (entry: { name: string }) => seen.push(entry.name));
-    let entries: Record<string, { name: string; size: number; isDirectory: boolean }>;
-    try {
-      entries = await zip.entries();
-    } catch (error) {
-      await zip.close().catch(() => undefined);
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT') throw new SourceNotFoundError(`package file not found: ${file}`);
-      if (code === 'EISDIR') throw new PackageFormatError(`${file} is a directory, not a .cap archive`);
-      throw new PackageFormatError(`${file} is not a ZIP archive (${(error as Error).message})`);
+  static async open(location: string): Promise<ZipPackageSource> {
+    const central = await readCentralDirectory(location);
+    const list: PackageEntry[] = [];
+    const byPath = new Map<string, CentralEntry>();
+    for (const entry of central) {
+      const reason = unsafePathReason(entry.name);
+      if (reason) throw new UnsafeEntryError(entry.name, reason);
+      if (entry.isDirectory) continue;
+      if (entry.encrypted) throw new PackageFormatError(`${location}: entry ${entry.name} uses ZIP encryption, which packages do not`);
+      list.push({ path: entry.name, size: entry.size });
+      byPath.set(entry.name, entry);
     }
-    try {
-      const duplicates = sortPaths(new Set(seen.filter((name, index) => seen.indexOf(name) !== index)));
-      if (duplicates.length > 0) throw new IntegrityError(`${file} has duplicate entry names: ${duplicates.join(', ')}`, { mismatched: duplicates, missing: [], uncovered: [] });
-      const list: PackageEntry[] = [];
-      for (const entry of Object.values(entries)) {
-        const reason = unsafePathReason(entry.name);
-        if (reason) throw new UnsafeEntryError(entry.name, reason);
-        if (!entry.isDirectory) list.push({ path: entry.name, size: entry.size });
-      }
-      const order = new Map(sortPaths(list.map((e) => e.path)).map((path, index) => [path, index]));
-      list.sort((a, b) => order.get(a.path)! - order.get(b.path)!);
-      return new ZipPackageSource(file, zip, list, new Set(list.map((e) => e.path)));
-    } catch (error) {
-      await zip.close().catch(() => undefined);
-      throw error;
-    }
+    const order = new Map(sortPaths(byPath.keys()).map((path, index) => [path, index]));
+    list.sort((a, b) => order.get(a.path)! - order.get(b.path)!);
+    return new ZipPackageSource(location, await open(location, 'r'), list, byPath);
   }
 
   entries(): readonly PackageEntry[] {
@@ -55,36 +66,109 @@ export class ZipPackageSource implements PackageSource {
   }
 
   has(path: string): boolean {
-    return this.names.has(path);
+    return this.byPath.has(path);
   }
 
   async read(path: string): Promise<Uint8Array> {
-    this.assertEntry(path);
-    return this.zip.entryData(path).catch((error: Error) => {
-      throw new PackageFormatError(`${this.location}: cannot read ${path}: ${error.message}`);
-    });
+    const entry = this.entry(path);
+    if (entry.size > WHOLE_ENTRY_LIMIT || entry.compressedSize > WHOLE_ENTRY_LIMIT) {
+      const chunks: Uint8Array[] = [];
+      for await (const chunk of this.stream(path)) chunks.push(chunk);
+      return Buffer.concat(chunks);
+    }
+    const raw = Buffer.allocUnsafe(entry.compressedSize);
+    await this.readFully(raw, await this.dataStart(entry));
+    let data: Buffer;
+    if (entry.method === STORED) data = raw;
+    else if (entry.method === DEFLATED) data = await inflate(raw, { maxOutputLength: Math.max(entry.size, 1) }).catch((error: Error) => this.corrupt(entry, error.message));
+    else return this.corrupt(entry, `unsupported compression method ${entry.method}`);
+    this.verify(entry, data.length, crc32(data));
+    return data;
   }
 
   async *stream(path: string): AsyncIterable<Uint8Array> {
-    this.assertEntry(path);
-    let stream: NodeJS.ReadableStream;
-    try {
-      stream = await this.zip.stream(path);
-    } catch (error) {
-      throw new PackageFormatError(`${this.location}: cannot read ${path}: ${(error as Error).message}`);
+    const entry = this.entry(path);
+    if (entry.size <= WHOLE_ENTRY_LIMIT && entry.compressedSize <= WHOLE_ENTRY_LIMIT) {
+      yield await this.read(path);
+      return;
     }
+    if (entry.method !== STORED && entry.method !== DEFLATED) this.corrupt(entry, `unsupported compression method ${entry.method}`);
+    const start = await this.dataStart(entry);
+    const raw = createReadStream(this.location, { start, end: start + entry.compressedSize - 1, highWaterMark: 256 * 1024 });
+    const data = entry.method === STORED ? raw : raw.pipe(createInflateRaw({ chunkSize: 256 * 1024 }));
+    raw.on('error', (error) => data.destroy(error));
+    let size = 0;
+    let crc = 0;
     try {
-      for await (const chunk of stream) yield chunk as Uint8Array;
+      for await (const chunk of data as AsyncIterable<Buffer>) {
+        size += chunk.length;
+        if (size > entry.size) this.corrupt(entry, 'inflates beyond its declared size');
+        crc = crc32(chunk, crc);
+        yield chunk;
+      }
     } catch (error) {
-      throw new PackageFormatError(`${this.location}: corrupt entry ${path}: ${(error as Error).message}`);
+      if (error instanceof PackageFormatError) throw error;
+      this.corrupt(entry, (error as Error).message);
+    } finally {
+      raw.destroy();
     }
+    this.verify(entry, size, crc);
   }
 
   async close(): Promise<void> {
-    await this.zip.close();
+    await this.file.close();
   }
 
-  private assertEntry(path: string): void {
-    if (!this.names.has(path)) throw new SourceNotFoundError(`${this.location}: no entry ${path}`);
+  private entry(path: string): CentralEntry {
+    const entry = this.byPath.get(path);
+    if (!entry) throw new SourceNotFoundError(`${this.location}: no entry ${path}`);
+    return entry;
   }
+
+  /** Data starts after the local header, whose name and extra lengths may differ from the central ones. */
+  private async dataStart(entry: CentralEntry): Promise<number> {
+    const header = Buffer.alloc(LOCAL_HEADER);
+    await this.readFully(header, entry.offset);
+    if (header.readUInt32LE(0) !== 0x04034b50) this.corrupt(entry, 'bad local header signature');
+    return entry.offset + LOCAL_HEADER + header.readUInt16LE(26) + header.readUInt16LE(28);
+  }
+
+  private async readFully(buffer: Buffer, position: number): Promise<void> {
+    let done = 0;
+    while (done < buffer.length) {
+      const { bytesRead } = await this.file.read(buffer, done, buffer.length - done, position + done);
+      if (bytesRead === 0) throw new PackageFormatError(`${this.location} is truncated`);
+      done += bytesRead;
+    }
+  }
+
+  private verify(entry: CentralEntry, size: number, crc: number): void {
+    if (size !== entry.size) this.corrupt(entry, `size ${size} differs from the declared ${entry.size}`);
+    if (crc !== entry.crc) this.corrupt(entry, 'CRC-32 mismatch');
+  }
+
+  private corrupt(entry: CentralEntry, reason: string): never {
+    throw new PackageFormatError(`${this.location}: corrupt entry ${entry.name}: ${reason}`);
+  }
+}
+
+/** Every central directory record, duplicates included (node-stream-zip keys its map by name). */
+async function readCentralDirectory(location: string): Promise<CentralEntry[]> {
+  const zip = new StreamZip.async({ file: location, skipEntryNameValidation: true });
+  const seen: CentralEntry[] = [];
+  zip.on('entry', (entry: CentralEntry) => seen.push(entry));
+  try {
+    await zip.entries();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new SourceNotFoundError(`package file not found: ${location}`);
+    if (code === 'EISDIR') throw new PackageFormatError(`${location} is a directory, not a .cap archive`);
+    throw new PackageFormatError(`${location} is not a ZIP archive (${(error as Error).message})`);
+  } finally {
+    await zip.close().catch(() => undefined);
+  }
+  const unique = new Set<string>();
+  const duplicates = sortPaths(new Set(seen.map((entry) => entry.name).filter((name) => unique.size === unique.add(name).size)));
+  if (duplicates.length > 0) throw new IntegrityError(`${location} has duplicate entry names: ${duplicates.join(', ')}`, { mismatched: duplicates, missing: [], uncovered: [] });
+  return seen;
 }

@@ -5,6 +5,8 @@ import { SourceNotFoundError, UnsafeEntryError } from '../../domain/errors.js';
 import { sortPaths } from '../../domain/package/package-paths.js';
 import type { PackageEntry, PackageSource } from '../../application/ports/package-source.js';
 
+const SMALL_FILE = 1024 * 1024;
+
 /** Version-control folders are never part of a package. */
 const SKIPPED_DIRECTORIES = new Set(['.git', '.hg', '.svn']);
 
@@ -44,6 +46,9 @@ export class DirectoryPackageSource implements PackageSource {
   }
 
   stream(path: string): AsyncIterable<Uint8Array> {
+    const entry = this.byPath.get(path);
+    // A read stream allocates its whole buffer even for a tiny file; small files are read in one go.
+    if (entry && entry.size <= SMALL_FILE) return once(readFile(entry.file));
     return createReadStream(this.file(path), { highWaterMark: 256 * 1024 });
   }
 
@@ -84,4 +89,8 @@ async function walkLinked(root: string, target: string, linkPath: string, found:
     if (!entry.file.startsWith(root + sep)) throw new UnsafeEntryError(`${linkPath}/${entry.path}`, 'symbolic link points outside the package');
     found.push({ ...entry, path: `${linkPath}/${entry.path}` });
   }
+}
+
+async function* once(bytes: Promise<Uint8Array>): AsyncIterable<Uint8Array> {
+  yield await bytes;
 }

@@ -1,6 +1,6 @@
 import { UnsafeEntryError } from '../../domain/errors.js';
 import { isCoveredByChecksums, securityDocument, type DigitalSignatures } from '../../domain/integrity/security.js';
-import { isCompressedMedia } from '../../domain/package/media-types.js';
+import { isCompressedMedia, looksIncompressible } from '../../domain/package/media-types.js';
 import { SECURITY_FILE, comparePaths, unsafePathReason } from '../../domain/package/package-paths.js';
 import type { ArchiveWriter } from '../ports/archive-writer.js';
 import type { Hasher } from '../ports/hasher.js';
@@ -11,7 +11,13 @@ export interface PackFile {
   path: string;
   /** Bytes, or a way to stream them when the entry's turn comes. */
   data: Uint8Array | (() => AsyncIterable<Uint8Array>);
+  /** When known, small files are read ahead of their turn so reads overlap. */
+  size?: number;
 }
+
+/** Small files read ahead of the one being written: reads overlap with compression and hashing. */
+const READ_AHEAD_FILES = 32;
+const READ_AHEAD_MAX_SIZE = 1024 * 1024;
 
 export interface PackTarget {
   directory: string;
@@ -48,14 +54,19 @@ export class PackPipeline {
     const sink = await this.writer.create(target.directory, target.fileName, { overwrite: target.overwrite });
     try {
       const checksums: Record<string, string> = {};
-      for (const file of ordered) {
-        const store = isCompressedMedia(file.path);
-        if (file.data instanceof Uint8Array) {
-          await sink.add(file.path, file.data, { store });
+      const ahead = readAhead(ordered);
+      for (const [index, file] of ordered.entries()) {
+        const prefetched = await ahead(index);
+        if (prefetched) {
+          await sink.add(file.path, prefetched, { store: shouldStore(file.path, prefetched) });
+          checksums[file.path] = this.hasher.sha256(prefetched);
+        } else if (file.data instanceof Uint8Array) {
+          await sink.add(file.path, file.data, { store: shouldStore(file.path, file.data) });
           checksums[file.path] = this.hasher.sha256(file.data);
         } else {
           const hash = this.hasher.createSha256();
-          await sink.add(file.path, tap(file.data(), (chunk) => hash.update(chunk)), { store });
+          const { first, rest } = await peek(file.data());
+          await sink.add(file.path, tap(rest, (chunk) => hash.update(chunk)), { store: shouldStore(file.path, first) });
           checksums[file.path] = hash.digest();
         }
       }
@@ -68,4 +79,61 @@ export class PackPipeline {
       throw error;
     }
   }
+}
+
+/** Deflating bytes that are already compressed (by extension or by measure) costs time and saves nothing. */
+function shouldStore(path: string, sample: Uint8Array): boolean {
+  return isCompressedMedia(path) || looksIncompressible(sample);
+}
+
+/** The first chunk of a stream, and the whole stream again. */
+async function peek(stream: AsyncIterable<Uint8Array>): Promise<{ first: Uint8Array; rest: AsyncIterable<Uint8Array> }> {
+  const iterator = stream[Symbol.asyncIterator]();
+  const head = await iterator.next();
+  const first = head.done ? new Uint8Array() : head.value;
+  async function* rest(): AsyncIterable<Uint8Array> {
+    if (!head.done) yield head.value;
+    for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
+  }
+  return { first, rest: rest() };
+}
+
+/**
+ * Starts reading the small files up to READ_AHEAD_FILES ahead of the current one, so
+ * at most that many small files are held in memory at once.
+ */
+function readAhead(files: readonly PackFile[]): (index: number) => Promise<Uint8Array | undefined> {
+  const started = new Map<number, Promise<Uint8Array>>();
+  let next = 0;
+  const small = (file: PackFile) => typeof file.data === 'function' && file.size !== undefined && file.size <= READ_AHEAD_MAX_SIZE;
+  return async (index) => {
+    for (; next < files.length && next <= index + READ_AHEAD_FILES; next++) {
+      const file = files[next]!;
+      if (small(file)) {
+        const read = collect((file.data as () => AsyncIterable<Uint8Array>)());
+        read.catch(() => undefined);
+        started.set(next, read);
+      }
+    }
+    const read = started.get(index);
+    started.delete(index);
+    return read;
+  };
+}
+
+async function collect(stream: AsyncIterable<Uint8Array>): Promise<Uint8Array> {
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  for await (const chunk of stream) {
+    chunks.push(chunk);
+    length += chunk.length;
+  }
+  if (chunks.length === 1) return chunks[0]!;
+  const bytes = new Uint8Array(length);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return bytes;
 }

@@ -34,7 +34,7 @@ export class PackPackage {
       const files: PackFile[] = source
         .entries()
         .filter(({ path }) => path !== SECURITY_FILE && !isSigningArtifact(path))
-        .map(({ path }) => ({ path, data: () => source.stream(path) }));
+        .map(({ path, size }) => ({ path, size, data: () => source.stream(path) }));
       const generated: string[] = [];
       if (model.manifestGenerated) {
         files.push({ path: MANIFEST_FILE, data: toJsonBytes(model.manifest) });

@@ -77,3 +77,22 @@ function looksLikeText(bytes: Uint8Array): boolean {
   }
   return true;
 }
+
+/**
+ * Whether a sample of a file's bytes looks incompressible: Shannon entropy above
+ * 7.5 bits per byte (text sits near 4.5, compressed or random data near 8).
+ * Deterministic, so packs stay reproducible.
+ */
+export function looksIncompressible(sample: Uint8Array): boolean {
+  const length = Math.min(sample.length, 4096);
+  if (length < 512) return false;
+  const counts = new Uint32Array(256);
+  for (let i = 0; i < length; i++) counts[sample[i]!]!++;
+  let entropy = 0;
+  for (const count of counts) {
+    if (count === 0) continue;
+    const p = count / length;
+    entropy -= p * Math.log2(p);
+  }
+  return entropy > 7.5;
+}
