@@ -24,6 +24,8 @@ interface CentralEntry {
   crc: number;
   isDirectory: boolean;
   encrypted: boolean;
+  fnameLen: number;
+  extraLen: number;
 }
 
 /**
@@ -76,8 +78,7 @@ export class ZipPackageSource implements PackageSource {
       for await (const chunk of this.stream(path)) chunks.push(chunk);
       return Buffer.concat(chunks);
     }
-    const raw = Buffer.allocUnsafe(entry.compressedSize);
-    await this.readFully(raw, await this.dataStart(entry));
+    const raw = await this.readRaw(entry);
     let data: Buffer;
     if (entry.method === STORED) data = raw;
     else if (entry.method === DEFLATED) data = await inflate(raw, { maxOutputLength: Math.max(entry.size, 1) }).catch((error: Error) => this.corrupt(entry, error.message));
@@ -125,6 +126,22 @@ export class ZipPackageSource implements PackageSource {
     return entry;
   }
 
+  /**
+   * The compressed bytes, with the local header, in one read: the local header's
+   * extra field usually has the central one's length, and a second read covers it
+   * when it does not.
+   */
+  private async readRaw(entry: CentralEntry): Promise<Buffer> {
+    const guess = Buffer.allocUnsafe(LOCAL_HEADER + entry.fnameLen + entry.extraLen + entry.compressedSize);
+    const { bytesRead } = await this.file.read(guess, 0, guess.length, entry.offset);
+    if (bytesRead < LOCAL_HEADER || guess.readUInt32LE(0) !== 0x04034b50) this.corrupt(entry, 'bad local header');
+    const skip = LOCAL_HEADER + guess.readUInt16LE(26) + guess.readUInt16LE(28);
+    if (skip + entry.compressedSize <= bytesRead) return guess.subarray(skip, skip + entry.compressedSize);
+    const raw = Buffer.allocUnsafe(entry.compressedSize);
+    await this.readFully(raw, entry.offset + skip);
+    return raw;
+  }
+
   /** Data starts after the local header, whose name and extra lengths may differ from the central ones. */
   private async dataStart(entry: CentralEntry): Promise<number> {
     const header = Buffer.alloc(LOCAL_HEADER);
@@ -156,7 +173,7 @@ export class ZipPackageSource implements PackageSource {
 async function readCentralDirectory(location: string): Promise<CentralEntry[]> {
   const zip = new StreamZip.async({ file: location, skipEntryNameValidation: true });
   const seen: CentralEntry[] = [];
-  zip.on('entry', (entry: CentralEntry) => seen.push(entry));
+  zip.on('entry', (entry) => seen.push(entry as unknown as CentralEntry));
   try {
     await zip.entries();
   } catch (error) {
