@@ -15,6 +15,7 @@ import { NodeHasher } from '../adapters/crypto/node-hasher.js';
 import { FsDirectoryWriter } from '../adapters/fs/fs-directory-writer.js';
 import { AjvSchemaValidator } from '../adapters/schema/ajv-schema-validator.js';
 import { LocalPackageOpener } from './local-package-opener.js';
+import { EntryDigester } from '../application/integrity/entry-digester.js';
 
 /** Adapter instances to use instead of the production ones, keyed by port token. */
 export type PortOverrides = Partial<Record<(typeof TOKENS)[keyof typeof TOKENS], unknown>>;
@@ -36,10 +37,11 @@ export function createContainer(overrides: PortOverrides = {}): Container {
   port<DirectoryWriter>(TOKENS.DirectoryWriter, () => new FsDirectoryWriter());
 
   const get = <T>(id: ServiceIdentifier<T>) => container.get<T>(id);
+  container.bind(EntryDigester).toDynamicValue(() => new EntryDigester(get(TOKENS.Hasher)));
   container.bind(PackPipeline).toDynamicValue(() => new PackPipeline(get(TOKENS.ArchiveWriter), get(TOKENS.Hasher)));
   container.bind(PackPackage).toDynamicValue(() => new PackPackage(get(TOKENS.PackageOpener), get(PackPipeline)));
   container.bind(UnpackPackage).toDynamicValue(() => new UnpackPackage(get(TOKENS.PackageOpener), get(TOKENS.DirectoryWriter), get(TOKENS.Hasher)));
-  container.bind(ValidatePackage).toDynamicValue(() => new ValidatePackage(get(TOKENS.PackageOpener), get(TOKENS.Hasher), get(TOKENS.SchemaValidator)));
+  container.bind(ValidatePackage).toDynamicValue(() => new ValidatePackage(get(TOKENS.PackageOpener), get(EntryDigester), get(TOKENS.SchemaValidator)));
   container.bind(InspectPackage).toDynamicValue(() => new InspectPackage(get(TOKENS.PackageOpener)));
   return container;
 }

@@ -18,7 +18,7 @@ export async function digestEntries(
   hasher: Hasher,
   paths: readonly string[],
   observe?: (path: string) => ChunkObserver | undefined,
-  concurrency = 6,
+  concurrency = 8,
 ): Promise<Map<string, string>> {
   const digests = new Map<string, string>();
   let next = 0;

@@ -1,6 +1,5 @@
 import { PackageError } from '../../domain/errors.js';
 import { compareChecksums, describeIntegrity, normalizeSecurity, type Security } from '../../domain/integrity/security.js';
-import { findExternalReferences } from '../../domain/validation/external-references.js';
 import { checkResult, validationReport, type CheckResult, type ValidationReport } from '../../domain/validation/check-report.js';
 import { duplicateRoutePaths, manifestErrors, routeErrors, storageFileErrors } from '../../domain/validation/package-checks.js';
 import { generateManifest, normalizeManifest, type Manifest } from '../../domain/package/manifest.js';
@@ -9,9 +8,9 @@ import { normalizeMetadata, type Metadata } from '../../domain/package/metadata.
 import { MANIFEST_FILE, METADATA_FILE, ROUTES_FILE, SECURITY_FILE, STORAGE_FILE, isContentPath } from '../../domain/package/package-paths.js';
 import { generateRoutes, normalizeRoutes, type Routes } from '../../domain/package/routes.js';
 import { normalizeStorage, type Storage } from '../../domain/package/storage.js';
-import { coveredPaths, digestEntries, type ChunkObserver } from '../integrity/digest-entries.js';
+import { coveredPaths } from '../integrity/digest-entries.js';
+import type { EntryDigester } from '../integrity/entry-digester.js';
 import { readDocument } from '../package/package-reader.js';
-import type { Hasher } from '../ports/hasher.js';
 import type { PackageOpener, PackageSource } from '../ports/package-source.js';
 import type { SchemaValidator } from '../ports/schema-validator.js';
 
@@ -25,7 +24,7 @@ type Parsed<T> = { value: T } | { error: string } | { absent: true };
 export class ValidatePackage {
   constructor(
     private readonly opener: PackageOpener,
-    private readonly hasher: Hasher,
+    private readonly digester: EntryDigester,
     private readonly schemas: SchemaValidator,
   ) {}
 
@@ -132,24 +131,11 @@ export class ValidatePackage {
 
   /** One pass over the package: hashes every covered file and scans content text for external references. */
   private async readEverything(source: PackageSource, manifest: Manifest, hashing: boolean): Promise<{ digests: Map<string, string>; references: string[] }> {
-    const references: string[] = [];
-    const scanned = (path: string) => isContentPath(path) && isTextType(manifest[path]?.type ?? detectType(path));
-    const scanner = (path: string): ChunkObserver | undefined => {
-      if (!scanned(path)) return undefined;
-      const decoder = new TextDecoder();
-      let text = '';
-      return {
-        update: (chunk) => (text += decoder.decode(chunk, { stream: true })),
-        end: () => {
-          text += decoder.decode();
-          for (const reference of findExternalReferences(text)) references.push(`${path}:${reference.line}: external reference ${reference.url}`);
-        },
-      };
-    };
-    const paths = hashing ? coveredPaths(source) : source.entries().map((e) => e.path).filter(scanned);
-    const digests = await digestEntries(source, this.hasher, paths, scanner);
-    references.sort();
-    return { digests, references };
+    const scanned = new Set(source.entries().map((e) => e.path).filter((path) => isContentPath(path) && isTextType(manifest[path]?.type ?? detectType(path))));
+    const paths = hashing ? coveredPaths(source) : [...scanned];
+    const { digests, references } = await this.digester.digest(source, paths, scanned);
+    const lines = references.map(({ path, line, url }) => `${path}:${line}: external reference ${url}`);
+    return { digests, references: lines.sort() };
   }
 }
 

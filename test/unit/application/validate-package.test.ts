@@ -1,13 +1,14 @@
 import { describe, expect, it } from '@jest/globals';
 import { NodeHasher } from '../../../src/adapters/crypto/node-hasher.js';
 import { AjvSchemaValidator } from '../../../src/adapters/schema/ajv-schema-validator.js';
+import { EntryDigester } from '../../../src/application/integrity/entry-digester.js';
 import { ValidatePackage } from '../../../src/application/use-cases/validate-package.js';
 import type { CheckName } from '../../../src/domain/validation/check-report.js';
 import { MemoryOpener, demoPackage } from '../../support/memory-opener.js';
 
 const hasher = new NodeHasher();
 const validate = async (files: Record<string, string | Uint8Array>) => {
-  const report = await new ValidatePackage(new MemoryOpener().add('pkg', files), hasher, new AjvSchemaValidator()).execute('pkg');
+  const report = await new ValidatePackage(new MemoryOpener().add('pkg', files), new EntryDigester(hasher), new AjvSchemaValidator()).execute('pkg');
   const check = (name: CheckName) => report.checks.find((c) => c.check === name)!;
   return { report, check };
 };
