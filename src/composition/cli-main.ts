@@ -9,6 +9,7 @@ import { PackPackage } from '../application/use-cases/pack-package.js';
 import { UnpackPackage } from '../application/use-cases/unpack-package.js';
 import { ValidatePackage } from '../application/use-cases/validate-package.js';
 import { createContainer } from './container.js';
+import { TOKENS } from '../application/ports/tokens.js';
 
 const { version } = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
 const container = createContainer();
@@ -21,5 +22,6 @@ const status = await runCli(hideBin(process.argv), {
     validate: container.get(ValidatePackage),
     inspect: container.get(InspectPackage),
   },
+  reactor: container.get(TOKENS.ReactorHost),
 });
 process.exitCode = status;

@@ -15,6 +15,14 @@ import { NodeHasher } from '../adapters/crypto/node-hasher.js';
 import { FsDirectoryWriter } from '../adapters/fs/fs-directory-writer.js';
 import { AjvSchemaValidator } from '../adapters/schema/ajv-schema-validator.js';
 import { LocalPackageOpener } from './local-package-opener.js';
+import { HttpReactorHost } from './http-reactor-host.js';
+import { ByteBudget } from '../application/serving/byte-budget.js';
+import { LoadPackage } from '../application/serving/load-package.js';
+import { InProcessVerifier } from '../application/integrity/in-process-verifier.js';
+import type { Clock } from '../application/ports/clock.js';
+import type { PackageVerifier } from '../application/ports/package-verifier.js';
+import type { ReactorHost } from '../application/ports/reactor-host.js';
+import { SystemClock } from '../adapters/system/system-clock.js';
 import { EntryDigester } from '../application/integrity/entry-digester.js';
 
 /** Adapter instances to use instead of the production ones, keyed by port token. */
@@ -36,7 +44,16 @@ export function createContainer(overrides: PortOverrides = {}): Container {
   port<SchemaValidator>(TOKENS.SchemaValidator, () => new AjvSchemaValidator());
   port<DirectoryWriter>(TOKENS.DirectoryWriter, () => new FsDirectoryWriter());
 
+  port<Clock>(TOKENS.Clock, () => new SystemClock());
+  port<PackageVerifier>(TOKENS.PackageVerifier, () => new InProcessVerifier(container.get(TOKENS.Hasher)));
+
   const get = <T>(id: ServiceIdentifier<T>) => container.get<T>(id);
+  /** Memory for file bodies across every mounted package. */
+  container.bind(ByteBudget).toConstantValue(new ByteBudget(64 * 1024 * 1024));
+  container.bind(LoadPackage).toDynamicValue(() => new LoadPackage(get(TOKENS.PackageOpener), get(TOKENS.Hasher), get(ByteBudget)));
+  container.bind<ReactorHost>(TOKENS.ReactorHost).toDynamicValue(
+    () => new HttpReactorHost({ loader: get(LoadPackage), verifier: get(TOKENS.PackageVerifier), hasher: get(TOKENS.Hasher), clock: get(TOKENS.Clock) }),
+  );
   container.bind(EntryDigester).toDynamicValue(() => new EntryDigester(get(TOKENS.Hasher)));
   container.bind(PackPipeline).toDynamicValue(() => new PackPipeline(get(TOKENS.ArchiveWriter), get(TOKENS.Hasher)));
   container.bind(PackPackage).toDynamicValue(() => new PackPackage(get(TOKENS.PackageOpener), get(PackPipeline)));

@@ -114,3 +114,13 @@ export class ChecksumMismatchError extends RegistryError {
 export class FetchError extends RegistryError {
   override readonly code = 'FETCH';
 }
+
+/** A dataset exists but this reactor cannot read or write it (SQLite writes, for one). */
+export class DatasetUnavailableError extends PackageError {
+  readonly code = 'DATASET_UNAVAILABLE';
+}
+
+/** The reactor could not listen: the port is in use or not allowed. */
+export class ListenError extends PackageError {
+  readonly code = 'LISTEN';
+}

@@ -127,6 +127,10 @@ export class ZipPackageSource implements PackageSource {
     this.verify(entry, size, crc);
   }
 
+  archiveBytes(): AsyncIterable<Uint8Array> {
+    return createReadStream(this.location, { highWaterMark: 1024 * 1024 });
+  }
+
   async close(): Promise<void> {
     await this.file.close();
   }

@@ -3,11 +3,14 @@ import { UsageError } from '../../domain/errors.js';
 import type { CliOutput } from './cli-output.js';
 import { reportError } from './error-reporter.js';
 import { packageCommands, type PackageUseCases } from './package-commands.js';
+import { reactorCommands } from './reactor-commands.js';
+import type { ReactorHost } from '../../application/ports/reactor-host.js';
 
 export interface CliDependencies {
   version: string;
   output: CliOutput;
   package: PackageUseCases;
+  reactor: ReactorHost;
 }
 
 /** Runs the `pkg` command line; resolves with the exit status. */
@@ -23,6 +26,7 @@ export async function runCli(args: string[], dependencies: CliDependencies): Pro
     .command('package', 'Work with one package: pack, unpack, validate, info, manifest, routes, metadata, storage', (y) =>
       packageCommands(y, dependencies.package, output, exit),
     )
+    .command('reactor', 'Run the reactor HTTP server: serve', (y) => reactorCommands(y, dependencies.reactor, output))
     .demandCommand(1, 'name a command')
     .strictCommands()
     .strict()

@@ -4,6 +4,7 @@ import { isCompressedMedia, looksIncompressible } from '../../domain/package/med
 import { SECURITY_FILE, comparePaths, unsafePathReason } from '../../domain/package/package-paths.js';
 import type { ArchiveWriter } from '../ports/archive-writer.js';
 import type { Hasher } from '../ports/hasher.js';
+import { collectBytes } from '../shared/bytes.js';
 import { tap } from '../shared/tap.js';
 import { toJsonBytes } from './package-reader.js';
 
@@ -110,7 +111,7 @@ function readAhead(files: readonly PackFile[]): (index: number) => Promise<Uint8
     for (; next < files.length && next <= index + READ_AHEAD_FILES; next++) {
       const file = files[next]!;
       if (small(file)) {
-        const read = collect((file.data as () => AsyncIterable<Uint8Array>)());
+        const read = collectBytes((file.data as () => AsyncIterable<Uint8Array>)());
         read.catch(() => undefined);
         started.set(next, read);
       }
@@ -119,21 +120,4 @@ function readAhead(files: readonly PackFile[]): (index: number) => Promise<Uint8
     started.delete(index);
     return read;
   };
-}
-
-async function collect(stream: AsyncIterable<Uint8Array>): Promise<Uint8Array> {
-  const chunks: Uint8Array[] = [];
-  let length = 0;
-  for await (const chunk of stream) {
-    chunks.push(chunk);
-    length += chunk.length;
-  }
-  if (chunks.length === 1) return chunks[0]!;
-  const bytes = new Uint8Array(length);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return bytes;
 }

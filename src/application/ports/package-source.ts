@@ -14,6 +14,8 @@ export interface PackageSource {
   has(path: string): boolean;
   read(path: string): Promise<Uint8Array>;
   stream(path: string): AsyncIterable<Uint8Array>;
+  /** The archive file's own bytes, for sources that are one (its SHA-256 is the content hash). */
+  archiveBytes?(): AsyncIterable<Uint8Array>;
   close(): Promise<void>;
 }
 

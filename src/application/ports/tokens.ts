@@ -5,4 +5,7 @@ export const TOKENS = {
   Hasher: Symbol.for('Hasher'),
   SchemaValidator: Symbol.for('SchemaValidator'),
   DirectoryWriter: Symbol.for('DirectoryWriter'),
+  PackageVerifier: Symbol.for('PackageVerifier'),
+  Clock: Symbol.for('Clock'),
+  ReactorHost: Symbol.for('ReactorHost'),
 } as const;

@@ -1,0 +1,97 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import type { Argv } from 'yargs';
+import { UsageError } from '../../domain/errors.js';
+import { parseDocument } from '../../domain/package/documents.js';
+import { normalizeMountConfig, parseMountOption } from '../../domain/serving/mount-config.js';
+import type { ReactorHost } from '../../application/ports/reactor-host.js';
+import type { MountRequest } from '../../application/serving/reactor.js';
+import type { CliOutput } from './cli-output.js';
+
+export const DEFAULT_PORT = 8864;
+export const DEFAULT_CACHE_CONTROL = 'public, max-age=31536000';
+
+export function reactorCommands(yargs: Argv, host: ReactorHost, output: CliOutput): Argv {
+  return yargs
+    .command(
+      'serve [sources..]',
+      'Serve packages over HTTP: the first source at /, each further one at /<name>/',
+      (y) =>
+        y
+          .positional('sources', { type: 'string', array: true, default: [], describe: 'package directories or .cap files' })
+          .option('port', { type: 'number', default: DEFAULT_PORT, describe: 'TCP port (0 picks a free one)' })
+          .option('host', { type: 'string', default: '127.0.0.1', describe: 'address to listen on' })
+          .option('workdir', { type: 'string', describe: 'directory for overlays and saved packages (default: a fresh temporary directory, removed at exit)' })
+          .option('cache-control', { type: 'string', default: DEFAULT_CACHE_CONTROL, describe: 'Cache-Control of static resources' })
+          .option('mount', { type: 'string', array: true, default: [], describe: 'PATH=SOURCE, repeatable' })
+          .option('config', { type: 'string', describe: 'mounts file: {"mounts": [{"path", "source", "store"?}]}' })
+          .option('store', { type: 'string', default: process.env.PKG_STORE, defaultDescription: '$PKG_STORE', describe: 'package store directory' })
+          .option('registry', { type: 'string', default: process.env.PKG_REGISTRY, defaultDescription: '$PKG_REGISTRY', describe: 'registry directory or URL' })
+          .option('constraint', { type: 'string', describe: 'semver range for pkg:// sources' })
+          .option('deploy', { type: 'string', default: process.env.PKG_DEPLOY, defaultDescription: '$PKG_DEPLOY', describe: 'deploy.json with secrets and roles' }),
+      async (argv) => {
+        if (!Number.isInteger(argv.port) || argv.port < 0 || argv.port > 65535) throw new UsageError(`--port must be a whole number from 0 to 65535 (got ${argv.port})`);
+        const requests: MountRequest[] = (argv.sources as string[]).map((source) => ({ source }));
+        for (const option of argv.mount as string[]) {
+          const mount = parseMountOption(option);
+          if (!mount) throw new UsageError(`--mount takes PATH=SOURCE with PATH starting with "/" (got ${JSON.stringify(option)})`);
+          requests.push({ prefix: mount.path, source: mount.source });
+        }
+        if (argv.config) requests.push(...(await readMountsFile(argv.config)));
+        if (requests.length === 0) throw new UsageError('nothing to serve: name a package directory or .cap, or use --mount or --config');
+        const temporary = argv.workdir === undefined ? await mkdtemp(resolve(tmpdir(), 'pkg-reactor-')) : undefined;
+        const workdir = resolve(argv.workdir ?? temporary!);
+        const settings = {
+          port: argv.port,
+          host: argv.host,
+          cacheControl: argv['cache-control'],
+          workdir,
+          ...(argv.store ? { store: argv.store } : {}),
+          ...(argv.registry ? { registry: argv.registry } : {}),
+          ...(argv.deploy ? { deploy: argv.deploy } : {}),
+          ...(argv.constraint ? { constraint: argv.constraint } : {}),
+        };
+        let running;
+        try {
+          running = await host.start(requests, settings);
+        } catch (error) {
+          if (temporary) await rm(temporary, { recursive: true, force: true });
+          throw error;
+        }
+        output.out(`Reactor listening on ${running.url}`);
+        const width = Math.max(...running.mounts.map((m) => m.prefix.length));
+        for (const mount of running.mounts) output.out(`  ${mount.prefix.padEnd(width)}  ${mount.name} ${mount.version}  from ${mount.source}  ${running.url}${mount.prefix}`);
+        for (const failure of running.failures) output.err(`warning: not mounted: ${failure.source}: ${(failure.error as Error).name}: ${(failure.error as Error).message}`);
+        output.out(`Workdir: ${workdir}${temporary ? ' (temporary)' : ''}`);
+        await untilSignal();
+        output.out('Shutting down');
+        await running.stop();
+        if (temporary) await rm(temporary, { recursive: true, force: true });
+      },
+    )
+    .demandCommand(1, 'name a reactor command')
+    .strictCommands()
+    .strict();
+}
+
+/** Sources in a mounts file are relative to the file. */
+async function readMountsFile(file: string): Promise<MountRequest[]> {
+  const text = await readFile(file, 'utf8').catch((error: Error) => {
+    throw new UsageError(`cannot read mounts file ${file}: ${error.message}`);
+  });
+  const base = dirname(resolve(file));
+  return normalizeMountConfig(parseDocument(text, file), file).map((mount) => ({ prefix: mount.path, source: isAbsolute(mount.source) ? mount.source : resolve(base, mount.source) }));
+}
+
+function untilSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolveSignal) => {
+    const stop = (signal: NodeJS.Signals) => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolveSignal(signal);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}

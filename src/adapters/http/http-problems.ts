@@ -1,0 +1,56 @@
+import type { ServerResponse } from 'node:http';
+import { DatasetUnavailableError, PackageError } from '../../domain/errors.js';
+
+/** An HTTP answer other than success, with the stable code of the JSON error body. */
+export class HttpProblem extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details?: unknown[],
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+export const notFound = (message = 'not found') => new HttpProblem(404, 'NOT_FOUND', message);
+export const methodNotAllowed = (allow: string) => new HttpProblem(405, 'METHOD_NOT_ALLOWED', `method not allowed; allowed: ${allow}`, undefined, { Allow: allow });
+export const badRequest = (code: string, message: string) => new HttpProblem(400, code, message);
+
+/**
+ * The http adapter's one error-to-status map. Anything it does not know is a 500 whose
+ * body names no internals: the detail goes to the server's stderr, never to the client.
+ */
+export function problemOf(error: unknown): HttpProblem {
+  if (error instanceof HttpProblem) return error;
+  if (error instanceof DatasetUnavailableError) return new HttpProblem(501, error.code, error.message);
+  if (error instanceof PackageError) return new HttpProblem(500, error.code, error.message);
+  const status = (error as { status?: unknown; statusCode?: unknown }).status ?? (error as { statusCode?: unknown }).statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    const type = (error as { type?: string }).type;
+    if (type === 'entity.too.large') return new HttpProblem(413, 'BODY_TOO_LARGE', 'request body too large');
+    if (type === 'entity.parse.failed') return new HttpProblem(400, 'MALFORMED_JSON', `malformed JSON body: ${(error as Error).message}`);
+    return new HttpProblem(status, 'BAD_REQUEST', (error as Error).message);
+  }
+  process.stderr.write(`reactor: unexpected error: ${(error as Error)?.stack ?? String(error)}\n`);
+  return new HttpProblem(500, 'INTERNAL', 'internal error');
+}
+
+/** Writes the JSON error body of DECISIONS.md: `{"error": {"code", "message", "details"?}}`. */
+export function sendProblem(response: ServerResponse, error: unknown): void {
+  const problem = problemOf(error);
+  if (response.headersSent) {
+    response.destroy();
+    return;
+  }
+  const body = JSON.stringify({ error: { code: problem.code, message: problem.message, ...(problem.details ? { details: problem.details } : {}) } });
+  response.writeHead(problem.status, { ...problem.headers, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store' });
+  response.end(body);
+}
+
+export function sendJson(response: ServerResponse, status: number, value: unknown, headers: Record<string, string | number> = {}): void {
+  const body = JSON.stringify(value);
+  response.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store', ...headers });
+  response.end(body);
+}

@@ -1,0 +1,85 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { normalizeRequestPath } from '../../domain/serving/request-path.js';
+import type { Reactor } from '../../application/serving/reactor.js';
+import { createExpressApp, pathOf } from './express-app.js';
+import { sendProblem } from './http-problems.js';
+import { LineSink } from './line-sink.js';
+import { writeStatic } from './static-responder.js';
+
+/** Paths the reactor itself answers at any mount: never looked up as content. */
+const REACTOR_PATHS = /^\/(api\/v1\/introspect\/|introspect\/|package\/|auth\/)/;
+
+/**
+ * The reactor's HTTP front door. Static GET/HEAD hits are answered here, straight from
+ * the route and layer lookups with precomputed headers; every other request goes to
+ * the express app. Both share the access log and the metrics.
+ */
+export class ReactorServer {
+  private readonly app;
+  private readonly server: Server;
+  private readonly sink: LineSink;
+
+  constructor(
+    private readonly reactor: Reactor,
+    options: { log?: (text: string) => void; quiet?: boolean } = {},
+  ) {
+    this.app = createExpressApp(reactor);
+    this.sink = new LineSink(options.quiet ? () => undefined : options.log);
+    this.server = createServer({ maxHeaderSize: 16 * 1024, requestTimeout: 60_000 }, (request, response) => this.handle(request, response));
+    this.server.keepAliveTimeout = 65_000;
+  }
+
+  private handle(request: IncomingMessage, response: ServerResponse): void {
+    const method = request.method ?? 'GET';
+    const url = request.url ?? '/';
+    response.once('finish', () => this.sink.push(this.reactor.log.record(method, pathOf(url), response.statusCode, new Date())));
+    if ((method === 'GET' || method === 'HEAD') && !REACTOR_PATHS.test(url)) {
+      const served = this.serveStatic(request, response, url);
+      if (served === true) return;
+      if (served) {
+        served.then(
+          (done) => done || this.app(request, response),
+          (error) => sendProblem(response, error),
+        );
+        return;
+      }
+    }
+    this.app(request, response);
+  }
+
+  /** true when answered, false when express should answer, a promise when the lookup is not cached yet. */
+  private serveStatic(request: IncomingMessage, response: ServerResponse, url: string): boolean | Promise<boolean> {
+    const parsed = normalizeRequestPath(pathOf(url));
+    if (!parsed.ok) return false;
+    const match = this.reactor.mounts.match(parsed.path);
+    if (!match) return false;
+    const cached = match.mount.pkg.cached(match.path);
+    if (cached) return cached.kind === 'hit' ? this.write(request, response, cached.response) : false;
+    return match.mount.pkg.lookup(match.path).then((found) => (found.kind === 'hit' ? this.write(request, response, found.response) : false));
+  }
+
+  private write(request: IncomingMessage, response: ServerResponse, found: Parameters<typeof writeStatic>[2]): true {
+    const writing = writeStatic(request, response, found);
+    if (writing) writing.catch((error) => sendProblem(response, error));
+    return true;
+  }
+
+  listen(port: number, host: string): Promise<AddressInfo> {
+    return new Promise((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(port, host, () => {
+        this.server.off('error', reject);
+        resolve(this.server.address() as AddressInfo);
+      });
+    });
+  }
+
+  async close(): Promise<void> {
+    await new Promise<void>((resolve) => {
+      this.server.close(() => resolve());
+      this.server.closeAllConnections();
+    });
+    this.sink.flush();
+  }
+}

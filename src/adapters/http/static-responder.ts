@@ -1,0 +1,75 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { StaticResponse } from '../../application/serving/served-package.js';
+
+/** Full-response headers, flattened once per response object and reused on every hit. */
+const flattened = new WeakMap<StaticResponse, string[]>();
+
+function fullHeaders(response: StaticResponse): string[] {
+  let headers = flattened.get(response);
+  if (!headers) {
+    headers = response.headers.flat();
+    headers.push('Content-Length', String(response.size));
+    flattened.set(response, headers);
+  }
+  return headers;
+}
+
+/**
+ * Writes a static response: 304 for a matching If-None-Match, 206/416 for a single byte
+ * range, HEAD without a body, bytes from memory when held, else streamed.
+ */
+export function writeStatic(request: IncomingMessage, response: ServerResponse, found: StaticResponse): void | Promise<void> {
+  const ifNoneMatch = request.headers['if-none-match'];
+  if (ifNoneMatch !== undefined && etagMatches(ifNoneMatch, found.etag)) {
+    response.writeHead(304, found.headers.filter(([name]) => name !== 'Content-Type').flat());
+    response.end();
+    return;
+  }
+  const range = request.headers.range;
+  if (range !== undefined && (request.headers['if-range'] === undefined || request.headers['if-range'] === found.etag)) {
+    const parsed = parseRange(range, found.size);
+    if (parsed === 'unsatisfiable') {
+      response.writeHead(416, { 'Content-Range': `bytes */${found.size}`, 'Content-Type': 'application/json; charset=utf-8' });
+      response.end(JSON.stringify({ error: { code: 'RANGE_NOT_SATISFIABLE', message: `range ${range} is outside 0-${found.size - 1}` } }));
+      return;
+    }
+    if (parsed) {
+      const [start, end] = parsed;
+      response.writeHead(206, [...found.headers.flat(), 'Content-Length', String(end - start + 1), 'Content-Range', `bytes ${start}-${end}/${found.size}`]);
+      if (request.method === 'HEAD') return void response.end();
+      if (found.body) return void response.end(found.body.subarray(start, end + 1));
+      return pipeline(Readable.from(found.stream(start, end)), response);
+    }
+  }
+  response.writeHead(200, fullHeaders(found));
+  if (request.method === 'HEAD') return void response.end();
+  if (found.body) return void response.end(found.body);
+  if (found.size === 0) return void response.end();
+  return pipeline(Readable.from(found.stream(0, found.size - 1)), response);
+}
+
+function etagMatches(header: string, etag: string): boolean {
+  if (header.trim() === '*') return true;
+  return header.split(',').some((candidate) => candidate.trim().replace(/^W\//, '') === etag);
+}
+
+/** One `bytes=` range; several ranges are answered with the whole body (RFC 9110 allows it). */
+export function parseRange(header: string, size: number): [number, number] | 'unsatisfiable' | undefined {
+  const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!match || (match[1] === '' && match[2] === '')) return undefined;
+  let start: number;
+  let end: number;
+  if (match[1] === '') {
+    const suffix = Number(match[2]);
+    if (suffix === 0) return 'unsatisfiable';
+    start = Math.max(0, size - suffix);
+    end = size - 1;
+  } else {
+    start = Number(match[1]);
+    end = match[2] === '' ? size - 1 : Math.min(Number(match[2]), size - 1);
+  }
+  if (start >= size || start > end) return 'unsatisfiable';
+  return [start, end];
+}

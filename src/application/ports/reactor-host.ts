@@ -1,0 +1,23 @@
+import type { MountFailure, MountRequest, ReactorSettings } from '../serving/reactor.js';
+
+export interface MountedPackage {
+  prefix: string;
+  source: string;
+  name: string;
+  version: string;
+}
+
+export interface RunningReactor {
+  /** `http://host:port` the reactor listens on. */
+  url: string;
+  port: number;
+  mounts: MountedPackage[];
+  failures: MountFailure[];
+  /** Stops listening, closes every mount and removes the reactor's temporary files. */
+  stop(): Promise<void>;
+}
+
+/** Starts a reactor over HTTP: the CLI's serve command and package tests both use it. */
+export interface ReactorHost {
+  start(requests: MountRequest[], settings: ReactorSettings, options?: { quiet?: boolean }): Promise<RunningReactor>;
+}

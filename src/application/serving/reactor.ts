@@ -1,0 +1,254 @@
+import { MountConflictError, PackageError, UsageError } from '../../domain/errors.js';
+import { canonicalChecksumJson, describeIntegrity, isIntact } from '../../domain/integrity/security.js';
+import { isAuthenticationEnabled } from '../../domain/package/authentication.js';
+import { MountTable, normalizePrefix } from '../../domain/serving/mount-table.js';
+import { coveredPaths, digestEntries } from '../integrity/digest-entries.js';
+import type { Clock } from '../ports/clock.js';
+import type { Hasher } from '../ports/hasher.js';
+import type { PackageVerifier } from '../ports/package-verifier.js';
+import { DatasetCatalog } from './dataset-catalog.js';
+import type { LoadPackage } from './load-package.js';
+import { RequestLog } from './request-log.js';
+import type { ServedPackage } from './served-package.js';
+
+export interface MountRequest {
+  /** Explicit mount point; positional sources get theirs from their order and name. */
+  prefix?: string;
+  source: string;
+}
+
+export interface ReactorSettings {
+  port: number;
+  host: string;
+  cacheControl: string;
+  workdir: string;
+  store?: string;
+  registry?: string;
+  deploy?: string;
+  constraint?: string;
+}
+
+export interface Mount {
+  prefix: string;
+  location: string;
+  pkg: ServedPackage;
+  datasets: DatasetCatalog;
+}
+
+export interface MountFailure {
+  source: string;
+  error: unknown;
+}
+
+export interface Validity {
+  package: string;
+  valid: boolean;
+  lastChecked: string;
+  reason?: string[];
+  signed: boolean;
+  encrypted: boolean;
+  signatureValid?: boolean;
+}
+
+export interface ReactorDependencies {
+  loader: LoadPackage;
+  verifier: PackageVerifier;
+  hasher: Hasher;
+  clock: Clock;
+}
+
+/**
+ * The reactor's state: its mounts (matched by longest prefix), its request log and
+ * metrics, and the introspection reports SPEC.md defines, aggregated across mounts.
+ */
+export class Reactor {
+  readonly log = new RequestLog();
+  readonly mounts = new MountTable<Mount>();
+  private readonly ordered: Mount[] = [];
+  private readonly startedAt: Date;
+  private readonly contentHashes = new Map<Mount, Promise<string>>();
+  private readonly validations = new Map<Mount, Promise<Validity>>();
+
+  private constructor(
+    readonly settings: ReactorSettings,
+    private readonly dependencies: ReactorDependencies,
+  ) {
+    this.startedAt = dependencies.clock.now();
+  }
+
+  /**
+   * Loads every source and mounts it: the first positional source at `/`, each further
+   * one at `/<metadata.name>/`. A source that fails to load is reported and left out;
+   * when none loads, the first failure is thrown. Two mounts on one prefix always stop
+   * start-up with MountConflictError.
+   */
+  static async start(requests: MountRequest[], settings: ReactorSettings, dependencies: ReactorDependencies): Promise<{ reactor: Reactor; failures: MountFailure[] }> {
+    const reactor = new Reactor(settings, dependencies);
+    const failures: MountFailure[] = [];
+    let positional = 0;
+    try {
+      for (const request of requests) {
+        const first = request.prefix === undefined && positional++ === 0;
+        let pkg: ServedPackage;
+        try {
+          pkg = await dependencies.loader.execute(request.source, { cacheControl: settings.cacheControl });
+        } catch (error) {
+          if (!(error instanceof PackageError)) throw error;
+          failures.push({ source: request.source, error });
+          continue;
+        }
+        const prefix = normalizePrefix(request.prefix ?? (first ? '/' : pkg.name));
+        try {
+          const datasets = await DatasetCatalog.load(pkg.source, pkg.model.storage?.dataSets ?? {});
+          reactor.mount({ prefix, location: request.source, pkg, datasets });
+        } catch (error) {
+          await pkg.source.close();
+          if (error instanceof MountConflictError || !(error instanceof PackageError)) throw error;
+          failures.push({ source: request.source, error });
+        }
+      }
+    } catch (error) {
+      await reactor.close();
+      throw error;
+    }
+    if (reactor.ordered.length === 0) {
+      await reactor.close();
+      throw failures[0]?.error ?? new UsageError('nothing to serve: name a package directory or .cap, or use --mount or --config');
+    }
+    return { reactor, failures };
+  }
+
+  private mount(mount: Mount): void {
+    this.mounts.add(mount.prefix, mount, (m) => `${m.location} (${m.pkg.name})`);
+    this.ordered.push(mount);
+  }
+
+  all(): readonly Mount[] {
+    return this.ordered;
+  }
+
+  byName(name: string): Mount | undefined {
+    return this.ordered.find((mount) => mount.pkg.name === name);
+  }
+
+  uptime(): number {
+    return Math.floor((this.dependencies.clock.now().getTime() - this.startedAt.getTime()) / 1000);
+  }
+
+  status(): { status: 'running'; uptime: number; packagesLoaded: number } {
+    return { status: 'running', uptime: this.uptime(), packagesLoaded: this.ordered.length };
+  }
+
+  config(): { port: number; storeDir: string | null; cacheControl: string; authEnabled: boolean; registry: string | null } {
+    return {
+      port: this.settings.port,
+      storeDir: this.settings.store ?? null,
+      cacheControl: this.settings.cacheControl,
+      authEnabled: this.authEnabled(),
+      registry: this.settings.registry === undefined ? null : redactCredentials(this.settings.registry),
+    };
+  }
+
+  authEnabled(): boolean {
+    return this.ordered.some((mount) => isAuthenticationEnabled(mount.pkg.model.authentication));
+  }
+
+  metrics(): { uptime: number; requestsTotal: number; requestsByStatus: Record<string, number> } {
+    return { uptime: this.uptime(), ...this.log.metrics() };
+  }
+
+  metadataReport(): { packages: Array<{ name: string; version: string; author: string | null; description: string }> } {
+    return { packages: this.ordered.map(({ pkg: { model } }) => ({ name: model.metadata.name, version: model.metadata.version, author: model.metadata.author ?? null, description: model.metadata.description })) };
+  }
+
+  routesReport(): { routes: Array<{ package: string; routes: Array<{ method: string; path: string; requestHeaders?: Record<string, string> }> }> } {
+    return {
+      routes: this.ordered.map((mount) => {
+        const base = mount.prefix.slice(0, -1);
+        const routes: Array<{ method: string; path: string; requestHeaders?: Record<string, string> }> = [];
+        const declared = new Set<string>();
+        for (const [path, target] of mount.pkg.routes.declared()) {
+          if (target.kind === 'moved') continue;
+          declared.add(path);
+          const entry = { method: 'GET', path: base + path, ...(target.route?.requestHeaders ? { requestHeaders: target.route.requestHeaders } : {}) };
+          routes.push(entry);
+        }
+        for (const path of mount.pkg.layers.visiblePaths().sort()) if (!declared.has(`/${path}`)) routes.push({ method: 'GET', path: `${base}/${path}` });
+        return { package: mount.pkg.name, routes };
+      }),
+    };
+  }
+
+  async contentHashesReport(): Promise<{ contentHashes: Array<{ package: string; hash: string }> }> {
+    return { contentHashes: await Promise.all(this.ordered.map(async (mount) => ({ package: mount.pkg.name, hash: await this.contentHash(mount) }))) };
+  }
+
+  /**
+   * `.cap` sources: the SHA-256 of the archive. Directories: the SHA-256 of the compact
+   * sorted-key JSON of the content checksums. Computed once: the base never changes.
+   */
+  contentHash(mount: Mount): Promise<string> {
+    let hash = this.contentHashes.get(mount);
+    if (!hash) {
+      const { source, model } = mount.pkg;
+      const { hasher } = this.dependencies;
+      hash = (async () => {
+        if (source.archiveBytes) {
+          const digest = hasher.createSha256();
+          for await (const chunk of source.archiveBytes()) digest.update(chunk);
+          return digest.digest();
+        }
+        const checksums = model.security?.checksums ?? Object.fromEntries(await digestEntries(source, hasher, coveredPaths(source)));
+        return hasher.sha256(canonicalChecksumJson(checksums));
+      })();
+      this.contentHashes.set(mount, hash);
+    }
+    return hash;
+  }
+
+  async contentValidityReport(): Promise<{ contentValidity: Validity[] }> {
+    return { contentValidity: await Promise.all(this.ordered.map((mount) => this.validity(mount))) };
+  }
+
+  /** Re-verified on every request; concurrent requests for one package share one verification. */
+  validity(mount: Mount): Promise<Validity> {
+    const running = this.validations.get(mount);
+    if (running) return running;
+    const check = this.verify(mount).finally(() => this.validations.delete(mount));
+    this.validations.set(mount, check);
+    return check;
+  }
+
+  private async verify(mount: Mount): Promise<Validity> {
+    const { model, source } = mount.pkg;
+    const signed = model.security?.digitalSignatures !== undefined;
+    const result: Validity = { package: mount.pkg.name, valid: true, lastChecked: '', signed, encrypted: false };
+    if (model.security) {
+      const report = await this.dependencies.verifier.verify(source, model.security);
+      if (!isIntact(report)) {
+        result.valid = false;
+        result.reason = describeIntegrity(report);
+      }
+    }
+    result.lastChecked = this.dependencies.clock.now().toISOString();
+    return result;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.ordered.map((mount) => mount.pkg.source.close().catch(() => undefined)));
+    this.ordered.length = 0;
+  }
+}
+
+/** `https://user:secret@host/x` -> `https://***@host/x`: credentials never leave the reactor. */
+export function redactCredentials(reference: string): string {
+  try {
+    const url = new URL(reference);
+    if (url.username === '' && url.password === '') return reference;
+    url.username = '***';
+    url.password = '';
+    return url.toString();
+  } catch {
+    return reference.replace(/\/\/[^/@\s]*@/, '//***@');
+  }
+}

@@ -1,0 +1,190 @@
+import { CONTENT_DIR, TOMBSTONES_FILE } from '../../domain/package/package-paths.js';
+import type { PackageModel } from '../package/package-reader.js';
+import { LayerStack, emptyLayer, type Layer, type LayerFile } from '../../domain/serving/layer-stack.js';
+import { RouteTable, type RouteTarget } from '../../domain/serving/route-table.js';
+import type { Route } from '../../domain/package/routes.js';
+import type { Hasher } from '../ports/hasher.js';
+import type { PackageSource } from '../ports/package-source.js';
+import type { ByteBudget } from './byte-budget.js';
+import { contentTypeHeader, typeOf } from './content-types.js';
+
+/** Files up to this size are held in memory (within the reactor's byte budget). */
+export const MEMORY_FILE_LIMIT = 1024 * 1024;
+
+export interface ServeOptions {
+  cacheControl: string;
+}
+
+/** A static response, computed once per path and reused until the content changes. */
+export interface StaticResponse {
+  /** Headers other than Content-Length and Content-Range, which depend on the range served. */
+  headers: Array<[string, string]>;
+  etag: string;
+  size: number;
+  /** The whole body when it is in memory. */
+  body?: Uint8Array;
+  /** Streams bytes [start, end] inclusive, for bodies not in memory. */
+  stream(start: number, end: number): AsyncIterable<Uint8Array>;
+}
+
+export type StaticLookup = { kind: 'hit'; response: StaticResponse } | { kind: 'dataset'; dataset: string; route: Route } | { kind: 'miss' };
+
+interface FileState {
+  type: string;
+  sha256?: string;
+  bytes?: Uint8Array;
+}
+
+/**
+ * One package as the reactor serves it: its layer stack, its route table, and the
+ * response for each path, computed on first use and kept. The hot path is two map
+ * lookups; nothing on it parses JSON or touches the disk once a file is in memory.
+ */
+export class ServedPackage {
+  readonly layers: LayerStack;
+  readonly routes: RouteTable;
+  private readonly files = new Map<string, FileState>();
+  private readonly responses = new Map<string, StaticLookup>();
+
+  constructor(
+    readonly source: PackageSource,
+    readonly model: PackageModel,
+    private readonly hasher: Hasher,
+    private readonly budget: ByteBudget,
+    private readonly options: ServeOptions,
+    layers: Layer[],
+    preloaded: ReadonlyMap<string, Uint8Array>,
+    /** SHA-256 per package path, when known at load (from a verified security.json). */
+    private readonly digests: ReadonlyMap<string, string>,
+  ) {
+    this.layers = new LayerStack(layers);
+    this.routes = new RouteTable(model.routes);
+    for (const [key, bytes] of preloaded) this.files.set(key, { type: this.typeOfKey(key), bytes, sha256: digests.get(key) });
+  }
+
+  get name(): string {
+    return this.model.metadata.name;
+  }
+
+  /** The cached answer for a path, when one was computed already: the synchronous hot path. */
+  cached(path: string): StaticLookup | undefined {
+    return this.responses.get(path);
+  }
+
+  async lookup(path: string): Promise<StaticLookup> {
+    const known = this.responses.get(path);
+    if (known) return known;
+    const target: RouteTarget | undefined = this.routes.lookup(path);
+    let result: StaticLookup = { kind: 'miss' };
+    if (target?.kind === 'dataset') result = { kind: 'dataset', dataset: target.dataset, route: target.route };
+    else if (target?.kind === 'content') result = await this.hit(this.layers.resolve(target.contentPath)?.file, target.route);
+    else if (target?.kind === 'file') result = await this.hit(this.packageFile(target.packagePath), target.route);
+    else if (target === undefined) result = await this.hit(this.layers.resolve(RouteTable.mirrored(path))?.file, undefined);
+    this.responses.set(path, result);
+    return result;
+  }
+
+  /** Forgets computed responses: after a write, every path is looked up afresh. */
+  invalidate(): void {
+    this.responses.clear();
+  }
+
+  private packageFile(path: string): LayerFile | undefined {
+    const entry = this.source.entries().find((e) => e.path === path);
+    return entry && { path, size: entry.size, key: path };
+  }
+
+  private async hit(file: LayerFile | undefined, route: Route | undefined): Promise<StaticLookup> {
+    if (!file) return { kind: 'miss' };
+    const state = await this.load(file);
+    const headers = new Map<string, [string, string]>();
+    const set = (name: string, value: string) => headers.set(name.toLowerCase(), [name, value]);
+    set('Content-Type', contentTypeHeader(state.type));
+    if (route?.headers) for (const [name, value] of Object.entries(route.headers)) set(name, value);
+    else set('Cache-Control', this.options.cacheControl);
+    set('Accept-Ranges', 'bytes');
+    for (const [name, value] of Object.entries(route?.responseHeaders ?? {})) set(name, value);
+    const rewrite = route?.responseRewrite;
+    for (const [name, value] of Object.entries(rewrite?.headers ?? {})) set(name, value);
+    if (rewrite?.body !== undefined) {
+      const body = new TextEncoder().encode(rewrite.body);
+      return { kind: 'hit', response: this.response(headers, this.hasher.sha256(body), body, body.length, file) };
+    }
+    return { kind: 'hit', response: this.response(headers, state.sha256!, state.bytes, file.size, file) };
+  }
+
+  private response(headers: Map<string, [string, string]>, sha256: string, body: Uint8Array | undefined, size: number, file: LayerFile): StaticResponse {
+    const etag = `"${sha256}"`;
+    headers.set('etag', ['ETag', etag]);
+    return {
+      headers: [...headers.values()],
+      etag,
+      size,
+      ...(body ? { body } : {}),
+      stream: (start, end) => this.streamRange(file.key, start, end),
+    };
+  }
+
+  /** Type, digest and (when small enough and the budget allows) the bytes of a file. */
+  private async load(file: LayerFile): Promise<FileState> {
+    const known = this.files.get(file.key);
+    if (known && known.sha256 !== undefined) return known;
+    const state: FileState = known ?? { type: this.typeOfKey(file.key), sha256: this.digests.get(file.key) };
+    if (state.bytes === undefined && file.size <= MEMORY_FILE_LIMIT && this.budget.take(file.size)) {
+      state.bytes = await this.source.read(file.key);
+    }
+    if (state.sha256 === undefined) {
+      if (state.bytes) state.sha256 = this.hasher.sha256(state.bytes);
+      else {
+        const hash = this.hasher.createSha256();
+        for await (const chunk of this.source.stream(file.key)) hash.update(chunk);
+        state.sha256 = hash.digest();
+      }
+    }
+    this.files.set(file.key, state);
+    return state;
+  }
+
+  private async *streamRange(key: string, start: number, end: number): AsyncIterable<Uint8Array> {
+    let position = 0;
+    for await (const chunk of this.source.stream(key)) {
+      const chunkEnd = position + chunk.length;
+      if (chunkEnd > start && position <= end) yield chunk.subarray(Math.max(0, start - position), Math.min(chunk.length, end - position + 1));
+      position = chunkEnd;
+      if (position > end) return;
+    }
+  }
+
+  private typeOfKey(key: string): string {
+    return typeOf(this.model.manifest[key]?.type, key);
+  }
+}
+
+/**
+ * The layer stack of a package: its declared layers bottom to top, with content/ at the
+ * bottom when no layer names it, or content/ alone when none are declared.
+ */
+export function packageLayers(source: PackageSource, model: PackageModel, tombstones: ReadonlyMap<string, string[]>): Layer[] {
+  const declared = model.storage?.layers ?? [];
+  const roots = declared.map((layer) => ({ root: layer.path.replace(/\/?$/, '/'), writable: layer.writable, exported: layer.visibility === 'exported' }));
+  if (!roots.some((layer) => layer.root === CONTENT_DIR)) roots.unshift({ root: CONTENT_DIR, writable: false, exported: true });
+  const layers = roots.map(({ root, writable, exported }) => {
+    const layer = emptyLayer(root.slice(0, -1), { writable, exported });
+    for (const path of tombstones.get(root) ?? []) layer.tombstones.add(path);
+    return { root, layer };
+  });
+  for (const entry of source.entries()) {
+    for (const { root, layer } of layers) {
+      if (!entry.path.startsWith(root)) continue;
+      const path = entry.path.slice(root.length);
+      if (path !== TOMBSTONES_FILE) layer.files.set(path, { path, size: entry.size, key: entry.path });
+    }
+  }
+  return layers.map(({ layer }) => layer);
+}
+
+/** The `.pkg-tombstones` file of each layer root that has one. */
+export function tombstoneFiles(model: PackageModel): string[] {
+  const roots = [CONTENT_DIR, ...(model.storage?.layers ?? []).map((layer) => layer.path.replace(/\/?$/, '/'))];
+  return [...new Set(roots)].map((root) => root + TOMBSTONES_FILE);
+}

@@ -1,0 +1,34 @@
+import { ListenError } from '../domain/errors.js';
+import type { ReactorHost, RunningReactor } from '../application/ports/reactor-host.js';
+import { Reactor, type MountRequest, type ReactorDependencies, type ReactorSettings } from '../application/serving/reactor.js';
+import { ReactorServer } from '../adapters/http/reactor-server.js';
+
+/** Loads the mounts, then listens with the http adapter's server. */
+export class HttpReactorHost implements ReactorHost {
+  constructor(private readonly dependencies: ReactorDependencies) {}
+
+  async start(requests: MountRequest[], settings: ReactorSettings, options: { quiet?: boolean } = {}): Promise<RunningReactor> {
+    const { reactor, failures } = await Reactor.start(requests, settings, this.dependencies);
+    const server = new ReactorServer(reactor, { quiet: options.quiet });
+    let port: number;
+    try {
+      port = (await server.listen(settings.port, settings.host)).port;
+    } catch (error) {
+      await reactor.close();
+      const code = (error as NodeJS.ErrnoException).code;
+      const reason = code === 'EADDRINUSE' ? 'is in use' : code === 'EACCES' ? 'is not allowed' : `cannot be used (${(error as Error).message})`;
+      throw new ListenError(`port ${settings.port} on ${settings.host} ${reason}`);
+    }
+    const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
+    return {
+      url: `http://${host}:${port}`,
+      port,
+      mounts: reactor.all().map((mount) => ({ prefix: mount.prefix, source: mount.location, name: mount.pkg.name, version: mount.pkg.model.metadata.version })),
+      failures,
+      stop: async () => {
+        await server.close();
+        await reactor.close();
+      },
+    };
+  }
+}

@@ -1,0 +1,36 @@
+import { ConfigValidationError } from '../errors.js';
+import { isRecord } from '../package/documents.js';
+
+export interface MountEntry {
+  path: string;
+  source: string;
+  store?: string;
+}
+
+/** The `--config` mounts file: `{mounts: [{path, source, store?}]}`. */
+export function normalizeMountConfig(raw: unknown, file: string): MountEntry[] {
+  if (!isRecord(raw) || !Array.isArray(raw.mounts)) throw new ConfigValidationError(file, ['must be an object with a "mounts" array']);
+  const issues: string[] = [];
+  const mounts: MountEntry[] = [];
+  raw.mounts.forEach((item, index) => {
+    if (!isRecord(item) || typeof item.path !== 'string' || !item.path.startsWith('/') || typeof item.source !== 'string' || item.source === '') {
+      issues.push(`mounts[${index}]: needs "path" (starting with "/") and "source"`);
+      return;
+    }
+    if (item.store !== undefined && typeof item.store !== 'string') {
+      issues.push(`mounts[${index}].store: must be a directory path`);
+      return;
+    }
+    mounts.push({ path: item.path, source: item.source, ...(typeof item.store === 'string' ? { store: item.store } : {}) });
+  });
+  if (issues.length > 0) throw new ConfigValidationError(file, issues);
+  return mounts;
+}
+
+/** `--mount PATH=SOURCE`. */
+export function parseMountOption(option: string): MountEntry | undefined {
+  const equals = option.indexOf('=');
+  if (equals <= 0 || equals === option.length - 1) return undefined;
+  const path = option.slice(0, equals);
+  return path.startsWith('/') ? { path, source: option.slice(equals + 1) } : undefined;
+}

@@ -1,0 +1,41 @@
+import { MountConflictError } from '../errors.js';
+
+export interface MountMatch<T> {
+  mount: T;
+  prefix: string;
+  /** The request path below the prefix, starting with "/". */
+  path: string;
+}
+
+/** Normalizes a mount point to `/` or `/a/b/`. */
+export function normalizePrefix(prefix: string): string {
+  const trimmed = prefix.trim().replace(/^\/+|\/+$/g, '');
+  return trimmed === '' ? '/' : `/${trimmed}/`;
+}
+
+/** Mounts matched by the longest prefix on segment boundaries; one prefix, one mount. */
+export class MountTable<T> {
+  private readonly byPrefix = new Map<string, T>();
+  private ordered: string[] = [];
+
+  add(prefix: string, mount: T, describe: (mount: T) => string = String): void {
+    const normalized = normalizePrefix(prefix);
+    const existing = this.byPrefix.get(normalized);
+    if (existing !== undefined) throw new MountConflictError(`two mounts claim the prefix ${normalized}: ${describe(existing)} and ${describe(mount)}`);
+    this.byPrefix.set(normalized, mount);
+    this.ordered = [...this.byPrefix.keys()].sort((a, b) => b.length - a.length);
+  }
+
+  match(path: string): MountMatch<T> | undefined {
+    for (const prefix of this.ordered) {
+      if (prefix === '/') return { mount: this.byPrefix.get(prefix)!, prefix, path };
+      if (path.startsWith(prefix)) return { mount: this.byPrefix.get(prefix)!, prefix, path: path.slice(prefix.length - 1) };
+      if (path === prefix.slice(0, -1)) return { mount: this.byPrefix.get(prefix)!, prefix, path: '/' };
+    }
+    return undefined;
+  }
+
+  entries(): Array<[string, T]> {
+    return [...this.byPrefix.entries()];
+  }
+}

@@ -1,0 +1,30 @@
+export type RequestPath = { ok: true; path: string } | { ok: false; status: 400 | 414; reason: string };
+
+export const MAX_PATH_LENGTH = 4096;
+
+/**
+ * Decodes a request path into the form routes use. Whatever spelling a client uses,
+ * a path that would step outside its root (`..`, `%2e%2e`, an encoded `/`, a
+ * backslash, a NUL byte) is refused here, before any lookup: 400, or 414 when overlong.
+ */
+export function normalizeRequestPath(raw: string): RequestPath {
+  if (raw.length > MAX_PATH_LENGTH) return { ok: false, status: 414, reason: 'request path too long' };
+  if (!raw.startsWith('/')) return { ok: false, status: 400, reason: 'request path must start with "/"' };
+  const segments: string[] = [];
+  const parts = raw.split('/');
+  for (let i = 1; i < parts.length; i++) {
+    let segment: string;
+    try {
+      segment = decodeURIComponent(parts[i]!);
+    } catch {
+      return { ok: false, status: 400, reason: 'malformed percent-encoding in request path' };
+    }
+    if (segment.includes('/')) return { ok: false, status: 400, reason: 'encoded "/" in request path' };
+    if (segment.includes('\\')) return { ok: false, status: 400, reason: 'backslash in request path' };
+    if (segment.includes('\0')) return { ok: false, status: 400, reason: 'NUL byte in request path' };
+    if (segment === '..' || segment === '.') return { ok: false, status: 400, reason: 'dot segment in request path' };
+    if (segment === '' && i < parts.length - 1) continue;
+    segments.push(segment);
+  }
+  return { ok: true, path: '/' + segments.join('/') };
+}

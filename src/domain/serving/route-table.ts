@@ -1,0 +1,52 @@
+import { CONTENT_DIR } from '../package/package-paths.js';
+import type { Route, Routes } from '../package/routes.js';
+
+export type RouteTarget =
+  /** A file of the layered content tree, by its path below content/. */
+  | { kind: 'content'; contentPath: string; route?: Route }
+  /** A package file outside content/, served as it is. */
+  | { kind: 'file'; packagePath: string; route: Route }
+  | { kind: 'dataset'; dataset: string; route: Route }
+  /** A declared path that a `remap` moved elsewhere: it answers 404. */
+  | { kind: 'moved'; route: Route };
+
+/**
+ * Routes resolved once at load into a map for O(1) lookup. routes.json adds aliases
+ * (`/`, extensionless HTML), dataset routes and attributes; beyond them, the URL space
+ * mirrors the visible content, which callers check after the map.
+ */
+export class RouteTable {
+  private readonly byPath = new Map<string, RouteTarget>();
+
+  constructor(routes: Routes) {
+    for (const route of routes.routes) {
+      const served = route.remap ?? route.path;
+      if (route.remap !== undefined && route.remap !== route.path && !this.byPath.has(route.path)) this.byPath.set(route.path, { kind: 'moved', route });
+      if (this.byPath.has(served) && this.byPath.get(served)!.kind !== 'moved') continue;
+      if (route.dataset !== undefined) this.byPath.set(served, { kind: 'dataset', dataset: route.dataset, route });
+      else if (route.resource !== undefined) {
+        this.byPath.set(
+          served,
+          route.resource.startsWith(CONTENT_DIR)
+            ? { kind: 'content', contentPath: route.resource.slice(CONTENT_DIR.length), route }
+            : { kind: 'file', packagePath: route.resource, route },
+        );
+      }
+    }
+  }
+
+  /** The declared target of a path, if routes.json names one. */
+  lookup(path: string): RouteTarget | undefined {
+    return this.byPath.get(path);
+  }
+
+  /** The content path a request path mirrors when no route names it: `/docs/` -> `docs/index.html`. */
+  static mirrored(path: string): string {
+    const below = path.slice(1);
+    return below === '' || below.endsWith('/') ? `${below}index.html` : below;
+  }
+
+  declared(): Array<[string, RouteTarget]> {
+    return [...this.byPath.entries()];
+  }
+}
