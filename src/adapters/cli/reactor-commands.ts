@@ -59,11 +59,10 @@ export function reactorCommands(yargs: Argv, host: ReactorHost, output: CliOutpu
           if (temporary) await rm(temporary, { recursive: true, force: true });
           throw error;
         }
-        output.out(`Reactor listening on ${running.url}`);
-        const width = Math.max(...running.mounts.map((m) => m.prefix.length));
-        for (const mount of running.mounts) output.out(`  ${mount.prefix.padEnd(width)}  ${mount.name} ${mount.version}  from ${mount.source}  ${running.url}${mount.prefix}`);
         for (const failure of running.failures) output.err(`warning: not mounted: ${failure.source}: ${(failure.error as Error).name}: ${(failure.error as Error).message}`);
-        output.out(`Workdir: ${workdir}${temporary ? ' (temporary)' : ''}`);
+        const width = Math.max(...running.mounts.map((m) => m.prefix.length));
+        const lines = running.mounts.map((mount) => `  ${mount.prefix.padEnd(width)}  ${mount.name} ${mount.version}  from ${mount.source}  ${running.url}${mount.prefix}`);
+        output.out([`Reactor listening on ${running.url}`, ...lines, `Workdir: ${workdir}${temporary ? ' (temporary)' : ''}`].join('\n'));
         await untilSignal();
         output.out('Shutting down');
         await running.stop();

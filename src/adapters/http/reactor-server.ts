@@ -65,6 +65,11 @@ export class ReactorServer {
     return true;
   }
 
+  /** The underlying server, for tools that drive it directly (supertest). */
+  get httpServer(): Server {
+    return this.server;
+  }
+
   listen(port: number, host: string): Promise<AddressInfo> {
     return new Promise((resolve, reject) => {
       this.server.once('error', reject);

@@ -1,0 +1,120 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { writeRawZip } from '../support/hostile-zip.js';
+import { EXAMPLE_SITE, temporaryDirectory } from '../support/paths.js';
+import { runPkg } from '../support/run-cli.js';
+import { failingServe, startServe } from '../support/serve-process.js';
+
+const work = temporaryDirectory('cap-serve-');
+let cap: string;
+beforeAll(() => {
+  expect(runPkg(['package', 'pack', EXAMPLE_SITE, '-o', work.path]).status).toBe(0);
+  cap = join(work.path, 'example-site-1.0.0.cap');
+});
+afterAll(() => work.remove());
+
+describe('pkg reactor serve', () => {
+  it('serves a .cap in place and a directory side by side, then exits 0 on SIGTERM and removes its temporary workdir', async () => {
+    const running = await startServe([cap, EXAMPLE_SITE]);
+    try {
+      const home = await fetch(`${running.url}/`);
+      expect(home.status).toBe(200);
+      expect(await home.text()).toContain('Example site');
+      expect((await fetch(`${running.url}/example-site/css/style.css`)).status).toBe(200);
+      const articles = await fetch(`${running.url}/api/v1/data/articles`);
+      expect(((await articles.json()) as unknown[]).length).toBe(3);
+      expect(((await (await fetch(`${running.url}/introspect/status`)).json()) as { packagesLoaded: number }).packagesLoaded).toBe(2);
+    } finally {
+      expect(await running.stop('SIGTERM')).toBe(0);
+    }
+    expect(running.stdout()).toMatch(/^  \/ +example-site 1\.0\.0 +from .*example-site-1\.0\.0\.cap/m);
+    expect(running.stdout()).toMatch(/^  \/example-site\/ +example-site 1\.0\.0/m);
+    expect(running.stdout()).toMatch(/^\S+Z GET \/ -> 200$/m);
+    const workdir = /Workdir: (\S+) \(temporary\)/.exec(running.stdout())![1]!;
+    expect(existsSync(workdir)).toBe(false);
+  });
+
+  it('exits 0 on SIGINT too', async () => {
+    const running = await startServe([EXAMPLE_SITE]);
+    expect(await running.stop('SIGINT')).toBe(0);
+  });
+
+  it('combines positional sources, --mount and --config', async () => {
+    const config = join(work.path, 'mounts.json');
+    writeFileSync(config, JSON.stringify({ mounts: [{ path: '/from-config', source: 'example-site-1.0.0.cap' }] }));
+    const running = await startServe([EXAMPLE_SITE, '--mount', `/mounted=${cap}`, '--config', config]);
+    try {
+      for (const path of ['/', '/mounted/', '/from-config/about']) expect((await fetch(running.url + path)).status).toBe(200);
+    } finally {
+      await running.stop();
+    }
+  });
+
+  it('stops with MountConflictError when two mounts claim one prefix', async () => {
+    const result = await failingServe([EXAMPLE_SITE, '--mount', `/=${cap}`]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^error: MountConflictError: two mounts claim the prefix \/: /m);
+  });
+
+  it('reports a malformed mounts file with its path', async () => {
+    const config = join(work.path, 'bad-mounts.json');
+    writeFileSync(config, '{"mounts": [');
+    const result = await failingServe(['--config', config]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(`error: ConfigParseError: ${config}:1:13: invalid JSON: unexpected end of input\n`);
+  });
+
+  it('never serves a tampered .cap and says which mount failed', async () => {
+    const tampered = join(work.path, 'tampered.cap');
+    const security = JSON.stringify({ security: { integrityChecks: { checksums: { 'metadata.json': '0'.repeat(64) } } } });
+    writeRawZip(tampered, [['metadata.json', JSON.stringify({ name: 'evil', version: '1.0.0', description: 'x', guid: 'pkg://x', uuid: '00000000-0000-0000-0000-000000000000' })], ['security.json', security]]);
+    const result = await failingServe([tampered]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^error: IntegrityError: .*tampered\.cap failed its integrity check: checksum mismatch: metadata\.json\n$/);
+    const mixed = await startServe([EXAMPLE_SITE, tampered]);
+    try {
+      expect(mixed.stderr()).toMatch(/warning: not mounted: .*tampered\.cap: IntegrityError/);
+      expect((await fetch(`${mixed.url}/evil/`)).status).toBe(404);
+    } finally {
+      await mixed.stop();
+    }
+  });
+
+  it('gives a one-line error and exit 1 when the port is in use', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = (blocker.address() as { port: number }).port;
+    try {
+      const result = runPkg(['reactor', 'serve', EXAMPLE_SITE, '--port', String(port)]);
+      expect(result.status).toBe(1);
+      expect(result.stderr).toBe(`error: ListenError: port ${port} on 127.0.0.1 is in use\n`);
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it('refuses a huge header cleanly', async () => {
+    const running = await startServe([EXAMPLE_SITE]);
+    try {
+      const status = await new Promise<number>((resolve, reject) => {
+        const req = httpRequest(`${running.url}/`, { headers: { 'X-Big': 'a'.repeat(64 * 1024) } }, (res) => resolve(res.statusCode!));
+        req.on('error', reject);
+        req.end();
+      });
+      expect(status).toBe(431);
+      expect((await fetch(`${running.url}/`)).status).toBe(200);
+    } finally {
+      await running.stop();
+    }
+  });
+
+  it('explains a missing source', async () => {
+    mkdirSync(join(work.path, 'empty'), { recursive: true });
+    const result = await failingServe([join(work.path, 'nowhere')]);
+    expect(result.stderr).toMatch(/^error: SourceNotFoundError: /);
+    expect(runPkg(['reactor', 'serve']).stderr).toMatch(/error: UsageError: nothing to serve/);
+  });
+});

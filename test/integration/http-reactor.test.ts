@@ -1,0 +1,198 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import request from 'supertest';
+import { IntegrityError, MountConflictError } from '../../src/domain/errors.js';
+import { MemoryOpener, VALID_METADATA, demoPackage } from '../support/memory-opener.js';
+import { securityFor, startReactor } from '../support/reactor-fixture.js';
+
+const metadata = (name: string) => JSON.stringify({ ...VALID_METADATA, name });
+const BIG = new Uint8Array(3 * 1024 * 1024).map((_, i) => i % 251);
+
+const site = demoPackage({
+  'content/page.html': '<p>page</p>',
+  'content/big.bin': BIG,
+  'content/hidden.txt': 'base version',
+  'content/over.txt': 'base over',
+  'layers/top/over.txt': 'top over',
+  'layers/top/.pkg-tombstones': JSON.stringify(['hidden.txt']),
+  'data/items.json': JSON.stringify([{ id: 'a' }, { id: 'b' }, { id: 'c' }]),
+  'storage.json': JSON.stringify({ storage: { dataSets: { items: { source: 'data/items.json' } }, layers: [{ path: 'layers/top', writable: false, visibility: 'exported' }] } }),
+  'routes.json': JSON.stringify({
+    index: 'content/index.html',
+    routes: [
+      { path: '/', resource: 'content/index.html' },
+      { path: '/old', resource: 'content/page.html', remap: '/new' },
+      { path: '/rewritten', resource: 'content/page.html', responseRewrite: { body: 'replaced', headers: { 'X-Rewritten': 'yes' } } },
+      { path: '/headers', resource: 'content/page.html', responseHeaders: { 'X-Frame-Options': 'DENY' }, headers: { 'Cache-Control': 'no-cache' }, requestHeaders: { 'X-Forwarded-For': 'reactor' } },
+      { path: '/api/v1/data/items', dataset: 'items' },
+    ],
+  }),
+});
+
+let fixture: Awaited<ReturnType<typeof startReactor>>;
+beforeAll(async () => {
+  const opener = new MemoryOpener().add('site', site).add('manual', demoPackage({ 'metadata.json': metadata('manual'), 'content/index.html': '<p>manual home</p>' }));
+  fixture = await startReactor(opener, [{ source: 'site' }, { source: 'manual' }], { registry: 'https://user:secret@registry.example.org/r' });
+});
+afterAll(() => fixture.stop());
+
+describe('static routes', () => {
+  it('serves with type, cache header, length and a strong ETag from the SHA-256', async () => {
+    const response = await request(fixture.http).get('/style.css').expect(200);
+    expect(response.headers['content-type']).toBe('text/css; charset=utf-8');
+    expect(response.headers['cache-control']).toBe('public, max-age=31536000');
+    expect(response.headers['etag']).toMatch(/^"[0-9a-f]{64}"$/);
+    expect(response.text).toBe('body { color: black; }');
+    await request(fixture.http).get('/style.css').set('If-None-Match', response.headers['etag']!).expect(304);
+    await request(fixture.http).get('/style.css').set('If-None-Match', `W/${response.headers['etag']}, "other"`).expect(304);
+  });
+
+  it('serves / and extensionless HTML from routes, and files the routes do not list', async () => {
+    expect((await request(fixture.http).get('/').expect(200)).text).toContain('<title>Demo</title>');
+    await request(fixture.http).get('/docs/guide.html').expect(200);
+    await request(fixture.http).get('/page.html').expect(200);
+  });
+
+  it('answers HEAD without a body', async () => {
+    const response = await request(fixture.http).head('/page.html').expect(200);
+    expect(response.headers['content-length']).toBe('11');
+    expect(response.text).toBeUndefined();
+  });
+
+  it('answers byte ranges with 206 and unsatisfiable ones with 416, from memory and from a stream', async () => {
+    const small = await request(fixture.http).get('/page.html').set('Range', 'bytes=3-6').expect(206);
+    expect(small.text).toBe('page');
+    expect(small.headers['content-range']).toBe('bytes 3-6/11');
+    const big = await request(fixture.http).get('/big.bin').set('Range', 'bytes=2000000-2000009').buffer(true).parse((res, done) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => done(null, Buffer.concat(chunks)));
+    }).expect(206);
+    expect(Buffer.from(big.body as Buffer).equals(Buffer.from(BIG.subarray(2000000, 2000010)))).toBe(true);
+    await request(fixture.http).get('/page.html').set('Range', 'bytes=50-60').expect(416).expect('Content-Range', 'bytes */11');
+    const whole = await request(fixture.http).get('/big.bin').buffer(true).parse((res, done) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => done(null, Buffer.concat(chunks)));
+    }).expect(200);
+    expect((whole.body as Buffer).length).toBe(BIG.length);
+  });
+
+  it('applies remap, responseRewrite, responseHeaders and headers', async () => {
+    await request(fixture.http).get('/old').expect(404);
+    expect((await request(fixture.http).get('/new').expect(200)).text).toBe('<p>page</p>');
+    const rewritten = await request(fixture.http).get('/rewritten').expect(200).expect('X-Rewritten', 'yes');
+    expect(rewritten.text).toBe('replaced');
+    const headers = await request(fixture.http).get('/headers').expect(200);
+    expect(headers.headers['x-frame-options']).toBe('DENY');
+    expect(headers.headers['cache-control']).toBe('no-cache');
+  });
+
+  it('resolves layers top down with tombstones', async () => {
+    expect((await request(fixture.http).get('/over.txt').expect(200)).text).toBe('top over');
+    await request(fixture.http).get('/hidden.txt').expect(404);
+    await request(fixture.http).get('/.pkg-tombstones').expect(404);
+  });
+
+  it('answers 404 and 405 with the JSON error body', async () => {
+    const missing = await request(fixture.http).get('/nothing-here').expect(404);
+    expect(missing.body).toEqual({ error: { code: 'NOT_FOUND', message: 'no route or file for /nothing-here' } });
+    const wrong = await request(fixture.http).post('/page.html').expect(405);
+    expect(wrong.headers['allow']).toBe('GET, HEAD');
+    expect(wrong.body.error.code).toBe('METHOD_NOT_ALLOWED');
+  });
+
+  it.each(['/../metadata.json', '/%2e%2e/metadata.json', '/..%2fmetadata.json', '/a/..%5c..%5cmetadata.json', '/%00', '/..\\metadata.json'])('never lets %s reach a file outside content', async (path) => {
+    const response = await request(fixture.http).get(path);
+    expect([400, 404]).toContain(response.status);
+    expect(response.text).not.toContain('demo-site');
+  });
+
+  it('refuses an overlong URL cleanly', async () => {
+    expect((await request(fixture.http).get('/' + 'a'.repeat(5000))).status).toBe(414);
+  });
+});
+
+describe('datasets', () => {
+  it('answers the collection with X-Total-Count, and pages with limit and offset', async () => {
+    const all = await request(fixture.http).get('/api/v1/data/items').expect(200);
+    expect(all.body).toEqual([{ id: 'a' }, { id: 'b' }, { id: 'c' }]);
+    expect(all.headers['x-total-count']).toBe('3');
+    expect((await request(fixture.http).get('/api/v1/data/items?offset=1&limit=1').expect(200)).body).toEqual([{ id: 'b' }]);
+    await request(fixture.http).get('/api/v1/data/items?limit=x').expect(400);
+    await request(fixture.http).get('/api/v1/data/unknown').expect(404);
+  });
+});
+
+describe('mounts', () => {
+  it('mounts the first source at / and the next at /<name>/', async () => {
+    expect((await request(fixture.http).get('/manual/').expect(200)).text).toBe('<p>manual home</p>');
+    expect((await request(fixture.http).get('/manual/index.html').expect(200)).text).toBe('<p>manual home</p>');
+    expect((await request(fixture.http).get('/manual').expect(200)).text).toBe('<p>manual home</p>');
+  });
+
+  it('refuses two mounts on one prefix', async () => {
+    const opener = new MemoryOpener().add('a', demoPackage()).add('b', demoPackage());
+    await expect(startReactor(opener, [{ source: 'a', prefix: '/x' }, { source: 'b', prefix: '/x/' }])).rejects.toBeInstanceOf(MountConflictError);
+  });
+});
+
+describe('integrity on load', () => {
+  it('refuses a package whose files do not match security.json, naming them', async () => {
+    const files = demoPackage();
+    const tampered = { ...files, 'security.json': securityFor(files), 'content/style.css': 'tampered', 'content/extra.js': 'x' };
+    const opener = new MemoryOpener().add('bad', tampered);
+    await expect(startReactor(opener, [{ source: 'bad' }])).rejects.toThrow(IntegrityError);
+    await expect(startReactor(opener, [{ source: 'bad' }])).rejects.toThrow(/bad failed its integrity check: checksum mismatch: content\/style\.css; file not covered by checksums: content\/extra\.js/);
+  });
+
+  it('serves the other mounts when one fails, and reports it', async () => {
+    const files = demoPackage();
+    const opener = new MemoryOpener().add('good', files).add('bad', { ...files, 'metadata.json': metadata('bad'), 'security.json': securityFor(files) });
+    const started = await startReactor(opener, [{ source: 'good' }, { source: 'bad' }]);
+    expect(started.failures.map((f) => f.source)).toEqual(['bad']);
+    expect(started.reactor.all()).toHaveLength(1);
+    await started.stop();
+  });
+});
+
+describe('introspection', () => {
+  it('reports metadata, routes, content hashes and validity for every mount', async () => {
+    expect((await request(fixture.http).get('/api/v1/introspect/metadata').expect(200)).body.packages.map((p: { name: string }) => p.name)).toEqual(['demo-site', 'manual']);
+    const routes = (await request(fixture.http).get('/api/v1/introspect/routes').expect(200)).body.routes;
+    expect(routes[0].package).toBe('demo-site');
+    expect(routes[0].routes).toEqual(expect.arrayContaining([{ method: 'GET', path: '/' }, { method: 'GET', path: '/headers', requestHeaders: { 'X-Forwarded-For': 'reactor' } }]));
+    expect(routes[1].routes).toEqual(expect.arrayContaining([{ method: 'GET', path: '/manual/index.html' }]));
+    const hashes = (await request(fixture.http).get('/api/v1/introspect/content-hashes').expect(200)).body.contentHashes;
+    expect(hashes).toHaveLength(2);
+    for (const { hash } of hashes) expect(hash).toMatch(/^[0-9a-f]{64}$/);
+    const validity = (await request(fixture.http).get('/api/v1/introspect/content-validity').expect(200)).body.contentValidity;
+    expect(validity[0]).toMatchObject({ package: 'demo-site', valid: true, signed: false, encrypted: false });
+    expect(Date.parse(validity[0].lastChecked)).not.toBeNaN();
+  });
+
+  it('reports status, config (with credentials redacted) and metrics', async () => {
+    expect((await request(fixture.http).get('/introspect/status').expect(200)).body).toMatchObject({ status: 'running', packagesLoaded: 2 });
+    const config = (await request(fixture.http).get('/introspect/config').expect(200)).body;
+    expect(config).toEqual({ port: 0, storeDir: null, cacheControl: 'public, max-age=31536000', authEnabled: false, registry: 'https://***@registry.example.org/r' });
+    expect(JSON.stringify(config)).not.toContain('secret');
+    const metrics = (await request(fixture.http).get('/introspect/metrics').expect(200)).body;
+    expect(metrics.requestsTotal).toBeGreaterThan(0);
+    expect(metrics.requestsByStatus['200']).toBeGreaterThan(0);
+  });
+
+  it('answers per package, by name, and 404 for unknown names', async () => {
+    expect((await request(fixture.http).get('/package/manual/status').expect(200)).body).toEqual({ package: 'manual', version: '1.2.3', status: 'loaded', valid: true });
+    expect((await request(fixture.http).get('/package/demo-site/metadata').expect(200)).body).toEqual({ name: 'demo-site', version: '1.2.3', description: 'A demo', author: null, guid: 'pkg://example.org/demo-site' });
+    await request(fixture.http).get('/package/nope/status').expect(404);
+    const logs = (await request(fixture.http).get('/package/manual/logs?lines=2').expect(200)).body;
+    expect(logs.package).toBe('manual');
+    expect(logs.logs).toHaveLength(2);
+    expect(logs.logs[0]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z [A-Z]+ \/\S* -> \d{3}$/);
+    expect(fixture.lines.length).toBeGreaterThan(0);
+  });
+
+  it.each(['/introspect/status', '/api/v1/introspect/metadata', '/package/manual/logs'])('answers 405 to a POST on %s', async (path) => {
+    const response = await request(fixture.http).post(path).expect(405);
+    expect(response.headers['allow']).toBe('GET, HEAD');
+  });
+});

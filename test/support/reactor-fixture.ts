@@ -1,0 +1,30 @@
+import { NodeHasher } from '../../src/adapters/crypto/node-hasher.js';
+import { ReactorServer } from '../../src/adapters/http/reactor-server.js';
+import { InProcessVerifier } from '../../src/application/integrity/in-process-verifier.js';
+import { ByteBudget } from '../../src/application/serving/byte-budget.js';
+import { LoadPackage } from '../../src/application/serving/load-package.js';
+import { Reactor, type MountRequest, type ReactorSettings } from '../../src/application/serving/reactor.js';
+import type { PackageOpener } from '../../src/application/ports/package-source.js';
+
+export const hasher = new NodeHasher();
+
+export const SETTINGS: ReactorSettings = { port: 0, host: '127.0.0.1', cacheControl: 'public, max-age=31536000', workdir: '/tmp/unused' };
+
+/** A reactor over the given opener, with its server (not listening: supertest drives it). */
+export async function startReactor(opener: PackageOpener, requests: MountRequest[], settings: Partial<ReactorSettings> = {}) {
+  const { reactor, failures } = await Reactor.start(requests, { ...SETTINGS, ...settings }, {
+    loader: new LoadPackage(opener, hasher, new ByteBudget(16 * 1024 * 1024)),
+    verifier: new InProcessVerifier(hasher),
+    hasher,
+    clock: { now: () => new Date() },
+  });
+  const lines: string[] = [];
+  const server = new ReactorServer(reactor, { log: (text) => void lines.push(...text.trim().split('\n')) });
+  return { reactor, failures, server, http: server.httpServer, lines, stop: () => server.close().then(() => reactor.close()) };
+}
+
+/** security.json content for a set of files, as pack writes it. */
+export function securityFor(files: Record<string, string | Uint8Array>): string {
+  const checksums = Object.fromEntries(Object.entries(files).map(([path, bytes]) => [path, hasher.sha256(bytes)]));
+  return JSON.stringify({ security: { integrityChecks: { checksums } } });
+}

@@ -1,0 +1,91 @@
+import { describe, expect, it } from '@jest/globals';
+import { MountConflictError } from '../../../src/domain/errors.js';
+import { LayerStack, emptyLayer } from '../../../src/domain/serving/layer-stack.js';
+import { MountTable, normalizePrefix } from '../../../src/domain/serving/mount-table.js';
+import { normalizeRequestPath } from '../../../src/domain/serving/request-path.js';
+import { RouteTable } from '../../../src/domain/serving/route-table.js';
+import { normalizeMountConfig, parseMountOption } from '../../../src/domain/serving/mount-config.js';
+
+describe('request paths', () => {
+  it.each([
+    ['/', '/'],
+    ['/a/b.html', '/a/b.html'],
+    ['/caf%C3%A9.html', '/café.html'],
+    ['/docs/', '/docs/'],
+    ['//a//b', '/a/b'],
+  ])('normalizes %s', (raw, path) => expect(normalizeRequestPath(raw)).toEqual({ ok: true, path }));
+
+  it.each(['/../etc/passwd', '/a/../../x', '/%2e%2e/x', '/%2E%2E/x', '/a%2fb', '/a%2F..%2Fb', '/a\\..\\b', '/a%5c..%5cb', '/a%00b', '/%zz', '/./a'])('refuses %s with 400', (raw) => {
+    expect(normalizeRequestPath(raw)).toMatchObject({ ok: false, status: 400 });
+  });
+
+  it('refuses an overlong path with 414', () => {
+    expect(normalizeRequestPath('/' + 'a'.repeat(5000))).toMatchObject({ ok: false, status: 414 });
+  });
+});
+
+describe('mount table', () => {
+  it('matches the longest prefix on segment boundaries', () => {
+    const table = new MountTable<string>();
+    table.add('/', 'root');
+    table.add('/api', 'api');
+    table.add('/api/v2/', 'v2');
+    expect(table.match('/api/index.html')).toEqual({ mount: 'api', prefix: '/api/', path: '/index.html' });
+    expect(table.match('/api')).toEqual({ mount: 'api', prefix: '/api/', path: '/' });
+    expect(table.match('/api/v2/x')).toEqual({ mount: 'v2', prefix: '/api/v2/', path: '/x' });
+    expect(table.match('/apix/y')).toEqual({ mount: 'root', prefix: '/', path: '/apix/y' });
+  });
+
+  it('refuses two mounts on one prefix', () => {
+    const table = new MountTable<string>();
+    table.add('/site/', 'a');
+    expect(() => table.add('site', 'b')).toThrow(MountConflictError);
+    expect(normalizePrefix('')).toBe('/');
+  });
+
+  it('reads --mount options and mounts files', () => {
+    expect(parseMountOption('/docs=./docs.cap')).toEqual({ path: '/docs', source: './docs.cap' });
+    expect(parseMountOption('docs=x')).toBeUndefined();
+    expect(parseMountOption('/docs=')).toBeUndefined();
+    expect(normalizeMountConfig({ mounts: [{ path: '/', source: 'a' }, { path: '/b', source: 'b', store: 's' }] }, 'm.json')).toHaveLength(2);
+    expect(() => normalizeMountConfig({ mounts: [{ path: 'x' }] }, 'm.json')).toThrow(/m\.json: mounts\[0\]/);
+  });
+});
+
+describe('layer stack', () => {
+  const layer = (name: string, files: string[], tombstones: string[] = []) => {
+    const l = emptyLayer(name, { writable: false, exported: true });
+    for (const path of files) l.files.set(path, { path, size: 1, key: `${name}/${path}` });
+    for (const path of tombstones) l.tombstones.add(path);
+    return l;
+  };
+
+  it('resolves top down: first hit wins, a tombstone hides lower layers, a file above it is found again', () => {
+    const stack = new LayerStack([layer('base', ['a', 'b', 'c']), layer('middle', ['a'], ['b', 'c']), layer('top', ['c'])]);
+    expect(stack.resolve('a')?.file.key).toBe('middle/a');
+    expect(stack.resolve('b')).toBeUndefined();
+    expect(stack.resolve('c')?.file.key).toBe('top/c');
+    expect(stack.resolve('x')).toBeUndefined();
+    expect(stack.visiblePaths().sort()).toEqual(['a', 'c']);
+  });
+});
+
+describe('route table', () => {
+  it('maps declared routes once, moves remapped ones, and mirrors content otherwise', () => {
+    const table = new RouteTable({
+      routes: [
+        { path: '/', resource: 'content/index.html' },
+        { path: '/old', resource: 'content/page.html', remap: '/new' },
+        { path: '/api/v1/data/items', dataset: 'items' },
+        { path: '/raw', resource: 'data/raw.txt' },
+      ],
+    });
+    expect(table.lookup('/')).toMatchObject({ kind: 'content', contentPath: 'index.html' });
+    expect(table.lookup('/old')).toMatchObject({ kind: 'moved' });
+    expect(table.lookup('/new')).toMatchObject({ kind: 'content', contentPath: 'page.html' });
+    expect(table.lookup('/api/v1/data/items')).toMatchObject({ kind: 'dataset', dataset: 'items' });
+    expect(table.lookup('/raw')).toMatchObject({ kind: 'file', packagePath: 'data/raw.txt' });
+    expect(RouteTable.mirrored('/docs/')).toBe('docs/index.html');
+    expect(RouteTable.mirrored('/a.css')).toBe('a.css');
+  });
+});
