@@ -30,8 +30,8 @@ describe('pkg reactor serve', () => {
     } finally {
       expect(await running.stop('SIGTERM')).toBe(0);
     }
-    expect(running.stdout()).toMatch(/^  \/ +example-site 1\.0\.0 +from .*example-site-1\.0\.0\.cap/m);
-    expect(running.stdout()).toMatch(/^  \/example-site\/ +example-site 1\.0\.0/m);
+    expect(running.stdout()).toMatch(/^ {2}\/ +example-site 1\.0\.0 +from .*example-site-1\.0\.0\.cap/m);
+    expect(running.stdout()).toMatch(/^ {2}\/example-site\/ +example-site 1\.0\.0/m);
     expect(running.stdout()).toMatch(/^\S+Z GET \/ -> 200$/m);
     const workdir = /Workdir: (\S+) \(temporary\)/.exec(running.stdout())![1]!;
     expect(existsSync(workdir)).toBe(false);

@@ -52,6 +52,8 @@ export function reactorCommands(yargs: Argv, host: ReactorHost, output: CliOutpu
           ...(argv.deploy ? { deploy: argv.deploy } : {}),
           ...(argv.constraint ? { constraint: argv.constraint } : {}),
         };
+        // Listening for signals before the banner: a client may act on the banner at once.
+        const signalled = untilSignal();
         let running;
         try {
           running = await host.start(requests, settings);
@@ -63,7 +65,7 @@ export function reactorCommands(yargs: Argv, host: ReactorHost, output: CliOutpu
         const width = Math.max(...running.mounts.map((m) => m.prefix.length));
         const lines = running.mounts.map((mount) => `  ${mount.prefix.padEnd(width)}  ${mount.name} ${mount.version}  from ${mount.source}  ${running.url}${mount.prefix}`);
         output.out([`Reactor listening on ${running.url}`, ...lines, `Workdir: ${workdir}${temporary ? ' (temporary)' : ''}`].join('\n'));
-        await untilSignal();
+        await signalled;
         output.out('Shutting down');
         await running.stop();
         if (temporary) await rm(temporary, { recursive: true, force: true });
