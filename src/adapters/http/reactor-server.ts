@@ -33,10 +33,15 @@ export class ReactorServer {
   private handle(request: IncomingMessage, response: ServerResponse): void {
     const method = request.method ?? 'GET';
     const url = request.url ?? '/';
-    response.once('finish', () => this.sink.push(this.reactor.log.record(method, pathOf(url), response.statusCode, new Date())));
     if ((method === 'GET' || method === 'HEAD') && !REACTOR_PATHS.test(url)) {
       const served = this.serveStatic(request, response, url);
-      if (served === true) return;
+      if (served === true) {
+        // A body from memory is written by now: log without a per-request listener.
+        if (response.writableEnded) this.logged(method, url, response.statusCode);
+        else this.logOnFinish(method, url, response);
+        return;
+      }
+      this.logOnFinish(method, url, response);
       if (served) {
         served.then(
           (done) => done || this.app(request, response),
@@ -44,8 +49,16 @@ export class ReactorServer {
         );
         return;
       }
-    }
+    } else this.logOnFinish(method, url, response);
     this.app(request, response);
+  }
+
+  private logOnFinish(method: string, url: string, response: ServerResponse): void {
+    response.once('finish', () => this.logged(method, url, response.statusCode));
+  }
+
+  private logged(method: string, url: string, status: number): void {
+    this.sink.push(this.reactor.log.record(method, pathOf(url), status, new Date()));
   }
 
   /** true when answered, false when express should answer, a promise when the lookup is not cached yet. */

@@ -11,9 +11,16 @@ export class RequestLog {
   private stored = 0;
   private total = 0;
   private readonly byStatus = new Map<number, number>();
+  private stampTime = -1;
+  private stamp = '';
 
   record(method: string, path: string, status: number, at: Date): string {
-    const line = `${at.toISOString()} ${method} ${path} -> ${status}`;
+    const time = at.getTime();
+    if (time !== this.stampTime) {
+      this.stampTime = time;
+      this.stamp = at.toISOString();
+    }
+    const line = `${this.stamp} ${method} ${path} -> ${status}`;
     this.ring[this.next] = line;
     this.next = (this.next + 1) % LOG_CAPACITY;
     this.stored = Math.min(this.stored + 1, LOG_CAPACITY);

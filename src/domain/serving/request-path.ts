@@ -1,6 +1,7 @@
 export type RequestPath = { ok: true; path: string } | { ok: false; status: 400 | 414; reason: string };
 
 export const MAX_PATH_LENGTH = 4096;
+const PLAIN = /^\/[A-Za-z0-9\-._~/]{0,4000}$/;
 
 /**
  * Decodes a request path into the form routes use. Whatever spelling a client uses,
@@ -8,6 +9,8 @@ export const MAX_PATH_LENGTH = 4096;
  * backslash, a NUL byte) is refused here, before any lookup: 400, or 414 when overlong.
  */
 export function normalizeRequestPath(raw: string): RequestPath {
+  // Most paths need no decoding: only unreserved characters, no empty or dot segments.
+  if (PLAIN.test(raw) && !raw.includes('//') && !raw.includes('/.')) return { ok: true, path: raw };
   if (raw.length > MAX_PATH_LENGTH) return { ok: false, status: 414, reason: 'request path too long' };
   if (!raw.startsWith('/')) return { ok: false, status: 400, reason: 'request path must start with "/"' };
   const segments: string[] = [];

@@ -1,0 +1,177 @@
+// Requests per second for a small HTML file and a 20 KB asset, served by our reactor
+// from a .cap beside the Node ceiling (node:http from memory), express 5 from memory,
+// express.static and nginx over the extracted files; then cold start and memory on a
+// 10,000-file / 200 MB package. Everything runs in one process tree, on loopback.
+import { execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { CLI, OUT, ROOT, best, fmt, has, shell, verdict } from './lib.js';
+
+const DURATION = process.env.BENCH_DURATION ?? '5s';
+const CONNECTIONS = process.env.BENCH_CONNECTIONS ?? '32';
+
+function freePort() {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Spawns a server and resolves once `url` answers 200. */
+async function launch(command, args, url, options = {}) {
+  const started = process.hrtime.bigint();
+  const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe'], ...options });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${command} exited: ${stderr}`);
+    try {
+      const response = await fetch(url);
+      await response.arrayBuffer();
+      if (response.status === 200) break;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  return {
+    child,
+    seconds,
+    rssMb: () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))[1]) / 1024,
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', resolve);
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+function wrk(url) {
+  const output = execFileSync('wrk', ['-t1', `-c${CONNECTIONS}`, `-d${DURATION}`, url], { encoding: 'utf8' });
+  const rate = /Requests\/sec:\s+([\d.]+)/.exec(output);
+  const errors = /Non-2xx or 3xx responses: (\d+)/.exec(output);
+  if (errors) throw new Error(`wrk saw ${errors[1]} error responses from ${url}`);
+  return Number(rate[1]);
+}
+
+function makeSite() {
+  const site = join(OUT, 'serve-site');
+  if (existsSync(join(site, 'metadata.json'))) return site;
+  mkdirSync(join(site, 'content'), { recursive: true });
+  writeFileSync(join(site, 'metadata.json'), JSON.stringify({ name: 'bench-serve', version: '1.0.0', description: 'benchmark', guid: 'pkg://bench/serve', uuid: '00000000-0000-0000-0000-000000000000' }));
+  writeFileSync(join(site, 'content/index.html'), `<!doctype html><title>bench</title><p>${'small page '.repeat(80)}</p>\n`);
+  writeFileSync(join(site, 'content/asset.js'), `// asset\n${randomBytes(15400).toString('base64').match(/.{1,76}/g).join('\n')}\n`.slice(0, 20 * 1024));
+  return site;
+}
+
+async function throughput() {
+  const site = makeSite();
+  const work = join(OUT, 'serve-work');
+  rmSync(work, { recursive: true, force: true });
+  mkdirSync(work, { recursive: true });
+  execFileSync('node', [CLI, 'package', 'pack', site, '-o', work]);
+  const cap = join(work, 'bench-serve-1.0.0.cap');
+  const files = join(site, 'content');
+  const sizes = `index.html ${readFileSync(join(files, 'index.html')).length} B, asset.js ${readFileSync(join(files, 'asset.js')).length} B`;
+  console.log(`\n== serve: requests per second (wrk -t1 -c${CONNECTIONS} -d${DURATION}; ${sizes}) ==`);
+
+  const servers = [
+    ['reactor (.cap)', (port) => ['node', [CLI, 'reactor', 'serve', cap, '--port', String(port)]]],
+    ['node:http, memory', (port) => ['node', [join(ROOT, 'bench/servers/node-memory.js'), files, String(port)]]],
+    ['express 5, memory', (port) => ['node', [join(ROOT, 'bench/servers/express-memory.js'), files, String(port)]]],
+    ['express.static', (port) => ['node', [join(ROOT, 'bench/servers/express-static.js'), files, String(port)]]],
+  ];
+  if (has('nginx')) servers.push(['nginx', (port) => nginxCommand(files, port, work)]);
+  const results = {};
+  for (const [name, command] of servers) {
+    const port = await freePort();
+    const [program, args] = command(port);
+    const server = await launch(program, args, `http://127.0.0.1:${port}/index.html`);
+    try {
+      results[name] = { html: wrk(`http://127.0.0.1:${port}/index.html`), asset: wrk(`http://127.0.0.1:${port}/asset.js`) };
+    } finally {
+      await server.stop();
+    }
+    console.log(`${name.padEnd(20)} html ${fmt(results[name].html, 0).padStart(7)} req/s   asset ${fmt(results[name].asset, 0).padStart(7)} req/s`);
+  }
+  const ours = results['reactor (.cap)'];
+  for (const file of ['html', 'asset']) {
+    console.log(`${file}: reactor / node:http ${verdict(ours[file] / results['node:http, memory'][file], 0.8, false)}; reactor / express ${verdict(ours[file] / results['express 5, memory'][file], 5, false)}${results.nginx ? `; reactor / nginx ${fmt(ours[file] / results.nginx[file])}x` : ''}`);
+  }
+}
+
+function nginxCommand(root, port, work) {
+  const conf = join(work, `nginx-${port}.conf`);
+  writeFileSync(
+    conf,
+    `worker_processes 1; pid ${work}/nginx-${port}.pid; error_log stderr; daemon off;
+events { worker_connections 1024; }
+http { access_log off; sendfile on; tcp_nopush on; keepalive_requests 100000;
+  types { text/html html; text/javascript js; }
+  client_body_temp_path ${work}/nginx-tmp; proxy_temp_path ${work}/nginx-tmp; fastcgi_temp_path ${work}/nginx-tmp; uwsgi_temp_path ${work}/nginx-tmp; scgi_temp_path ${work}/nginx-tmp;
+  server { listen 127.0.0.1:${port}; root ${root}; add_header Cache-Control "public, max-age=31536000"; } }
+`,
+  );
+  mkdirSync(join(work, 'nginx-tmp'), { recursive: true });
+  return ['nginx', ['-c', conf, '-e', 'stderr']];
+}
+
+async function coldStart() {
+  const fixture = join(OUT, 'pack-fixture');
+  const cap = join(OUT, 'pack-work/bench-pack-1.0.0.cap');
+  if (!existsSync(cap)) return console.log('\ncold start skipped: run the pack bench first (npm run bench -- pack)');
+  console.log('\n== serve: cold start of a 10,000-file / 200 MB package ==');
+  const work = join(OUT, 'serve-cold');
+  rmSync(work, { recursive: true, force: true });
+  mkdirSync(work, { recursive: true });
+  const extracted = join(work, 'extracted');
+  shell(`unzip -q ${cap} -d ${extracted} && cd ${extracted} && find . -type f ! -name security.json -print0 | xargs -0 sha256sum > ${work}/SUMS`);
+  const floor = best(2, () => shell(`unzip -tq ${cap} && cd ${extracted} && sha256sum -c --quiet ${work}/SUMS`));
+  const probe = '/d7/blob-7.bin';
+  const startOurs = async (source) => {
+    const port = await freePort();
+    return launch('node', [CLI, 'reactor', 'serve', source, '--port', String(port)], `http://127.0.0.1:${port}${probe}`);
+  };
+  let withSecurity;
+  for (let i = 0; i < 2; i++) {
+    const run = await startOurs(cap);
+    if (!withSecurity || run.seconds < withSecurity.seconds) withSecurity = { seconds: run.seconds };
+    if (i === 1) {
+      const port = Number(/--port (\d+)/.exec(run.child.spawnargs.join(' '))[1]);
+      wrk(`http://127.0.0.1:${port}${probe}`);
+      withSecurity.rss = run.rssMb();
+    }
+    await run.stop();
+  }
+  console.log(`floor: unzip -t + sha256sum -c ${fmt(floor.seconds)} s; reactor with security.json: first 200 after ${fmt(withSecurity.seconds)} s`);
+  console.log(`cold start with security.json: ${verdict(withSecurity.seconds / floor.seconds, 1.0)}`);
+
+  const bare = join(work, 'bench-pack-nosec.cap');
+  shell(`cd ${fixture} && zip -q -r -1 ${bare} .`);
+  let ours;
+  let express;
+  for (let i = 0; i < 2; i++) {
+    const run = await startOurs(bare);
+    if (!ours || run.seconds < ours) ours = run.seconds;
+    await run.stop();
+    const port = await freePort();
+    const server = await launch('node', [join(ROOT, 'bench/servers/express-static.js'), join(fixture, 'content'), String(port)], `http://127.0.0.1:${port}${probe}`);
+    if (!express || server.seconds < express) express = server.seconds;
+    await server.stop();
+  }
+  console.log(`without security.json: reactor ${fmt(ours)} s, bare express.static ${fmt(express)} s: ${verdict(ours / express, 2)}`);
+  console.log(`resident memory while serving the 200 MB package: ${fmt(withSecurity.rss, 0)} MB (target < 150 MB)`);
+}
+
+export async function run() {
+  if (!has('wrk')) return console.log('serve bench skipped: wrk is not installed (apt-get install wrk)');
+  await throughput();
+  await coldStart();
+}
