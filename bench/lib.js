@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const OUT = join(ROOT, 'bench/out');
-export const CLI = join(ROOT, 'dist/src/composition/cli-main.js');
+export const CLI = join(ROOT, 'dist/pkg.js');
 mkdirSync(OUT, { recursive: true });
 
 const GNU_TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;

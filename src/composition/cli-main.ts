@@ -1,6 +1,5 @@
 #!/usr/bin/env node
 import 'reflect-metadata';
-import { readFileSync } from 'node:fs';
 import { hideBin } from 'yargs/helpers';
 import { processOutput } from '../adapters/cli/cli-output.js';
 import { runCli } from '../adapters/cli/pkg-cli.js';
@@ -8,19 +7,21 @@ import { InspectPackage } from '../application/use-cases/inspect-package.js';
 import { PackPackage } from '../application/use-cases/pack-package.js';
 import { UnpackPackage } from '../application/use-cases/unpack-package.js';
 import { ValidatePackage } from '../application/use-cases/validate-package.js';
+import { TestPackage } from '../application/use-cases/test-package.js';
 import { createContainer } from './container.js';
+import { toolVersion } from './tool-version.js';
 import { TOKENS } from '../application/ports/tokens.js';
 
-const { version } = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
 const container = createContainer();
 const status = await runCli(hideBin(process.argv), {
-  version,
+  version: toolVersion(),
   output: processOutput,
   package: {
     pack: container.get(PackPackage),
     unpack: container.get(UnpackPackage),
     validate: container.get(ValidatePackage),
     inspect: container.get(InspectPackage),
+    test: container.get(TestPackage),
   },
   reactor: container.get(TOKENS.ReactorHost),
 });

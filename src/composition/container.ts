@@ -23,6 +23,9 @@ import type { Clock } from '../application/ports/clock.js';
 import type { PackageVerifier } from '../application/ports/package-verifier.js';
 import type { ReactorHost } from '../application/ports/reactor-host.js';
 import { SystemClock } from '../adapters/system/system-clock.js';
+import { FetchHttpProbe } from '../adapters/http/fetch-http-probe.js';
+import type { HttpProbe } from '../application/ports/http-probe.js';
+import { TestPackage } from '../application/use-cases/test-package.js';
 import { EntryDigester } from '../application/integrity/entry-digester.js';
 
 /** Adapter instances to use instead of the production ones, keyed by port token. */
@@ -45,6 +48,7 @@ export function createContainer(overrides: PortOverrides = {}): Container {
   port<DirectoryWriter>(TOKENS.DirectoryWriter, () => new FsDirectoryWriter());
 
   port<Clock>(TOKENS.Clock, () => new SystemClock());
+  port<HttpProbe>(TOKENS.HttpProbe, () => new FetchHttpProbe());
   port<PackageVerifier>(TOKENS.PackageVerifier, () => new InProcessVerifier(container.get(TOKENS.Hasher)));
 
   const get = <T>(id: ServiceIdentifier<T>) => container.get<T>(id);
@@ -60,5 +64,8 @@ export function createContainer(overrides: PortOverrides = {}): Container {
   container.bind(UnpackPackage).toDynamicValue(() => new UnpackPackage(get(TOKENS.PackageOpener), get(TOKENS.DirectoryWriter), get(TOKENS.Hasher)));
   container.bind(ValidatePackage).toDynamicValue(() => new ValidatePackage(get(TOKENS.PackageOpener), get(EntryDigester), get(TOKENS.SchemaValidator)));
   container.bind(InspectPackage).toDynamicValue(() => new InspectPackage(get(TOKENS.PackageOpener)));
+  container
+    .bind(TestPackage)
+    .toDynamicValue(() => new TestPackage(get(TOKENS.PackageOpener), get<ReactorHost>(TOKENS.ReactorHost), get(TOKENS.HttpProbe), get(TOKENS.SchemaValidator)));
   return container;
 }

@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { ListenError } from '../domain/errors.js';
 import type { ReactorHost, RunningReactor } from '../application/ports/reactor-host.js';
 import { Reactor, type MountRequest, type ReactorDependencies, type ReactorSettings } from '../application/serving/reactor.js';
@@ -7,14 +10,25 @@ import { ReactorServer } from '../adapters/http/reactor-server.js';
 export class HttpReactorHost implements ReactorHost {
   constructor(private readonly dependencies: ReactorDependencies) {}
 
-  async start(requests: MountRequest[], settings: ReactorSettings, options: { quiet?: boolean } = {}): Promise<RunningReactor> {
-    const { reactor, failures } = await Reactor.start(requests, settings, this.dependencies);
+  async start(requests: MountRequest[], given: ReactorSettings, options: { quiet?: boolean } = {}): Promise<RunningReactor> {
+    const temporary = given.workdir === undefined ? await mkdtemp(join(tmpdir(), 'pkg-reactor-')) : undefined;
+    const settings = { ...given, workdir: resolve(given.workdir ?? temporary!) };
+    const removeTemporary = () => (temporary ? rm(temporary, { recursive: true, force: true }) : Promise.resolve());
+    let started;
+    try {
+      started = await Reactor.start(requests, settings, this.dependencies);
+    } catch (error) {
+      await removeTemporary();
+      throw error;
+    }
+    const { reactor, failures } = started;
     const server = new ReactorServer(reactor, { quiet: options.quiet });
     let port: number;
     try {
       port = (await server.listen(settings.port, settings.host)).port;
     } catch (error) {
       await reactor.close();
+      await removeTemporary();
       const code = (error as NodeJS.ErrnoException).code;
       const reason = code === 'EADDRINUSE' ? 'is in use' : code === 'EACCES' ? 'is not allowed' : `cannot be used (${(error as Error).message})`;
       throw new ListenError(`port ${settings.port} on ${settings.host} ${reason}`);
@@ -23,11 +37,14 @@ export class HttpReactorHost implements ReactorHost {
     return {
       url: `http://${host}:${port}`,
       port,
+      workdir: settings.workdir,
+      temporaryWorkdir: temporary !== undefined,
       mounts: reactor.all().map((mount) => ({ prefix: mount.prefix, source: mount.location, name: mount.pkg.name, version: mount.pkg.model.metadata.version })),
       failures,
       stop: async () => {
         await server.close();
         await reactor.close();
+        await removeTemporary();
       },
     };
   }

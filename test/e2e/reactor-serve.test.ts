@@ -118,3 +118,27 @@ describe('pkg reactor serve', () => {
     expect(runPkg(['reactor', 'serve']).stderr).toMatch(/error: UsageError: nothing to serve/);
   });
 });
+
+describe('pkg package test', () => {
+  it('runs the example package tests against an in-process reactor', () => {
+    const run = runPkg(['package', 'test', cap]);
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(/^PASS home page answers \(route, tests\/site\.yaml\)$/m);
+    expect(run.stdout).toMatch(/^6 passed, 0 failed$/m);
+    expect(JSON.parse(runPkg(['package', 'test', EXAMPLE_SITE, '--json']).stdout)).toMatchObject({ passed: 6, failed: 0 });
+  });
+
+  it('exits 1 when a test fails or a definition is invalid', () => {
+    const dir = join(work.path, 'failing');
+    mkdirSync(join(dir, 'tests'), { recursive: true });
+    mkdirSync(join(dir, 'content'), { recursive: true });
+    writeFileSync(join(dir, 'metadata.json'), JSON.stringify({ name: 'failing', version: '1.0.0', description: 'x', guid: 'pkg://x/failing', uuid: '00000000-0000-0000-0000-000000000000' }));
+    writeFileSync(join(dir, 'content/index.html'), '<p>hi</p>');
+    writeFileSync(join(dir, 'tests/t.yaml'), 'tests:\n  - {name: gone, type: route, url: /gone, expected_status: 200}\n  - {name: typo, type: rout}\n');
+    const run = runPkg(['package', 'test', dir]);
+    expect(run.status).toBe(1);
+    expect(run.stdout).toMatch(/FAIL gone \(route, tests\/t\.yaml\)\n {2}- GET \/gone: expected status 200, got 404/);
+    expect(run.stdout).toMatch(/FAIL typo \(invalid, tests\/t\.yaml\)\n {2}- invalid definition: /);
+    expect(run.stdout).toMatch(/^0 passed, 2 failed$/m);
+  });
+});

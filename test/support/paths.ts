@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const EXAMPLE_SITE = join(ROOT, 'examples/site');
-export const CLI = join(ROOT, 'dist/src/composition/cli-main.js');
+export const CLI = join(ROOT, 'dist/pkg.js');
 
 /** A fresh temporary directory, removed by the returned cleanup. */
 export function temporaryDirectory(prefix = 'cap-test-'): { path: string; remove: () => void } {

@@ -4,7 +4,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { crc32, createInflateRaw, inflateRaw, inflateRawSync } from 'node:zlib';
 import { IntegrityError, PackageFormatError, SourceNotFoundError, UnsafeEntryError } from '../../domain/errors.js';
-import { sortPaths, unsafePathReason } from '../../domain/package/package-paths.js';
+import { comparePaths, sortPaths, unsafePathReason } from '../../domain/package/package-paths.js';
 import type { PackageEntry, PackageSource } from '../../application/ports/package-source.js';
 
 const inflate = promisify(inflateRaw);
@@ -68,8 +68,7 @@ export class ZipPackageSource implements PackageSource {
       list.push({ path: entry.name, size: entry.size });
       byPath.set(entry.name, entry);
     }
-    const order = new Map(sortPaths(byPath.keys()).map((path, index) => [path, index]));
-    list.sort((a, b) => order.get(a.path)! - order.get(b.path)!);
+    list.sort((a, b) => comparePaths(a.path, b.path));
     return new ZipPackageSource(location, await open(location, 'r'), list, byPath);
   }
 

@@ -4,14 +4,16 @@ import type { InspectItem, InspectPackage, PackageInfo } from '../../application
 import type { PackPackage } from '../../application/use-cases/pack-package.js';
 import type { UnpackPackage } from '../../application/use-cases/unpack-package.js';
 import type { ValidatePackage } from '../../application/use-cases/validate-package.js';
+import type { TestPackage } from '../../application/use-cases/test-package.js';
 import { printJson, type CliOutput } from './cli-output.js';
-import { printInfo, printValidation } from './report-printer.js';
+import { printInfo, printTestReport, printValidation } from './report-printer.js';
 
 export interface PackageUseCases {
   pack: PackPackage;
   unpack: UnpackPackage;
   validate: ValidatePackage;
   inspect: InspectPackage;
+  test: TestPackage;
 }
 
 /** Sets the process exit status without throwing, so yargs finishes cleanly. */
@@ -56,6 +58,17 @@ export function packageCommands(yargs: Argv, useCases: PackageUseCases, output: 
         if (argv.json) printJson(output, report);
         else printValidation(output, report);
         if (!report.valid) exit(1);
+      },
+    )
+    .command(
+      'test <path>',
+      'Run the package tests in tests/*.yaml: route, file, data_validation and config tests',
+      (y) => y.positional('path', { type: 'string', demandOption: true, describe: 'package directory or .cap' }).option('json', { type: 'boolean', default: false, describe: 'print the report as JSON' }),
+      async (argv) => {
+        const report = await useCases.test.execute(argv.path);
+        if (argv.json) printJson(output, report);
+        else printTestReport(output, report);
+        if (report.failed > 0) exit(1);
       },
     )
     .command(inspectCommand('info', 'Print what the package is, its files and its declared dependencies', useCases, output))

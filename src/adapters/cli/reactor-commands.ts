@@ -1,5 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { Argv } from 'yargs';
 import { UsageError } from '../../domain/errors.js';
@@ -40,13 +39,11 @@ export function reactorCommands(yargs: Argv, host: ReactorHost, output: CliOutpu
         }
         if (argv.config) requests.push(...(await readMountsFile(argv.config)));
         if (requests.length === 0) throw new UsageError('nothing to serve: name a package directory or .cap, or use --mount or --config');
-        const temporary = argv.workdir === undefined ? await mkdtemp(resolve(tmpdir(), 'pkg-reactor-')) : undefined;
-        const workdir = resolve(argv.workdir ?? temporary!);
         const settings = {
           port: argv.port,
           host: argv.host,
           cacheControl: argv['cache-control'],
-          workdir,
+          ...(argv.workdir ? { workdir: argv.workdir } : {}),
           ...(argv.store ? { store: argv.store } : {}),
           ...(argv.registry ? { registry: argv.registry } : {}),
           ...(argv.deploy ? { deploy: argv.deploy } : {}),
@@ -54,21 +51,14 @@ export function reactorCommands(yargs: Argv, host: ReactorHost, output: CliOutpu
         };
         // Listening for signals before the banner: a client may act on the banner at once.
         const signalled = untilSignal();
-        let running;
-        try {
-          running = await host.start(requests, settings);
-        } catch (error) {
-          if (temporary) await rm(temporary, { recursive: true, force: true });
-          throw error;
-        }
+        const running = await host.start(requests, settings);
         for (const failure of running.failures) output.err(`warning: not mounted: ${failure.source}: ${(failure.error as Error).name}: ${(failure.error as Error).message}`);
         const width = Math.max(...running.mounts.map((m) => m.prefix.length));
         const lines = running.mounts.map((mount) => `  ${mount.prefix.padEnd(width)}  ${mount.name} ${mount.version}  from ${mount.source}  ${running.url}${mount.prefix}`);
-        output.out([`Reactor listening on ${running.url}`, ...lines, `Workdir: ${workdir}${temporary ? ' (temporary)' : ''}`].join('\n'));
+        output.out([`Reactor listening on ${running.url}`, ...lines, `Workdir: ${running.workdir}${running.temporaryWorkdir ? ' (temporary)' : ''}`].join('\n'));
         await signalled;
         output.out('Shutting down');
         await running.stop();
-        if (temporary) await rm(temporary, { recursive: true, force: true });
       },
     )
     .demandCommand(1, 'name a reactor command')

@@ -1,5 +1,6 @@
 import type { ValidationReport } from '../../domain/validation/check-report.js';
 import type { PackageInfo } from '../../application/use-cases/inspect-package.js';
+import type { TestReport } from '../../application/use-cases/test-package.js';
 import type { CliOutput } from './cli-output.js';
 
 export function printValidation(output: CliOutput, report: ValidationReport): void {
@@ -33,4 +34,14 @@ export function printInfo(output: CliOutput, info: PackageInfo): void {
   for (const [label, value] of rows) if (value !== undefined) output.out(`${(label + ':').padEnd(13)}${value}`);
   output.out('Dependencies:' + (info.dependencies.length === 0 ? ' none' : ''));
   for (const dependency of info.dependencies) output.out(`  ${dependency.guid} ${dependency.range}`);
+}
+
+export function printTestReport(output: CliOutput, report: TestReport): void {
+  output.out(`Testing ${report.source}`);
+  if (report.results.length === 0) output.out('No tests: the package has no tests/*.yaml');
+  for (const result of report.results) {
+    output.out(`${result.passed ? 'PASS' : 'FAIL'} ${result.name} (${result.type}, ${result.file})`);
+    for (const message of result.messages) output.out(`  - ${message}`);
+  }
+  output.out(`${report.passed} passed, ${report.failed} failed`);
 }

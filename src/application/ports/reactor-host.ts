@@ -11,6 +11,9 @@ export interface RunningReactor {
   /** `http://host:port` the reactor listens on. */
   url: string;
   port: number;
+  workdir: string;
+  /** Whether the workdir was made for this run (and is removed by stop). */
+  temporaryWorkdir: boolean;
   mounts: MountedPackage[];
   failures: MountFailure[];
   /** Stops listening, closes every mount and removes the reactor's temporary files. */

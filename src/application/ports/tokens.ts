@@ -8,4 +8,5 @@ export const TOKENS = {
   PackageVerifier: Symbol.for('PackageVerifier'),
   Clock: Symbol.for('Clock'),
   ReactorHost: Symbol.for('ReactorHost'),
+  HttpProbe: Symbol.for('HttpProbe'),
 } as const;

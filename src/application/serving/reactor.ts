@@ -21,7 +21,8 @@ export interface ReactorSettings {
   port: number;
   host: string;
   cacheControl: string;
-  workdir: string;
+  /** Overlays and saved packages go here; without one, the host makes a temporary directory. */
+  workdir?: string;
   store?: string;
   registry?: string;
   deploy?: string;

@@ -16,12 +16,13 @@ export function parseJson(text: string, file: string): unknown {
 }
 
 export function parseYaml(text: string, file: string): unknown {
+  const body = stripBom(text);
   try {
-    return parseYamlText(stripBom(text), { prettyErrors: false });
+    return parseYamlText(body, { prettyErrors: false });
   } catch (error) {
-    if (error instanceof YAMLParseError && error.linePos) {
-      const [start] = error.linePos;
-      throw new ConfigParseError(file, `invalid YAML: ${error.message.split('\n')[0]}`, start.line, start.col);
+    if (error instanceof YAMLParseError) {
+      const { line, column } = lineAndColumn(body, error.pos[0]);
+      throw new ConfigParseError(file, `invalid YAML: ${error.message.split('\n')[0]}`, line, column);
     }
     throw new ConfigParseError(file, `invalid YAML: ${(error as Error).message}`);
   }

@@ -29,16 +29,25 @@ export function unsafePathReason(name: string): string | undefined {
   return undefined;
 }
 
-/** Compares by Unicode code point, so the order matches other implementations' sorted(). */
+/**
+ * Compares by Unicode code point, so the order matches other implementations' sorted().
+ * UTF-16 code units already order like code points except where a surrogate meets a
+ * unit from U+E000 to U+FFFF, so only that case is corrected.
+ */
 export function comparePaths(a: string, b: string): number {
-  const left = [...a];
-  const right = [...b];
-  const length = Math.min(left.length, right.length);
+  const length = Math.min(a.length, b.length);
   for (let i = 0; i < length; i++) {
-    const difference = left[i]!.codePointAt(0)! - right[i]!.codePointAt(0)!;
-    if (difference !== 0) return difference;
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) return codePointRank(x) - codePointRank(y);
   }
-  return left.length - right.length;
+  return a.length - b.length;
+}
+
+function codePointRank(unit: number): number {
+  if (unit >= 0xe000) return unit - 0x800;
+  if (unit >= 0xd800) return unit + 0x2000;
+  return unit;
 }
 
 export function sortPaths(paths: Iterable<string>): string[] {

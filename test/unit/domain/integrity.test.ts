@@ -97,3 +97,15 @@ describe('version ranges', () => {
     expect(incrementPatch('1.2.3-beta+7')).toBe('1.2.4');
   });
 });
+
+describe('code-point order', () => {
+  it('agrees with comparing code point arrays on mixed BMP, private-use and astral characters', () => {
+    const samples = ['a', 'b', 'z', 'é', '\uD7FF', '\uE000', '\uFFFD', '\u{10000}', '\u{1F600}', 'a\u{1F600}', 'a\uFFFD', ''];
+    const byCodePoints = (x: string, y: string) => {
+      const [p, q] = [[...x].map((c) => c.codePointAt(0)!), [...y].map((c) => c.codePointAt(0)!)];
+      for (let i = 0; i < Math.min(p.length, q.length); i++) if (p[i] !== q[i]) return p[i]! - q[i]!;
+      return p.length - q.length;
+    };
+    for (const x of samples) for (const y of samples) expect(Math.sign(comparePaths(x, y))).toBe(Math.sign(byCodePoints(x, y)));
+  });
+});

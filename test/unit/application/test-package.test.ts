@@ -1,0 +1,82 @@
+import { describe, expect, it } from '@jest/globals';
+import { AjvSchemaValidator } from '../../../src/adapters/schema/ajv-schema-validator.js';
+import type { HttpProbe } from '../../../src/application/ports/http-probe.js';
+import type { ReactorHost } from '../../../src/application/ports/reactor-host.js';
+import { TestPackage } from '../../../src/application/use-cases/test-package.js';
+import { MemoryOpener, demoPackage } from '../../support/memory-opener.js';
+
+/** A host that records starts, and a probe that answers from a table. */
+function fakes(pages: Record<string, { status: number; body: string; type?: string }>) {
+  const requested: string[] = [];
+  let starts = 0;
+  let stops = 0;
+  const host: ReactorHost = {
+    start: async () => {
+      starts++;
+      return { url: 'http://reactor', port: 1, workdir: '/w', temporaryWorkdir: true, mounts: [], failures: [], stop: async () => void stops++ };
+    },
+  };
+  const probe: HttpProbe = {
+    get: async (url) => {
+      requested.push(url);
+      const page = pages[url.replace('http://reactor', '')] ?? { status: 404, body: 'not found' };
+      return { status: page.status, body: page.body, contentType: page.type };
+    },
+  };
+  return { host, probe, requested, counts: () => ({ starts, stops }) };
+}
+
+const suite = (yaml: string) => demoPackage({ 'tests/a.yaml': yaml, 'data/x.json': '[{"n":1},{"n":"two"}]', 'data/x.schema.json': '{"type":"object","properties":{"n":{"type":"integer"}}}' });
+
+describe('TestPackage', () => {
+  it('runs every test type and reports PASS and FAIL with messages', async () => {
+    const { host, probe, requested, counts } = fakes({ '/': { status: 200, body: '<title>Demo</title>', type: 'text/html; charset=utf-8' }, '/a?x=1': { status: 200, body: 'x' } });
+    const yaml = `tests:
+  - {name: home, type: route, url: /, expected_status: 200, response_contains: Demo, expected_content_type: text/html}
+  - {name: absolute url, type: route, url: "https://example.org/a?x=1", expected_status: 200}
+  - {name: wrong status, type: route, url: /missing, expected_status: 200, response_contains: hello}
+  - {name: css exists, type: file, path: content/style.css, contains: color}
+  - {name: missing file, type: file, path: content/nope.css}
+  - {name: rows, type: data_validation, format: json, data_file: data/x.json, schema_file: data/x.schema.json}
+  - {name: metadata, type: config, format: json, config_file: metadata.json}
+  - {name: bad config, type: config, format: json, config_file: content/style.css}
+`;
+    const report = await new TestPackage(new MemoryOpener().add('p', suite(yaml)), host, probe, new AjvSchemaValidator()).execute('p');
+    expect(report.results.map((r) => [r.name, r.passed])).toEqual([
+      ['home', true],
+      ['absolute url', true],
+      ['wrong status', false],
+      ['css exists', true],
+      ['missing file', false],
+      ['rows', false],
+      ['metadata', true],
+      ['bad config', false],
+    ]);
+    expect(report.results[2]!.messages).toEqual(['GET /missing: expected status 200, got 404', 'GET /missing: response does not contain "hello"']);
+    expect(report.results[5]!.messages).toEqual(['data/x.json row 2/n must be integer']);
+    expect(report.results[7]!.messages[0]).toMatch(/^content\/style\.css:1:1: invalid JSON/);
+    expect(requested).toEqual(['http://reactor/', 'http://reactor/a?x=1', 'http://reactor/missing']);
+    expect(counts()).toEqual({ starts: 1, stops: 1 });
+    expect(report).toMatchObject({ passed: 4, failed: 4 });
+  });
+
+  it('validates known configs against their canonical models', async () => {
+    const { host, probe } = fakes({});
+    const files = suite('tests:\n  - {name: routes, type: config, format: json, config_file: routes.json}\n');
+    files['routes.json'] = JSON.stringify({ routes: [{ path: 'no-slash', resource: 'content/a' }] });
+    const report = await new TestPackage(new MemoryOpener().add('p', files), host, probe, new AjvSchemaValidator()).execute('p');
+    expect(report.results[0]!.messages[0]).toMatch(/routes\.json: .*starting with "\/"/);
+  });
+
+  it('reports invalid definitions and unparsable files as failures, and starts no reactor without route tests', async () => {
+    const { host, probe, counts } = fakes({});
+    const files = suite('tests:\n  - {name: no type}\n  - {type: route, url: /, expected_status: 999}\n  - {name: f, type: file, path: content/style.css}\n');
+    files['tests/broken.yml'] = 'tests: [\n';
+    const report = await new TestPackage(new MemoryOpener().add('p', files), host, probe, new AjvSchemaValidator()).execute('p');
+    expect(report.results.map((r) => r.passed)).toEqual([false, false, true, false]);
+    expect(report.results[0]!.messages).toEqual(['invalid definition: tests/a.yaml tests[0]: "type" must be route, file, data_validation or config (got undefined)']);
+    expect(report.results[1]!.messages).toEqual(['invalid definition: tests/a.yaml tests[1]: "name" is required', 'invalid definition: tests/a.yaml tests[1]: "expected_status" must be an HTTP status code']);
+    expect(report.results[3]!.messages[0]).toMatch(/^invalid definition: tests\/broken\.yml:\d+:\d+: invalid YAML/);
+    expect(counts().starts).toBe(0);
+  });
+});
