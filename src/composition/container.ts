@@ -35,7 +35,10 @@ export type PortOverrides = Partial<Record<(typeof TOKENS)[keyof typeof TOKENS],
  * The one place that knows every part: ports are bound to adapters, use cases are
  * built from ports. Tests pass overrides to swap an adapter, never a module.
  */
-export function createContainer(overrides: PortOverrides = {}): Container {
+/** Bytes of file bodies the reactor keeps in memory across all its packages. */
+export const DEFAULT_MEMORY_BUDGET = 32 * 1024 * 1024;
+
+export function createContainer(overrides: PortOverrides = {}, options: { memoryBudget?: number } = {}): Container {
   const container = new Container({ defaultScope: 'Singleton' });
   const port = <T>(token: symbol, make: () => T) => {
     const value = token in overrides ? overrides[token as keyof PortOverrides] : make();
@@ -53,7 +56,7 @@ export function createContainer(overrides: PortOverrides = {}): Container {
 
   const get = <T>(id: ServiceIdentifier<T>) => container.get<T>(id);
   /** Memory for file bodies across every mounted package. */
-  container.bind(ByteBudget).toConstantValue(new ByteBudget(64 * 1024 * 1024));
+  container.bind(ByteBudget).toConstantValue(new ByteBudget(options.memoryBudget ?? DEFAULT_MEMORY_BUDGET));
   container.bind(LoadPackage).toDynamicValue(() => new LoadPackage(get(TOKENS.PackageOpener), get(TOKENS.Hasher), get(ByteBudget)));
   container.bind<ReactorHost>(TOKENS.ReactorHost).toDynamicValue(
     () => new HttpReactorHost({ loader: get(LoadPackage), verifier: get(TOKENS.PackageVerifier), hasher: get(TOKENS.Hasher), clock: get(TOKENS.Clock) }),

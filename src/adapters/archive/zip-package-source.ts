@@ -18,9 +18,20 @@ const SYNC_INFLATE_LIMIT = 64 * 1024;
 const WHOLE_ENTRY_LIMIT = 8 * 1024 * 1024;
 const LOCAL_HEADER = 30;
 const READ_WINDOW = 2 * 1024 * 1024;
-const READ_WINDOWS = 4;
+const READ_WINDOWS = 2;
 const STORED = 0;
 const DEFLATED = 8;
+
+interface ReadWindow {
+  start: number;
+  size: number;
+  buffer: Buffer;
+  /** Resolves with the number of bytes read. */
+  read: Promise<number>;
+  settled: boolean;
+  /** Readers using the bytes right now: the buffer is reused only at zero. */
+  users: number;
+}
 
 /** What the central directory says of an entry (node-stream-zip's parse). */
 interface CentralEntry {
@@ -47,7 +58,7 @@ interface CentralEntry {
 export class ZipPackageSource implements PackageSource {
   readonly kind = 'archive';
 
-  private readonly windows: Array<{ start: number; size: number; read: Promise<{ bytes: Buffer; start: number }> }> = [];
+  private readonly windows: ReadWindow[] = [];
 
   private constructor(
     readonly location: string,
@@ -87,12 +98,18 @@ export class ZipPackageSource implements PackageSource {
       for await (const chunk of this.stream(path)) chunks.push(chunk);
       return Buffer.concat(chunks);
     }
-    const raw = await this.readRaw(entry);
-    let data: Buffer;
-    if (entry.method === STORED) data = raw;
-    else if (entry.method === DEFLATED && entry.size <= SYNC_INFLATE_LIMIT) data = inflateRawSync(raw, { maxOutputLength: Math.max(entry.size, 1) });
-    else if (entry.method === DEFLATED) data = await inflate(raw, { maxOutputLength: Math.max(entry.size, 1) }).catch((error: Error) => this.corrupt(entry, error.message));
-    else return this.corrupt(entry, `unsupported compression method ${entry.method}`);
+    if (entry.method !== STORED && entry.method !== DEFLATED) this.corrupt(entry, `unsupported compression method ${entry.method}`);
+    const inflateHere = entry.method === DEFLATED && entry.size <= SYNC_INFLATE_LIMIT;
+    // The raw bytes live in a shared read window: whatever outlives the lease is a copy.
+    let data = await this.withRaw(entry, (raw) => {
+      if (!inflateHere) return Buffer.from(raw);
+      try {
+        return inflateRawSync(raw, { maxOutputLength: Math.max(entry.size, 1) });
+      } catch (error) {
+        return this.corrupt(entry, (error as Error).message);
+      }
+    });
+    if (entry.method === DEFLATED && !inflateHere) data = await inflate(data, { maxOutputLength: Math.max(entry.size, 1) }).catch((error: Error) => this.corrupt(entry, error.message));
     this.verify(entry, data.length, crc32(data));
     return data;
   }
@@ -141,37 +158,53 @@ export class ZipPackageSource implements PackageSource {
   }
 
   /**
-   * The compressed bytes, with the local header, in one read: the local header's
-   * extra field usually has the central one's length, and a second read covers it
-   * when it does not.
+   * Runs `use` on the compressed bytes of an entry while they sit in a read window.
+   * The local header usually has the central one's extra length, so header and data
+   * come in one read; a second read covers the case where it does not.
    */
-  private async readRaw(entry: CentralEntry): Promise<Buffer> {
+  private async withRaw<T>(entry: CentralEntry, use: (raw: Buffer) => T): Promise<T> {
     const guessed = LOCAL_HEADER + entry.fnameLen + entry.extraLen + entry.compressedSize;
-    const { bytes, start } = await this.window(entry.offset, guessed);
-    const at = entry.offset - start;
-    if (bytes.length - at < LOCAL_HEADER || bytes.readUInt32LE(at) !== 0x04034b50) this.corrupt(entry, 'bad local header');
-    const skip = LOCAL_HEADER + bytes.readUInt16LE(at + 26) + bytes.readUInt16LE(at + 28);
-    if (at + skip + entry.compressedSize <= bytes.length) return bytes.subarray(at + skip, at + skip + entry.compressedSize);
+    const window = this.lease(entry.offset, guessed);
+    let skip: number;
+    try {
+      const bytes = window.buffer.subarray(0, await window.read);
+      const at = entry.offset - window.start;
+      if (bytes.length - at < LOCAL_HEADER || bytes.readUInt32LE(at) !== 0x04034b50) this.corrupt(entry, 'bad local header');
+      skip = LOCAL_HEADER + bytes.readUInt16LE(at + 26) + bytes.readUInt16LE(at + 28);
+      if (at + skip + entry.compressedSize <= bytes.length) return use(bytes.subarray(at + skip, at + skip + entry.compressedSize));
+    } finally {
+      window.users--;
+    }
     const raw = Buffer.allocUnsafe(entry.compressedSize);
     await this.readFully(raw, entry.offset + skip);
-    return raw;
+    return use(raw);
   }
 
   /**
-   * Bytes covering [offset, offset + length), from a recent read window when one holds
-   * them. Entries lie in the file in the order they are usually read, so a scan of the
-   * whole package becomes a few large sequential reads instead of one read per entry.
+   * A read window covering [offset, offset + length). Entries lie in the file in the
+   * order they are usually read, so a scan of the whole package becomes a few large
+   * sequential reads. Window buffers are reused once no reader holds them: allocating
+   * a fresh one per window left the heap fragmented after a scan (RSS stayed high).
    */
-  private window(offset: number, length: number): Promise<{ bytes: Buffer; start: number }> {
-    const hit = this.windows.find((w) => offset >= w.start && offset + length <= w.start + w.size);
-    if (hit) return hit.read;
-    const size = Math.max(length, READ_WINDOW);
-    const bytes = Buffer.allocUnsafe(size);
-    const read = this.file.read(bytes, 0, size, offset).then(({ bytesRead }) => ({ bytes: bytes.subarray(0, bytesRead), start: offset }));
-    read.catch(() => undefined);
-    this.windows.push({ start: offset, size, read });
-    if (this.windows.length > READ_WINDOWS) this.windows.shift();
-    return read;
+  private lease(offset: number, length: number): ReadWindow {
+    let window = this.windows.find((w) => offset >= w.start && offset + length <= w.start + w.size);
+    if (!window) {
+      const size = Math.max(length, READ_WINDOW);
+      const idle = this.windows.findIndex((w) => w.users === 0 && w.settled && w.buffer.length >= size);
+      const buffer = idle >= 0 ? this.windows.splice(idle, 1)[0]!.buffer : Buffer.allocUnsafe(size);
+      const fresh: ReadWindow = { start: offset, size, buffer, users: 0, settled: false, read: Promise.resolve(0) };
+      fresh.read = this.file.read(buffer, 0, size, offset).then(({ bytesRead }) => bytesRead);
+      fresh.read.catch(() => undefined).finally(() => (fresh.settled = true));
+      this.windows.push(fresh);
+      for (let i = 0; this.windows.length > READ_WINDOWS && i < this.windows.length; ) {
+        const w = this.windows[i]!;
+        if (w !== fresh && w.users === 0 && w.settled) this.windows.splice(i, 1);
+        else i++;
+      }
+      window = fresh;
+    }
+    window.users++;
+    return window;
   }
 
   /** Data starts after the local header, whose name and extra lengths may differ from the central ones. */

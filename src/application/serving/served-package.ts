@@ -5,6 +5,7 @@ import { RouteTable, type RouteTarget } from '../../domain/serving/route-table.j
 import type { Route } from '../../domain/package/routes.js';
 import type { Hasher } from '../ports/hasher.js';
 import type { PackageSource } from '../ports/package-source.js';
+import { compactBytes } from '../shared/bytes.js';
 import type { ByteBudget } from './byte-budget.js';
 import { contentTypeHeader, typeOf } from './content-types.js';
 
@@ -131,7 +132,7 @@ export class ServedPackage {
     if (known && known.sha256 !== undefined) return known;
     const state: FileState = known ?? { type: this.typeOfKey(file.key), sha256: this.digests.get(file.key) };
     if (state.bytes === undefined && file.size <= MEMORY_FILE_LIMIT && this.budget.take(file.size)) {
-      state.bytes = await this.source.read(file.key);
+      state.bytes = compactBytes(await this.source.read(file.key));
     }
     if (state.sha256 === undefined) {
       if (state.bytes) state.sha256 = this.hasher.sha256(state.bytes);

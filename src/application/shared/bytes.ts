@@ -16,3 +16,11 @@ export async function collectBytes(stream: AsyncIterable<Uint8Array>): Promise<U
   for await (const chunk of stream) chunks.push(chunk);
   return concatBytes(chunks);
 }
+
+/**
+ * Bytes to keep for long: a copy when they view a larger buffer (a read window, a
+ * decompression chunk), so holding a small file does not hold the buffer around it.
+ */
+export function compactBytes(bytes: Uint8Array): Uint8Array {
+  return bytes.byteLength < bytes.buffer.byteLength ? bytes.slice() : bytes;
+}
