@@ -3,10 +3,15 @@
 import { build } from 'esbuild';
 import { chmodSync } from 'node:fs';
 
-const outfile = new URL('../dist/pkg.js', import.meta.url).pathname;
+const dist = new URL('../dist/', import.meta.url).pathname;
 await build({
-  entryPoints: [new URL('../src/composition/cli-main.ts', import.meta.url).pathname],
-  outfile,
+  // The worker that re-verifies packages off the event loop is an entry of its own,
+  // beside pkg.js, where WorkerVerifier looks for it.
+  entryPoints: {
+    pkg: new URL('../src/composition/cli-main.ts', import.meta.url).pathname,
+    'verify-worker': new URL('../src/composition/workers/verify-worker.ts', import.meta.url).pathname,
+  },
+  outdir: dist,
   bundle: true,
   platform: 'node',
   format: 'esm',
@@ -16,4 +21,4 @@ await build({
   // CommonJS dependencies bundled into ESM still call require().
   banner: { js: "import { createRequire as __pkgCreateRequire } from 'node:module'; const require = __pkgCreateRequire(import.meta.url);" },
 });
-chmodSync(outfile, 0o755);
+chmodSync(`${dist}pkg.js`, 0o755);

@@ -142,3 +142,21 @@ describe('pkg package test', () => {
     expect(run.stdout).toMatch(/^0 passed, 2 failed$/m);
   });
 });
+
+describe('content validity in the built reactor (worker thread)', () => {
+  it('re-verifies on request and reports a file changed after load', async () => {
+    const dir = join(work.path, 'unpacked-for-validity');
+    expect(runPkg(['package', 'unpack', cap, '-o', dir]).status).toBe(0);
+    const running = await startServe([dir, cap]);
+    try {
+      const validity = async () => ((await (await fetch(`${running.url}/api/v1/introspect/content-validity`)).json()) as { contentValidity: Array<{ valid: boolean; reason?: string[] }> }).contentValidity;
+      expect((await validity()).map((v) => v.valid)).toEqual([true, true]);
+      writeFileSync(join(dir, 'content/about.html'), '<p>changed</p>');
+      const [changed, archived] = await validity();
+      expect(changed).toMatchObject({ valid: false, reason: ['checksum mismatch: content/about.html'] });
+      expect(archived!.valid).toBe(true);
+    } finally {
+      await running.stop();
+    }
+  });
+});

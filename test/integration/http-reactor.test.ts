@@ -5,6 +5,12 @@ import { MemoryOpener, VALID_METADATA, demoPackage } from '../support/memory-ope
 import { securityFor, startReactor } from '../support/reactor-fixture.js';
 
 const metadata = (name: string) => JSON.stringify({ ...VALID_METADATA, name });
+/** supertest body parser that keeps the raw bytes. */
+const binary = (res: NodeJS.ReadableStream, done: (error: Error | null, body: Buffer) => void) => {
+  const chunks: Buffer[] = [];
+  res.on('data', (c: Buffer) => chunks.push(c));
+  res.on('end', () => done(null, Buffer.concat(chunks)));
+};
 const BIG = new Uint8Array(3 * 1024 * 1024).map((_, i) => i % 251);
 
 const site = demoPackage({
@@ -62,18 +68,10 @@ describe('static routes', () => {
     const small = await request(fixture.http).get('/page.html').set('Range', 'bytes=3-6').expect(206);
     expect(small.text).toBe('page');
     expect(small.headers['content-range']).toBe('bytes 3-6/11');
-    const big = await request(fixture.http).get('/big.bin').set('Range', 'bytes=2000000-2000009').buffer(true).parse((res, done) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => done(null, Buffer.concat(chunks)));
-    }).expect(206);
+    const big = await request(fixture.http).get('/big.bin').set('Range', 'bytes=2000000-2000009').buffer(true).parse(binary).expect(206);
     expect(Buffer.from(big.body as Buffer).equals(Buffer.from(BIG.subarray(2000000, 2000010)))).toBe(true);
     await request(fixture.http).get('/page.html').set('Range', 'bytes=50-60').expect(416).expect('Content-Range', 'bytes */11');
-    const whole = await request(fixture.http).get('/big.bin').buffer(true).parse((res, done) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => done(null, Buffer.concat(chunks)));
-    }).expect(200);
+    const whole = await request(fixture.http).get('/big.bin').buffer(true).parse(binary).expect(200);
     expect((whole.body as Buffer).length).toBe(BIG.length);
   });
 
@@ -194,5 +192,40 @@ describe('introspection', () => {
   it.each(['/introspect/status', '/api/v1/introspect/metadata', '/package/manual/logs'])('answers 405 to a POST on %s', async (path) => {
     const response = await request(fixture.http).post(path).expect(405);
     expect(response.headers['allow']).toBe('GET, HEAD');
+  });
+});
+
+describe('content validity is re-verified on every request', () => {
+  it('notices a file changed on disk after load, and status reports it', async () => {
+    const { mkdirSync, writeFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { LocalPackageOpener } = await import('../../src/composition/local-package-opener.js');
+    const { temporaryDirectory } = await import('../support/paths.js');
+    const dir = temporaryDirectory();
+    try {
+      const files = demoPackage();
+      for (const [path, bytes] of Object.entries({ ...files, 'security.json': securityFor(files) })) {
+        mkdirSync(join(dir.path, path, '..'), { recursive: true });
+        writeFileSync(join(dir.path, path), bytes);
+      }
+      const started = await startReactor(new LocalPackageOpener(), [{ source: dir.path }]);
+      try {
+        const before = (await request(started.http).get('/api/v1/introspect/content-validity').expect(200)).body.contentValidity[0];
+        expect(before).toMatchObject({ valid: true });
+        expect(before.reason).toBeUndefined();
+        writeFileSync(join(dir.path, 'content/style.css'), 'changed after load');
+        const [first, second] = await Promise.all([
+          request(started.http).get('/api/v1/introspect/content-validity'),
+          request(started.http).get('/api/v1/introspect/content-validity'),
+        ]);
+        expect(first.body.contentValidity[0]).toMatchObject({ valid: false, reason: ['checksum mismatch: content/style.css'] });
+        expect(second.body.contentValidity[0].lastChecked).toBe(first.body.contentValidity[0].lastChecked);
+        expect((await request(started.http).get('/package/demo-site/status').expect(200)).body.valid).toBe(false);
+      } finally {
+        await started.stop();
+      }
+    } finally {
+      dir.remove();
+    }
   });
 });

@@ -44,32 +44,24 @@ export function packageCommands(yargs: Argv, useCases: PackageUseCases, output: 
           .option('output', { alias: 'o', type: 'string', describe: 'destination directory (default: named after the .cap)' })
           .option('force', { alias: 'f', type: 'boolean', default: false, describe: 'replace a non-empty destination' }),
       async (argv) => {
-        const destination = resolve(argv.output ?? basename(argv.cap).replace(/\.cap$/i, '') ?? 'package');
+        const destination = resolve(argv.output ?? basename(argv.cap).replace(/\.cap$/i, ''));
         const result = await useCases.unpack.execute({ archive: argv.cap, destination, force: argv.force });
         output.out(`Unpacked ${result.files} files into ${result.destination}`);
       },
     )
     .command(
-      'validate <path>',
-      'Check a package directory or .cap: metadata, manifest, routes, storage, security, content',
-      (y) => y.positional('path', { type: 'string', demandOption: true, describe: 'package directory or .cap' }).option('json', { type: 'boolean', default: false, describe: 'print the report as JSON' }),
-      async (argv) => {
-        const report = await useCases.validate.execute(argv.path);
-        if (argv.json) printJson(output, report);
-        else printValidation(output, report);
-        if (!report.valid) exit(1);
-      },
+      reportCommand('validate', 'Check a package directory or .cap: metadata, manifest, routes, storage, security, content', output, exit, {
+        run: (path) => useCases.validate.execute(path),
+        print: printValidation,
+        failed: (report) => !report.valid,
+      }),
     )
     .command(
-      'test <path>',
-      'Run the package tests in tests/*.yaml: route, file, data_validation and config tests',
-      (y) => y.positional('path', { type: 'string', demandOption: true, describe: 'package directory or .cap' }).option('json', { type: 'boolean', default: false, describe: 'print the report as JSON' }),
-      async (argv) => {
-        const report = await useCases.test.execute(argv.path);
-        if (argv.json) printJson(output, report);
-        else printTestReport(output, report);
-        if (report.failed > 0) exit(1);
-      },
+      reportCommand('test', 'Run the package tests in tests/*.yaml: route, file, data_validation and config tests', output, exit, {
+        run: (path) => useCases.test.execute(path),
+        print: printTestReport,
+        failed: (report) => report.failed > 0,
+      }),
     )
     .command(inspectCommand('info', 'Print what the package is, its files and its declared dependencies', useCases, output))
     .command(inspectCommand('manifest', 'Print manifest.json in canonical form (generated when absent)', useCases, output))
@@ -81,12 +73,37 @@ export function packageCommands(yargs: Argv, useCases: PackageUseCases, output: 
     .strict();
 }
 
+/** A package path and `--json`: what every reporting command takes. */
+function pathAndJson(y: Argv) {
+  return y.positional('path', { type: 'string', demandOption: true, describe: 'package directory or .cap' }).option('json', { type: 'boolean', default: false, describe: 'print as JSON' });
+}
+
+/** A command that prints a report (human or `--json`) and exits 1 when it failed. */
+function reportCommand<R>(
+  name: string,
+  description: string,
+  output: CliOutput,
+  exit: ExitStatus,
+  report: { run: (path: string) => Promise<R>; print: (output: CliOutput, report: R) => void; failed: (report: R) => boolean },
+) {
+  return {
+    command: `${name} <path>`,
+    describe: description,
+    builder: pathAndJson,
+    handler: async (argv: { path: string; json: boolean }) => {
+      const result = await report.run(argv.path);
+      if (argv.json) printJson(output, result);
+      else report.print(output, result);
+      if (report.failed(result)) exit(1);
+    },
+  };
+}
+
 function inspectCommand(item: InspectItem, description: string, useCases: PackageUseCases, output: CliOutput) {
   return {
     command: `${item} <path>`,
     describe: description,
-    builder: (y: Argv) =>
-      y.positional('path', { type: 'string', demandOption: true, describe: 'package directory or .cap' }).option('json', { type: 'boolean', default: false, describe: 'print as JSON' }),
+    builder: pathAndJson,
     handler: async (argv: { path: string; json: boolean }) => {
       const value = await useCases.inspect.execute(argv.path, item);
       if (item === 'info' && !argv.json) printInfo(output, value as PackageInfo);

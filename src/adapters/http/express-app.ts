@@ -36,20 +36,16 @@ export function createExpressApp(reactor: Reactor): express.Express {
   }
 
   const packageReports: Record<string, (mount: Mount, request: Request) => unknown> = {
-    status: (mount) => ({ package: mount.pkg.name, version: mount.pkg.model.metadata.version, status: 'loaded', valid: true }),
+    status: (mount) => ({ package: mount.pkg.name, version: mount.pkg.model.metadata.version, status: 'loaded', valid: reactor.lastKnownValid(mount) }),
     metadata: ({ pkg: { model } }) => ({ name: model.metadata.name, version: model.metadata.version, description: model.metadata.description, author: model.metadata.author ?? null, guid: model.metadata.guid }),
     logs: (mount, request) => ({ package: mount.pkg.name, logs: reactor.log.last(logLines(request.query.lines)) }),
   };
-  app.all('/package/:name/:item', async (request, response) => {
+  app.all('/package/:name/:item', (request, response) => {
     const mount = reactor.byName(String(request.params.name));
     const report = packageReports[String(request.params.item)];
     if (!mount) throw notFound(`no package named ${request.params.name}`);
     if (!report) throw notFound(`no endpoint /package/${request.params.name}/${request.params.item}`);
     if (request.method !== 'GET' && request.method !== 'HEAD') throw methodNotAllowed('GET, HEAD');
-    if (request.params.item === 'status') {
-      const validity = await reactor.validity(mount);
-      return sendJson(response, 200, { ...(report(mount, request) as object), valid: validity.valid });
-    }
     sendJson(response, 200, report(mount, request));
   });
 

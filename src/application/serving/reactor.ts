@@ -69,6 +69,8 @@ export class Reactor {
   private readonly startedAt: Date;
   private readonly contentHashes = new Map<Mount, Promise<string>>();
   private readonly validations = new Map<Mount, Promise<Validity>>();
+  /** The outcome of each package's latest verification; loading verified it first. */
+  private readonly lastValid = new Map<Mount, boolean>();
 
   private constructor(
     readonly settings: ReactorSettings,
@@ -220,6 +222,11 @@ export class Reactor {
     return check;
   }
 
+  /** The latest verification's verdict, without hashing anything: true since load unless a check failed. */
+  lastKnownValid(mount: Mount): boolean {
+    return this.lastValid.get(mount) ?? true;
+  }
+
   private async verify(mount: Mount): Promise<Validity> {
     const { model, source } = mount.pkg;
     const signed = model.security?.digitalSignatures !== undefined;
@@ -232,6 +239,7 @@ export class Reactor {
       }
     }
     result.lastChecked = this.dependencies.clock.now().toISOString();
+    this.lastValid.set(mount, result.valid);
     return result;
   }
 
