@@ -9,8 +9,9 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { CLI, OUT, ROOT, best, fmt, has, shell, verdict } from './lib.js';
 
-const DURATION = process.env.BENCH_DURATION ?? '5s';
+const DURATION = process.env.BENCH_DURATION ?? '8s';
 const CONNECTIONS = process.env.BENCH_CONNECTIONS ?? '32';
+// BENCH_DURATION, BENCH_CONNECTIONS and BENCH_SKIP_COLD tune a run.
 
 function freePort() {
   return new Promise((resolve) => {
@@ -173,5 +174,5 @@ async function coldStart() {
 export async function run() {
   if (!has('wrk')) return console.log('serve bench skipped: wrk is not installed (apt-get install wrk)');
   await throughput();
-  await coldStart();
+  if (!process.env.BENCH_SKIP_COLD) await coldStart();
 }
