@@ -58,7 +58,7 @@ export function createContainer(overrides: PortOverrides = {}, options: { memory
   const get = <T>(id: ServiceIdentifier<T>) => container.get<T>(id);
   /** Memory for file bodies across every mounted package. */
   container.bind(ByteBudget).toConstantValue(new ByteBudget(options.memoryBudget ?? DEFAULT_MEMORY_BUDGET));
-  container.bind(LoadPackage).toDynamicValue(() => new LoadPackage(get(TOKENS.PackageOpener), get(TOKENS.Hasher), get(ByteBudget)));
+  container.bind(LoadPackage).toDynamicValue(() => new LoadPackage(get(TOKENS.PackageOpener), get(TOKENS.Hasher), get(TOKENS.PackageVerifier), get(ByteBudget)));
   container.bind<ReactorHost>(TOKENS.ReactorHost).toDynamicValue(
     () => new HttpReactorHost({ loader: get(LoadPackage), verifier: get(TOKENS.PackageVerifier), hasher: get(TOKENS.Hasher), clock: get(TOKENS.Clock) }),
   );

@@ -6,10 +6,10 @@ import { securityFor, startReactor } from '../support/reactor-fixture.js';
 
 const metadata = (name: string) => JSON.stringify({ ...VALID_METADATA, name });
 /** supertest body parser that keeps the raw bytes. */
-const binary = (res: NodeJS.ReadableStream, done: (error: Error | null, body: Buffer) => void) => {
+const binary = (res: unknown, done: (error: Error | null, body: Buffer) => void) => {
   const chunks: Buffer[] = [];
-  res.on('data', (c: Buffer) => chunks.push(c));
-  res.on('end', () => done(null, Buffer.concat(chunks)));
+  (res as NodeJS.ReadableStream).on('data', (c: Buffer) => chunks.push(c));
+  (res as NodeJS.ReadableStream).on('end', () => done(null, Buffer.concat(chunks)));
 };
 const BIG = new Uint8Array(3 * 1024 * 1024).map((_, i) => i % 251);
 

@@ -13,7 +13,7 @@ export const SETTINGS: ReactorSettings = { port: 0, host: '127.0.0.1', cacheCont
 /** A reactor over the given opener, with its server (not listening: supertest drives it). */
 export async function startReactor(opener: PackageOpener, requests: MountRequest[], settings: Partial<ReactorSettings> = {}) {
   const { reactor, failures } = await Reactor.start(requests, { ...SETTINGS, ...settings }, {
-    loader: new LoadPackage(opener, hasher, new ByteBudget(16 * 1024 * 1024)),
+    loader: new LoadPackage(opener, hasher, new InProcessVerifier(hasher), new ByteBudget(16 * 1024 * 1024)),
     verifier: new InProcessVerifier(hasher),
     hasher,
     clock: { now: () => new Date() },

@@ -17,7 +17,7 @@ export interface PackFile {
 }
 
 /** Small files read ahead of the one being written: reads overlap with compression and hashing. */
-const READ_AHEAD_FILES = 32;
+const READ_AHEAD_FILES = 16;
 const READ_AHEAD_MAX_SIZE = 1024 * 1024;
 
 export interface PackTarget {

@@ -54,13 +54,11 @@ export class ServedPackage {
     private readonly budget: ByteBudget,
     private readonly options: ServeOptions,
     layers: Layer[],
-    preloaded: ReadonlyMap<string, Uint8Array>,
     /** SHA-256 per package path, when known at load (from a verified security.json). */
     private readonly digests: ReadonlyMap<string, string>,
   ) {
     this.layers = new LayerStack(layers);
     this.routes = new RouteTable(model.routes);
-    for (const [key, bytes] of preloaded) this.files.set(key, { type: this.typeOfKey(key), bytes, sha256: digests.get(key) });
   }
 
   get name(): string {
@@ -129,8 +127,8 @@ export class ServedPackage {
   /** Type, digest and (when small enough and the budget allows) the bytes of a file. */
   private async load(file: LayerFile): Promise<FileState> {
     const known = this.files.get(file.key);
-    if (known && known.sha256 !== undefined) return known;
-    const state: FileState = known ?? { type: this.typeOfKey(file.key), sha256: this.digests.get(file.key) };
+    if (known) return known;
+    const state: FileState = { type: this.typeOfKey(file.key), sha256: this.digests.get(file.key) };
     if (state.bytes === undefined && file.size <= MEMORY_FILE_LIMIT && this.budget.take(file.size)) {
       state.bytes = compactBytes(await this.source.read(file.key));
     }

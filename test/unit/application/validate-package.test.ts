@@ -13,7 +13,7 @@ const validate = async (files: Record<string, string | Uint8Array>) => {
   return { report, check };
 };
 
-const withSecurity = (files: Record<string, string | Uint8Array>) => {
+const withSecurity = (files: Record<string, string | Uint8Array>): Record<string, string | Uint8Array> => {
   const checksums = Object.fromEntries(Object.entries(files).map(([path, bytes]) => [path, hasher.sha256(bytes)]));
   return { ...files, 'security.json': JSON.stringify({ security: { integrityChecks: { checksums } } }) };
 };

@@ -16,7 +16,8 @@ const withField = (field: string, value: unknown) => ({ ...VALID_METADATA, [fiel
 
 describe('metadata.json rules', () => {
   it('accepts a minimal valid document and keeps canonical field order', () => {
-    expect(Object.keys(normalizeMetadata({ uuid: VALID_METADATA.uuid, ...VALID_METADATA, readOnly: true }))).toEqual(['name', 'version', 'description', 'guid', 'uuid', 'readOnly']);
+    const { uuid, ...rest } = VALID_METADATA;
+    expect(Object.keys(normalizeMetadata({ uuid, readOnly: true, ...rest }))).toEqual(['name', 'version', 'description', 'guid', 'uuid', 'readOnly']);
   });
 
   it.each(['name', 'version', 'description', 'guid', 'uuid'])('requires %s', (field) => {
