@@ -58,6 +58,17 @@ describe('static routes', () => {
     await request(fixture.http).get('/page.html').expect(200);
   });
 
+  it('types a file without extension by its bytes when the manifest is generated', async () => {
+    const opener = new MemoryOpener().add('plain', demoPackage({ 'content/LICENSE': 'plain text license', 'content/page': '<!doctype html><p>x</p>' }));
+    const started = await startReactor(opener, [{ source: 'plain' }]);
+    try {
+      expect((await request(started.http).get('/LICENSE').expect(200)).headers['content-type']).toBe('text/plain; charset=utf-8');
+      expect((await request(started.http).get('/page').expect(200)).headers['content-type']).toBe('text/html; charset=utf-8');
+    } finally {
+      await started.stop();
+    }
+  });
+
   it('answers HEAD without a body', async () => {
     const response = await request(fixture.http).head('/page.html').expect(200);
     expect(response.headers['content-length']).toBe('11');

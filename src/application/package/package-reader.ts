@@ -44,22 +44,30 @@ export async function readMetadata(source: PackageSource): Promise<Metadata> {
   return normalizeMetadata(await readDocument(source, METADATA_FILE));
 }
 
-/**
- * Reads every configuration file, generating manifest and routes when they are absent.
- * Pack skips security.json: it replaces it anyway, so a stale one must not stop it.
- */
-export async function readPackage(source: PackageSource, options: { security: boolean } = { security: true }): Promise<PackageModel> {
+export interface ReadOptions {
+  /** Pack skips security.json: it replaces it anyway, so a stale one must not stop it. */
+  security?: boolean;
+  /**
+   * `serving`: the reactor mirrors content/ and finds types itself, so an absent manifest
+   * stays empty and absent routes are only the aliases (`/`, extensionless HTML, datasets).
+   */
+  generate?: 'full' | 'serving';
+}
+
+/** Reads every configuration file, generating manifest and routes when they are absent. */
+export async function readPackage(source: PackageSource, options: ReadOptions = {}): Promise<PackageModel> {
+  const { security: readSecurity = true, generate = 'full' } = options;
   const metadata = await readMetadata(source);
   const storage = await readOptional(source, STORAGE_FILE, normalizeStorage);
-  const security = options.security ? await readOptional(source, SECURITY_FILE, normalizeSecurity) : undefined;
+  const security = readSecurity ? await readOptional(source, SECURITY_FILE, normalizeSecurity) : undefined;
   const authentication = await readOptional(source, AUTHENTICATION_FILE, normalizeAuthentication);
   const manifest = await readOptional(source, MANIFEST_FILE, normalizeManifest);
   const routes = await readOptional(source, ROUTES_FILE, normalizeRoutes);
   const files = source.entries().map((entry) => entry.path);
-  const generated = routes ? undefined : generateRoutes(files, Object.keys(storage?.dataSets ?? {}));
+  const generated = routes ? undefined : generateRoutes(files, Object.keys(storage?.dataSets ?? {}), { aliasesOnly: generate === 'serving' });
   const model: PackageModel = {
     metadata,
-    manifest: manifest ?? (await generateManifestFor(source)),
+    manifest: manifest ?? (generate === 'serving' ? {} : await generateManifestFor(source)),
     manifestGenerated: manifest === undefined,
     routes: routes ?? generated!.routes,
     routesGenerated: routes === undefined,

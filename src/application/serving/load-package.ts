@@ -32,7 +32,7 @@ export class LoadPackage {
   }
 
   async load(source: PackageSource, options: ServeOptions): Promise<ServedPackage> {
-    const model = await readPackage(source);
+    const model = await readPackage(source, { generate: 'serving' });
     if (model.security) assertIntact(source.location, await this.verifier.verify(source, model.security));
     const tombstones = new Map<string, string[]>();
     for (const file of tombstoneFiles(model)) {

@@ -8,6 +8,7 @@ import type { PackageSource } from '../ports/package-source.js';
 import { compactBytes } from '../shared/bytes.js';
 import type { ByteBudget } from './byte-budget.js';
 import { contentTypeHeader, typeOf } from './content-types.js';
+import { detectType, typeByExtension } from '../../domain/package/media-types.js';
 
 /** Files up to this size are held in memory (within the reactor's byte budget). */
 export const MEMORY_FILE_LIMIT = 1024 * 1024;
@@ -132,6 +133,8 @@ export class ServedPackage {
     if (state.bytes === undefined && file.size <= MEMORY_FILE_LIMIT && this.budget.take(file.size)) {
       state.bytes = compactBytes(await this.source.read(file.key));
     }
+    // No manifest entry and an extension that says nothing: sniff the bytes, as generation would.
+    if (!this.model.manifest[file.key] && typeByExtension(file.key) === undefined && state.bytes) state.type = detectType(file.key, state.bytes.subarray(0, 512));
     if (state.sha256 === undefined) {
       if (state.bytes) state.sha256 = this.hasher.sha256(state.bytes);
       else {

@@ -159,3 +159,17 @@ describe('JSON error positions', () => {
     }
   });
 });
+
+describe('alias-only route generation (serving)', () => {
+  it('keeps exactly the generated routes a mirrored server does not already answer, with the same winners', () => {
+    const files = ['content/index.html', 'content/a', 'content/a.html', 'content/docs/b.htm', 'content/docs/b.html', 'content/x.css'];
+    const full = generateRoutes(files, ['items']).routes;
+    const aliases = generateRoutes(files, ['items'], { aliasesOnly: true }).routes;
+    const mirrored = new Set(files.map((f) => f.slice('content'.length)));
+    const expected = full.routes.filter((route) => !(route.resource !== undefined && mirrored.has(route.path) && `content${route.path}` === route.resource));
+    expect([...aliases.routes].sort((x, y) => x.path.localeCompare(y.path))).toEqual([...expected].sort((x, y) => x.path.localeCompare(y.path)));
+    expect(aliases.index).toBe(full.index);
+    expect(aliases.routes.find((r) => r.path === '/docs/b')?.resource).toBe('content/docs/b.htm');
+    expect(aliases.routes.find((r) => r.path === '/a')).toBeUndefined();
+  });
+});
