@@ -34,10 +34,6 @@ export class DatasetCatalog {
     return new DatasetCatalog(collections, unavailable);
   }
 
-  ids(): string[] {
-    return [...this.collections.keys(), ...this.unavailable.keys()];
-  }
-
   has(id: string): boolean {
     return this.collections.has(id) || this.unavailable.has(id);
   }

@@ -84,11 +84,6 @@ export class ServedPackage {
     return result;
   }
 
-  /** Forgets computed responses: after a write, every path is looked up afresh. */
-  invalidate(): void {
-    this.responses.clear();
-  }
-
   private packageFile(path: string): LayerFile | undefined {
     const entry = this.source.entries().find((e) => e.path === path);
     return entry && { path, size: entry.size, key: path };

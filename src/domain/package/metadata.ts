@@ -100,7 +100,3 @@ function metadataIssues(m: Record<string, unknown>): string[] {
   }
   return issues;
 }
-
-export function isWritable(metadata: Metadata): boolean {
-  return metadata.readOnly !== true;
-}

@@ -53,13 +53,4 @@ export class LayerStack {
     }
     return [...seen];
   }
-
-  top(): Layer | undefined {
-    return this.layers[0];
-  }
-
-  /** Bottom to top, as declared. */
-  all(): Layer[] {
-    return [...this.layers].reverse();
-  }
 }
