@@ -105,6 +105,9 @@ describe('static routes', () => {
   it('answers 404 and 405 with the JSON error body', async () => {
     const missing = await request(fixture.http).get('/nothing-here').expect(404);
     expect(missing.body).toEqual({ error: { code: 'NOT_FOUND', message: 'no route or file for /nothing-here' } });
+    // A miss is not remembered: clients choose those paths, so keeping them would grow without bound.
+    expect(fixture.reactor.mounts.match('/nothing-here')!.mount.pkg.cached('/nothing-here')).toBeUndefined();
+    expect(fixture.reactor.mounts.match('/style.css')!.mount.pkg.cached('/style.css')?.kind).toBe('hit');
     const wrong = await request(fixture.http).post('/page.html').expect(405);
     expect(wrong.headers['allow']).toBe('GET, HEAD');
     expect(wrong.body.error.code).toBe('METHOD_NOT_ALLOWED');

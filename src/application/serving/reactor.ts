@@ -2,6 +2,7 @@ import { MountConflictError, PackageError, UsageError } from '../../domain/error
 import { canonicalChecksumJson, describeIntegrity, isIntact } from '../../domain/integrity/security.js';
 import { isAuthenticationEnabled } from '../../domain/package/authentication.js';
 import { MountTable, normalizePrefix } from '../../domain/serving/mount-table.js';
+import { sortPaths } from '../../domain/package/package-paths.js';
 import { coveredPaths, digestEntries } from '../integrity/digest-entries.js';
 import type { Clock } from '../ports/clock.js';
 import type { Hasher } from '../ports/hasher.js';
@@ -176,7 +177,7 @@ export class Reactor {
           const entry = { method: 'GET', path: base + path, ...(target.route?.requestHeaders ? { requestHeaders: target.route.requestHeaders } : {}) };
           routes.push(entry);
         }
-        for (const path of mount.pkg.layers.visiblePaths().sort()) if (!declared.has(`/${path}`)) routes.push({ method: 'GET', path: `${base}/${path}` });
+        for (const path of sortPaths(mount.pkg.layers.visiblePaths())) if (!declared.has(`/${path}`)) routes.push({ method: 'GET', path: `${base}/${path}` });
         return { package: mount.pkg.name, routes };
       }),
     };

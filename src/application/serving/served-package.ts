@@ -45,7 +45,9 @@ interface FileState {
 export class ServedPackage {
   readonly layers: LayerStack;
   readonly routes: RouteTable;
-  private readonly files = new Map<string, FileState>();
+  /** One load per file, shared by concurrent first requests. */
+  private readonly files = new Map<string, Promise<FileState>>();
+  /** Hits and dataset routes only: bounded by the package, unlike the paths clients may ask for. */
   private readonly responses = new Map<string, StaticLookup>();
 
   constructor(
@@ -80,7 +82,7 @@ export class ServedPackage {
     else if (target?.kind === 'content') result = await this.hit(this.layers.resolve(target.contentPath)?.file, target.route);
     else if (target?.kind === 'file') result = await this.hit(this.packageFile(target.packagePath), target.route);
     else if (target === undefined) result = await this.hit(this.layers.resolve(RouteTable.mirrored(path))?.file, undefined);
-    this.responses.set(path, result);
+    if (result.kind !== 'miss') this.responses.set(path, result);
     return result;
   }
 
@@ -121,11 +123,19 @@ export class ServedPackage {
   }
 
   /** Type, digest and (when small enough and the budget allows) the bytes of a file. */
-  private async load(file: LayerFile): Promise<FileState> {
-    const known = this.files.get(file.key);
-    if (known) return known;
+  private load(file: LayerFile): Promise<FileState> {
+    let loading = this.files.get(file.key);
+    if (!loading) {
+      loading = this.read(file);
+      this.files.set(file.key, loading);
+      loading.catch(() => this.files.delete(file.key));
+    }
+    return loading;
+  }
+
+  private async read(file: LayerFile): Promise<FileState> {
     const state: FileState = { type: this.typeOfKey(file.key), sha256: this.digests.get(file.key) };
-    if (state.bytes === undefined && file.size <= MEMORY_FILE_LIMIT && this.budget.take(file.size)) {
+    if (file.size <= MEMORY_FILE_LIMIT && this.budget.take(file.size)) {
       state.bytes = compactBytes(await this.source.read(file.key));
     }
     // No manifest entry and an extension that says nothing: sniff the bytes, as generation would.
@@ -138,7 +148,6 @@ export class ServedPackage {
         state.sha256 = hash.digest();
       }
     }
-    this.files.set(file.key, state);
     return state;
   }
 
@@ -162,10 +171,7 @@ export class ServedPackage {
  * bottom when no layer names it, or content/ alone when none are declared.
  */
 export function packageLayers(source: PackageSource, model: PackageModel, tombstones: ReadonlyMap<string, string[]>): Layer[] {
-  const declared = model.storage?.layers ?? [];
-  const roots = declared.map((layer) => ({ root: layer.path.replace(/\/?$/, '/'), writable: layer.writable, exported: layer.visibility === 'exported' }));
-  if (!roots.some((layer) => layer.root === CONTENT_DIR)) roots.unshift({ root: CONTENT_DIR, writable: false, exported: true });
-  const layers = roots.map(({ root, writable, exported }) => {
+  const layers = layerRoots(model).map(({ root, writable, exported }) => {
     const layer = emptyLayer(root.slice(0, -1), { writable, exported });
     for (const path of tombstones.get(root) ?? []) layer.tombstones.add(path);
     return { root, layer };
@@ -182,6 +188,12 @@ export function packageLayers(source: PackageSource, model: PackageModel, tombst
 
 /** The `.pkg-tombstones` file of each layer root that has one. */
 export function tombstoneFiles(model: PackageModel): string[] {
-  const roots = [CONTENT_DIR, ...(model.storage?.layers ?? []).map((layer) => layer.path.replace(/\/?$/, '/'))];
-  return [...new Set(roots)].map((root) => root + TOMBSTONES_FILE);
+  return layerRoots(model).map(({ root }) => root + TOMBSTONES_FILE);
+}
+
+/** Declared layers bottom to top, as `dir/` roots, with content/ at the bottom unless declared. */
+function layerRoots(model: PackageModel): Array<{ root: string; writable: boolean; exported: boolean }> {
+  const roots = (model.storage?.layers ?? []).map((layer) => ({ root: layer.path.replace(/\/?$/, '/'), writable: layer.writable, exported: layer.visibility === 'exported' }));
+  if (!roots.some((layer) => layer.root === CONTENT_DIR)) roots.unshift({ root: CONTENT_DIR, writable: false, exported: true });
+  return roots;
 }
