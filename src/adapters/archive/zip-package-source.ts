@@ -98,7 +98,6 @@ export class ZipPackageSource implements PackageSource {
       for await (const chunk of this.stream(path)) chunks.push(chunk);
       return Buffer.concat(chunks);
     }
-    if (entry.method !== STORED && entry.method !== DEFLATED) this.corrupt(entry, `unsupported compression method ${entry.method}`);
     const inflateHere = entry.method === DEFLATED && entry.size <= SYNC_INFLATE_LIMIT;
     // The raw bytes live in a shared read window: whatever outlives the lease is a copy.
     let data = await this.withRaw(entry, (raw) => {
@@ -120,7 +119,6 @@ export class ZipPackageSource implements PackageSource {
       yield await this.read(path);
       return;
     }
-    if (entry.method !== STORED && entry.method !== DEFLATED) this.corrupt(entry, `unsupported compression method ${entry.method}`);
     const start = await this.dataStart(entry);
     const raw = createReadStream(this.location, { start, end: start + entry.compressedSize - 1, highWaterMark: 256 * 1024 });
     const data = entry.method === STORED ? raw : raw.pipe(createInflateRaw({ chunkSize: 256 * 1024 }));
@@ -154,6 +152,7 @@ export class ZipPackageSource implements PackageSource {
   private entry(path: string): CentralEntry {
     const entry = this.byPath.get(path);
     if (!entry) throw new SourceNotFoundError(`${this.location}: no entry ${path}`);
+    if (entry.method !== STORED && entry.method !== DEFLATED) this.corrupt(entry, `unsupported compression method ${entry.method}`);
     return entry;
   }
 
@@ -169,8 +168,7 @@ export class ZipPackageSource implements PackageSource {
     try {
       const bytes = window.buffer.subarray(0, await window.read);
       const at = entry.offset - window.start;
-      if (bytes.length - at < LOCAL_HEADER || bytes.readUInt32LE(at) !== 0x04034b50) this.corrupt(entry, 'bad local header');
-      skip = LOCAL_HEADER + bytes.readUInt16LE(at + 26) + bytes.readUInt16LE(at + 28);
+      skip = this.localHeaderLength(entry, bytes, at);
       if (at + skip + entry.compressedSize <= bytes.length) return use(bytes.subarray(at + skip, at + skip + entry.compressedSize));
     } finally {
       window.users--;
@@ -211,8 +209,13 @@ export class ZipPackageSource implements PackageSource {
   private async dataStart(entry: CentralEntry): Promise<number> {
     const header = Buffer.alloc(LOCAL_HEADER);
     await this.readFully(header, entry.offset);
-    if (header.readUInt32LE(0) !== 0x04034b50) this.corrupt(entry, 'bad local header signature');
-    return entry.offset + LOCAL_HEADER + header.readUInt16LE(26) + header.readUInt16LE(28);
+    return entry.offset + this.localHeaderLength(entry, header, 0);
+  }
+
+  /** Length of the local header at `at`: fixed part, name and extra field. */
+  private localHeaderLength(entry: CentralEntry, bytes: Buffer, at: number): number {
+    if (bytes.length - at < LOCAL_HEADER || bytes.readUInt32LE(at) !== 0x04034b50) this.corrupt(entry, 'bad local header');
+    return LOCAL_HEADER + bytes.readUInt16LE(at + 26) + bytes.readUInt16LE(at + 28);
   }
 
   private async readFully(buffer: Buffer, position: number): Promise<void> {
