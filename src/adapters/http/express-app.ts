@@ -1,8 +1,7 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { normalizeRequestPath } from '../../domain/serving/request-path.js';
-import { DATA_API_PREFIX } from '../../domain/package/routes.js';
 import type { Mount, Reactor } from '../../application/serving/reactor.js';
-import { HttpProblem, badRequest, methodNotAllowed, notFound, sendJson, sendProblem } from './http-problems.js';
+import { badRequest, methodNotAllowed, notFound, sendJson, sendProblem } from './http-problems.js';
+import { resolveRequest } from './request-resolution.js';
 import { writeStatic } from './static-responder.js';
 
 const DEFAULT_LOG_LINES = 100;
@@ -50,19 +49,11 @@ export function createExpressApp(reactor: Reactor): express.Express {
   });
 
   app.use(async (request, response) => {
-    const parsed = normalizeRequestPath(pathOf(request.originalUrl));
-    if (!parsed.ok) throw new HttpProblem(parsed.status, 'BAD_PATH', parsed.reason);
-    const match = reactor.mounts.match(parsed.path);
-    if (!match) throw notFound(`nothing is mounted at ${parsed.path}`);
-    const { mount, path } = match;
-    if (path.startsWith(DATA_API_PREFIX)) return dataApi(mount, path.slice(DATA_API_PREFIX.length), request, response);
-    const found = await mount.pkg.lookup(path);
-    if (found.kind === 'dataset') return dataApi(mount, found.dataset, request, response);
-    if (found.kind === 'hit') {
-      if (request.method !== 'GET' && request.method !== 'HEAD') throw methodNotAllowed('GET, HEAD');
-      return writeStatic(request, response, found.response);
-    }
-    throw notFound(`no route or file for ${parsed.path}`);
+    const resolution = await resolveRequest(reactor, request, pathOf(request.originalUrl));
+    if (resolution.kind === 'problem') throw resolution.problem;
+    if (resolution.kind === 'data') return dataApi(resolution.mount, resolution.rest, request, response);
+    if (request.method !== 'GET' && request.method !== 'HEAD') throw methodNotAllowed('GET, HEAD');
+    return writeStatic(request, response, resolution.response);
   });
 
   app.use((error: unknown, _request: Request, response: Response, _next: NextFunction) => sendProblem(response, error));

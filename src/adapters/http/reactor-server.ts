@@ -1,10 +1,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { normalizeRequestPath } from '../../domain/serving/request-path.js';
 import type { Reactor } from '../../application/serving/reactor.js';
 import { createExpressApp, pathOf } from './express-app.js';
 import { sendProblem } from './http-problems.js';
 import { LineSink } from './line-sink.js';
+import { resolveRequest, type Resolution } from './request-resolution.js';
 import { writeStatic } from './static-responder.js';
 
 /** Paths the reactor itself answers at any mount: never looked up as content. */
@@ -61,15 +61,23 @@ export class ReactorServer {
     this.sink.push(this.reactor.log.record(method, pathOf(url), status, new Date()));
   }
 
-  /** true when answered, false when express should answer, a promise when the lookup is not cached yet. */
+  /**
+   * Answers static hits and the 400/404 of paths under the mounts here; true when
+   * answered, false when express should answer (the data API), a promise when the
+   * lookup is not cached yet. The resolution stays on the request for express.
+   */
   private serveStatic(request: IncomingMessage, response: ServerResponse, url: string): boolean | Promise<boolean> {
-    const parsed = normalizeRequestPath(pathOf(url));
-    if (!parsed.ok) return false;
-    const match = this.reactor.mounts.match(parsed.path);
-    if (!match) return false;
-    const cached = match.mount.pkg.cached(match.path);
-    if (cached) return cached.kind === 'hit' ? this.write(request, response, cached.response) : false;
-    return match.mount.pkg.lookup(match.path).then((found) => (found.kind === 'hit' ? this.write(request, response, found.response) : false));
+    const resolution = resolveRequest(this.reactor, request, pathOf(url));
+    return resolution instanceof Promise ? resolution.then((r) => this.answer(request, response, r)) : this.answer(request, response, resolution);
+  }
+
+  private answer(request: IncomingMessage, response: ServerResponse, resolution: Resolution): boolean {
+    if (resolution.kind === 'hit') return this.write(request, response, resolution.response);
+    if (resolution.kind === 'problem') {
+      sendProblem(response, resolution.problem);
+      return true;
+    }
+    return false;
   }
 
   private write(request: IncomingMessage, response: ServerResponse, found: Parameters<typeof writeStatic>[2]): true {

@@ -1,0 +1,42 @@
+import type { IncomingMessage } from 'node:http';
+import { DATA_API_PREFIX } from '../../domain/package/routes.js';
+import { normalizeRequestPath } from '../../domain/serving/request-path.js';
+import type { Mount, Reactor } from '../../application/serving/reactor.js';
+import type { StaticLookup, StaticResponse } from '../../application/serving/served-package.js';
+import { HttpProblem, notFound } from './http-problems.js';
+
+/** What a request path under the mounts comes to, decided once per request. */
+export type Resolution =
+  | { kind: 'hit'; response: StaticResponse }
+  /** The data API: `rest` is what follows `/api/v1/data/`, or a dataset route's dataset id. */
+  | { kind: 'data'; mount: Mount; rest: string }
+  | { kind: 'problem'; problem: HttpProblem };
+
+/** Data-API resolutions, which express goes on to answer; hits and problems are answered at once. */
+const forExpress = new WeakMap<IncomingMessage, Resolution>();
+
+/** Decodes, matches the mount and looks the path up, once per request. */
+export function resolveRequest(reactor: Reactor, request: IncomingMessage, path: string): Resolution | Promise<Resolution> {
+  const known = forExpress.get(request);
+  if (known) return known;
+  const parsed = normalizeRequestPath(path);
+  if (!parsed.ok) return { kind: 'problem', problem: new HttpProblem(parsed.status, 'BAD_PATH', parsed.reason) };
+  const match = reactor.mounts.match(parsed.path);
+  if (!match) return { kind: 'problem', problem: notFound(`nothing is mounted at ${parsed.path}`) };
+  const { mount } = match;
+  if (match.path.startsWith(DATA_API_PREFIX)) return keep(request, { kind: 'data', mount, rest: match.path.slice(DATA_API_PREFIX.length) });
+  const cached = mount.pkg.cached(match.path);
+  // The hot path: a cached hit already has the resolution's shape.
+  if (cached?.kind === 'hit') return cached;
+  const settle = (found: StaticLookup): Resolution => {
+    if (found.kind === 'hit') return found;
+    if (found.kind === 'dataset') return keep(request, { kind: 'data', mount, rest: found.dataset });
+    return { kind: 'problem', problem: notFound(`no route or file for ${parsed.path}`) };
+  };
+  return cached ? settle(cached) : mount.pkg.lookup(match.path).then(settle);
+}
+
+function keep(request: IncomingMessage, resolution: Resolution): Resolution {
+  forExpress.set(request, resolution);
+  return resolution;
+}
