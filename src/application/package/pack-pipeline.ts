@@ -57,16 +57,13 @@ export class PackPipeline {
       const checksums: Record<string, string> = {};
       const ahead = readAhead(ordered);
       for (const [index, file] of ordered.entries()) {
-        const prefetched = await ahead(index);
-        if (prefetched) {
-          await sink.add(file.path, prefetched, { store: shouldStore(file.path, prefetched) });
-          checksums[file.path] = this.hasher.sha256(prefetched);
-        } else if (file.data instanceof Uint8Array) {
-          await sink.add(file.path, file.data, { store: shouldStore(file.path, file.data) });
-          checksums[file.path] = this.hasher.sha256(file.data);
+        const bytes = (await ahead(index)) ?? (file.data instanceof Uint8Array ? file.data : undefined);
+        if (bytes) {
+          await sink.add(file.path, bytes, { store: shouldStore(file.path, bytes) });
+          checksums[file.path] = this.hasher.sha256(bytes);
         } else {
           const hash = this.hasher.createSha256();
-          const { first, rest } = await peek(file.data());
+          const { first, rest } = await peek((file.data as () => AsyncIterable<Uint8Array>)());
           await sink.add(file.path, tap(rest, (chunk) => hash.update(chunk)), { store: shouldStore(file.path, first) });
           checksums[file.path] = hash.digest();
         }

@@ -1,4 +1,3 @@
-import { PackageError } from '../../domain/errors.js';
 import { normalizeSecurity } from '../../domain/integrity/security.js';
 import { parseDocument, parseJson, parseYaml } from '../../domain/package/documents.js';
 import { normalizeManifest } from '../../domain/package/manifest.js';
@@ -9,6 +8,7 @@ import { normalizeStorage } from '../../domain/package/storage.js';
 import { normalizeTestSuite, requestTarget, type InvalidTest, type PackageTest } from '../../domain/testing/test-suite.js';
 import { readText } from '../package/package-reader.js';
 import type { HttpProbe } from '../ports/http-probe.js';
+import { messageOf } from '../shared/error-message.js';
 import type { PackageOpener, PackageSource } from '../ports/package-source.js';
 import type { ReactorHost, RunningReactor } from '../ports/reactor-host.js';
 import type { SchemaValidator } from '../ports/schema-validator.js';
@@ -138,8 +138,4 @@ export class TestPackage {
 /** Parses by the declared format, whatever the file's extension says. */
 function parseAs(text: string, file: string, format: 'json' | 'yaml'): unknown {
   return format === 'yaml' ? parseYaml(text, file) : parseJson(text, file);
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof PackageError ? error.message : `unexpected error: ${(error as Error).message}`;
 }

@@ -1,4 +1,3 @@
-import { PackageError } from '../../domain/errors.js';
 import { compareChecksums, describeIntegrity, normalizeSecurity, type Security } from '../../domain/integrity/security.js';
 import { checkResult, validationReport, type CheckResult, type ValidationReport } from '../../domain/validation/check-report.js';
 import { duplicateRoutePaths, manifestErrors, routeErrors, storageFileErrors } from '../../domain/validation/package-checks.js';
@@ -11,6 +10,7 @@ import { normalizeStorage, type Storage } from '../../domain/package/storage.js'
 import { coveredPaths } from '../integrity/digest-entries.js';
 import type { EntryDigester } from '../integrity/entry-digester.js';
 import { readDocument } from '../package/package-reader.js';
+import { messageOf } from '../shared/error-message.js';
 import type { PackageOpener, PackageSource } from '../ports/package-source.js';
 import type { SchemaValidator } from '../ports/schema-validator.js';
 
@@ -137,8 +137,4 @@ export class ValidatePackage {
     const lines = references.map(({ path, line, url }) => `${path}:${line}: external reference ${url}`);
     return { digests, references: lines.sort() };
   }
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof PackageError ? error.message : `unexpected error: ${(error as Error).message}`;
 }
