@@ -1,3 +1,4 @@
+import type { Metadata } from '../../domain/package/metadata.js';
 import { routesDocument } from '../../domain/package/routes.js';
 import { storageDocument } from '../../domain/package/storage.js';
 import { readPackage, type PackageModel } from '../package/package-reader.js';
@@ -5,14 +6,7 @@ import type { PackageOpener } from '../ports/package-source.js';
 
 export type InspectItem = 'info' | 'manifest' | 'routes' | 'metadata' | 'storage';
 
-export interface PackageInfo {
-  name: string;
-  version: string;
-  description: string;
-  guid: string;
-  uuid: string;
-  author?: string;
-  license?: string;
+export interface PackageInfo extends Pick<Metadata, 'name' | 'version' | 'description' | 'guid' | 'uuid' | 'author' | 'license'> {
   source: string;
   kind: string;
   files: number;
