@@ -130,3 +130,18 @@ describe('pkg package, with bad input', () => {
     expect(runPkg(['--version']).stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
   });
 });
+
+describe('pkg output into a pipe that closes early', () => {
+  it('ends quietly, without a stack trace', async () => {
+    const { spawn } = await import('node:child_process');
+    const { CLI } = await import('../support/paths.js');
+    const child = spawn(process.execPath, [CLI, 'package', 'info', EXAMPLE_SITE], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    // The reader is gone before the first line is written: every write meets a closed pipe.
+    child.stdout.destroy();
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(stderr).not.toMatch(/EPIPE|at .*\(/);
+    expect(code).toBe(0);
+  });
+});

@@ -4,6 +4,15 @@ export interface CliOutput {
   err(text: string): void;
 }
 
+// A reader that stops early (`pkg package info x | head`) closes the pipe: it has read
+// what it wanted, so that is a quiet end, never an unhandled error with a stack trace.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw error;
+  });
+}
+
 export const processOutput: CliOutput = {
   out: (text) => void process.stdout.write(text.endsWith('\n') ? text : text + '\n'),
   err: (text) => void process.stderr.write(text.endsWith('\n') ? text : text + '\n'),
