@@ -18,6 +18,8 @@ await build({
   target: 'node20',
   sourcemap: true,
   logLevel: 'warning',
+  // sql.js finds its wasm file beside its own JS, so it is loaded from node_modules at run time.
+  external: ['sql.js'],
   // CommonJS dependencies bundled into ESM still call require().
   banner: { js: "import { createRequire as __pkgCreateRequire } from 'node:module'; const require = __pkgCreateRequire(import.meta.url);" },
 });

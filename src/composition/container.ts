@@ -28,6 +28,11 @@ import { FetchHttpProbe } from '../adapters/http/fetch-http-probe.js';
 import type { HttpProbe } from '../application/ports/http-probe.js';
 import { TestPackage } from '../application/use-cases/test-package.js';
 import { EntryDigester } from '../application/integrity/entry-digester.js';
+import { SavePackage } from '../application/use-cases/save-package.js';
+import type { OverlayStore } from '../application/ports/overlay-store.js';
+import type { SqliteReader } from '../application/ports/sqlite-reader.js';
+import { FsOverlayStore } from '../adapters/fs/fs-overlay-store.js';
+import { SqlJsTableReader } from '../adapters/sqlite/sqljs-table-reader.js';
 
 /** Adapter instances to use instead of the production ones, keyed by port token. */
 export type PortOverrides = Partial<Record<(typeof TOKENS)[keyof typeof TOKENS], unknown>>;
@@ -53,14 +58,25 @@ export function createContainer(overrides: PortOverrides = {}, options: { memory
 
   port<Clock>(TOKENS.Clock, () => new SystemClock());
   port<HttpProbe>(TOKENS.HttpProbe, () => new FetchHttpProbe());
+  port<OverlayStore>(TOKENS.OverlayStore, () => new FsOverlayStore());
+  port<SqliteReader>(TOKENS.SqliteReader, () => new SqlJsTableReader());
   port<PackageVerifier>(TOKENS.PackageVerifier, () => new WorkerVerifier(new InProcessVerifier(container.get(TOKENS.Hasher))));
 
   const get = <T>(id: ServiceIdentifier<T>) => container.get<T>(id);
   /** Memory for file bodies across every mounted package. */
   container.bind(ByteBudget).toConstantValue(new ByteBudget(options.memoryBudget ?? DEFAULT_MEMORY_BUDGET));
-  container.bind(LoadPackage).toDynamicValue(() => new LoadPackage(get(TOKENS.PackageOpener), get(TOKENS.Hasher), get(TOKENS.PackageVerifier), get(ByteBudget)));
+  container.bind(LoadPackage).toDynamicValue(() => new LoadPackage(get(TOKENS.PackageOpener), get(TOKENS.Hasher), get(TOKENS.PackageVerifier), get(ByteBudget), get(TOKENS.OverlayStore)));
+  container.bind(SavePackage).toDynamicValue(() => new SavePackage(get(PackPackage)));
   container.bind<ReactorHost>(TOKENS.ReactorHost).toDynamicValue(
-    () => new HttpReactorHost({ loader: get(LoadPackage), verifier: get(TOKENS.PackageVerifier), hasher: get(TOKENS.Hasher), clock: get(TOKENS.Clock) }),
+    () =>
+      new HttpReactorHost({
+        loader: get(LoadPackage),
+        verifier: get(TOKENS.PackageVerifier),
+        hasher: get(TOKENS.Hasher),
+        clock: get(TOKENS.Clock),
+        readers: { schemas: get(TOKENS.SchemaValidator), sqlite: get(TOKENS.SqliteReader) },
+        saver: get(SavePackage),
+      }),
   );
   container.bind(EntryDigester).toDynamicValue(() => new EntryDigester(get(TOKENS.Hasher)));
   container.bind(PackPipeline).toDynamicValue(() => new PackPipeline(get(TOKENS.ArchiveWriter), get(TOKENS.Hasher)));

@@ -21,7 +21,7 @@ export class HttpReactorHost implements ReactorHost {
       await removeTemporary();
       throw error;
     }
-    const { reactor, failures } = started;
+    const { reactor, failures, warnings } = started;
     const server = new ReactorServer(reactor, { quiet: options.quiet });
     let port: number;
     try {
@@ -41,6 +41,7 @@ export class HttpReactorHost implements ReactorHost {
       temporaryWorkdir: temporary !== undefined,
       mounts: reactor.all().map((mount) => ({ prefix: mount.prefix, source: mount.location, name: mount.pkg.name, version: mount.pkg.model.metadata.version })),
       failures,
+      warnings,
       stop: async () => {
         await server.close();
         await reactor.close();

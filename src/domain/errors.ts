@@ -124,3 +124,78 @@ export class DatasetUnavailableError extends PackageError {
 export class ListenError extends PackageError {
   readonly code = 'LISTEN';
 }
+
+/** No dataset of that id in the package. */
+export class DatasetNotFoundError extends PackageError {
+  readonly code = 'DATASET_NOT_FOUND';
+}
+
+export class ItemNotFoundError extends PackageError {
+  readonly code = 'ITEM_NOT_FOUND';
+}
+
+/** A POST names an id the dataset already holds. */
+export class DuplicateIdError extends PackageError {
+  readonly code = 'DUPLICATE_ID';
+}
+
+/** A PUT body's `id` differs from the id in its path. */
+export class IdMismatchError extends PackageError {
+  readonly code = 'ID_MISMATCH';
+}
+
+/** What was sent is not an item: not a JSON object, or an id that cannot be one. */
+export class InvalidItemError extends PackageError {
+  readonly code = 'INVALID_ITEM';
+}
+
+/** A request body is not well-formed JSON. */
+export class MalformedJsonError extends PackageError {
+  readonly code = 'MALFORMED_JSON';
+}
+
+/** An item breaks the dataset's JSON schema; `violations` lists every error. */
+export class SchemaViolationError extends PackageError {
+  readonly code = 'SCHEMA_VIOLATION';
+  constructor(
+    message: string,
+    readonly violations: Array<{ path: string; message: string }>,
+  ) {
+    super(message);
+  }
+}
+
+/** A write to a package whose metadata declares `readOnly: true`. */
+export class ReadOnlyError extends PackageError {
+  readonly code = 'READ_ONLY';
+}
+
+/** An item operation on a dataset whose data is not a list of items. */
+export class NotACollectionError extends PackageError {
+  readonly code = 'NOT_A_COLLECTION';
+}
+
+/** A content write whose body is not text. */
+export class NotTextError extends PackageError {
+  readonly code = 'NOT_TEXT';
+}
+
+/** The overlay in the workdir could not be read or written. */
+export class OverlayError extends PackageError {
+  readonly code = 'OVERLAY';
+}
+
+/** A content write to a name the overlay reserves for itself. */
+export class ContentPathError extends PackageError {
+  readonly code = 'BAD_CONTENT_PATH';
+}
+
+/** A content write to a route that does not serve a content file (a package file outside content/, a remapped path). */
+export class RouteNotWritableError extends PackageError {
+  readonly code = 'ROUTE_NOT_WRITABLE';
+}
+
+/** A content delete of a path no layer serves. */
+export class ContentNotFoundError extends PackageError {
+  readonly code = 'NOT_FOUND';
+}

@@ -109,7 +109,7 @@ describe('static routes', () => {
     expect(fixture.reactor.mounts.match('/nothing-here')!.mount.pkg.cached('/nothing-here')).toBeUndefined();
     expect(fixture.reactor.mounts.match('/style.css')!.mount.pkg.cached('/style.css')?.kind).toBe('hit');
     const wrong = await request(fixture.http).post('/page.html').expect(405);
-    expect(wrong.headers['allow']).toBe('GET, HEAD');
+    expect(wrong.headers['allow']).toBe('GET, HEAD, PUT, DELETE');
     expect(wrong.body.error.code).toBe('METHOD_NOT_ALLOWED');
   });
 

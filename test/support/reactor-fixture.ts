@@ -5,22 +5,32 @@ import { ByteBudget } from '../../src/application/serving/byte-budget.js';
 import { LoadPackage } from '../../src/application/serving/load-package.js';
 import { Reactor, type MountRequest, type ReactorSettings } from '../../src/application/serving/reactor.js';
 import type { PackageOpener } from '../../src/application/ports/package-source.js';
+import type { OverlayStore } from '../../src/application/ports/overlay-store.js';
+import { AjvSchemaValidator } from '../../src/adapters/schema/ajv-schema-validator.js';
+import { SqlJsTableReader } from '../../src/adapters/sqlite/sqljs-table-reader.js';
+import { ZipArchiveWriter } from '../../src/adapters/archive/zip-archive-writer.js';
+import { PackPipeline } from '../../src/application/package/pack-pipeline.js';
+import { PackPackage } from '../../src/application/use-cases/pack-package.js';
+import { SavePackage } from '../../src/application/use-cases/save-package.js';
+import { MemoryOverlayStore } from './memory-overlay-store.js';
 
 export const hasher = new NodeHasher();
 
 export const SETTINGS: ReactorSettings = { port: 0, host: '127.0.0.1', cacheControl: 'public, max-age=31536000', workdir: '/tmp/unused' };
 
 /** A reactor over the given opener, with its server (not listening: supertest drives it). */
-export async function startReactor(opener: PackageOpener, requests: MountRequest[], settings: Partial<ReactorSettings> = {}) {
-  const { reactor, failures } = await Reactor.start(requests, { ...SETTINGS, ...settings }, {
-    loader: new LoadPackage(opener, hasher, new InProcessVerifier(hasher), new ByteBudget(16 * 1024 * 1024)),
+export async function startReactor(opener: PackageOpener, requests: MountRequest[], settings: Partial<ReactorSettings> = {}, overlays: OverlayStore = new MemoryOverlayStore()) {
+  const { reactor, failures, warnings } = await Reactor.start(requests, { ...SETTINGS, ...settings }, {
+    loader: new LoadPackage(opener, hasher, new InProcessVerifier(hasher), new ByteBudget(16 * 1024 * 1024), overlays),
     verifier: new InProcessVerifier(hasher),
     hasher,
     clock: { now: () => new Date() },
+    readers: { schemas: new AjvSchemaValidator(), sqlite: new SqlJsTableReader() },
+    saver: new SavePackage(new PackPackage(opener, new PackPipeline(new ZipArchiveWriter(), hasher))),
   });
   const lines: string[] = [];
   const server = new ReactorServer(reactor, { log: (text) => void lines.push(...text.trim().split('\n')) });
-  return { reactor, failures, server, http: server.httpServer, lines, stop: () => server.close().then(() => reactor.close()) };
+  return { reactor, failures, warnings, server, http: server.httpServer, lines, stop: () => server.close().then(() => reactor.close()) };
 }
 
 /** security.json content for a set of files, as pack writes it. */

@@ -5,11 +5,12 @@ import { UsageError } from '../../domain/errors.js';
 import { parseDocument } from '../../domain/package/documents.js';
 import { normalizeMountConfig, parseMountOption } from '../../domain/serving/mount-config.js';
 import type { ReactorHost } from '../../application/ports/reactor-host.js';
-import type { MountRequest } from '../../application/serving/reactor.js';
+import { DEFAULT_BODY_LIMIT, type MountRequest } from '../../application/serving/reactor.js';
 import type { CliOutput } from './cli-output.js';
 
 export const DEFAULT_PORT = 8864;
 export const DEFAULT_CACHE_CONTROL = 'public, max-age=31536000';
+
 
 export function reactorCommands(yargs: Argv, host: ReactorHost, output: CliOutput): Argv {
   return yargs
@@ -28,9 +29,11 @@ export function reactorCommands(yargs: Argv, host: ReactorHost, output: CliOutpu
           .option('store', { type: 'string', default: process.env.PKG_STORE, defaultDescription: '$PKG_STORE', describe: 'package store directory' })
           .option('registry', { type: 'string', default: process.env.PKG_REGISTRY, defaultDescription: '$PKG_REGISTRY', describe: 'registry directory or URL' })
           .option('constraint', { type: 'string', describe: 'semver range for pkg:// sources' })
-          .option('deploy', { type: 'string', default: process.env.PKG_DEPLOY, defaultDescription: '$PKG_DEPLOY', describe: 'deploy.json with secrets and roles' }),
+          .option('deploy', { type: 'string', default: process.env.PKG_DEPLOY, defaultDescription: '$PKG_DEPLOY', describe: 'deploy.json with secrets and roles' })
+          .option('body-limit', { type: 'number', default: DEFAULT_BODY_LIMIT, describe: 'largest write body in bytes (413 beyond)' }),
       async (argv) => {
         if (!Number.isInteger(argv.port) || argv.port < 0 || argv.port > 65535) throw new UsageError(`--port must be a whole number from 0 to 65535 (got ${argv.port})`);
+        if (!Number.isInteger(argv['body-limit']) || argv['body-limit'] < 1) throw new UsageError(`--body-limit must be a positive whole number of bytes (got ${argv['body-limit']})`);
         const requests: MountRequest[] = (argv.sources as string[]).map((source) => ({ source }));
         for (const option of argv.mount as string[]) {
           const mount = parseMountOption(option);
@@ -43,6 +46,7 @@ export function reactorCommands(yargs: Argv, host: ReactorHost, output: CliOutpu
           port: argv.port,
           host: argv.host,
           cacheControl: argv['cache-control'],
+          bodyLimit: argv['body-limit'],
           ...(argv.workdir ? { workdir: argv.workdir } : {}),
           ...(argv.store ? { store: argv.store } : {}),
           ...(argv.registry ? { registry: argv.registry } : {}),
@@ -52,6 +56,7 @@ export function reactorCommands(yargs: Argv, host: ReactorHost, output: CliOutpu
         // Listening for signals before the banner: a client may act on the banner at once.
         const signalled = untilSignal();
         const running = await host.start(requests, settings);
+        for (const warning of running.warnings) output.err(`warning: ${warning}`);
         for (const failure of running.failures) output.err(`warning: not mounted: ${failure.source}: ${(failure.error as Error).name}: ${(failure.error as Error).message}`);
         const width = Math.max(...running.mounts.map((m) => m.prefix.length));
         const lines = running.mounts.map((mount) => `  ${mount.prefix.padEnd(width)}  ${mount.name} ${mount.version}  from ${mount.source}  ${running.url}${mount.prefix}`);

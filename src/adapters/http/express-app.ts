@@ -1,22 +1,26 @@
-import express, { type NextFunction, type Request, type Response } from 'express';
-import type { Mount, Reactor } from '../../application/serving/reactor.js';
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { DEFAULT_BODY_LIMIT, type Mount, type Reactor } from '../../application/serving/reactor.js';
 import { badRequest, methodNotAllowed, notFound, sendJson, sendProblem } from './http-problems.js';
 import { resolveRequest } from './request-resolution.js';
+import { readBody, readData, writeData } from './data-api.js';
 import { writeStatic } from './static-responder.js';
 
 const DEFAULT_LOG_LINES = 100;
 const MAX_LOG_LINES = 1000;
 
 /**
- * Everything that is not a static hit: introspection, the per-package endpoints, the
- * data API, and the 404/405 answers. Static GET/HEAD hits never reach it; the
- * reactor server answers them ahead of express's router.
+ * Everything that is not a static hit or a data read: introspection, the per-package
+ * endpoints, data and content writes, GraphQL and save, and the 404/405 answers.
+ * Static GET/HEAD hits and data reads never reach it; the reactor server answers them
+ * ahead of express's router.
  */
-export function createExpressApp(reactor: Reactor): express.Express {
+export function createExpressApp(reactor: Reactor, graphql: ReadonlyMap<Mount, RequestHandler>): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
+  const bodyLimit = reactor.settings.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  const graphqlMounts = new Set(graphql.keys());
 
   const reports: Record<string, () => unknown> = {
     '/api/v1/introspect/metadata': () => reactor.metadataReport(),
@@ -39,50 +43,55 @@ export function createExpressApp(reactor: Reactor): express.Express {
     metadata: ({ pkg: { model } }) => ({ name: model.metadata.name, version: model.metadata.version, description: model.metadata.description, author: model.metadata.author ?? null, guid: model.metadata.guid }),
     logs: (mount, request) => ({ package: mount.pkg.name, logs: reactor.log.last(logLines(request.query.lines)) }),
   };
-  app.all('/package/:name/:item', (request, response) => {
+  app.all('/package/:name/:item', async (request, response) => {
     const mount = reactor.byName(String(request.params.name));
-    const report = packageReports[String(request.params.item)];
+    const item = String(request.params.item);
     if (!mount) throw notFound(`no package named ${request.params.name}`);
-    if (!report) throw notFound(`no endpoint /package/${request.params.name}/${request.params.item}`);
+    if (item === 'save') {
+      if (request.method !== 'POST') throw methodNotAllowed('POST');
+      return sendJson(response, 200, await reactor.save(mount));
+    }
+    const report = packageReports[item];
+    if (!report) throw notFound(`no endpoint /package/${request.params.name}/${item}`);
     if (request.method !== 'GET' && request.method !== 'HEAD') throw methodNotAllowed('GET, HEAD');
     sendJson(response, 200, report(mount, request));
   });
 
-  app.use(async (request, response) => {
-    const resolution = await resolveRequest(reactor, request, pathOf(request.originalUrl));
-    if (resolution.kind === 'problem') throw resolution.problem;
-    if (resolution.kind === 'data') return dataApi(resolution.mount, resolution.rest, request, response);
-    if (request.method !== 'GET' && request.method !== 'HEAD') throw methodNotAllowed('GET, HEAD');
-    return writeStatic(request, response, resolution.response);
+  app.use(async (request, response, next) => {
+    const resolution = await resolveRequest(reactor, request, pathOf(request.originalUrl), graphqlMounts);
+    switch (resolution.kind) {
+      case 'problem':
+        throw resolution.problem;
+      case 'graphql':
+        return graphql.get(resolution.mount)!(request, response, next);
+      case 'data':
+        if (request.method === 'GET' || request.method === 'HEAD') return readData(resolution.mount, resolution.rest, request, response);
+        return writeData(resolution.mount, resolution.rest, request, response, bodyLimit);
+      case 'content':
+        return writeContent(resolution.mount, resolution.path, request, response, bodyLimit);
+      case 'hit':
+        return writeStatic(request, response, resolution.response);
+    }
   });
 
   app.use((error: unknown, _request: Request, response: Response, _next: NextFunction) => sendProblem(response, error));
   return app;
 }
 
-function dataApi(mount: Mount, rest: string, request: Request, response: Response): void {
-  const id = rest.split('/')[0]!;
-  if (!mount.datasets.has(id)) throw notFound(`no dataset ${id}`);
-  if (rest !== id) throw notFound(`no item ${rest.slice(id.length + 1)} in dataset ${id}`);
-  if (request.method !== 'GET' && request.method !== 'HEAD') throw methodNotAllowed('GET, HEAD');
-  const collection = mount.datasets.collection(id)!;
-  const { items } = collection;
-  const headers: Record<string, string | number> = items ? { 'X-Total-Count': items.length } : {};
-  const { limit, offset } = request.query;
-  if ((limit !== undefined || offset !== undefined) && items) {
-    const start = pageNumber(offset, 'offset') ?? 0;
-    const count = pageNumber(limit, 'limit') ?? items.length;
-    return sendJson(response, 200, items.slice(start, start + count), headers);
+/** PUT writes a text file into the package's overlay, DELETE tombstones it. */
+async function writeContent(mount: Mount, path: string, request: Request, response: Response, bodyLimit: number): Promise<void> {
+  const fullPath = mount.prefix.slice(0, -1) + path;
+  if (request.method === 'DELETE') {
+    await mount.content.delete(path);
+    response.writeHead(204, { 'Cache-Control': 'no-store' });
+    response.end();
+    return;
   }
-  response.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': collection.body.length, 'Cache-Control': 'no-store', ...headers });
-  response.end(request.method === 'HEAD' ? undefined : collection.body);
-}
-
-function pageNumber(value: unknown, name: string): number | undefined {
-  if (value === undefined) return undefined;
-  const number = Number(value);
-  if (!Number.isInteger(number) || number < 0) throw badRequest('BAD_QUERY', `${name} must be a non-negative integer`);
-  return number;
+  if (request.method !== 'PUT') throw methodNotAllowed('GET, HEAD, PUT, DELETE');
+  mount.content.assertWritable();
+  const body = await readBody(request, response, bodyLimit);
+  const written = await mount.content.put(path, body, request.headers['content-type']);
+  sendJson(response, 200, { path: fullPath, resource: written.resource });
 }
 
 function logLines(value: unknown): number {

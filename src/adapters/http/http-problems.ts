@@ -1,5 +1,22 @@
 import type { ServerResponse } from 'node:http';
-import { DatasetUnavailableError, PackageError } from '../../domain/errors.js';
+import {
+  ContentNotFoundError,
+  ContentPathError,
+  DatasetNotFoundError,
+  DatasetUnavailableError,
+  DuplicateIdError,
+  IdMismatchError,
+  InvalidItemError,
+  ItemNotFoundError,
+  MalformedJsonError,
+  NotACollectionError,
+  NotTextError,
+  OverlayError,
+  PackageError,
+  ReadOnlyError,
+  RouteNotWritableError,
+  SchemaViolationError,
+} from '../../domain/errors.js';
 
 /** An HTTP answer other than success, with the stable code of the JSON error body. */
 export class HttpProblem extends Error {
@@ -18,13 +35,41 @@ export const notFound = (message = 'not found') => new HttpProblem(404, 'NOT_FOU
 export const methodNotAllowed = (allow: string) => new HttpProblem(405, 'METHOD_NOT_ALLOWED', `method not allowed; allowed: ${allow}`, undefined, { Allow: allow });
 export const badRequest = (code: string, message: string) => new HttpProblem(400, code, message);
 
+type ErrorClass = abstract new (...args: never[]) => PackageError;
+
+/** The status of each typed error a request can meet, and the headers it needs. */
+const STATUS_OF: Array<[ErrorClass, number, Record<string, string>?]> = [
+  [MalformedJsonError, 400],
+  [InvalidItemError, 400],
+  [ContentPathError, 400],
+  [ReadOnlyError, 403],
+  [DatasetNotFoundError, 404],
+  [ItemNotFoundError, 404],
+  [ContentNotFoundError, 404],
+  [NotACollectionError, 405, { Allow: 'GET, HEAD' }],
+  [RouteNotWritableError, 405, { Allow: 'GET, HEAD' }],
+  [DuplicateIdError, 409],
+  [IdMismatchError, 409],
+  [NotTextError, 415],
+  [SchemaViolationError, 422],
+  [DatasetUnavailableError, 501],
+  [OverlayError, 503],
+];
+
 /**
  * The http adapter's one error-to-status map. Anything it does not know is a 500 whose
  * body names no internals: the detail goes to the server's stderr, never to the client.
  */
 export function problemOf(error: unknown): HttpProblem {
   if (error instanceof HttpProblem) return error;
-  if (error instanceof DatasetUnavailableError) return new HttpProblem(501, error.code, error.message);
+  if (error instanceof PackageError) {
+    const known = STATUS_OF.find(([type]) => error instanceof type);
+    if (known) {
+      const details = error instanceof SchemaViolationError ? error.violations : undefined;
+      if (error instanceof OverlayError) process.stderr.write(`reactor: ${error.name}: ${error.message}\n`);
+      return new HttpProblem(known[1], error.code, error.message, details, known[2]);
+    }
+  }
   if (error instanceof PackageError) return new HttpProblem(500, error.code, error.message);
   const status = (error as { status?: unknown; statusCode?: unknown }).status ?? (error as { statusCode?: unknown }).statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {

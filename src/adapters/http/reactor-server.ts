@@ -1,7 +1,11 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Reactor } from '../../application/serving/reactor.js';
+import type { RequestHandler } from 'express';
+import { DEFAULT_BODY_LIMIT, type Mount, type Reactor } from '../../application/serving/reactor.js';
+import { readData } from './data-api.js';
 import { createExpressApp, pathOf } from './express-app.js';
+import { buildDatasetSchema } from './graphql/dataset-schema.js';
+import { createGraphqlEndpoint } from './graphql/graphql-endpoint.js';
 import { sendProblem } from './http-problems.js';
 import { LineSink } from './line-sink.js';
 import { resolveRequest, type Resolution } from './request-resolution.js';
@@ -11,20 +15,29 @@ import { writeStatic } from './static-responder.js';
 const REACTOR_PATHS = /^\/(api\/v1\/introspect\/|introspect\/|package\/|auth\/)/;
 
 /**
- * The reactor's HTTP front door. Static GET/HEAD hits are answered here, straight from
- * the route and layer lookups with precomputed headers; every other request goes to
- * the express app. Both share the access log and the metrics.
+ * The reactor's HTTP front door. Static GET/HEAD hits and data reads are answered here,
+ * straight from the route and layer lookups with precomputed headers or from the
+ * dataset's cached bytes; every other request goes to the express app. Both share the
+ * access log and the metrics.
  */
 export class ReactorServer {
   private readonly app;
   private readonly server: Server;
   private readonly sink: LineSink;
+  /** The mounts that answer GraphQL: those with a JSON dataset. */
+  private readonly graphql = new Map<Mount, RequestHandler>();
+  private readonly graphqlMounts: ReadonlySet<Mount>;
 
   constructor(
     private readonly reactor: Reactor,
     options: { log?: (text: string) => void; quiet?: boolean } = {},
   ) {
-    this.app = createExpressApp(reactor);
+    for (const mount of reactor.all()) {
+      const schema = buildDatasetSchema(mount.datasets, mount.pkg.model.storage?.dataSets ?? {});
+      if (schema) this.graphql.set(mount, createGraphqlEndpoint(schema, { bodyLimit: reactor.settings.bodyLimit ?? DEFAULT_BODY_LIMIT }));
+    }
+    this.graphqlMounts = new Set(this.graphql.keys());
+    this.app = createExpressApp(reactor, this.graphql);
     this.sink = new LineSink(options.quiet ? () => undefined : options.log);
     this.server = createServer({ maxHeaderSize: 16 * 1024, requestTimeout: 60_000 }, (request, response) => this.handle(request, response));
     this.server.keepAliveTimeout = 65_000;
@@ -62,12 +75,12 @@ export class ReactorServer {
   }
 
   /**
-   * Answers static hits and the 400/404 of paths under the mounts here; true when
-   * answered, false when express should answer (the data API), a promise when the
+   * Answers static hits, data reads and the 400/404 of paths under the mounts here; true
+   * when answered, false when express should answer (GraphQL), a promise when the
    * lookup is not cached yet. The resolution stays on the request for express.
    */
   private serveStatic(request: IncomingMessage, response: ServerResponse, url: string): boolean | Promise<boolean> {
-    const resolution = resolveRequest(this.reactor, request, pathOf(url));
+    const resolution = resolveRequest(this.reactor, request, pathOf(url), this.graphqlMounts);
     return resolution instanceof Promise ? resolution.then((r) => this.answer(request, response, r)) : this.answer(request, response, resolution);
   }
 
@@ -75,6 +88,14 @@ export class ReactorServer {
     if (resolution.kind === 'hit') return this.write(request, response, resolution.response);
     if (resolution.kind === 'problem') {
       sendProblem(response, resolution.problem);
+      return true;
+    }
+    if (resolution.kind === 'data') {
+      try {
+        readData(resolution.mount, resolution.rest, request, response);
+      } catch (error) {
+        sendProblem(response, error);
+      }
       return true;
     }
     return false;

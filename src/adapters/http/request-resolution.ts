@@ -10,13 +10,22 @@ export type Resolution =
   | { kind: 'hit'; response: StaticResponse }
   /** The data API: `rest` is what follows `/api/v1/data/`, or a dataset route's dataset id. */
   | { kind: 'data'; mount: Mount; rest: string }
+  /** `<mount>/graphql` of a mount that answers GraphQL. */
+  | { kind: 'graphql'; mount: Mount }
+  /** A content write (PUT, DELETE) to a path below a mount. */
+  | { kind: 'content'; mount: Mount; path: string }
   | { kind: 'problem'; problem: HttpProblem };
 
-/** Data-API resolutions, which express goes on to answer; hits and problems are answered at once. */
+export const GRAPHQL_PATH = '/graphql';
+
+/** Resolutions express goes on to answer; hits and problems are answered at once. */
 const forExpress = new WeakMap<IncomingMessage, Resolution>();
 
-/** Decodes, matches the mount and looks the path up, once per request. */
-export function resolveRequest(reactor: Reactor, request: IncomingMessage, path: string): Resolution | Promise<Resolution> {
+/**
+ * Decodes, matches the mount and looks the path up, once per request. `graphql` holds
+ * the mounts that answer GraphQL; for the others `/graphql` is an ordinary path.
+ */
+export function resolveRequest(reactor: Reactor, request: IncomingMessage, path: string, graphql: ReadonlySet<Mount>): Resolution | Promise<Resolution> {
   const known = forExpress.get(request);
   if (known) return known;
   const parsed = normalizeRequestPath(path);
@@ -25,6 +34,12 @@ export function resolveRequest(reactor: Reactor, request: IncomingMessage, path:
   if (!match) return { kind: 'problem', problem: notFound(`nothing is mounted at ${parsed.path}`) };
   const { mount } = match;
   if (match.path.startsWith(DATA_API_PREFIX)) return keep(request, { kind: 'data', mount, rest: match.path.slice(DATA_API_PREFIX.length) });
+  if (match.path === GRAPHQL_PATH && graphql.has(mount)) return keep(request, { kind: 'graphql', mount });
+  if (request.method !== 'GET' && request.method !== 'HEAD') {
+    const target = mount.pkg.routes.lookup(match.path);
+    if (target?.kind === 'dataset') return keep(request, { kind: 'data', mount, rest: target.dataset });
+    return keep(request, { kind: 'content', mount, path: match.path });
+  }
   const cached = mount.pkg.cached(match.path);
   // The hot path: a cached hit already has the resolution's shape.
   if (cached?.kind === 'hit') return cached;

@@ -29,6 +29,8 @@ export interface PackTarget {
 export interface PackResult {
   path: string;
   size: number;
+  /** SHA-256 of the archive file. */
+  sha256: string;
   /** Package-relative path -> SHA-256, as written to security.json. */
   checksums: Record<string, string>;
   entries: number;
@@ -70,8 +72,8 @@ export class PackPipeline {
       }
       const covered = Object.fromEntries(Object.entries(checksums).filter(([path]) => isCoveredByChecksums(path)));
       await sink.add(SECURITY_FILE, toJsonBytes(securityDocument({ checksums: covered, ...(signatures ? { digitalSignatures: signatures } : {}) })), { store: false });
-      const { path, size } = await sink.commit();
-      return { path, size, checksums: covered, entries: ordered.length + 1 };
+      const { path, size, sha256 } = await sink.commit();
+      return { path, size, sha256, checksums: covered, entries: ordered.length + 1 };
     } catch (error) {
       await sink.abort();
       throw error;

@@ -16,6 +16,8 @@ export interface RunningReactor {
   temporaryWorkdir: boolean;
   mounts: MountedPackage[];
   failures: MountFailure[];
+  /** Things the operator should know that did not stop a mount (a torn overlay log line). */
+  warnings: string[];
   /** Stops listening, closes every mount and removes the reactor's temporary files. */
   stop(): Promise<void>;
 }

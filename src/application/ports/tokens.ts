@@ -9,4 +9,6 @@ export const TOKENS = {
   Clock: Symbol.for('Clock'),
   ReactorHost: Symbol.for('ReactorHost'),
   HttpProbe: Symbol.for('HttpProbe'),
+  OverlayStore: Symbol.for('OverlayStore'),
+  SqliteReader: Symbol.for('SqliteReader'),
 } as const;

@@ -1,4 +1,4 @@
-import { MountConflictError, PackageError, UsageError } from '../../domain/errors.js';
+import { MountConflictError, OverlayError, PackageError, ReadOnlyError, UsageError } from '../../domain/errors.js';
 import { canonicalChecksumJson, describeIntegrity, isIntact } from '../../domain/integrity/security.js';
 import { isAuthenticationEnabled } from '../../domain/package/authentication.js';
 import { MountTable, normalizePrefix } from '../../domain/serving/mount-table.js';
@@ -7,7 +7,9 @@ import { coveredPaths, digestEntries } from '../integrity/digest-entries.js';
 import type { Clock } from '../ports/clock.js';
 import type { Hasher } from '../ports/hasher.js';
 import type { PackageVerifier } from '../ports/package-verifier.js';
-import { DatasetCatalog } from './dataset-catalog.js';
+import { PackageDatasets, type DatasetReaders } from '../data/package-datasets.js';
+import type { SavedPackage, SavePackage } from '../use-cases/save-package.js';
+import { ContentWrites } from './content-writes.js';
 import type { LoadPackage } from './load-package.js';
 import { RequestLog } from './request-log.js';
 import type { ServedPackage } from './served-package.js';
@@ -17,6 +19,9 @@ export interface MountRequest {
   prefix?: string;
   source: string;
 }
+
+/** 1 MB: a write body beyond it answers 413, unless the reactor is told otherwise. */
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
 export interface ReactorSettings {
   port: number;
@@ -28,13 +33,16 @@ export interface ReactorSettings {
   registry?: string;
   deploy?: string;
   constraint?: string;
+  /** Largest write body in bytes (413 beyond); DEFAULT_BODY_LIMIT unless set. */
+  bodyLimit?: number;
 }
 
 export interface Mount {
   prefix: string;
   location: string;
   pkg: ServedPackage;
-  datasets: DatasetCatalog;
+  datasets: PackageDatasets;
+  content: ContentWrites;
 }
 
 export interface MountFailure {
@@ -57,6 +65,8 @@ export interface ReactorDependencies {
   verifier: PackageVerifier;
   hasher: Hasher;
   clock: Clock;
+  readers: DatasetReaders;
+  saver: SavePackage;
 }
 
 /**
@@ -86,26 +96,32 @@ export class Reactor {
    * when none loads, the first failure is thrown. Two mounts on one prefix always stop
    * start-up with MountConflictError.
    */
-  static async start(requests: MountRequest[], settings: ReactorSettings, dependencies: ReactorDependencies): Promise<{ reactor: Reactor; failures: MountFailure[] }> {
+  static async start(requests: MountRequest[], settings: ReactorSettings, dependencies: ReactorDependencies): Promise<{ reactor: Reactor; failures: MountFailure[]; warnings: string[] }> {
     const reactor = new Reactor(settings, dependencies);
     const failures: MountFailure[] = [];
+    const warnings: string[] = [];
     let positional = 0;
     try {
       for (const request of requests) {
         const first = request.prefix === undefined && positional++ === 0;
         let pkg: ServedPackage;
         try {
-          pkg = await dependencies.loader.execute(request.source, { cacheControl: settings.cacheControl });
+          pkg = await dependencies.loader.execute(request.source, { cacheControl: settings.cacheControl, workdir: settings.workdir });
         } catch (error) {
           if (!(error instanceof PackageError)) throw error;
           failures.push({ source: request.source, error });
           continue;
         }
         const prefix = normalizePrefix(request.prefix ?? (first ? '/' : pkg.name));
+        let datasets: PackageDatasets | undefined;
         try {
-          const datasets = await DatasetCatalog.load(pkg.source, pkg.model.storage?.dataSets ?? {});
-          reactor.mount({ prefix, location: request.source, pkg, datasets });
+          const refusal = writeRefusal(pkg);
+          const loaded = await PackageDatasets.load(pkg.source, pkg.model, pkg.overlay?.files, refusal, dependencies.readers);
+          datasets = loaded.datasets;
+          warnings.push(...loaded.warnings);
+          reactor.mount({ prefix, location: request.source, pkg, datasets, content: new ContentWrites(pkg, refusal) });
         } catch (error) {
+          await datasets?.close();
           await pkg.source.close();
           if (error instanceof MountConflictError || !(error instanceof PackageError)) throw error;
           failures.push({ source: request.source, error });
@@ -119,7 +135,7 @@ export class Reactor {
       await reactor.close();
       throw failures[0]?.error ?? new UsageError('nothing to serve: name a package directory or .cap, or use --mount or --config');
     }
-    return { reactor, failures };
+    return { reactor, failures, warnings };
   }
 
   private mount(mount: Mount): void {
@@ -244,10 +260,24 @@ export class Reactor {
     return result;
   }
 
+  /** Folds a package's base and overlay into a new versioned `.cap` in the workdir. */
+  save(mount: Mount): Promise<SavedPackage> {
+    if (this.settings.workdir === undefined) throw new OverlayError('this reactor has no workdir to save into');
+    return this.dependencies.saver.execute({ pkg: mount.pkg, datasets: mount.datasets, content: mount.content, workdir: this.settings.workdir });
+  }
+
   async close(): Promise<void> {
-    await Promise.all(this.ordered.map((mount) => mount.pkg.source.close().catch(() => undefined)));
+    await Promise.all(this.ordered.map((mount) => Promise.all([mount.pkg.source.close(), mount.datasets.close()]).catch(() => undefined)));
     this.ordered.length = 0;
   }
+}
+
+/** Why a package takes no writes: it declares itself read-only, or there is no overlay to keep them. */
+function writeRefusal(pkg: ServedPackage): PackageError | undefined {
+  const { metadata } = pkg.model;
+  if (metadata.readOnly === true) return new ReadOnlyError(`package ${metadata.name} is read-only (its metadata.json declares "readOnly": true); it accepts no writes`);
+  if (!pkg.overlay) return new OverlayError(`package ${metadata.name} has no overlay: this reactor was started without a workdir`);
+  return undefined;
 }
 
 /** `https://user:secret@host/x` -> `https://***@host/x`: credentials never leave the reactor. */

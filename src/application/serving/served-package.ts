@@ -5,6 +5,7 @@ import { RouteTable, type RouteTarget } from '../../domain/serving/route-table.j
 import type { Route } from '../../domain/package/routes.js';
 import type { Hasher } from '../ports/hasher.js';
 import type { PackageSource } from '../ports/package-source.js';
+import type { PackageOverlay } from '../ports/overlay-store.js';
 import { compactBytes } from '../shared/bytes.js';
 import type { ByteBudget } from './byte-budget.js';
 import { contentTypeHeader, typeOf } from './content-types.js';
@@ -45,8 +46,9 @@ interface FileState {
 export class ServedPackage {
   readonly layers: LayerStack;
   readonly routes: RouteTable;
-  /** One load per file, shared by concurrent first requests. */
-  private readonly files = new Map<string, Promise<FileState>>();
+  /** One load per file, shared by concurrent first requests; a rewritten overlay file is a new object. */
+  private readonly files = new Map<LayerFile, Promise<FileState>>();
+  private readonly outsideContent = new Map<string, LayerFile>();
   /** Hits and dataset routes only: bounded by the package, unlike the paths clients may ask for. */
   private readonly responses = new Map<string, StaticLookup>();
 
@@ -59,8 +61,10 @@ export class ServedPackage {
     layers: Layer[],
     /** SHA-256 per package path, when known at load (from a verified security.json). */
     private readonly digests: ReadonlyMap<string, string>,
+    /** The reactor's overlay: the topmost layer, whose files live in the workdir. */
+    readonly overlay?: { layer: Layer; files: PackageOverlay },
   ) {
-    this.layers = new LayerStack(layers);
+    this.layers = new LayerStack(overlay ? [...layers, overlay.layer] : layers);
     this.routes = new RouteTable(model.routes);
   }
 
@@ -79,21 +83,53 @@ export class ServedPackage {
     const target: RouteTarget | undefined = this.routes.lookup(path);
     let result: StaticLookup = { kind: 'miss' };
     if (target?.kind === 'dataset') result = { kind: 'dataset', dataset: target.dataset, route: target.route };
-    else if (target?.kind === 'content') result = await this.hit(this.layers.resolve(target.contentPath)?.file, target.route);
+    else if (target?.kind === 'content') result = await this.hit(this.layers.resolve(target.contentPath), target.route);
     else if (target?.kind === 'file') result = await this.hit(this.packageFile(target.packagePath), target.route);
-    else if (target === undefined) result = await this.hit(this.layers.resolve(RouteTable.mirrored(path))?.file, undefined);
+    else if (target === undefined) result = await this.hit(this.layers.resolve(RouteTable.mirrored(path)), undefined);
     if (result.kind !== 'miss') this.responses.set(path, result);
     return result;
   }
 
-  private packageFile(path: string): LayerFile | undefined {
-    const entry = this.source.entries().find((e) => e.path === path);
-    return entry && { path, size: entry.size, key: path };
+  /** A file written to the overlay (or replaced there): served from the next request on. */
+  overlayWritten(path: string, size: number): void {
+    const layer = this.overlay!.layer;
+    this.forget(layer.files.get(path));
+    layer.files.set(path, { path, size, key: path });
+    layer.tombstones.delete(path);
+    this.responses.clear();
   }
 
-  private async hit(file: LayerFile | undefined, route: Route | undefined): Promise<StaticLookup> {
-    if (!file) return { kind: 'miss' };
-    const state = await this.load(file);
+  /** A path tombstoned in the overlay: 404 from the next request on, whatever lies below. */
+  overlayDeleted(path: string): void {
+    const layer = this.overlay!.layer;
+    this.forget(layer.files.get(path));
+    layer.files.delete(path);
+    layer.tombstones.add(path);
+    this.responses.clear();
+  }
+
+  private forget(file: LayerFile | undefined): void {
+    const state = file && this.files.get(file);
+    if (!state) return;
+    this.files.delete(file);
+    state.then((loaded) => loaded.bytes && this.budget.give(loaded.bytes.length)).catch(() => undefined);
+  }
+
+  private packageFile(path: string): { file: LayerFile } | undefined {
+    let file = this.outsideContent.get(path);
+    if (!file) {
+      const entry = this.source.entries().find((e) => e.path === path);
+      if (!entry) return undefined;
+      this.outsideContent.set(path, (file = { path, size: entry.size, key: path }));
+    }
+    return { file };
+  }
+
+  private async hit(found: { file: LayerFile; layer?: Layer } | undefined, route: Route | undefined): Promise<StaticLookup> {
+    if (!found) return { kind: 'miss' };
+    const { file } = found;
+    const reader = this.readerOf(found.layer);
+    const state = await this.load(file, reader);
     const headers = new Map<string, [string, string]>();
     const set = (name: string, value: string) => headers.set(name.toLowerCase(), [name, value]);
     set('Content-Type', contentTypeHeader(state.type));
@@ -105,12 +141,20 @@ export class ServedPackage {
     for (const [name, value] of Object.entries(rewrite?.headers ?? {})) set(name, value);
     if (rewrite?.body !== undefined) {
       const body = new TextEncoder().encode(rewrite.body);
-      return { kind: 'hit', response: this.response(headers, this.hasher.sha256(body), body, body.length, file) };
+      return { kind: 'hit', response: this.response(headers, this.hasher.sha256(body), body, body.length, file, reader) };
     }
-    return { kind: 'hit', response: this.response(headers, state.sha256!, state.bytes, file.size, file) };
+    return { kind: 'hit', response: this.response(headers, state.sha256!, state.bytes, file.size, file, reader) };
   }
 
-  private response(headers: Map<string, [string, string]>, sha256: string, body: Uint8Array | undefined, size: number, file: LayerFile): StaticResponse {
+  private readerOf(layer: Layer | undefined): FileReader {
+    if (this.overlay && layer === this.overlay.layer) {
+      const { files } = this.overlay;
+      return { read: (key) => files.readContent(key), stream: (key) => files.streamContent(key), inPackage: false };
+    }
+    return { read: (key) => this.source.read(key), stream: (key) => this.source.stream(key), inPackage: true };
+  }
+
+  private response(headers: Map<string, [string, string]>, sha256: string, body: Uint8Array | undefined, size: number, file: LayerFile, reader: FileReader): StaticResponse {
     const etag = `"${sha256}"`;
     headers.set('etag', ['ETag', etag]);
     return {
@@ -118,51 +162,55 @@ export class ServedPackage {
       etag,
       size,
       ...(body ? { body } : {}),
-      stream: (start, end) => this.streamRange(file.key, start, end),
+      stream: (start, end) => streamRange(reader.stream(file.key), start, end),
     };
   }
 
   /** Type, digest and (when small enough and the budget allows) the bytes of a file. */
-  private load(file: LayerFile): Promise<FileState> {
-    let loading = this.files.get(file.key);
+  private load(file: LayerFile, reader: FileReader): Promise<FileState> {
+    let loading = this.files.get(file);
     if (!loading) {
-      loading = this.read(file);
-      this.files.set(file.key, loading);
-      loading.catch(() => this.files.delete(file.key));
+      loading = this.read(file, reader);
+      this.files.set(file, loading);
+      loading.catch(() => this.files.delete(file));
     }
     return loading;
   }
 
-  private async read(file: LayerFile): Promise<FileState> {
-    const state: FileState = { type: this.typeOfKey(file.key), sha256: this.digests.get(file.key) };
+  private async read(file: LayerFile, reader: FileReader): Promise<FileState> {
+    const known = reader.inPackage ? this.model.manifest[file.key] : undefined;
+    const state: FileState = { type: typeOf(known?.type, file.key), sha256: reader.inPackage ? this.digests.get(file.key) : undefined };
     if (file.size <= MEMORY_FILE_LIMIT && this.budget.take(file.size)) {
-      state.bytes = compactBytes(await this.source.read(file.key));
+      state.bytes = compactBytes(await reader.read(file.key));
     }
     // No manifest entry and an extension that says nothing: sniff the bytes, as generation would.
-    if (!this.model.manifest[file.key] && typeByExtension(file.key) === undefined && state.bytes) state.type = detectType(file.key, state.bytes.subarray(0, 512));
+    if (!known && typeByExtension(file.key) === undefined && state.bytes) state.type = detectType(file.key, state.bytes.subarray(0, 512));
     if (state.sha256 === undefined) {
       if (state.bytes) state.sha256 = this.hasher.sha256(state.bytes);
       else {
         const hash = this.hasher.createSha256();
-        for await (const chunk of this.source.stream(file.key)) hash.update(chunk);
+        for await (const chunk of reader.stream(file.key)) hash.update(chunk);
         state.sha256 = hash.digest();
       }
     }
     return state;
   }
+}
 
-  private async *streamRange(key: string, start: number, end: number): AsyncIterable<Uint8Array> {
-    let position = 0;
-    for await (const chunk of this.source.stream(key)) {
-      const chunkEnd = position + chunk.length;
-      if (chunkEnd > start && position <= end) yield chunk.subarray(Math.max(0, start - position), Math.min(chunk.length, end - position + 1));
-      position = chunkEnd;
-      if (position > end) return;
-    }
-  }
+interface FileReader {
+  read(key: string): Promise<Uint8Array>;
+  stream(key: string): AsyncIterable<Uint8Array>;
+  /** Package files have manifest types and verified digests; overlay files have neither. */
+  inPackage: boolean;
+}
 
-  private typeOfKey(key: string): string {
-    return typeOf(this.model.manifest[key]?.type, key);
+async function* streamRange(stream: AsyncIterable<Uint8Array>, start: number, end: number): AsyncIterable<Uint8Array> {
+  let position = 0;
+  for await (const chunk of stream) {
+    const chunkEnd = position + chunk.length;
+    if (chunkEnd > start && position <= end) yield chunk.subarray(Math.max(0, start - position), Math.min(chunk.length, end - position + 1));
+    position = chunkEnd;
+    if (position > end) return;
   }
 }
 
@@ -192,7 +240,7 @@ export function tombstoneFiles(model: PackageModel): string[] {
 }
 
 /** Declared layers bottom to top, as `dir/` roots, with content/ at the bottom unless declared. */
-function layerRoots(model: PackageModel): Array<{ root: string; writable: boolean; exported: boolean }> {
+export function layerRoots(model: PackageModel): Array<{ root: string; writable: boolean; exported: boolean }> {
   const roots = (model.storage?.layers ?? []).map((layer) => ({ root: layer.path.replace(/\/?$/, '/'), writable: layer.writable, exported: layer.visibility === 'exported' }));
   if (!roots.some((layer) => layer.root === CONTENT_DIR)) roots.unshift({ root: CONTENT_DIR, writable: false, exported: true });
   return roots;

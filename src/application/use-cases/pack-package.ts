@@ -2,7 +2,7 @@ import { MANIFEST_FILE, ROUTES_FILE, SECURITY_FILE, isSigningArtifact } from '..
 import { routesDocument } from '../../domain/package/routes.js';
 import type { PackFile, PackPipeline, PackResult } from '../package/pack-pipeline.js';
 import { readPackage, toJsonBytes } from '../package/package-reader.js';
-import type { PackageOpener } from '../ports/package-source.js';
+import type { PackageOpener, PackageSource } from '../ports/package-source.js';
 
 export interface PackRequest {
   source: string;
@@ -30,25 +30,30 @@ export class PackPackage {
   async execute(request: PackRequest): Promise<PackOutcome> {
     const source = await this.opener.open(request.source);
     try {
-      const model = await readPackage(source, { security: false });
-      const files: PackFile[] = source
-        .entries()
-        .filter(({ path }) => path !== SECURITY_FILE && !isSigningArtifact(path))
-        .map(({ path, size }) => ({ path, size, data: () => source.stream(path) }));
-      const generated: string[] = [];
-      if (model.manifestGenerated) {
-        files.push({ path: MANIFEST_FILE, data: toJsonBytes(model.manifest) });
-        generated.push(MANIFEST_FILE);
-      }
-      if (model.routesGenerated) {
-        files.push({ path: ROUTES_FILE, data: toJsonBytes(routesDocument(model.routes)) });
-        generated.push(ROUTES_FILE);
-      }
-      const { name, version } = model.metadata;
-      const result = await this.pipeline.write(files, { directory: request.outputDirectory, fileName: `${name}-${version}.cap`, overwrite: request.force });
-      return { ...result, name, version, generated };
+      return await this.pack(source, { directory: request.outputDirectory, overwrite: request.force });
     } finally {
       await source.close();
     }
+  }
+
+  /** Packs any package source into `<directory>/<name>-<version>.cap`: CLI pack and the reactor's save both come here. */
+  async pack(source: PackageSource, target: { directory: string; overwrite: boolean }): Promise<PackOutcome> {
+    const model = await readPackage(source, { security: false });
+    const files: PackFile[] = source
+      .entries()
+      .filter(({ path }) => path !== SECURITY_FILE && !isSigningArtifact(path))
+      .map(({ path, size }) => ({ path, size, data: () => source.stream(path) }));
+    const generated: string[] = [];
+    if (model.manifestGenerated) {
+      files.push({ path: MANIFEST_FILE, data: toJsonBytes(model.manifest) });
+      generated.push(MANIFEST_FILE);
+    }
+    if (model.routesGenerated) {
+      files.push({ path: ROUTES_FILE, data: toJsonBytes(routesDocument(model.routes)) });
+      generated.push(ROUTES_FILE);
+    }
+    const { name, version } = model.metadata;
+    const result = await this.pipeline.write(files, { directory: target.directory, fileName: `${name}-${version}.cap`, overwrite: target.overwrite });
+    return { ...result, name, version, generated };
   }
 }

@@ -1,4 +1,4 @@
-import { parse as parseYamlText, YAMLParseError } from 'yaml';
+import { parse as parseYamlText, stringify as stringifyYaml, YAMLParseError } from 'yaml';
 import { ConfigParseError } from '../errors.js';
 import { locateJsonError } from './json-error-locator.js';
 
@@ -26,6 +26,11 @@ export function parseYaml(text: string, file: string): unknown {
     }
     throw new ConfigParseError(file, `invalid YAML: ${(error as Error).message}`);
   }
+}
+
+/** JSON (two-space indented) or YAML by the file's extension: how a data file is written back. */
+export function serializeDocument(value: unknown, file: string): string {
+  return /\.ya?ml$/i.test(file) ? stringifyYaml(value) : JSON.stringify(value, null, 2) + '\n';
 }
 
 /** JSON or YAML by the file's extension. */

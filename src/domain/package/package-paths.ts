@@ -9,6 +9,8 @@ export const AUTHENTICATION_FILE = 'authentication.json';
 export const SIGNATURE_FILE = 'signature.sig';
 export const CONTENT_DIR = 'content/';
 export const TOMBSTONES_FILE = '.pkg-tombstones';
+/** Marks an overlay file still being written: never content, so never a name a client may write. */
+export const PARTIAL_SUFFIX = '.pkg-partial';
 
 /** Signing artifacts: pack drops them because signing is a post-pack step. */
 export function isSigningArtifact(path: string): boolean {

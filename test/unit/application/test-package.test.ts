@@ -13,7 +13,7 @@ function fakes(pages: Record<string, { status: number; body: string; type?: stri
   const host: ReactorHost = {
     start: async () => {
       starts++;
-      return { url: 'http://reactor', port: 1, workdir: '/w', temporaryWorkdir: true, mounts: [], failures: [], stop: async () => void stops++ };
+      return { url: 'http://reactor', port: 1, workdir: '/w', temporaryWorkdir: true, mounts: [], failures: [], warnings: [], stop: async () => void stops++ };
     },
   };
   const probe: HttpProbe = {

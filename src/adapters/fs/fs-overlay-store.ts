@@ -1,0 +1,158 @@
+import { randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdir, open, readFile, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { dirname, join, relative, sep } from 'node:path';
+import { OverlayError } from '../../domain/errors.js';
+import { PARTIAL_SUFFIX, TOMBSTONES_FILE, unsafePathReason } from '../../domain/package/package-paths.js';
+import type { AppendLog, OverlayFile, OverlayStore, PackageOverlay } from '../../application/ports/overlay-store.js';
+
+/**
+ * Overlays as DECISIONS.md lays them out in the workdir:
+ * `overlays/<package>/content/...`, `overlays/<package>/content/.pkg-tombstones` and
+ * `overlays/<package>/data/<dataset>.log.jsonl`.
+ */
+export class FsOverlayStore implements OverlayStore {
+  open(workdir: string, packageName: string): PackageOverlay {
+    return new FsPackageOverlay(join(workdir, 'overlays', packageName));
+  }
+}
+
+class FsPackageOverlay implements PackageOverlay {
+  private readonly content: string;
+  private readonly data: string;
+
+  constructor(readonly location: string) {
+    this.content = join(location, 'content');
+    this.data = join(location, 'data');
+  }
+
+  async contentFiles(): Promise<OverlayFile[]> {
+    let names: string[];
+    try {
+      names = await readdir(this.content, { recursive: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw overlayError(`cannot read ${this.content}`, error);
+    }
+    const files: OverlayFile[] = [];
+    for (const name of names) {
+      const path = name.split(sep).join('/');
+      // Tombstones are not content, and a write in progress is not a file yet.
+      if (path === TOMBSTONES_FILE || path.endsWith(PARTIAL_SUFFIX)) continue;
+      const info = await stat(join(this.content, name));
+      if (info.isFile()) files.push({ path, size: info.size });
+    }
+    return files;
+  }
+
+  readContent(path: string): Promise<Uint8Array> {
+    return readFile(this.contentPath(path));
+  }
+
+  streamContent(path: string): AsyncIterable<Uint8Array> {
+    return createReadStream(this.contentPath(path), { highWaterMark: 64 * 1024 });
+  }
+
+  async writeContent(path: string, bytes: Uint8Array): Promise<void> {
+    await writeAtomically(this.contentPath(path), bytes);
+  }
+
+  async removeContent(path: string): Promise<void> {
+    await rm(this.contentPath(path), { force: true });
+  }
+
+  async tombstones(): Promise<string[]> {
+    let text: string;
+    try {
+      text = await readFile(join(this.content, TOMBSTONES_FILE), 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw overlayError(`cannot read the overlay tombstones of ${this.location}`, error);
+    }
+    const list: unknown = JSON.parse(text);
+    if (!Array.isArray(list) || !list.every((item) => typeof item === 'string')) throw new OverlayError(`${join(this.content, TOMBSTONES_FILE)} must be a JSON array of paths`);
+    return list as string[];
+  }
+
+  async writeTombstones(paths: readonly string[]): Promise<void> {
+    await writeAtomically(join(this.content, TOMBSTONES_FILE), Buffer.from(JSON.stringify(paths, null, 2) + '\n'));
+  }
+
+  async readLog(dataset: string): Promise<Uint8Array> {
+    try {
+      return await readFile(this.logPath(dataset));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return new Uint8Array();
+      throw overlayError(`cannot read the overlay log of dataset ${dataset}`, error);
+    }
+  }
+
+  async openLog(dataset: string, length: number): Promise<AppendLog> {
+    const path = this.logPath(dataset);
+    await mkdir(dirname(path), { recursive: true });
+    const handle = await open(path, 'a');
+    const { size } = await handle.stat();
+    if (size > length) {
+      await handle.truncate(length);
+      await handle.datasync();
+    }
+    return new FsAppendLog(handle, length);
+  }
+
+  private contentPath(path: string): string {
+    const reason = unsafePathReason(path);
+    if (reason) throw new OverlayError(`unsafe overlay path ${path}: ${reason}`);
+    const full = join(this.content, path);
+    if (relative(this.content, full).startsWith('..')) throw new OverlayError(`unsafe overlay path ${path}`);
+    return full;
+  }
+
+  private logPath(dataset: string): string {
+    return join(this.data, `${dataset}.log.jsonl`);
+  }
+}
+
+class FsAppendLog implements AppendLog {
+  constructor(
+    private readonly handle: FileHandle,
+    private length: number,
+  ) {}
+
+  async append(bytes: Uint8Array): Promise<void> {
+    try {
+      let written = 0;
+      while (written < bytes.length) written += (await this.handle.write(bytes, written, bytes.length - written)).bytesWritten;
+      await this.handle.datasync();
+      this.length += bytes.length;
+    } catch (error) {
+      // Leave no half-written operation behind to corrupt the next append.
+      await this.handle.truncate(this.length).catch(() => undefined);
+      throw overlayError('cannot append to the overlay log', error);
+    }
+  }
+
+  close(): Promise<void> {
+    return this.handle.close();
+  }
+}
+
+/** Written beside the target and renamed over it, so a crash leaves the old file or the new one. */
+async function writeAtomically(path: string, bytes: Uint8Array): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  const temporary = `${path}.${randomBytes(6).toString('hex')}${PARTIAL_SUFFIX}`;
+  const handle = await open(temporary, 'wx', 0o644);
+  try {
+    await handle.writeFile(bytes);
+    await handle.datasync();
+  } catch (error) {
+    await handle.close();
+    await rm(temporary, { force: true });
+    throw overlayError(`cannot write ${path}`, error);
+  }
+  await handle.close();
+  await rename(temporary, path);
+}
+
+function overlayError(message: string, cause: unknown): OverlayError {
+  return new OverlayError(`${message}: ${(cause as Error).message}`, { cause });
+}

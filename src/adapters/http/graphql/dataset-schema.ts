@@ -1,0 +1,304 @@
+import {
+  GraphQLError,
+  GraphQLFloat,
+  GraphQLID,
+  GraphQLInt,
+  GraphQLBoolean,
+  GraphQLList,
+  GraphQLNonNull,
+  GraphQLObjectType,
+  GraphQLScalarType,
+  GraphQLSchema,
+  GraphQLString,
+  Kind,
+  type GraphQLFieldConfig,
+  type GraphQLFieldConfigMap,
+  type GraphQLFieldResolver,
+  type GraphQLOutputType,
+  type ValueNode,
+} from 'graphql';
+import type { Dataset, StoredItem } from '../../../application/data/dataset.js';
+import type { PackageDatasets } from '../../../application/data/package-datasets.js';
+import { PackageError, SchemaViolationError } from '../../../domain/errors.js';
+import { isRecord } from '../../../domain/package/documents.js';
+import type { DataSet } from '../../../domain/package/storage.js';
+
+/** Any JSON value, in and out: the type of items without a usable schema and of `item` arguments. */
+export const GraphQLJSON = new GraphQLScalarType({
+  name: 'JSON',
+  description: 'Any JSON value.',
+  serialize: (value) => value,
+  parseValue: (value) => value,
+  parseLiteral: (node, variables) => literalValue(node, variables ?? undefined),
+});
+
+function literalValue(node: ValueNode, variables: Record<string, unknown> | undefined): unknown {
+  switch (node.kind) {
+    case Kind.STRING:
+    case Kind.ENUM:
+      return node.value;
+    case Kind.BOOLEAN:
+      return node.value;
+    case Kind.INT:
+    case Kind.FLOAT:
+      return Number(node.value);
+    case Kind.NULL:
+      return null;
+    case Kind.LIST:
+      return node.values.map((value) => literalValue(value, variables));
+    case Kind.OBJECT:
+      // fromEntries defines own properties, so a `__proto__` key stays data, never a prototype.
+      return Object.fromEntries(node.fields.map((field) => [field.name.value, literalValue(field.value, variables)]));
+    case Kind.VARIABLE:
+      return variables?.[node.name.value];
+  }
+}
+
+const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
+const INT32 = { min: -(2 ** 31), max: 2 ** 31 - 1 };
+/** Fields every item type has; schema properties of these names are not typed again. */
+const ITEM_FIELDS = new Set(['id', '_json']);
+
+/**
+ * The GraphQL schema of a package's datasets (SPEC.md endpoint rule 10): one list field
+ * and three mutations per JSON collection dataset. Resolvers only call Dataset methods,
+ * so validation, id rules and persistence are the REST API's, to the letter.
+ * Undefined when there is nothing to serve: no collection outside SQLite.
+ */
+export function buildDatasetSchema(datasets: PackageDatasets, dataSets: Record<string, DataSet>): GraphQLSchema | undefined {
+  const served = datasets.all().filter((dataset) => dataSets[dataset.id]?.kind !== 'sqlite' && dataset.isCollection);
+  if (served.length === 0) return undefined;
+  const queries: GraphQLFieldConfigMap<unknown, unknown> = {};
+  const mutations: GraphQLFieldConfigMap<unknown, unknown> = {};
+  const names = new NameAllocator();
+  for (const dataset of served) {
+    const { field, pascal } = names.allocate(dataset.id);
+    const itemType = itemTypeOf(dataset, `${pascal}Item`);
+    const fields = itemType ? typedFields(dataset, itemType) : jsonFields(dataset);
+    queries[field] = fields.list;
+    mutations[`create${pascal}`] = fields.create;
+    mutations[`update${pascal}`] = fields.update;
+    mutations[`delete${pascal}`] = {
+      type: GraphQLID,
+      description: `Deletes an item of dataset ${dataset.id}; answers its id.`,
+      args: { id: { type: new GraphQLNonNull(GraphQLID) } },
+      resolve: guard(async (_root, { id }: { id: string }) => {
+        await dataset.remove(id);
+        return id;
+      }),
+    };
+  }
+  return new GraphQLSchema({
+    query: new GraphQLObjectType({ name: 'Query', fields: queries }),
+    mutation: new GraphQLObjectType({ name: 'Mutation', fields: mutations }),
+  });
+}
+
+interface DatasetFields {
+  list: GraphQLFieldConfig<unknown, unknown>;
+  create: GraphQLFieldConfig<unknown, unknown>;
+  update: GraphQLFieldConfig<unknown, unknown>;
+}
+
+interface ListArgs {
+  id?: string | null;
+  limit?: number | null;
+  offset?: number | null;
+}
+
+const listArgs = {
+  id: { type: GraphQLID },
+  limit: { type: GraphQLInt },
+  offset: { type: GraphQLInt },
+};
+const itemArg = { item: { type: new GraphQLNonNull(GraphQLJSON) } };
+const updateArgs = { id: { type: new GraphQLNonNull(GraphQLID) }, ...itemArg };
+
+/** Items with a schema resolve as `{id, item}` pairs, so `id` is the stored id even when the item holds none. */
+function typedFields(dataset: Dataset, itemType: GraphQLObjectType): DatasetFields {
+  return {
+    list: {
+      type: new GraphQLList(new GraphQLNonNull(itemType)),
+      description: listDescription(dataset),
+      args: listArgs,
+      resolve: guard((_root, args: ListArgs) => listed(dataset, args)),
+    },
+    create: {
+      type: itemType,
+      description: `Creates an item of dataset ${dataset.id}, as POST /api/v1/data/${dataset.id} does.`,
+      args: itemArg,
+      resolve: guard((_root, { item }: { item: unknown }) => dataset.create(item)),
+    },
+    update: {
+      type: itemType,
+      description: `Replaces an item of dataset ${dataset.id}, as PUT /api/v1/data/${dataset.id}/<id> does.`,
+      args: updateArgs,
+      resolve: guard((_root, { id, item }: { id: string; item: unknown }) => dataset.replace(id, item)),
+    },
+  };
+}
+
+function jsonFields(dataset: Dataset): DatasetFields {
+  return {
+    list: {
+      type: new GraphQLList(new GraphQLNonNull(GraphQLJSON)),
+      description: listDescription(dataset),
+      args: listArgs,
+      resolve: guard((_root, args: ListArgs) => listed(dataset, args).map((entry) => entry.item)),
+    },
+    create: {
+      type: GraphQLJSON,
+      description: `Creates an item of dataset ${dataset.id}; answers the stored item.`,
+      args: itemArg,
+      resolve: guard(async (_root, { item }: { item: unknown }) => (await dataset.create(item)).item),
+    },
+    update: {
+      type: GraphQLJSON,
+      description: `Replaces an item of dataset ${dataset.id}; answers the stored item.`,
+      args: updateArgs,
+      resolve: guard(async (_root, { id, item }: { id: string; item: unknown }) => (await dataset.replace(id, item)).item),
+    },
+  };
+}
+
+function listDescription(dataset: Dataset): string {
+  return `Items of dataset ${dataset.id}, in collection order. With \`id\`, that item alone, or an ITEM_NOT_FOUND error.`;
+}
+
+function listed(dataset: Dataset, { id, limit, offset }: ListArgs): StoredItem[] {
+  if (id !== undefined && id !== null) return [{ id, item: dataset.item(id) }];
+  const start = pageNumber(offset, 'offset') ?? 0;
+  const count = pageNumber(limit, 'limit');
+  const entries = dataset.entries();
+  return (count === undefined ? entries.slice(start) : entries.slice(start, start + count)).map(([entryId, item]) => ({ id: entryId, item }));
+}
+
+function pageNumber(value: number | null | undefined, name: string): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  // The same code as the REST API's ?limit=&offset= check.
+  if (value < 0) throw new GraphQLError(`${name} must be a non-negative integer`, { extensions: { code: 'BAD_QUERY' } });
+  return value;
+}
+
+/** An object type when the schema describes items as objects with properties; otherwise the JSON scalar serves. */
+function itemTypeOf(dataset: Dataset, name: string): GraphQLObjectType | undefined {
+  const raw = dataset.schema?.raw;
+  if (!isRecord(raw) || !typesOf(raw).includes('object') || !isRecord(raw.properties)) return undefined;
+  const properties = raw.properties;
+  return new GraphQLObjectType<StoredItem>({
+    name,
+    description: `An item of dataset ${dataset.id}.`,
+    fields: () => {
+      const fields: GraphQLFieldConfigMap<StoredItem, unknown> = {
+        id: { type: new GraphQLNonNull(GraphQLID), description: 'The stored id: the `id` field, or the 1-based position for base items without one.', resolve: (entry) => entry.id },
+      };
+      for (const [property, schema] of Object.entries(properties)) {
+        if (!GRAPHQL_NAME.test(property) || property.startsWith('__') || ITEM_FIELDS.has(property)) continue;
+        fields[property] = { type: outputTypeOf(schema), resolve: (entry) => (isRecord(entry.item) && Object.hasOwn(entry.item, property) ? entry.item[property] : null) };
+      }
+      fields._json = { type: GraphQLJSON, description: 'The whole stored item, including what the typed fields cannot show.', resolve: (entry) => entry.item };
+      return fields;
+    },
+  });
+}
+
+function outputTypeOf(schema: unknown): GraphQLOutputType {
+  const scalar = scalarTypeOf(schema);
+  if (scalar) return scalar;
+  if (isRecord(schema) && soleType(schema) === 'array') {
+    const items = scalarTypeOf(schema.items);
+    if (items) return new GraphQLList(items);
+  }
+  return GraphQLJSON;
+}
+
+function scalarTypeOf(schema: unknown): GraphQLOutputType | undefined {
+  if (!isRecord(schema)) return undefined;
+  switch (soleType(schema)) {
+    case 'string':
+      return GraphQLString;
+    case 'number':
+      return GraphQLFloat;
+    case 'boolean':
+      return GraphQLBoolean;
+    case 'integer':
+      // GraphQL's Int is 32-bit and fails to serialize anything wider; Float holds every integer JSON carries.
+      return fitsInt32(schema) ? GraphQLInt : GraphQLFloat;
+    default:
+      return undefined;
+  }
+}
+
+/** The one type a property declares, `null` aside (fields are nullable anyway); undefined for unions and none. */
+function soleType(schema: Record<string, unknown>): string | undefined {
+  if (schema.$ref !== undefined) return undefined;
+  const types = typesOf(schema).filter((type) => type !== 'null');
+  return types.length === 1 && typeof types[0] === 'string' ? types[0] : undefined;
+}
+
+function typesOf(schema: Record<string, unknown>): unknown[] {
+  return ([] as unknown[]).concat(schema.type ?? []);
+}
+
+function fitsInt32(schema: Record<string, unknown>): boolean {
+  const lower = bound(schema.minimum, schema.exclusiveMinimum, Math.max);
+  const upper = bound(schema.maximum, schema.exclusiveMaximum, Math.min);
+  return lower !== undefined && upper !== undefined && lower >= INT32.min && upper <= INT32.max;
+}
+
+/** The tighter of an inclusive and a (draft-06+ numeric) exclusive bound; the boolean draft-04 form adds nothing. */
+function bound(inclusive: unknown, exclusive: unknown, tighter: (a: number, b: number) => number): number | undefined {
+  const values = [inclusive, exclusive].filter((value): value is number => typeof value === 'number' && Number.isFinite(value));
+  return values.length === 0 ? undefined : values.reduce(tighter);
+}
+
+/**
+ * Dataset ids may hold `-`, GraphQL names may not; and `a-b` and `a_b` would meet as
+ * one name. Later datasets whose names are taken get a numeric suffix, so every
+ * dataset stays reachable and the names do not depend on anything but the ids' order.
+ */
+class NameAllocator {
+  private readonly fields = new Set<string>();
+  private readonly pascals = new Set<string>();
+
+  allocate(id: string): { field: string; pascal: string } {
+    let field = id.replace(/-/g, '_');
+    if (field.startsWith('__')) field = `dataset${field}`;
+    let pascal = id
+      .split(/[-_]+/)
+      .filter((part) => part !== '')
+      .map((part) => part[0]!.toUpperCase() + part.slice(1))
+      .join('');
+    if (!/^[A-Za-z]/.test(pascal)) pascal = `Dataset${pascal}`;
+    let candidate = { field, pascal };
+    for (let n = 2; this.fields.has(candidate.field) || this.pascals.has(candidate.pascal); n++) candidate = { field: `${field}_${n}`, pascal: `${pascal}${n}` };
+    this.fields.add(candidate.field);
+    this.pascals.add(candidate.pascal);
+    return candidate;
+  }
+}
+
+/**
+ * Typed errors reach the client with their stable code, as the REST API's JSON errors
+ * carry it; anything else is a bug whose text could leak internals, so the client gets
+ * a fixed message and the detail goes to stderr.
+ */
+export function toGraphqlError(error: unknown): GraphQLError {
+  if (error instanceof GraphQLError) return error;
+  if (error instanceof PackageError) {
+    const details = error instanceof SchemaViolationError ? { details: error.violations } : {};
+    return new GraphQLError(error.message, { originalError: error, extensions: { code: error.code, ...details } });
+  }
+  process.stderr.write(`reactor: unexpected error in a GraphQL resolver: ${(error as Error)?.stack ?? String(error)}\n`);
+  return new GraphQLError('internal error', { extensions: { code: 'INTERNAL' } });
+}
+
+function guard<Args>(resolve: (root: unknown, args: Args) => unknown): GraphQLFieldResolver<unknown, unknown, Args> {
+  return async (root, args) => {
+    try {
+      return await resolve(root, args);
+    } catch (error) {
+      throw toGraphqlError(error);
+    }
+  };
+}

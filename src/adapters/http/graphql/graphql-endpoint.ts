@@ -1,0 +1,50 @@
+import express, { type Request, type RequestHandler } from 'express';
+import type { GraphQLSchema } from 'graphql';
+import { createHandler } from 'graphql-http/lib/use/express';
+import { HttpProblem, methodNotAllowed, sendProblem } from '../http-problems.js';
+import { GRAPHIQL_PAGE } from './graphiql-page.js';
+import { DEFAULT_BODY_LIMIT } from '../../../application/serving/reactor.js';
+
+export interface GraphqlEndpointOptions {
+  /** Largest JSON body accepted, in bytes or as `'1mb'`; larger ones answer 413 before anything is parsed. */
+  bodyLimit?: number | string;
+}
+
+const ALLOWED = 'GET, POST';
+const GRAPHIQL_BYTES = Buffer.from(GRAPHIQL_PAGE);
+
+/**
+ * `<mount>/graphql`: GraphQL over HTTP (graphql-http) for POST with a JSON body and
+ * GET with `?query=`, and GraphiQL for a browser's GET. graphql-http refuses
+ * mutations over GET; that stays, so a link or a crawler never writes.
+ */
+export function createGraphqlEndpoint(schema: GraphQLSchema, options: GraphqlEndpointOptions = {}): RequestHandler {
+  // graphql-http reads an unparsed body whole and without a limit; parsing it first bounds it,
+  // and its failures then take the project's error body (400 or 413) instead of reaching graphql-http.
+  const parseJson = express.json({ limit: options.bodyLimit ?? DEFAULT_BODY_LIMIT });
+  const handle = createHandler({ schema });
+  return (request, response, next) => {
+    if (request.method !== 'GET' && request.method !== 'POST') return sendProblem(response, methodNotAllowed(ALLOWED));
+    // One URL answers HTML or JSON by Accept; caches must keep them apart, and data changes.
+    response.setHeader('Vary', 'Accept');
+    response.setHeader('Cache-Control', 'no-store');
+    if (request.method === 'GET' && prefersHtml(request)) {
+      response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': GRAPHIQL_BYTES.length });
+      response.end(GRAPHIQL_BYTES);
+      return;
+    }
+    if (request.method === 'POST' && !request.is('application/json')) return sendProblem(response, new HttpProblem(415, 'UNSUPPORTED_MEDIA_TYPE', 'a GraphQL request body must be application/json'));
+    // graphql-http leaves some of its answers (a mutation over GET) without a type.
+    response.setHeader('Content-Type', 'application/json; charset=utf-8');
+    parseJson(request, response, (error?: unknown) => {
+      if (error) return sendProblem(response, error);
+      // graphql-http answers its own failures; this only guards against a rejection escaping it.
+      Promise.resolve(handle(request, response, next)).catch((failure: unknown) => sendProblem(response, failure));
+    });
+  };
+}
+
+function prefersHtml(request: Request): boolean {
+  // At equal weight the JSON types come first, so `*/*` and a missing Accept get JSON.
+  return request.accepts(['application/json', 'application/graphql-response+json', 'text/html']) === 'text/html';
+}

@@ -1,0 +1,217 @@
+import { ItemNotFoundError, DuplicateIdError, IdMismatchError, NotACollectionError, SchemaViolationError, type PackageError } from '../../domain/errors.js';
+import type { DatasetIndex} from '../../domain/data/dataset-index.js';
+import { nextFreeId } from '../../domain/data/dataset-index.js';
+import { asItem, checkItemId, type IdPolicy, type Item } from '../../domain/data/item-id.js';
+import { formatOperation, type Operation } from '../../domain/data/operation-log.js';
+import type { AppendLog } from '../ports/overlay-store.js';
+import type { CompiledSchema } from '../ports/schema-validator.js';
+
+export interface Collection {
+  /** The whole collection as JSON, serialized once per change. */
+  body: Uint8Array;
+  /** The items, when the dataset is a list of them. */
+  items?: readonly unknown[];
+}
+
+export interface StoredItem {
+  id: string;
+  item: unknown;
+}
+
+/** What the overlay knows of one dataset at load: how to open its log for the first write. */
+export interface DatasetLog {
+  open(): Promise<AppendLog>;
+}
+
+interface Staged {
+  has(id: string): boolean;
+  get(id: string): unknown;
+  nextId(): number;
+}
+
+interface Pending {
+  decide(view: Staged): Operation;
+  resolve(operation: Operation): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * One dataset as the reactor holds it: base items plus the overlay log folded into an
+ * index at load. A write is decided against the current items (and the writes queued
+ * ahead of it), appended to the log, and only then applied and acknowledged. Writes
+ * queue one behind another, and those that arrive while an append is in flight are
+ * appended together with one sync, so concurrency loses nothing and costs little.
+ */
+export class Dataset {
+  private collectionCache?: { generation: number; collection: Collection };
+  private readonly queue: Pending[] = [];
+  private flushing = false;
+  private appendLog?: AppendLog;
+  private counter = 1;
+
+  constructor(
+    readonly id: string,
+    private readonly data: { index: DatasetIndex } | { document: unknown },
+    readonly schema: { raw: unknown; validate: CompiledSchema } | undefined,
+    private readonly policy: IdPolicy,
+    private readonly log: DatasetLog | undefined,
+    /** Why writes are refused, when they are. */
+    private readonly refusal: PackageError | undefined,
+  ) {}
+
+  get isCollection(): boolean {
+    return 'index' in this.data;
+  }
+
+  collection(): Collection {
+    if (!('index' in this.data)) return (this.collectionCache ??= { generation: 0, collection: { body: encode(this.data.document) } }).collection;
+    const { index } = this.data;
+    if (this.collectionCache?.generation !== index.generation) {
+      const items = index.list();
+      this.collectionCache = { generation: index.generation, collection: { body: encode(items), items } };
+    }
+    return this.collectionCache.collection;
+  }
+
+  /** `[id, item]` pairs in collection order. */
+  entries(): Array<[string, unknown]> {
+    return this.index().entries();
+  }
+
+  item(id: string): unknown {
+    const item = this.index().get(id);
+    if (item === undefined) throw new ItemNotFoundError(`no item ${id} in dataset ${this.id}`);
+    return item;
+  }
+
+  /** Throws the reason this dataset cannot be written, if there is one. */
+  assertWritable(): void {
+    if (this.refusal) throw this.refusal;
+    this.index();
+  }
+
+  async create(value: unknown): Promise<StoredItem> {
+    this.assertWritable();
+    const operation = await this.submit((view) => {
+      const item = asItem(value);
+      let id: string;
+      let stored = item;
+      if (item.id !== undefined) id = checkItemId(item.id);
+      else {
+        const number = view.nextId();
+        id = String(number);
+        if (this.policy.inItem) stored = { id: this.policy.numeric ? number : id, ...item };
+      }
+      this.check(stored);
+      if (view.has(id)) throw new DuplicateIdError(`dataset ${this.id} already has an item with id ${id}`);
+      return { op: 'create', id, item: stored };
+    });
+    return stored(operation);
+  }
+
+  async replace(id: string, value: unknown): Promise<StoredItem> {
+    this.assertWritable();
+    const operation = await this.submit((view) => {
+      const item = asItem(value);
+      if (item.id !== undefined && checkItemId(item.id) !== id) throw new IdMismatchError(`the item's id ${JSON.stringify(item.id)} does not match ${id} in its path`);
+      const existing = view.get(id);
+      if (existing === undefined) throw new ItemNotFoundError(`no item ${id} in dataset ${this.id}`);
+      const stored = item.id === undefined && (this.policy.inItem || (existing as Item).id !== undefined) ? { id: this.typedId(id, existing as Item), ...item } : item;
+      this.check(stored);
+      return { op: 'replace', id, item: stored };
+    });
+    return stored(operation);
+  }
+
+  async remove(id: string): Promise<void> {
+    this.assertWritable();
+    await this.submit((view) => {
+      if (!view.has(id)) throw new ItemNotFoundError(`no item ${id} in dataset ${this.id}`);
+      return { op: 'delete', id };
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.appendLog?.close();
+    this.appendLog = undefined;
+  }
+
+  private index(): DatasetIndex {
+    if (!('index' in this.data)) throw new NotACollectionError(`dataset ${this.id} is not a list of items: it can only be read whole`);
+    return this.data.index;
+  }
+
+  private check(item: Item): void {
+    if (!this.schema) return;
+    const violations = this.schema.validate(item);
+    if (violations.length > 0) throw new SchemaViolationError(`the item violates the schema of dataset ${this.id}`, violations);
+  }
+
+  private typedId(id: string, existing: Item): string | number {
+    const numeric = typeof existing.id === 'number' || (existing.id === undefined && this.policy.numeric);
+    return numeric && /^(0|[1-9][0-9]{0,15})$/.test(id) ? Number(id) : id;
+  }
+
+  private submit(decide: (view: Staged) => Operation): Promise<Operation> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ decide, resolve, reject });
+      if (!this.flushing) void this.flush();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    this.flushing = true;
+    const index = this.index();
+    try {
+      while (this.queue.length > 0) {
+        const batch = this.queue.splice(0);
+        const staged = new Map<string, unknown>();
+        const view: Staged = {
+          get: (id) => (staged.has(id) ? staged.get(id) : index.get(id)),
+          has: (id) => view.get(id) !== undefined,
+          nextId: () => {
+            this.counter = nextFreeId(index, this.counter);
+            while (view.has(String(this.counter))) this.counter++;
+            return this.counter++;
+          },
+        };
+        const accepted: Array<{ pending: Pending; operation: Operation }> = [];
+        for (const pending of batch) {
+          try {
+            const operation = pending.decide(view);
+            staged.set(operation.id, operation.op === 'delete' ? undefined : operation.item);
+            accepted.push({ pending, operation });
+          } catch (error) {
+            pending.reject(error);
+          }
+        }
+        if (accepted.length === 0) continue;
+        try {
+          this.appendLog ??= await this.log!.open();
+          await this.appendLog.append(encodeText(accepted.map(({ operation }) => formatOperation(operation)).join('')));
+        } catch (error) {
+          for (const { pending } of accepted) pending.reject(error);
+          continue;
+        }
+        for (const { pending, operation } of accepted) {
+          index.apply(operation);
+          pending.resolve(operation);
+        }
+      }
+    } finally {
+      this.flushing = false;
+    }
+  }
+}
+
+function stored(operation: Operation): StoredItem {
+  return { id: operation.id, item: operation.op === 'delete' ? undefined : operation.item };
+}
+
+const encoder = new TextEncoder();
+function encodeText(text: string): Uint8Array {
+  return encoder.encode(text);
+}
+function encode(value: unknown): Uint8Array {
+  return encoder.encode(JSON.stringify(value));
+}

@@ -1,0 +1,98 @@
+import { DatasetNotFoundError, DatasetUnavailableError, type PackageError } from '../../domain/errors.js';
+import { DatasetIndex } from '../../domain/data/dataset-index.js';
+import { idPolicyOf } from '../../domain/data/item-id.js';
+import { parseOperationLog } from '../../domain/data/operation-log.js';
+import type { DataSet } from '../../domain/package/storage.js';
+import { readDocument, type PackageModel } from '../package/package-reader.js';
+import type { PackageOverlay } from '../ports/overlay-store.js';
+import type { PackageSource } from '../ports/package-source.js';
+import type { SchemaValidator } from '../ports/schema-validator.js';
+import type { SqliteReader } from '../ports/sqlite-reader.js';
+import { Dataset } from './dataset.js';
+
+export interface DatasetReaders {
+  schemas: SchemaValidator;
+  sqlite: SqliteReader;
+}
+
+/**
+ * A package's datasets, each read and parsed once at load with its overlay log folded
+ * in. REST and GraphQL both go through these objects: one path for validation and
+ * persistence.
+ */
+export class PackageDatasets {
+  private constructor(private readonly byId: Map<string, Dataset>) {}
+
+  /**
+   * `overlay` is the package's writable overlay; `refusal` says why writes are refused
+   * when they are, and then no log is read or written. Torn last lines of logs come
+   * back as warnings.
+   */
+  static async load(
+    source: PackageSource,
+    model: PackageModel,
+    overlay: PackageOverlay | undefined,
+    refusal: PackageError | undefined,
+    readers: DatasetReaders,
+  ): Promise<{ datasets: PackageDatasets; warnings: string[] }> {
+    const byId = new Map<string, Dataset>();
+    const warnings: string[] = [];
+    try {
+      for (const [id, dataSet] of Object.entries(model.storage?.dataSets ?? {})) {
+        byId.set(id, await loadDataset(id, dataSet, source, refusal ? undefined : overlay, refusal, readers, warnings));
+      }
+    } catch (error) {
+      await Promise.all([...byId.values()].map((dataset) => dataset.close()));
+      throw error;
+    }
+    return { datasets: new PackageDatasets(byId), warnings };
+  }
+
+  has(id: string): boolean {
+    return this.byId.has(id);
+  }
+
+  get(id: string): Dataset {
+    const dataset = this.byId.get(id);
+    if (!dataset) throw new DatasetNotFoundError(`no dataset ${id}`);
+    return dataset;
+  }
+
+  all(): Dataset[] {
+    return [...this.byId.values()];
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.all().map((dataset) => dataset.close()));
+  }
+}
+
+async function loadDataset(
+  id: string,
+  dataSet: DataSet,
+  source: PackageSource,
+  overlay: PackageOverlay | undefined,
+  refusal: PackageError | undefined,
+  readers: DatasetReaders,
+  warnings: string[],
+): Promise<Dataset> {
+  if (dataSet.kind === 'sqlite') {
+    const rows = await readers.sqlite.readTable(await source.read(dataSet.databaseFile), dataSet.table, dataSet.databaseFile);
+    const unwritable = refusal ?? new DatasetUnavailableError(`dataset ${id} is a SQLite dataset: it can be read but not written`);
+    return new Dataset(id, { index: new DatasetIndex(rows) }, undefined, idPolicyOf(undefined, rows), undefined, unwritable);
+  }
+  const data = await readDocument(source, dataSet.source);
+  let schema: Dataset['schema'];
+  if (dataSet.schemaFile) {
+    const raw = await readDocument(source, dataSet.schemaFile);
+    schema = { raw, validate: readers.schemas.compile(raw, dataSet.schemaFile) };
+  }
+  if (!Array.isArray(data)) return new Dataset(id, { document: data }, schema, idPolicyOf(schema?.raw, []), undefined, refusal);
+  const index = new DatasetIndex(data);
+  if (!overlay) return new Dataset(id, { index }, schema, idPolicyOf(schema?.raw, data), undefined, refusal);
+  const logFile = `${overlay.location}/data/${id}.log.jsonl`;
+  const log = parseOperationLog(await overlay.readLog(id), logFile);
+  for (const operation of log.operations) index.apply(operation);
+  if (log.tornTail !== undefined) warnings.push(`${logFile}: ignored a torn last line (${log.tornTail.length} bytes) left by an interrupted write; it was never acknowledged`);
+  return new Dataset(id, { index }, schema, idPolicyOf(schema?.raw, data), { open: () => overlay.openLog(id, log.validLength) }, refusal);
+}

@@ -1,0 +1,86 @@
+import { parseDocument, serializeDocument } from '../../domain/package/documents.js';
+import { detectType } from '../../domain/package/media-types.js';
+import { CONTENT_DIR, MANIFEST_FILE, METADATA_FILE, SECURITY_FILE, TOMBSTONES_FILE, isSigningArtifact, sortPaths } from '../../domain/package/package-paths.js';
+import { incrementPatch } from '../../domain/package/version-range.js';
+import type { PackageDatasets } from '../data/package-datasets.js';
+import { FileSetSource, type FileSetEntry } from '../package/file-set-source.js';
+import { readText, toJsonBytes } from '../package/package-reader.js';
+import type { ContentWrites } from '../serving/content-writes.js';
+import { layerRoots, type ServedPackage } from '../serving/served-package.js';
+import type { PackPackage } from './pack-package.js';
+
+export interface SavedPackage {
+  path: string;
+  sha256: string;
+  name: string;
+  version: string;
+}
+
+export interface SaveRequest {
+  pkg: ServedPackage;
+  datasets: PackageDatasets;
+  content: ContentWrites;
+  /** The saved package goes to `<workdir>/saved/`. */
+  workdir: string;
+}
+
+/**
+ * `POST /package/<name>/save`: folds the base package and its overlay (written files,
+ * tombstones, datasets) into `<workdir>/saved/<name>-<patch+1>.cap`, through the same
+ * pack as the CLI. Overlay files land in the package's topmost layer, and its
+ * tombstones in that layer's `.pkg-tombstones`, so the saved package serves exactly
+ * what the reactor served. A second save of the same base replaces the first.
+ */
+export class SavePackage {
+  constructor(private readonly packer: PackPackage) {}
+
+  execute(request: SaveRequest): Promise<SavedPackage> {
+    // Between content writes, so files and tombstones hold still; datasets are read at once.
+    return request.content.quiet(async () => {
+      const { pkg, datasets, workdir } = request;
+      const { source, model } = pkg;
+      const version = incrementPatch(model.metadata.version);
+      const files = new Map<string, FileSetEntry>();
+      for (const { path, size } of source.entries()) {
+        if (path !== SECURITY_FILE && !isSigningArtifact(path)) files.set(path, { size, stream: () => source.stream(path) });
+      }
+      files.set(METADATA_FILE, FileSetSource.bytes(toJsonBytes({ ...model.metadata, version })));
+      for (const dataset of datasets.all()) {
+        const definition = model.storage?.dataSets[dataset.id];
+        if (definition?.kind !== 'schema' || !dataset.isCollection) continue;
+        files.set(definition.source, FileSetSource.bytes(new TextEncoder().encode(serializeDocument(dataset.collection().items, definition.source))));
+      }
+      if (pkg.overlay) await foldOverlay(pkg, files);
+      const saved = await this.packer.pack(new FileSetSource(files, `${source.location} with its overlay`), { directory: `${workdir}/saved`, overwrite: true });
+      return { path: saved.path, sha256: saved.sha256, name: saved.name, version: saved.version };
+    });
+  }
+}
+
+async function foldOverlay(pkg: ServedPackage, files: Map<string, FileSetEntry>): Promise<void> {
+  const { source, model } = pkg;
+  const overlay = pkg.overlay!;
+  const roots = layerRoots(model);
+  const top = roots[roots.length - 1]!.root;
+  const removed: string[] = [];
+  for (const path of overlay.layer.tombstones) if (files.delete(top + path)) removed.push(top + path);
+  const added: string[] = [];
+  for (const [path, file] of overlay.layer.files) {
+    if (!files.has(top + path)) added.push(top + path);
+    files.set(top + path, { size: file.size, stream: () => overlay.files.streamContent(path) });
+  }
+  if (overlay.layer.tombstones.size > 0) {
+    const tombstonesFile = top + TOMBSTONES_FILE;
+    // Checked when the package was loaded: a JSON array of paths.
+    const earlier = source.has(tombstonesFile) ? (parseDocument(await readText(source, tombstonesFile), tombstonesFile) as string[]) : [];
+    const merged = sortPaths(new Set([...earlier, ...overlay.layer.tombstones].filter((path) => !overlay.layer.files.has(path))));
+    files.set(tombstonesFile, FileSetSource.bytes(toJsonBytes(merged)));
+  }
+  // A hand-written manifest lists content/ files: it gains the new ones and loses the removed ones.
+  if (!model.manifestGenerated && top === CONTENT_DIR) {
+    const manifest = { ...model.manifest };
+    for (const path of removed) delete manifest[path];
+    for (const path of added) manifest[path] = { type: detectType(path), visibility: 'exported' };
+    files.set(MANIFEST_FILE, FileSetSource.bytes(toJsonBytes(Object.fromEntries(sortPaths(Object.keys(manifest)).map((path) => [path, manifest[path]])))));
+  }
+}

@@ -1,0 +1,64 @@
+import { itemIdOf, type Item } from './item-id.js';
+import type { Operation } from './operation-log.js';
+
+/**
+ * A dataset's items by id, in collection order: the base items in file order, then
+ * created items in the order they were written. A replace keeps its item's place.
+ * Folding the overlay log into it at load means reads never replay the log.
+ */
+export class DatasetIndex {
+  private readonly items = new Map<string, unknown>();
+  private version = 0;
+  private listed?: unknown[];
+
+  constructor(base: readonly unknown[]) {
+    base.forEach((item, index) => {
+      const id = itemIdOf(item, index);
+      // Two base items claiming one id: the first keeps it, as a lookup would find it.
+      if (!this.items.has(id)) this.items.set(id, item);
+    });
+  }
+
+  apply(operation: Operation): void {
+    if (operation.op === 'delete') this.items.delete(operation.id);
+    else this.items.set(operation.id, operation.item);
+    this.version++;
+    this.listed = undefined;
+  }
+
+  get(id: string): unknown {
+    return this.items.get(id);
+  }
+
+  has(id: string): boolean {
+    return this.items.has(id);
+  }
+
+  get size(): number {
+    return this.items.size;
+  }
+
+  /** Changes with every applied operation: a cache of the collection is good while it holds. */
+  get generation(): number {
+    return this.version;
+  }
+
+  /** `[id, item]` pairs in collection order. */
+  entries(): Array<[string, unknown]> {
+    return [...this.items.entries()];
+  }
+
+  /** The collection, built once per generation. */
+  list(): readonly unknown[] {
+    return (this.listed ??= [...this.items.values()]);
+  }
+}
+
+/** Where a new item's id comes from when the client gives none. */
+export function nextFreeId(index: DatasetIndex, from: number): number {
+  let candidate = Math.max(from, index.size + 1);
+  while (index.has(String(candidate))) candidate++;
+  return candidate;
+}
+
+export type { Item };

@@ -1,0 +1,68 @@
+import { ConfigParseError } from '../errors.js';
+import { isRecord } from '../package/documents.js';
+import { checkItemId, type Item } from './item-id.js';
+
+/** One line of a dataset's overlay log: `{"op": "create"|"replace"|"delete", "id", "item"?}`. */
+export type Operation = { op: 'create' | 'replace'; id: string; item: Item } | { op: 'delete'; id: string };
+
+export function formatOperation(operation: Operation): string {
+  return JSON.stringify(operation) + '\n';
+}
+
+export interface ParsedLog {
+  operations: Operation[];
+  /** Bytes of the log that hold whole operations; anything after them is a torn last line. */
+  validLength: number;
+  /** The torn last line, when a write was cut short (the process died mid-append). */
+  tornTail?: string;
+}
+
+/**
+ * Reads a log written by appends. Only the last line can be torn (a crash mid-append),
+ * and it is reported, not fatal: it was never acknowledged. A bad line before the end
+ * is corruption, and loading stops with its file and line rather than drop writes.
+ */
+export function parseOperationLog(bytes: Uint8Array, file: string): ParsedLog {
+  const operations: Operation[] = [];
+  const decoder = new TextDecoder('utf-8', { fatal: false });
+  let start = 0;
+  let line = 1;
+  while (start < bytes.length) {
+    const end = bytes.indexOf(0x0a, start);
+    if (end < 0) {
+      const tail = decoder.decode(bytes.subarray(start));
+      const operation = tryOperation(tail);
+      // A whole operation missing only its newline was written completely: keep it.
+      if (operation) return { operations: [...operations, operation], validLength: bytes.length };
+      return { operations, validLength: start, tornTail: tail };
+    }
+    const text = decoder.decode(bytes.subarray(start, end));
+    if (text.trim() !== '') {
+      const operation = tryOperation(text);
+      if (!operation) throw new ConfigParseError(file, 'not an overlay operation: {"op", "id", "item"?} expected', line, 1);
+      operations.push(operation);
+    }
+    start = end + 1;
+    line++;
+  }
+  return { operations, validLength: bytes.length };
+}
+
+function tryOperation(text: string): Operation | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!isRecord(value)) return undefined;
+  let id: string;
+  try {
+    id = checkItemId(value.id);
+  } catch {
+    return undefined;
+  }
+  if (value.op === 'delete') return { op: 'delete', id };
+  if ((value.op === 'create' || value.op === 'replace') && isRecord(value.item)) return { op: value.op, id, item: value.item };
+  return undefined;
+}

@@ -1,0 +1,24 @@
+import { ContentPathError, NotTextError } from '../errors.js';
+import { PARTIAL_SUFFIX, TOMBSTONES_FILE } from '../package/package-paths.js';
+import { isTextType } from '../package/media-types.js';
+
+/** Content paths the overlay keeps for itself: its tombstone list and files being written. */
+export function checkWritableContentPath(path: string): void {
+  const name = path.slice(path.lastIndexOf('/') + 1);
+  if (name === TOMBSTONES_FILE || name.endsWith(PARTIAL_SUFFIX)) throw new ContentPathError(`${path}: the name ${JSON.stringify(name)} is reserved by the overlay`);
+}
+
+/** What tools send for a body they did not label (`curl -d`, `curl --data-binary`): judged by its bytes. */
+const UNLABELLED = new Set(['application/x-www-form-urlencoded', 'application/octet-stream']);
+
+/** SPEC.md: content writes take text bodies. A declared binary type, invalid UTF-8 or a NUL byte is not text. */
+export function checkTextBody(bytes: Uint8Array, contentType: string | undefined): void {
+  const type = contentType?.split(';')[0]!.trim().toLowerCase();
+  if (type && !UNLABELLED.has(type) && !isTextType(type)) throw new NotTextError(`content writes take text bodies; ${type} is not a text type`);
+  if (bytes.includes(0)) throw new NotTextError('content writes take text bodies; the body holds a NUL byte');
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new NotTextError('content writes take text bodies; the body is not valid UTF-8');
+  }
+}

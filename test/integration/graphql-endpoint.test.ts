@@ -1,0 +1,393 @@
+import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
+import express from 'express';
+import { printSchema, type GraphQLSchema } from 'graphql';
+import request from 'supertest';
+import { MemoryPackageSource } from '../../src/adapters/archive/memory-package-source.js';
+import { buildDatasetSchema } from '../../src/adapters/http/graphql/dataset-schema.js';
+import { createGraphqlEndpoint } from '../../src/adapters/http/graphql/graphql-endpoint.js';
+import { AjvSchemaValidator } from '../../src/adapters/schema/ajv-schema-validator.js';
+import { PackageDatasets } from '../../src/application/data/package-datasets.js';
+import { readPackage } from '../../src/application/package/package-reader.js';
+import type { SqliteReader } from '../../src/application/ports/sqlite-reader.js';
+import { ReadOnlyError } from '../../src/domain/errors.js';
+import { VALID_METADATA } from '../support/memory-opener.js';
+import { MemoryOverlayStore, type MemoryPackageOverlay } from '../support/memory-overlay-store.js';
+
+const POST_SCHEMA = {
+  type: 'object',
+  required: ['id', 'title'],
+  additionalProperties: false,
+  properties: {
+    id: { type: 'string' },
+    title: { type: 'string', minLength: 1 },
+    views: { type: 'integer', minimum: 0, maximum: 1000000 },
+    big: { type: 'integer' },
+    rating: { type: ['number', 'null'] },
+    published: { type: 'boolean' },
+    tags: { type: 'array', items: { type: 'string' } },
+    meta: { type: 'object' },
+    'bad-name': { type: 'string' },
+  },
+};
+const P1 = { id: 'p1', title: 'Hello', views: 10, big: 5000000000, rating: 4.5, published: true, tags: ['a', 'b'], meta: { x: 1 }, 'bad-name': 'v' };
+const P2 = { id: 'p2', title: 'Second', views: 3, tags: [] };
+
+const sqlite: SqliteReader = { readTable: async () => [{ id: 1, name: 'Ann' }] };
+
+function packageFiles(metadata: Record<string, unknown> = {}): Record<string, string> {
+  return {
+    'metadata.json': JSON.stringify({ ...VALID_METADATA, ...metadata }),
+    'data/blog-posts.json': JSON.stringify([P1, P2]),
+    'data/blog-posts.schema.json': JSON.stringify(POST_SCHEMA),
+    'data/notes.json': JSON.stringify([{ text: 'first' }, { text: 'second' }]),
+    'data/tasks.json': JSON.stringify([{ title: 'write' }, { title: 'test' }]),
+    'data/tasks.schema.json': JSON.stringify({ type: 'object', additionalProperties: false, properties: { title: { type: 'string' }, done: { type: 'boolean' } } }),
+    'data/settings.json': JSON.stringify({ theme: 'dark' }),
+    'data/people.sqlite': 'not read: the stub reader answers',
+    'storage.json': JSON.stringify({
+      storage: {
+        dataSets: {
+          'blog-posts': { source: 'data/blog-posts.json', schemaFile: 'data/blog-posts.schema.json' },
+          notes: { source: 'data/notes.json' },
+          tasks: { source: 'data/tasks.json', schemaFile: 'data/tasks.schema.json' },
+          settings: { source: 'data/settings.json' },
+          people: { databaseFile: 'data/people.sqlite', table: 'people' },
+        },
+      },
+    }),
+  };
+}
+
+interface Loaded {
+  app: express.Express;
+  schema: GraphQLSchema | undefined;
+  overlay: MemoryPackageOverlay;
+  store: MemoryOverlayStore;
+  datasets: PackageDatasets;
+}
+
+async function load(files: Record<string, string>, options: { bodyLimit?: number } = {}): Promise<Loaded> {
+  const source = new MemoryPackageSource(files);
+  const model = await readPackage(source, { generate: 'serving' });
+  const store = new MemoryOverlayStore();
+  const overlay = store.open('/w', 'demo');
+  // The reactor refuses writes this way for a package whose metadata says readOnly.
+  const refusal = model.metadata.readOnly === true ? new ReadOnlyError(`package ${model.metadata.name} is read-only`) : undefined;
+  const { datasets } = await PackageDatasets.load(source, model, overlay, refusal, { schemas: new AjvSchemaValidator(), sqlite });
+  const schema = buildDatasetSchema(datasets, model.storage?.dataSets ?? {});
+  const app = express();
+  if (schema) app.use('/graphql', createGraphqlEndpoint(schema, options));
+  return { app, schema, overlay, store, datasets };
+}
+
+interface GraphqlBody {
+  data?: Record<string, unknown> | null;
+  errors?: Array<{ message: string; path?: string[]; extensions?: { code?: string; details?: Array<{ path: string; message: string }> } }>;
+}
+
+async function gql(app: express.Express, query: string, variables?: Record<string, unknown>): Promise<{ status: number; body: GraphqlBody }> {
+  const response = await request(app).post('/graphql').send(variables ? { query, variables } : { query });
+  return { status: response.status, body: response.body as GraphqlBody };
+}
+
+function logOf(overlay: MemoryPackageOverlay, dataset: string): unknown[] {
+  return overlay
+    .logText(dataset)
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line));
+}
+
+let loaded: Loaded;
+beforeEach(async () => {
+  loaded = await load(packageFiles());
+});
+afterEach(() => loaded.datasets.close());
+
+describe('schema derived from datasets', () => {
+  it('has a list field and three mutations per JSON collection, named from dataset ids with "-"', () => {
+    const printed = printSchema(loaded.schema!);
+    expect(printed).toContain('blog_posts(id: ID, limit: Int, offset: Int): [BlogPostsItem!]');
+    expect(printed).toContain('notes(id: ID, limit: Int, offset: Int): [JSON!]');
+    expect(printed).toContain('tasks(id: ID, limit: Int, offset: Int): [TasksItem!]');
+    expect(printed).toContain('createBlogPosts(item: JSON!): BlogPostsItem');
+    expect(printed).toContain('updateBlogPosts(id: ID!, item: JSON!): BlogPostsItem');
+    expect(printed).toContain('deleteBlogPosts(id: ID!): ID');
+    expect(printed).toContain('createNotes(item: JSON!): JSON');
+    expect(printed).toContain('updateNotes(id: ID!, item: JSON!): JSON');
+  });
+
+  it('types item fields from the JSON schema, with JSON for what GraphQL cannot type', () => {
+    const type = loaded.schema!.getType('BlogPostsItem')!;
+    const printed = printSchema(loaded.schema!);
+    const block = printed.slice(printed.indexOf('type BlogPostsItem'), printed.indexOf('}', printed.indexOf('type BlogPostsItem')));
+    expect(type).toBeDefined();
+    for (const field of ['id: ID!', 'title: String', 'views: Int', 'big: Float', 'rating: Float', 'published: Boolean', 'tags: [String]', 'meta: JSON', '_json: JSON']) expect(block).toContain(field);
+    expect(block).not.toContain('bad');
+  });
+
+  it('skips SQLite datasets and documents that are not lists', async () => {
+    const fields = Object.keys(loaded.schema!.getQueryType()!.getFields());
+    expect(fields).toEqual(['blog_posts', 'notes', 'tasks']);
+    const { status, body } = await gql(loaded.app, '{ people }');
+    expect(status).not.toBe(500);
+    expect(body.errors?.[0]?.message).toMatch(/Cannot query field "people"/);
+  });
+
+  it('is undefined when no JSON dataset is a collection', async () => {
+    const files = packageFiles();
+    const storage = { storage: { dataSets: { settings: { source: 'data/settings.json' }, people: { databaseFile: 'data/people.sqlite', table: 'people' } } } };
+    const only = await load({ ...files, 'storage.json': JSON.stringify(storage) });
+    expect(only.schema).toBeUndefined();
+    await only.datasets.close();
+    const none = await load({ 'metadata.json': files['metadata.json']! });
+    expect(none.schema).toBeUndefined();
+  });
+
+  it('gives colliding names a suffix so every dataset stays reachable', async () => {
+    const files = {
+      'metadata.json': JSON.stringify(VALID_METADATA),
+      'data/a.json': JSON.stringify([{ id: 'x' }]),
+      'data/b.json': JSON.stringify([{ id: 'y' }]),
+      'storage.json': JSON.stringify({ storage: { dataSets: { 'a-b': { source: 'data/a.json' }, a_b: { source: 'data/b.json' } } } }),
+    };
+    const both = await load(files);
+    expect(Object.keys(both.schema!.getQueryType()!.getFields())).toEqual(['a_b', 'a_b_2']);
+    expect(Object.keys(both.schema!.getMutationType()!.getFields())).toEqual(['createAB', 'updateAB', 'deleteAB', 'createAB2', 'updateAB2', 'deleteAB2']);
+    const { body } = await gql(both.app, '{ a_b a_b_2 }');
+    expect(body.data).toEqual({ a_b: [{ id: 'x' }], a_b_2: [{ id: 'y' }] });
+  });
+});
+
+describe('queries', () => {
+  it('lists a dataset with typed fields and the whole item under _json', async () => {
+    const { status, body } = await gql(loaded.app, '{ blog_posts { id title views big rating published tags meta _json } }');
+    expect(status).toBe(200);
+    expect(body.errors).toBeUndefined();
+    expect(body.data!.blog_posts).toEqual([
+      { id: 'p1', title: 'Hello', views: 10, big: 5000000000, rating: 4.5, published: true, tags: ['a', 'b'], meta: { x: 1 }, _json: P1 },
+      { id: 'p2', title: 'Second', views: 3, big: null, rating: null, published: null, tags: [], meta: null, _json: P2 },
+    ]);
+  });
+
+  it('answers one item by id, and ITEM_NOT_FOUND in errors for an unknown id', async () => {
+    expect((await gql(loaded.app, '{ blog_posts(id: "p2") { id title } }')).body.data).toEqual({ blog_posts: [{ id: 'p2', title: 'Second' }] });
+    const { status, body } = await gql(loaded.app, '{ blog_posts(id: "nope") { id } }');
+    expect(status).toBe(200);
+    expect(body.data).toEqual({ blog_posts: null });
+    expect(body.errors).toHaveLength(1);
+    expect(body.errors![0]!.message).toMatch(/no item nope/);
+    expect(body.errors![0]!.extensions?.code).toBe('ITEM_NOT_FOUND');
+  });
+
+  it('pages with limit and offset, and refuses negative ones', async () => {
+    expect((await gql(loaded.app, '{ blog_posts(limit: 1, offset: 1) { id } }')).body.data).toEqual({ blog_posts: [{ id: 'p2' }] });
+    expect((await gql(loaded.app, '{ blog_posts(limit: 1) { id } }')).body.data).toEqual({ blog_posts: [{ id: 'p1' }] });
+    expect((await gql(loaded.app, '{ blog_posts(offset: 5) { id } }')).body.data).toEqual({ blog_posts: [] });
+    expect((await gql(loaded.app, '{ blog_posts(limit: -1) { id } }')).body.errors![0]!.extensions?.code).toBe('BAD_QUERY');
+  });
+
+  it('resolves the id of base items without an id field from their position', async () => {
+    const { body } = await gql(loaded.app, '{ tasks { id title done _json } }');
+    expect(body.data!.tasks).toEqual([
+      { id: '1', title: 'write', done: null, _json: { title: 'write' } },
+      { id: '2', title: 'test', done: null, _json: { title: 'test' } },
+    ]);
+    expect((await gql(loaded.app, '{ tasks(id: 2) { title } }')).body.data).toEqual({ tasks: [{ title: 'test' }] });
+  });
+
+  it('serves a schema-less dataset through the JSON scalar, literals of every kind included', async () => {
+    expect((await gql(loaded.app, '{ notes }')).body.data).toEqual({ notes: [{ text: 'first' }, { text: 'second' }] });
+    const created = await gql(loaded.app, 'mutation ($v: String) { createNotes(item: {text: "third", n: 3, f: 2.5, b: true, z: null, e: ENUMISH, l: [1, "two", {deep: [false]}], v: $v}) }', { v: 'from a variable' });
+    const item = { text: 'third', n: 3, f: 2.5, b: true, z: null, e: 'ENUMISH', l: [1, 'two', { deep: [false] }], v: 'from a variable' };
+    expect(created.body).toEqual({ data: { createNotes: item } });
+    expect((await gql(loaded.app, '{ notes(id: "3") }')).body.data).toEqual({ notes: [item] });
+    const replaced = await gql(loaded.app, 'mutation ($item: JSON!) { updateNotes(id: "1", item: $item) }', { item: { text: 'first, edited' } });
+    expect(replaced.body.data).toEqual({ updateNotes: { text: 'first, edited' } });
+  });
+
+  it('keeps a __proto__ key of a literal as data', async () => {
+    const { body } = await gql(loaded.app, 'mutation { createNotes(item: {text: "t", __proto__: {polluted: true}}) }');
+    expect(body.errors).toBeUndefined();
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(Object.getPrototypeOf(body.data!.createNotes)).toBe(Object.prototype);
+  });
+});
+
+describe('mutations', () => {
+  it('create, update and delete round-trip to the next query and to the overlay log', async () => {
+    const created = await gql(loaded.app, 'mutation ($item: JSON!) { createBlogPosts(item: $item) { id title tags } }', { item: { id: 'p3', title: 'Third', tags: ['new'] } });
+    expect(created.body).toEqual({ data: { createBlogPosts: { id: 'p3', title: 'Third', tags: ['new'] } } });
+    expect((await gql(loaded.app, '{ blog_posts { id } }')).body.data).toEqual({ blog_posts: [{ id: 'p1' }, { id: 'p2' }, { id: 'p3' }] });
+
+    const updated = await gql(loaded.app, 'mutation { updateBlogPosts(id: "p3", item: {title: "Third, edited"}) { id title _json } }');
+    expect(updated.body).toEqual({ data: { updateBlogPosts: { id: 'p3', title: 'Third, edited', _json: { id: 'p3', title: 'Third, edited' } } } });
+    expect((await gql(loaded.app, '{ blog_posts(id: "p3") { title tags } }')).body.data).toEqual({ blog_posts: [{ title: 'Third, edited', tags: null }] });
+
+    const deleted = await gql(loaded.app, 'mutation { deleteBlogPosts(id: "p1") }');
+    expect(deleted.body).toEqual({ data: { deleteBlogPosts: 'p1' } });
+    expect((await gql(loaded.app, '{ blog_posts { id } }')).body.data).toEqual({ blog_posts: [{ id: 'p2' }, { id: 'p3' }] });
+
+    expect(logOf(loaded.overlay, 'blog-posts')).toEqual([
+      { op: 'create', id: 'p3', item: { id: 'p3', title: 'Third', tags: ['new'] } },
+      { op: 'replace', id: 'p3', item: { id: 'p3', title: 'Third, edited' } },
+      { op: 'delete', id: 'p1' },
+    ]);
+  });
+
+  it('gives a created item without id the next free id, as REST does', async () => {
+    const { body } = await gql(loaded.app, 'mutation { createTasks(item: {title: "ship"}) { id title _json } }');
+    expect(body.data).toEqual({ createTasks: { id: '3', title: 'ship', _json: { title: 'ship' } } });
+    expect(logOf(loaded.overlay, 'tasks')).toEqual([{ op: 'create', id: '3', item: { title: 'ship' } }]);
+  });
+
+  it('reports a duplicate id as DUPLICATE_ID', async () => {
+    const { status, body } = await gql(loaded.app, 'mutation { createBlogPosts(item: {id: "p1", title: "again"}) { id } }');
+    expect(status).toBe(200);
+    expect(body.data).toEqual({ createBlogPosts: null });
+    expect(body.errors![0]!.extensions?.code).toBe('DUPLICATE_ID');
+    expect(body.errors![0]!.path).toEqual(['createBlogPosts']);
+  });
+
+  it('reports schema violations as SCHEMA_VIOLATION with every violation in details', async () => {
+    const { status, body } = await gql(loaded.app, 'mutation { createBlogPosts(item: {id: "p9", title: 5, extra: 1}) { id } }');
+    expect(status).toBe(200);
+    const error = body.errors![0]!;
+    expect(error.extensions?.code).toBe('SCHEMA_VIOLATION');
+    expect(error.extensions?.details).toEqual(
+      expect.arrayContaining([
+        { path: '/title', message: 'must be string' },
+        { path: '', message: 'must NOT have additional properties (extra)' },
+      ]),
+    );
+    expect(logOf(loaded.overlay, 'blog-posts')).toEqual([]);
+  });
+
+  it('reports unknown ids, mismatched ids and non-object items with their codes', async () => {
+    const cases: Array<[string, string]> = [
+      ['mutation { updateBlogPosts(id: "nope", item: {title: "x"}) { id } }', 'ITEM_NOT_FOUND'],
+      ['mutation { deleteBlogPosts(id: "nope") }', 'ITEM_NOT_FOUND'],
+      ['mutation { updateBlogPosts(id: "p1", item: {id: "p2", title: "x"}) { id } }', 'ID_MISMATCH'],
+      ['mutation { createNotes(item: [1, 2]) }', 'INVALID_ITEM'],
+    ];
+    for (const [query, code] of cases) {
+      const { status, body } = await gql(loaded.app, query);
+      expect(status).toBe(200);
+      expect(body.errors?.[0]?.extensions?.code).toBe(code);
+    }
+    expect(logOf(loaded.overlay, 'blog-posts')).toEqual([]);
+  });
+
+  it('refuses writes to a read-only package with READ_ONLY and still answers queries', async () => {
+    const readOnly = await load(packageFiles({ readOnly: true }));
+    try {
+      for (const query of ['mutation { createBlogPosts(item: {id: "p3", title: "x"}) { id } }', 'mutation { updateNotes(id: "1", item: {}) }', 'mutation { deleteTasks(id: "1") }']) {
+        const { status, body } = await gql(readOnly.app, query);
+        expect(status).toBe(200);
+        expect(body.errors?.[0]?.extensions?.code).toBe('READ_ONLY');
+      }
+      expect((await gql(readOnly.app, '{ blog_posts { id } }')).body.data).toEqual({ blog_posts: [{ id: 'p1' }, { id: 'p2' }] });
+      expect(readOnly.overlay.logs.size).toBe(0);
+    } finally {
+      await readOnly.datasets.close();
+    }
+  });
+
+  it('hides unexpected failures behind "internal error" and writes them to stderr', async () => {
+    loaded.store.failAppends = true;
+    const stderr = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      const response = await request(loaded.app).post('/graphql').send({ query: 'mutation { createNotes(item: {text: "x"}) }' });
+      expect(response.status).toBe(200);
+      expect(response.body.errors).toEqual([{ message: 'internal error', locations: expect.any(Array), path: ['createNotes'], extensions: { code: 'INTERNAL' } }]);
+      expect(response.text).not.toContain('append failed');
+      expect(stderr.mock.calls.map(([text]) => String(text)).join('')).toContain('append failed');
+    } finally {
+      stderr.mockRestore();
+    }
+  });
+
+  it('leaves exactly one body intact when updates to one id race', async () => {
+    const bodies = Array.from({ length: 8 }, (_, n) => ({ id: 'p2', title: `racer ${n}`, views: n, tags: Array.from({ length: n }, (_, t) => `t${t}`) }));
+    const results = await Promise.all(bodies.map((item) => gql(loaded.app, 'mutation ($item: JSON!) { updateBlogPosts(id: "p2", item: $item) { id } }', { item })));
+    for (const { body } of results) expect(body).toEqual({ data: { updateBlogPosts: { id: 'p2' } } });
+    const final = (await gql(loaded.app, '{ blog_posts(id: "p2") { _json } }')).body.data!.blog_posts as Array<{ _json: unknown }>;
+    expect(bodies).toContainEqual(final[0]!._json);
+    const log = logOf(loaded.overlay, 'blog-posts') as Array<{ op: string; item: unknown }>;
+    expect(log).toHaveLength(bodies.length);
+    expect(log.at(-1)!.item).toEqual(final[0]!._json);
+  });
+});
+
+describe('HTTP', () => {
+  it('answers a GET with ?query=', async () => {
+    const response = await request(loaded.app).get('/graphql').query({ query: '{ notes(limit: 1) }' }).expect(200);
+    expect(response.headers['content-type']).toMatch(/^application\/json/);
+    expect(response.body).toEqual({ data: { notes: [{ text: 'first' }] } });
+  });
+
+  it('refuses a mutation over GET and leaves the data alone', async () => {
+    const response = await request(loaded.app).get('/graphql').query({ query: 'mutation { deleteBlogPosts(id: "p1") }' });
+    expect(response.status).toBe(405);
+    expect(response.body.errors[0].message).toMatch(/mutations over GET/);
+    expect(logOf(loaded.overlay, 'blog-posts')).toEqual([]);
+  });
+
+  it('answers syntax errors in errors, never with a 500', async () => {
+    const json = await request(loaded.app).post('/graphql').send({ query: '{ blog_posts {' });
+    expect(json.status).toBe(200);
+    expect(json.body.errors[0].message).toMatch(/Syntax Error/);
+    const spec = await request(loaded.app).post('/graphql').set('Accept', 'application/graphql-response+json').send({ query: '{ blog_posts {' });
+    expect(spec.status).toBe(400);
+    expect(JSON.parse(spec.text).errors[0].message).toMatch(/Syntax Error/);
+  });
+
+  it('answers a body that is not JSON with 400 and one over the limit with 413, in the JSON error shape', async () => {
+    const malformed = await request(loaded.app).post('/graphql').set('Content-Type', 'application/json').send('{"query": ');
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.error.code).toBe('MALFORMED_JSON');
+    const small = await load(packageFiles(), { bodyLimit: 100 });
+    try {
+      const large = await request(small.app).post('/graphql').send({ query: `{ notes } #${'x'.repeat(200)}` });
+      expect(large.status).toBe(413);
+      expect(large.body.error.code).toBe('BODY_TOO_LARGE');
+    } finally {
+      await small.datasets.close();
+    }
+  });
+
+  it('answers requests that are not GraphQL requests with 4xx', async () => {
+    expect((await request(loaded.app).post('/graphql').send([])).status).toBe(400);
+    expect((await request(loaded.app).post('/graphql').send({})).status).toBe(400);
+    const plain = await request(loaded.app).post('/graphql').set('Content-Type', 'text/plain').send('{ notes }');
+    expect(plain.status).toBe(415);
+    expect(plain.body.error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+    expect((await request(loaded.app).post('/graphql')).status).toBe(415);
+    expect((await request(loaded.app).get('/graphql')).status).toBe(400);
+  });
+
+  it('answers other methods with 405 and Allow: GET, POST', async () => {
+    for (const method of ['put', 'delete', 'patch'] as const) {
+      const response = await request(loaded.app)[method]('/graphql');
+      expect(response.status).toBe(405);
+      expect(response.headers['allow']).toBe('GET, POST');
+      expect(response.body.error.code).toBe('METHOD_NOT_ALLOWED');
+    }
+  });
+
+  it('serves GraphiQL, with a built-in form as fallback, to a browser', async () => {
+    const browserAccept = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+    const response = await request(loaded.app).get('/graphql').set('Accept', browserAccept).expect(200);
+    expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(response.headers['vary']).toBe('Accept');
+    expect(response.text).toContain('https://cdn.jsdelivr.net/npm/graphiql@3/graphiql.min.js');
+    expect(response.text).toContain('https://cdn.jsdelivr.net/npm/graphiql@3/graphiql.min.css');
+    expect(response.text).toContain('react-dom@18/umd/react-dom.production.min.js');
+    expect(response.text).toMatch(/<form id="fallback">[\s\S]*<textarea id="query"[\s\S]*<button type="submit">Run<\/button>/);
+    // A client that asks for JSON as much as HTML, or for anything, gets GraphQL.
+    const json = await request(loaded.app).get('/graphql').set('Accept', 'application/json').query({ query: '{ notes(limit: 1) }' }).expect(200);
+    expect(json.body.data).toEqual({ notes: [{ text: 'first' }] });
+    const any = await request(loaded.app).get('/graphql').set('Accept', '*/*').query({ query: '{ notes(limit: 1) }' }).expect(200);
+    expect(any.body.data).toEqual({ notes: [{ text: 'first' }] });
+  });
+});

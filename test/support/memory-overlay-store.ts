@@ -1,0 +1,79 @@
+import type { AppendLog, OverlayFile, OverlayStore, PackageOverlay } from '../../src/application/ports/overlay-store.js';
+
+/** Overlays held in memory, for unit tests; `failAppends` makes every append fail. */
+export class MemoryOverlayStore implements OverlayStore {
+  readonly overlays = new Map<string, MemoryPackageOverlay>();
+  failAppends = false;
+
+  open(workdir: string, packageName: string): MemoryPackageOverlay {
+    const key = `${workdir}/overlays/${packageName}`;
+    let overlay = this.overlays.get(key);
+    if (!overlay) this.overlays.set(key, (overlay = new MemoryPackageOverlay(key, this)));
+    return overlay;
+  }
+}
+
+export class MemoryPackageOverlay implements PackageOverlay {
+  readonly files = new Map<string, Uint8Array>();
+  readonly logs = new Map<string, Uint8Array>();
+  tombstoneList: string[] = [];
+
+  constructor(
+    readonly location: string,
+    private readonly store: MemoryOverlayStore,
+  ) {}
+
+  async contentFiles(): Promise<OverlayFile[]> {
+    return [...this.files].map(([path, bytes]) => ({ path, size: bytes.length }));
+  }
+
+  async readContent(path: string): Promise<Uint8Array> {
+    const bytes = this.files.get(path);
+    if (!bytes) throw new Error(`no overlay file ${path}`);
+    return bytes;
+  }
+
+  async *streamContent(path: string): AsyncIterable<Uint8Array> {
+    yield await this.readContent(path);
+  }
+
+  async writeContent(path: string, bytes: Uint8Array): Promise<void> {
+    this.files.set(path, bytes);
+  }
+
+  async removeContent(path: string): Promise<void> {
+    this.files.delete(path);
+  }
+
+  async tombstones(): Promise<string[]> {
+    return [...this.tombstoneList];
+  }
+
+  async writeTombstones(paths: readonly string[]): Promise<void> {
+    this.tombstoneList = [...paths];
+  }
+
+  async readLog(dataset: string): Promise<Uint8Array> {
+    return this.logs.get(dataset) ?? new Uint8Array();
+  }
+
+  async openLog(dataset: string, length: number): Promise<AppendLog> {
+    this.logs.set(dataset, (this.logs.get(dataset) ?? new Uint8Array()).subarray(0, length));
+    return {
+      append: async (bytes) => {
+        if (this.store.failAppends) throw new Error('append failed');
+        const current = this.logs.get(dataset)!;
+        const next = new Uint8Array(current.length + bytes.length);
+        next.set(current);
+        next.set(bytes, current.length);
+        this.logs.set(dataset, next);
+      },
+      close: async () => undefined,
+    };
+  }
+
+  /** The log as text, for assertions. */
+  logText(dataset: string): string {
+    return new TextDecoder().decode(this.logs.get(dataset) ?? new Uint8Array());
+  }
+}
