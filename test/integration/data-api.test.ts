@@ -1,0 +1,226 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import request from 'supertest';
+import { createContainer } from '../../src/composition/container.js';
+import { ValidatePackage } from '../../src/application/use-cases/validate-package.js';
+import { LocalPackageOpener } from '../../src/composition/local-package-opener.js';
+import { MemoryOpener, VALID_METADATA, demoPackage } from '../support/memory-opener.js';
+import { MemoryOverlayStore } from '../support/memory-overlay-store.js';
+import { startReactor } from '../support/reactor-fixture.js';
+import { temporaryDirectory } from '../support/paths.js';
+
+const schema = {
+  type: 'object',
+  required: ['title'],
+  properties: { id: { type: 'string' }, title: { type: 'string', minLength: 1 }, views: { type: 'integer', minimum: 0 } },
+};
+const site = demoPackage({
+  'content/about.html': '<p>about</p>',
+  'data/posts.json': JSON.stringify([
+    { id: 'first', title: 'First' },
+    { id: 'second', title: 'Second' },
+  ]),
+  'data/posts.schema.json': JSON.stringify(schema),
+  'data/notes.yaml': '- id: n1\n  text: yaml note\n',
+  'storage.json': JSON.stringify({
+    storage: {
+      dataSets: {
+        posts: { source: 'data/posts.json', schemaFile: 'data/posts.schema.json', schemaType: 'json-schema' },
+        notes: { source: 'data/notes.yaml' },
+      },
+    },
+  }),
+});
+const readOnly = demoPackage({
+  'metadata.json': JSON.stringify({ ...VALID_METADATA, name: 'frozen', readOnly: true }),
+  'data/posts.json': JSON.stringify([{ id: 'only', title: 'Only' }]),
+  'storage.json': JSON.stringify({ storage: { dataSets: { posts: { source: 'data/posts.json' } } } }),
+});
+
+const work = temporaryDirectory('cap-data-api-');
+const overlays = new MemoryOverlayStore();
+let fixture: Awaited<ReturnType<typeof startReactor>>;
+let http: ReturnType<typeof request>;
+beforeAll(async () => {
+  fixture = await startReactor(new MemoryOpener().add('site', site).add('frozen', readOnly), [{ source: 'site' }, { source: 'frozen' }], { workdir: work.path, bodyLimit: 4096 }, overlays);
+  http = request(fixture.http);
+});
+afterAll(async () => {
+  await fixture.stop();
+  work.remove();
+});
+
+describe('dataset REST API', () => {
+  it('GET collection: the merged items, X-Total-Count, optional limit and offset', async () => {
+    const all = await http.get('/api/v1/data/posts').expect(200).expect('Content-Type', /application\/json/);
+    expect(all.body.map((p: { id: string }) => p.id)).toEqual(['first', 'second']);
+    expect(all.headers['x-total-count']).toBe('2');
+    const page = await http.get('/api/v1/data/posts?limit=1&offset=1').expect(200);
+    expect(page.body).toEqual([{ id: 'second', title: 'Second' }]);
+    expect(page.headers['x-total-count']).toBe('2');
+    await http.get('/api/v1/data/posts?limit=-1').expect(400);
+    await http.head('/api/v1/data/posts').expect(200);
+  });
+
+  it('POST: 201, Location, the stored item; then GET, PUT and DELETE by id', async () => {
+    const created = await http.post('/api/v1/data/posts').send({ id: 'third', title: 'Third' }).expect(201);
+    expect(created.headers.location).toBe('/api/v1/data/posts/third');
+    expect(created.body).toEqual({ id: 'third', title: 'Third' });
+    await http.get('/api/v1/data/posts/third').expect(200, { id: 'third', title: 'Third' });
+    await http.put('/api/v1/data/posts/third').send({ title: 'Third, edited', views: 3 }).expect(200, { id: 'third', title: 'Third, edited', views: 3 });
+    const list = await http.get('/api/v1/data/posts').expect(200);
+    expect(list.body.at(-1)).toEqual({ id: 'third', title: 'Third, edited', views: 3 });
+    await http.delete('/api/v1/data/posts/third').expect(204);
+    await http.get('/api/v1/data/posts/third').expect(404);
+  });
+
+  it('a POST without an id gets one, and its Location finds it', async () => {
+    const created = await http.post('/api/v1/data/posts').send({ title: 'No id' }).expect(201);
+    expect(created.body.id).toEqual(expect.any(String));
+    await http.get(created.headers.location!).expect(200, created.body);
+  });
+
+  it('YAML datasets are served and written like JSON ones', async () => {
+    await http.get('/api/v1/data/notes/n1').expect(200, { id: 'n1', text: 'yaml note' });
+    await http.post('/api/v1/data/notes').send({ id: 'n2', text: 'new' }).expect(201);
+    expect(overlays.open(work.path, 'demo-site').logText('notes')).toContain('"id":"n2"');
+  });
+
+  it.each([
+    ['malformed JSON', (t: request.Test) => t.set('Content-Type', 'application/json').send('{"title":'), 400, 'MALFORMED_JSON'],
+    ['an empty body', (t: request.Test) => t.set('Content-Type', 'application/json'), 400, 'MALFORMED_JSON'],
+    ['a JSON array', (t: request.Test) => t.send([{ title: 'x' }]), 400, 'INVALID_ITEM'],
+    ['a JSON scalar', (t: request.Test) => t.set('Content-Type', 'application/json').send('"text"'), 400, 'INVALID_ITEM'],
+    ['an id with a slash', (t: request.Test) => t.send({ id: 'a/b', title: 'x' }), 400, 'INVALID_ITEM'],
+    ['an id with ..', (t: request.Test) => t.send({ id: '..', title: 'x' }), 400, 'INVALID_ITEM'],
+    ['a duplicate id', (t: request.Test) => t.send({ id: 'first', title: 'again' }), 409, 'DUPLICATE_ID'],
+    ['a body over the limit', (t: request.Test) => t.send({ title: 'x'.repeat(5000) }), 413, 'BODY_TOO_LARGE'],
+  ])('POST with %s is refused', async (_name, build, status, code) => {
+    const response = await build(http.post('/api/v1/data/posts')).expect(status);
+    expect(response.body.error.code).toBe(code);
+  });
+
+  it('422 lists every schema error', async () => {
+    const response = await http.post('/api/v1/data/posts').send({ title: '', views: -1 }).expect(422);
+    expect(response.body.error.code).toBe('SCHEMA_VIOLATION');
+    expect(response.body.error.details).toEqual([
+      { path: '/title', message: 'must NOT have fewer than 1 characters' },
+      { path: '/views', message: 'must be >= 0' },
+    ]);
+  });
+
+  it('409 for a PUT whose body names another id; 404 for absent items and datasets', async () => {
+    expect((await http.put('/api/v1/data/posts/first').send({ id: 'second', title: 'x' }).expect(409)).body.error.code).toBe('ID_MISMATCH');
+    expect((await http.put('/api/v1/data/posts/ghost').send({ title: 'x' }).expect(404)).body.error.code).toBe('ITEM_NOT_FOUND');
+    expect((await http.delete('/api/v1/data/posts/ghost').expect(404)).body.error.code).toBe('ITEM_NOT_FOUND');
+    await http.get('/api/v1/data/ghosts').expect(404);
+    await http.post('/api/v1/data/ghosts').send({}).expect(404);
+    await http.get('/api/v1/data/posts/a/b').expect(404);
+  });
+
+  it('405 with Allow for a wrong verb', async () => {
+    const collection = await http.put('/api/v1/data/posts').send({}).expect(405);
+    expect(collection.headers.allow).toBe('GET, HEAD, POST');
+    const item = await http.post('/api/v1/data/posts/first').send({}).expect(405);
+    expect(item.headers.allow).toBe('GET, HEAD, PUT, DELETE');
+    expect(item.body.error.code).toBe('METHOD_NOT_ALLOWED');
+  });
+
+  it('403 with a clear message on a read-only package, whatever the body', async () => {
+    for (const attempt of [http.post('/frozen/api/v1/data/posts').send({ title: 'x' }), http.put('/frozen/api/v1/data/posts/only').send('{bad'), http.delete('/frozen/api/v1/data/posts/only')]) {
+      const response = await attempt.expect(403);
+      expect(response.body.error.code).toBe('READ_ONLY');
+      expect(response.body.error.message).toMatch(/frozen is read-only/);
+    }
+    await http.get('/frozen/api/v1/data/posts/only').expect(200);
+  });
+
+  it('500 concurrent POSTs with distinct ids leave exactly 500 new items', async () => {
+    const before = (await http.get('/api/v1/data/posts').expect(200)).body.length;
+    const statuses = await Promise.all(Array.from({ length: 500 }, (_, i) => http.post('/api/v1/data/posts').send({ id: `bulk-${i}`, title: `Bulk ${i}` }).then((r) => r.status)));
+    expect(statuses.every((s) => s === 201)).toBe(true);
+    const after = (await http.get('/api/v1/data/posts').expect(200)).body;
+    expect(after.length).toBe(before + 500);
+    expect(new Set(after.map((p: { id: string }) => p.id)).size).toBe(after.length);
+  });
+
+  it('concurrent PUTs to one id leave exactly one of the bodies intact', async () => {
+    const bodies = Array.from({ length: 50 }, (_, i) => ({ id: 'second', title: `Version ${i}`, views: i }));
+    await Promise.all(bodies.map((body) => http.put('/api/v1/data/posts/second').send(body).expect(200)));
+    const final = (await http.get('/api/v1/data/posts/second').expect(200)).body;
+    expect(bodies).toContainEqual(final);
+  });
+});
+
+describe('content writes', () => {
+  it('PUT creates a file in the overlay and serves it from the next request on', async () => {
+    const written = await http.put('/notes/new.html').set('Content-Type', 'text/html').send('<p>new</p>').expect(200);
+    expect(written.body).toEqual({ path: '/notes/new.html', resource: 'content/notes/new.html' });
+    const served = await http.get('/notes/new.html').expect(200).expect('Content-Type', 'text/html; charset=utf-8');
+    expect(served.text).toBe('<p>new</p>');
+    await http.put('/notes/new.html').set('Content-Type', 'text/html').send('<p>newer</p>').expect(200);
+    expect((await http.get('/notes/new.html').expect(200)).text).toBe('<p>newer</p>');
+  });
+
+  it('PUT over a package file shadows it; DELETE tombstones it; a later PUT brings it back', async () => {
+    await http.get('/about.html').expect(200, '<p>about</p>');
+    await http.put('/about.html').set('Content-Type', 'text/html').send('<p>edited</p>').expect(200);
+    expect((await http.get('/about.html').expect(200)).text).toBe('<p>edited</p>');
+    await http.delete('/about.html').expect(204);
+    await http.get('/about.html').expect(404);
+    await http.delete('/about.html').expect(404);
+    await http.put('/about.html').set('Content-Type', 'text/html').send('<p>back</p>').expect(200);
+    expect((await http.get('/about.html').expect(200)).text).toBe('<p>back</p>');
+  });
+
+  it('DELETE of a base file hides it even though the package still has it', async () => {
+    await http.get('/style.css').expect(200);
+    await http.delete('/style.css').expect(204);
+    await http.get('/style.css').expect(404);
+    expect(overlays.open(work.path, 'demo-site').tombstoneList).toContain('style.css');
+  });
+
+  it('refuses bodies that are not text, reserved names, non-content routes and read-only packages', async () => {
+    expect((await http.put('/logo.png').set('Content-Type', 'image/png').send(Buffer.from([0x89, 0x50])).expect(415)).body.error.code).toBe('NOT_TEXT');
+    expect((await http.put('/bin.txt').set('Content-Type', 'text/plain').send(Buffer.from([0x61, 0, 0x62])).expect(415)).body.error.code).toBe('NOT_TEXT');
+    expect((await http.put('/.pkg-tombstones').set('Content-Type', 'application/json').send('[]').expect(400)).body.error.code).toBe('BAD_CONTENT_PATH');
+    expect((await http.put('/big.txt').set('Content-Type', 'text/plain').send('x'.repeat(5000)).expect(413)).body.error.code).toBe('BODY_TOO_LARGE');
+    expect((await http.put('/frozen/index.html').set('Content-Type', 'text/html').send('<p>x</p>').expect(403)).body.error.code).toBe('READ_ONLY');
+    expect((await http.post('/index.html').send('x').expect(405)).headers.allow).toBe('GET, HEAD, PUT, DELETE');
+    await http.put('/../etc/passwd').send('x').expect(400);
+  });
+
+  it('the written routes appear in introspection', async () => {
+    await http.put('/listed.txt').set('Content-Type', 'text/plain').send('listed').expect(200);
+    const routes = (await http.get('/api/v1/introspect/routes').expect(200)).body.routes[0].routes.map((r: { path: string }) => r.path);
+    expect(routes).toContain('/listed.txt');
+    expect(routes).not.toContain('/style.css');
+  });
+});
+
+describe('save', () => {
+  it('folds base and overlay into <workdir>/saved/<name>-<patch+1>.cap, which validates', async () => {
+    const saved = await http.post('/package/demo-site/save').expect(200);
+    expect(saved.body).toEqual({ path: `${work.path}/saved/demo-site-1.2.4.cap`, sha256: expect.stringMatching(/^[0-9a-f]{64}$/), name: 'demo-site', version: '1.2.4' });
+    const container = createContainer();
+    const report = await container.get(ValidatePackage).execute(saved.body.path);
+    expect(report.valid).toBe(true);
+    const reloaded = await startReactor(new LocalPackageOpener(), [{ source: saved.body.path }], { workdir: `${work.path}/second` });
+    try {
+      const again = request(reloaded.http);
+      const live = (await http.get('/api/v1/data/posts').expect(200)).body;
+      expect((await again.get('/api/v1/data/posts').expect(200)).body).toEqual(live);
+      expect((await again.get('/api/v1/data/notes/n2').expect(200)).body).toEqual({ id: 'n2', text: 'new' });
+      expect((await again.get('/about.html').expect(200)).text).toBe('<p>back</p>');
+      expect((await again.get('/notes/new.html').expect(200)).text).toBe('<p>newer</p>');
+      await again.get('/style.css').expect(404);
+      expect((await again.get('/package/demo-site/metadata').expect(200)).body.version).toBe('1.2.4');
+    } finally {
+      await reloaded.stop();
+    }
+  });
+
+  it('only POST; unknown packages 404', async () => {
+    expect((await http.get('/package/demo-site/save').expect(405)).headers.allow).toBe('POST');
+    await http.post('/package/ghost/save').expect(404);
+  });
+});

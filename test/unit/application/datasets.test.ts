@@ -1,0 +1,126 @@
+import { describe, expect, it } from '@jest/globals';
+import { MemoryPackageSource } from '../../../src/adapters/archive/memory-package-source.js';
+import { AjvSchemaValidator } from '../../../src/adapters/schema/ajv-schema-validator.js';
+import { PackageDatasets } from '../../../src/application/data/package-datasets.js';
+import { readPackage } from '../../../src/application/package/package-reader.js';
+import type { SqliteReader } from '../../../src/application/ports/sqlite-reader.js';
+import { DatasetUnavailableError, DuplicateIdError, ItemNotFoundError, NotACollectionError, ReadOnlyError, SchemaViolationError } from '../../../src/domain/errors.js';
+import { MemoryOverlayStore } from '../../support/memory-overlay-store.js';
+import { VALID_METADATA } from '../../support/memory-opener.js';
+
+const sqlite: SqliteReader = { readTable: async () => [{ id: 1, name: 'row' }] };
+const files = {
+  'metadata.json': JSON.stringify(VALID_METADATA),
+  'data/items.json': JSON.stringify([{ id: 'a', n: 1 }, { id: 'b', n: 2 }]),
+  'data/items.schema.json': JSON.stringify({ type: 'object', required: ['n'], properties: { id: { type: 'string' }, n: { type: 'integer' } } }),
+  'data/plain.yaml': '- title: first\n- title: second\n',
+  'data/settings.json': JSON.stringify({ theme: 'dark' }),
+  'data/db.sqlite': 'not read by the stub',
+  'storage.json': JSON.stringify({
+    storage: {
+      dataSets: {
+        items: { source: 'data/items.json', schemaFile: 'data/items.schema.json', schemaType: 'json-schema' },
+        plain: { source: 'data/plain.yaml' },
+        settings: { source: 'data/settings.json' },
+        people: { databaseFile: 'data/db.sqlite', table: 'people' },
+      },
+    },
+  }),
+};
+
+async function load(store = new MemoryOverlayStore(), refusal?: ReadOnlyError) {
+  const source = new MemoryPackageSource(files);
+  const model = await readPackage(source, { generate: 'serving' });
+  const overlay = store.open('/w', 'demo');
+  const loaded = await PackageDatasets.load(source, model, overlay, refusal, { schemas: new AjvSchemaValidator(), sqlite });
+  return { ...loaded, overlay, store };
+}
+
+describe('datasets', () => {
+  it('merges base items with the overlay log at load, and reads never touch the log again', async () => {
+    const { datasets, overlay, store } = await load();
+    const items = datasets.get('items');
+    await items.create({ id: 'c', n: 3 });
+    await items.replace('a', { n: 10 });
+    await items.remove('b');
+    expect(overlay.logText('items').trim().split('\n').map((line) => JSON.parse(line).op)).toEqual(['create', 'replace', 'delete']);
+    const again = await load(store);
+    expect(again.datasets.get('items').collection().items).toEqual([{ id: 'a', n: 10 }, { id: 'c', n: 3 }]);
+    expect(new TextDecoder().decode(again.datasets.get('items').collection().body)).toBe('[{"id":"a","n":10},{"id":"c","n":3}]');
+  });
+
+  it('serializes the collection once per change', async () => {
+    const { datasets } = await load();
+    const items = datasets.get('items');
+    const first = items.collection();
+    expect(items.collection()).toBe(first);
+    await items.create({ id: 'z', n: 0 });
+    expect(items.collection()).not.toBe(first);
+    expect(items.collection().items).toHaveLength(3);
+  });
+
+  it('gives ids to items posted without one, as the dataset carries them', async () => {
+    const { datasets } = await load();
+    const created = await datasets.get('items').create({ n: 5 });
+    expect(created).toEqual({ id: '3', item: { id: '3', n: 5 } });
+    const plain = await datasets.get('plain').create({ title: 'third' });
+    // Base items without ids are addressed by position; a new one gets the next free number and keeps its body as sent.
+    expect(plain).toEqual({ id: '3', item: { title: 'third' } });
+    expect(datasets.get('plain').item('3')).toEqual({ title: 'third' });
+  });
+
+  it('checks every write: schema (all errors), duplicates, absent items', async () => {
+    const { datasets, overlay } = await load();
+    const items = datasets.get('items');
+    const violation = await items.create({ id: 'x', n: 'many', extra: true }).catch((error: unknown) => error);
+    expect(violation).toBeInstanceOf(SchemaViolationError);
+    expect((violation as SchemaViolationError).violations).toEqual([{ path: '/n', message: 'must be integer' }]);
+    await expect(items.create({ id: 'a', n: 1 })).rejects.toThrow(DuplicateIdError);
+    await expect(items.replace('nope', { n: 1 })).rejects.toThrow(ItemNotFoundError);
+    await expect(items.remove('nope')).rejects.toThrow(ItemNotFoundError);
+    expect(overlay.logText('items')).toBe('');
+  });
+
+  it('a failed append is neither applied nor acknowledged', async () => {
+    const { datasets, store } = await load();
+    store.failAppends = true;
+    await expect(datasets.get('items').create({ id: 'lost', n: 1 })).rejects.toThrow('append failed');
+    expect(() => datasets.get('items').item('lost')).toThrow(ItemNotFoundError);
+    store.failAppends = false;
+    await datasets.get('items').create({ id: 'lost', n: 1 });
+    expect(datasets.get('items').item('lost')).toEqual({ id: 'lost', n: 1 });
+  });
+
+  it('concurrent writes lose nothing: distinct creates all land, one of two duplicates is refused', async () => {
+    const { datasets, overlay } = await load();
+    const items = datasets.get('items');
+    const results = await Promise.allSettled([...Array.from({ length: 200 }, (_, i) => items.create({ id: `n${i}`, n: i })), items.create({ id: 'dup', n: 1 }), items.create({ id: 'dup', n: 2 })]);
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(201);
+    expect(results.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason)).toEqual([expect.any(DuplicateIdError)]);
+    expect(items.collection().items).toHaveLength(2 + 201);
+    expect(overlay.logText('items').trim().split('\n')).toHaveLength(201);
+    const ids = await Promise.all(Array.from({ length: 20 }, () => items.create({ n: 0 })));
+    expect(new Set(ids.map((created) => created.id)).size).toBe(20);
+  });
+
+  it('a torn last log line is dropped with a warning and cut off at the first write', async () => {
+    const { store, overlay } = await load();
+    overlay.logs.set('items', new TextEncoder().encode('{"op":"delete","id":"a"}\n{"op":"create","id":"q","item":{"n'));
+    const again = await load(store);
+    expect(again.warnings).toEqual([expect.stringMatching(/items\.log\.jsonl: ignored a torn last line/)]);
+    expect(again.datasets.get('items').collection().items).toEqual([{ id: 'b', n: 2 }]);
+    await again.datasets.get('items').create({ id: 'r', n: 1 });
+    expect(overlay.logText('items')).toBe('{"op":"delete","id":"a"}\n{"op":"create","id":"r","item":{"id":"r","n":1}}\n');
+  });
+
+  it('refuses writes with the reason: read-only package, SQLite dataset, a document that is not a list', async () => {
+    const readOnly = await load(undefined, new ReadOnlyError('package demo is read-only'));
+    await expect(readOnly.datasets.get('items').create({ id: 'x', n: 1 })).rejects.toThrow(ReadOnlyError);
+    const { datasets } = await load();
+    expect(datasets.get('people').collection().items).toEqual([{ id: 1, name: 'row' }]);
+    expect(datasets.get('people').item('1')).toEqual({ id: 1, name: 'row' });
+    await expect(datasets.get('people').create({ id: 2 })).rejects.toThrow(DatasetUnavailableError);
+    expect(JSON.parse(new TextDecoder().decode(datasets.get('settings').collection().body))).toEqual({ theme: 'dark' });
+    await expect(datasets.get('settings').create({})).rejects.toThrow(NotACollectionError);
+  });
+});

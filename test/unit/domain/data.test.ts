@@ -1,0 +1,117 @@
+import { describe, expect, it } from '@jest/globals';
+import { ConfigParseError, InvalidItemError } from '../../../src/domain/errors.js';
+import { DatasetIndex, nextFreeId } from '../../../src/domain/data/dataset-index.js';
+import { asItem, checkItemId, idPolicyOf, itemIdOf } from '../../../src/domain/data/item-id.js';
+import { formatOperation, parseOperationLog } from '../../../src/domain/data/operation-log.js';
+import { checkTextBody, checkWritableContentPath } from '../../../src/domain/serving/content-write.js';
+
+const bytes = (text: string) => new TextEncoder().encode(text);
+
+describe('item ids', () => {
+  it('are the id field when present, else the 1-based index', () => {
+    expect(itemIdOf({ id: 'a' }, 0)).toBe('a');
+    expect(itemIdOf({ id: 7 }, 0)).toBe('7');
+    expect(itemIdOf({ title: 'x' }, 4)).toBe('5');
+    expect(itemIdOf('scalar', 0)).toBe('1');
+  });
+
+  it('refuses ids with a slash, "..", control characters, empty, overlong or of the wrong type', () => {
+    for (const bad of ['a/b', 'a\\b', '..', 'x..y', '', 'a\u0000', 'x'.repeat(257), null, true, {}, [], Number.NaN, Infinity]) {
+      expect(() => checkItemId(bad)).toThrow(InvalidItemError);
+    }
+    expect(checkItemId('ok-id_1.2')).toBe('ok-id_1.2');
+    expect(checkItemId(42)).toBe('42');
+  });
+
+  it('an item is a JSON object, never an array or a scalar', () => {
+    for (const bad of [[1], 'text', 3, null, true]) expect(() => asItem(bad)).toThrow(InvalidItemError);
+    expect(asItem({ a: 1 })).toEqual({ a: 1 });
+  });
+
+  it('new ids go into items the way the schema or the base items carry them', () => {
+    expect(idPolicyOf({ properties: { id: { type: 'integer' } } }, [])).toEqual({ inItem: true, numeric: true });
+    expect(idPolicyOf({ properties: { id: { type: 'string' } } }, [])).toEqual({ inItem: true, numeric: false });
+    expect(idPolicyOf(undefined, [{ id: 'a' }])).toEqual({ inItem: true, numeric: false });
+    expect(idPolicyOf(undefined, [{ id: 1 }])).toEqual({ inItem: true, numeric: true });
+    expect(idPolicyOf(undefined, [{ title: 'no id' }]).inItem).toBe(false);
+    expect(idPolicyOf({ type: 'object', additionalProperties: false, properties: { title: {} } }, []).inItem).toBe(false);
+  });
+});
+
+describe('operation log', () => {
+  const lines = [formatOperation({ op: 'create', id: 'a', item: { id: 'a' } }), formatOperation({ op: 'delete', id: 'a' })].join('');
+
+  it('reads back what it writes', () => {
+    const parsed = parseOperationLog(bytes(lines), 'x.log.jsonl');
+    expect(parsed.operations).toEqual([
+      { op: 'create', id: 'a', item: { id: 'a' } },
+      { op: 'delete', id: 'a' },
+    ]);
+    expect(parsed.validLength).toBe(bytes(lines).length);
+    expect(parsed.tornTail).toBeUndefined();
+  });
+
+  it('ignores a torn last line and says where the whole operations end', () => {
+    const torn = lines + '{"op":"create","id":"b","it';
+    const parsed = parseOperationLog(bytes(torn), 'x.log.jsonl');
+    expect(parsed.operations).toHaveLength(2);
+    expect(parsed.validLength).toBe(bytes(lines).length);
+    expect(parsed.tornTail).toBe('{"op":"create","id":"b","it');
+  });
+
+  it('keeps a whole last operation that lacks only its newline', () => {
+    const parsed = parseOperationLog(bytes(lines + '{"op":"delete","id":"z"}'), 'x');
+    expect(parsed.operations).toHaveLength(3);
+    expect(parsed.tornTail).toBeUndefined();
+  });
+
+  it('stops at a corrupt line before the end, naming the file and line', () => {
+    const corrupt = lines + 'garbage\n' + formatOperation({ op: 'delete', id: 'q' });
+    expect(() => parseOperationLog(bytes(corrupt), 'x.log.jsonl')).toThrow(ConfigParseError);
+    expect(() => parseOperationLog(bytes(corrupt), 'x.log.jsonl')).toThrow(/x\.log\.jsonl:3:1/);
+  });
+});
+
+describe('dataset index', () => {
+  it('keeps collection order: base items, replaced in place, created at the end, deleted gone', () => {
+    const index = new DatasetIndex([{ id: 'a' }, { title: 'second' }, { id: 'c' }]);
+    expect([...index.entries()].map(([id]) => id)).toEqual(['a', '2', 'c']);
+    const before = index.generation;
+    index.apply({ op: 'replace', id: 'a', item: { id: 'a', v: 2 } });
+    index.apply({ op: 'create', id: 'd', item: { id: 'd' } });
+    index.apply({ op: 'delete', id: '2' });
+    expect(index.list()).toEqual([{ id: 'a', v: 2 }, { id: 'c' }, { id: 'd' }]);
+    expect(index.generation).toBe(before + 3);
+  });
+
+  it('the list is built once per generation', () => {
+    const index = new DatasetIndex([{ id: 'a' }]);
+    expect(index.list()).toBe(index.list());
+    const first = index.list();
+    index.apply({ op: 'create', id: 'b', item: {} });
+    expect(index.list()).not.toBe(first);
+  });
+
+  it('a free id never collides with an existing one', () => {
+    const index = new DatasetIndex([{ id: 2 }, { id: '3' }]);
+    expect(nextFreeId(index, 1)).toBe(4);
+  });
+});
+
+describe('content writes', () => {
+  it('take text: a declared binary type, a NUL byte or invalid UTF-8 are refused', () => {
+    expect(() => checkTextBody(bytes('<p>hi</p>'), 'text/html; charset=utf-8')).not.toThrow();
+    expect(() => checkTextBody(bytes('{"a":1}'), 'application/json')).not.toThrow();
+    expect(() => checkTextBody(bytes('plain'), undefined)).not.toThrow();
+    expect(() => checkTextBody(bytes('curl -d'), 'application/x-www-form-urlencoded')).not.toThrow();
+    expect(() => checkTextBody(bytes('png?'), 'image/png')).toThrow(/not a text type/);
+    expect(() => checkTextBody(new Uint8Array([0x61, 0x00, 0x62]), 'text/plain')).toThrow(/NUL/);
+    expect(() => checkTextBody(new Uint8Array([0xff, 0xfe, 0x41]), 'text/plain')).toThrow(/UTF-8/);
+  });
+
+  it('never write the names the overlay keeps for itself', () => {
+    expect(() => checkWritableContentPath('.pkg-tombstones')).toThrow(/reserved/);
+    expect(() => checkWritableContentPath('docs/a.html.pkg-partial')).toThrow(/reserved/);
+    expect(() => checkWritableContentPath('docs/a.html')).not.toThrow();
+  });
+});
