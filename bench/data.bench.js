@@ -86,7 +86,7 @@ function wrk(url, scriptArgs) {
 
 function itemOf(n) {
   let text = '';
-  for (let i = n; text.length < 200; i = (i * 1103515245 + 12345) & 0x7fffffff) text += WORDS[i % WORDS.length] + ' ';
+  for (let i = n; text.length < 200; i = (Math.imul(i, 1103515245) + 12345) & 0x7fffffff) text += WORDS[(i >>> 8) % WORDS.length] + ' ';
   return { id: `item-${n}`, title: `Item ${n}: ${WORDS[n % WORDS.length]} ${WORDS[(n >> 4) % WORDS.length]}`, body: text.slice(0, 200), tags: [WORDS[n % 7], WORDS[7 + (n % 9)]], n };
 }
 

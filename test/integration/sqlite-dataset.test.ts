@@ -1,0 +1,57 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import request from 'supertest';
+import { LocalPackageOpener } from '../../src/composition/local-package-opener.js';
+import { VALID_METADATA } from '../support/memory-opener.js';
+import { temporaryDirectory } from '../support/paths.js';
+import { startReactor } from '../support/reactor-fixture.js';
+
+const work = temporaryDirectory('cap-sqlite-dataset-');
+let fixture: Awaited<ReturnType<typeof startReactor>>;
+beforeAll(async () => {
+  const root = join(work.path, 'pkg');
+  mkdirSync(join(root, 'data'), { recursive: true });
+  mkdirSync(join(root, 'content'));
+  writeFileSync(join(root, 'metadata.json'), JSON.stringify(VALID_METADATA));
+  writeFileSync(join(root, 'content/index.html'), '<p>home</p>');
+  writeFileSync(join(root, 'data/notes.json'), JSON.stringify([{ id: 'n1' }]));
+  writeFileSync(join(root, 'storage.json'), JSON.stringify({ storage: { dataSets: { people: { databaseFile: 'data/people.db', table: 'people' }, notes: { source: 'data/notes.json' } } } }));
+  // A database made by the sqlite3 tool itself, not by the library that reads it.
+  execFileSync('sqlite3', [join(root, 'data/people.db'), "CREATE TABLE people (id INTEGER PRIMARY KEY, name TEXT, score REAL); INSERT INTO people VALUES (1, 'Ada', 9.5), (2, 'Grace', NULL);"]);
+  fixture = await startReactor(new LocalPackageOpener(), [{ source: root }], { workdir: join(work.path, 'workdir') });
+});
+afterAll(async () => {
+  await fixture.stop();
+  work.remove();
+});
+
+describe('SQLite datasets', () => {
+  it('are readable: rows as JSON objects, by id too', async () => {
+    const http = request(fixture.http);
+    const rows = await http.get('/api/v1/data/people').expect(200);
+    expect(rows.body).toEqual([
+      { id: 1, name: 'Ada', score: 9.5 },
+      { id: 2, name: 'Grace', score: null },
+    ]);
+    expect(rows.headers['x-total-count']).toBe('2');
+    await http.get('/api/v1/data/people/2').expect(200, { id: 2, name: 'Grace', score: null });
+    await http.get('/api/v1/data/people/3').expect(404);
+  });
+
+  it('answer 501 to every write', async () => {
+    const http = request(fixture.http);
+    for (const attempt of [http.post('/api/v1/data/people').send({ id: 3, name: 'Linus' }), http.put('/api/v1/data/people/1').send({ name: 'x' }), http.delete('/api/v1/data/people/1')]) {
+      const response = await attempt.expect(501);
+      expect(response.body.error.code).toBe('DATASET_UNAVAILABLE');
+      expect(response.body.error.message).toMatch(/SQLite/);
+    }
+  });
+
+  it('are left out of GraphQL, which still serves the JSON datasets', async () => {
+    const http = request(fixture.http);
+    const result = await http.post('/graphql').send({ query: '{ __schema { queryType { fields { name } } } }' }).expect(200);
+    expect(result.body.data.__schema.queryType.fields.map((f: { name: string }) => f.name)).toEqual(['notes']);
+  });
+});
