@@ -112,7 +112,7 @@ describe('dataset REST API', () => {
     expect((await http.put('/api/v1/data/posts/first').send({ id: 'second', title: 'x' }).expect(409)).body.error.code).toBe('ID_MISMATCH');
     expect((await http.put('/api/v1/data/posts/ghost').send({ title: 'x' }).expect(404)).body.error.code).toBe('ITEM_NOT_FOUND');
     expect((await http.delete('/api/v1/data/posts/ghost').expect(404)).body.error.code).toBe('ITEM_NOT_FOUND');
-    await http.get('/api/v1/data/ghosts').expect(404);
+    expect((await http.get('/api/v1/data/ghosts').expect(404)).body.error.code).toBe('DATASET_NOT_FOUND');
     await http.post('/api/v1/data/ghosts').send({}).expect(404);
     await http.get('/api/v1/data/posts/a/b').expect(404);
   });
@@ -186,6 +186,7 @@ describe('content writes', () => {
     expect((await http.put('/big.txt').set('Content-Type', 'text/plain').send('x'.repeat(5000)).expect(413)).body.error.code).toBe('BODY_TOO_LARGE');
     expect((await http.put('/frozen/index.html').set('Content-Type', 'text/html').send('<p>x</p>').expect(403)).body.error.code).toBe('READ_ONLY');
     expect((await http.post('/index.html').send('x').expect(405)).headers.allow).toBe('GET, HEAD, PUT, DELETE');
+    expect((await http.post('/frozen/index.html').send('x').expect(405)).headers.allow).toBe('GET, HEAD');
     await http.put('/../etc/passwd').send('x').expect(400);
   });
 

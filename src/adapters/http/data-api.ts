@@ -1,25 +1,20 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import express from 'express';
-import { MalformedJsonError } from '../../domain/errors.js';
+import { ItemNotFoundError, MalformedJsonError } from '../../domain/errors.js';
+import type { Dataset } from '../../application/data/dataset.js';
 import type { Mount } from '../../application/serving/reactor.js';
-import { badRequest, methodNotAllowed, notFound, sendJson } from './http-problems.js';
+import { badRequest, methodNotAllowed, sendJson } from './http-problems.js';
 
 const COLLECTION_METHODS = 'GET, HEAD, POST';
 const ITEM_METHODS = 'GET, HEAD, PUT, DELETE';
 
-interface DataPath {
-  dataset: string;
-  item?: string;
-}
-
 /** `rest` is what follows `/api/v1/data/`: a dataset id, or a dataset id and an item id. */
-function parse(mount: Mount, rest: string): DataPath {
+function parse(mount: Mount, rest: string): { dataset: Dataset; item?: string } {
   const slash = rest.indexOf('/');
-  const dataset = slash < 0 ? rest : rest.slice(0, slash);
-  if (!mount.datasets.has(dataset)) throw notFound(`no dataset ${dataset}`);
+  const dataset = mount.datasets.get(slash < 0 ? rest : rest.slice(0, slash));
   if (slash < 0) return { dataset };
   const item = rest.slice(slash + 1);
-  if (item === '' || item.includes('/')) throw notFound(`no item ${item} in dataset ${dataset}`);
+  if (item === '' || item.includes('/')) throw new ItemNotFoundError(`no item ${item} in dataset ${dataset.id}`);
   return { dataset, item };
 }
 
@@ -28,8 +23,7 @@ function parse(mount: Mount, rest: string): DataPath {
  * serialized once per change, so a collection GET costs what a static file does.
  */
 export function readData(mount: Mount, rest: string, request: IncomingMessage, response: ServerResponse): void {
-  const { dataset: id, item } = parse(mount, rest);
-  const dataset = mount.datasets.get(id);
+  const { dataset, item } = parse(mount, rest);
   if (request.method !== 'GET' && request.method !== 'HEAD') throw methodNotAllowed(item === undefined ? COLLECTION_METHODS : ITEM_METHODS);
   if (item !== undefined) return sendJson(response, 200, dataset.item(item));
   const collection = dataset.collection();
@@ -51,8 +45,7 @@ export function readData(mount: Mount, rest: string, request: IncomingMessage, r
 
 /** POST to a collection; PUT and DELETE of an item. Refusals come before the body is read. */
 export async function writeData(mount: Mount, rest: string, request: express.Request, response: express.Response, bodyLimit: number): Promise<void> {
-  const { dataset: id, item } = parse(mount, rest);
-  const dataset = mount.datasets.get(id);
+  const { dataset, item } = parse(mount, rest);
   const method = request.method;
   if (item === undefined ? method !== 'POST' : method !== 'PUT' && method !== 'DELETE') throw methodNotAllowed(item === undefined ? COLLECTION_METHODS : ITEM_METHODS);
   dataset.assertWritable();

@@ -87,7 +87,7 @@ async function writeContent(mount: Mount, path: string, request: Request, respon
     response.end();
     return;
   }
-  if (request.method !== 'PUT') throw methodNotAllowed('GET, HEAD, PUT, DELETE');
+  if (request.method !== 'PUT') throw methodNotAllowed(mount.content.writable ? 'GET, HEAD, PUT, DELETE' : 'GET, HEAD');
   mount.content.assertWritable();
   const body = await readBody(request, response, bodyLimit);
   const written = await mount.content.put(path, body, request.headers['content-type']);

@@ -19,6 +19,10 @@ export class ContentWrites {
     private readonly refusal: PackageError | undefined,
   ) {}
 
+  get writable(): boolean {
+    return this.refusal === undefined;
+  }
+
   /** Throws the reason this package takes no writes, if there is one: before a body is read. */
   assertWritable(): void {
     if (this.refusal) throw this.refusal;
