@@ -2,12 +2,11 @@
 // existing items, our reactor beside json-server 0.17 on the same data and the same
 // connections; and, on 1,000 items, the collection GET beside the same bytes served
 // as a static file by the same reactor. Everything runs in one process tree, on loopback.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { CLI, OUT, ROOT, fmt, has, verdict } from './lib.js';
+import { CLI, OUT, ROOT, fmt, has, verdict , freePort, launch } from './lib.js';
 
 const DURATION = process.env.BENCH_DURATION ?? '8s';
 // json-server handles one request at a time and rewrites its whole file on each write,
@@ -20,46 +19,6 @@ const SCRIPT = join(ROOT, 'bench/lua/items.lua');
 const JSON_SERVER = join(ROOT, 'node_modules/json-server/lib/cli/bin.js');
 const COLLECTION = '/api/v1/data/items';
 const WORDS = 'package content reactor layer route dataset manifest signature archive verify serve mount overlay schema version registry'.split(' ');
-
-function freePort() {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** Spawns a server and resolves once `url` answers 200. */
-async function launch(command, args, url, options = {}) {
-  const started = process.hrtime.bigint();
-  const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe'], ...options });
-  let stderr = '';
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`${command} exited: ${stderr}`);
-    try {
-      const response = await fetch(url);
-      await response.arrayBuffer();
-      if (response.status === 200) break;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  return {
-    child,
-    seconds,
-    stop: () =>
-      new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', resolve);
-        child.kill('SIGTERM');
-      }),
-  };
-}
 
 /**
  * Requests per second. With a script, every response outside 2xx is counted by it;

@@ -1,6 +1,7 @@
 // Shared helpers for the benchmark scenarios: timing commands and reading their peak memory.
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -51,4 +52,45 @@ export const fmt = (n, digits = 2) => (n === undefined ? 'n/a' : n.toFixed(digit
 export function verdict(ratio, target, lowerIsBetter = true) {
   const ok = lowerIsBetter ? ratio <= target : ratio >= target;
   return `${fmt(ratio)}x (target ${lowerIsBetter ? '<=' : '>='} ${target}x: ${ok ? 'met' : 'NOT met'})`;
+}
+
+export function freePort() {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Spawns a server and resolves once `url` answers 200. */
+export async function launch(command, args, url, options = {}) {
+  const started = process.hrtime.bigint();
+  const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe'], ...options });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${command} exited: ${stderr}`);
+    try {
+      const response = await fetch(url);
+      await response.arrayBuffer();
+      if (response.status === 200) break;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  return {
+    child,
+    seconds,
+    rssMb: () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))[1]) / 1024,
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', resolve);
+        child.kill('SIGTERM');
+      }),
+  };
 }

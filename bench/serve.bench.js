@@ -2,57 +2,15 @@
 // from a .cap beside the Node ceiling (node:http from memory), express 5 from memory,
 // express.static and nginx over the extracted files; then cold start and memory on a
 // 10,000-file / 200 MB package. Everything runs in one process tree, on loopback.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { CLI, OUT, ROOT, best, fmt, has, shell, verdict } from './lib.js';
+import { CLI, OUT, ROOT, best, fmt, has, shell, verdict , freePort, launch } from './lib.js';
 
 const DURATION = process.env.BENCH_DURATION ?? '8s';
 const CONNECTIONS = process.env.BENCH_CONNECTIONS ?? '32';
 // BENCH_DURATION, BENCH_CONNECTIONS and BENCH_SKIP_COLD tune a run.
-
-function freePort() {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** Spawns a server and resolves once `url` answers 200. */
-async function launch(command, args, url, options = {}) {
-  const started = process.hrtime.bigint();
-  const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe'], ...options });
-  let stderr = '';
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`${command} exited: ${stderr}`);
-    try {
-      const response = await fetch(url);
-      await response.arrayBuffer();
-      if (response.status === 200) break;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  return {
-    child,
-    seconds,
-    rssMb: () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))[1]) / 1024,
-    stop: () =>
-      new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', resolve);
-        child.kill('SIGTERM');
-      }),
-  };
-}
 
 function wrk(url) {
   const output = execFileSync('wrk', ['-t1', `-c${CONNECTIONS}`, `-d${DURATION}`, url], { encoding: 'utf8' });

@@ -4,8 +4,8 @@ import type { RequestHandler } from 'express';
 import { DEFAULT_BODY_LIMIT, type Mount, type Reactor } from '../../application/serving/reactor.js';
 import { readData } from './data-api.js';
 import { createExpressApp, pathOf } from './express-app.js';
-import { buildDatasetSchema } from './graphql/dataset-schema.js';
-import { createGraphqlEndpoint } from './graphql/graphql-endpoint.js';
+import { graphqlDatasets } from './graphql/graphql-datasets.js';
+import { lazyGraphqlEndpoint } from './graphql/lazy-graphql.js';
 import { sendProblem } from './http-problems.js';
 import { LineSink } from './line-sink.js';
 import { resolveRequest, type Resolution } from './request-resolution.js';
@@ -33,8 +33,8 @@ export class ReactorServer {
     options: { log?: (text: string) => void; quiet?: boolean } = {},
   ) {
     for (const mount of reactor.all()) {
-      const schema = buildDatasetSchema(mount.datasets, mount.pkg.model.storage?.dataSets ?? {});
-      if (schema) this.graphql.set(mount, createGraphqlEndpoint(schema, { bodyLimit: reactor.settings.bodyLimit ?? DEFAULT_BODY_LIMIT }));
+      const dataSets = mount.pkg.model.storage?.dataSets ?? {};
+      if (graphqlDatasets(mount.datasets, dataSets).length > 0) this.graphql.set(mount, lazyGraphqlEndpoint(mount.datasets, dataSets, reactor.settings.bodyLimit ?? DEFAULT_BODY_LIMIT));
     }
     this.graphqlMounts = new Set(this.graphql.keys());
     this.app = createExpressApp(reactor, this.graphql);

@@ -22,6 +22,7 @@ import type { PackageDatasets } from '../../../application/data/package-datasets
 import { PackageError, SchemaViolationError } from '../../../domain/errors.js';
 import { isRecord } from '../../../domain/package/documents.js';
 import type { DataSet } from '../../../domain/package/storage.js';
+import { graphqlDatasets } from './graphql-datasets.js';
 
 /** Any JSON value, in and out: the type of items without a usable schema and of `item` arguments. */
 export const GraphQLJSON = new GraphQLScalarType({
@@ -66,7 +67,7 @@ const ITEM_FIELDS = new Set(['id', '_json']);
  * Undefined when there is nothing to serve: no collection outside SQLite.
  */
 export function buildDatasetSchema(datasets: PackageDatasets, dataSets: Record<string, DataSet>): GraphQLSchema | undefined {
-  const served = datasets.all().filter((dataset) => dataSets[dataset.id]?.kind !== 'sqlite' && dataset.isCollection);
+  const served = graphqlDatasets(datasets, dataSets);
   if (served.length === 0) return undefined;
   const queries: GraphQLFieldConfigMap<unknown, unknown> = {};
   const mutations: GraphQLFieldConfigMap<unknown, unknown> = {};

@@ -1,0 +1,8 @@
+import type { Dataset } from '../../../application/data/dataset.js';
+import type { PackageDatasets } from '../../../application/data/package-datasets.js';
+import type { DataSet } from '../../../domain/package/storage.js';
+
+/** The datasets GraphQL serves: the JSON ones that are lists of items (SQLite datasets are skipped). */
+export function graphqlDatasets(datasets: PackageDatasets, dataSets: Record<string, DataSet>): Dataset[] {
+  return datasets.all().filter((dataset) => dataSets[dataset.id]?.kind !== 'sqlite' && dataset.isCollection);
+}

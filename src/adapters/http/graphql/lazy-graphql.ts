@@ -1,0 +1,18 @@
+import type { RequestHandler } from 'express';
+import type { PackageDatasets } from '../../../application/data/package-datasets.js';
+import type { DataSet } from '../../../domain/package/storage.js';
+
+/**
+ * `<mount>/graphql`, built on its first request: graphql and graphql-http are a quarter
+ * of the bundle, and a reactor start that loads them before any GraphQL request pays
+ * for them in start-up time and memory for nothing.
+ */
+export function lazyGraphqlEndpoint(datasets: PackageDatasets, dataSets: Record<string, DataSet>, bodyLimit: number): RequestHandler {
+  let endpoint: Promise<RequestHandler> | undefined;
+  return (request, response, next) => {
+    endpoint ??= Promise.all([import('./dataset-schema.js'), import('./graphql-endpoint.js')]).then(([{ buildDatasetSchema }, { createGraphqlEndpoint }]) =>
+      createGraphqlEndpoint(buildDatasetSchema(datasets, dataSets)!, { bodyLimit }),
+    );
+    endpoint.then((handle) => handle(request, response, next), next);
+  };
+}
