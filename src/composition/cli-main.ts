@@ -11,6 +11,10 @@ import { TestPackage } from '../application/use-cases/test-package.js';
 import { createContainer } from './container.js';
 import { toolVersion } from './tool-version.js';
 import { TOKENS } from '../application/ports/tokens.js';
+import { SignPackage } from '../application/use-cases/sign-package.js';
+import { VerifySignature } from '../application/use-cases/verify-signature.js';
+import { EncryptPackage } from '../application/use-cases/encrypt-package.js';
+import { DecryptPackage } from '../application/use-cases/decrypt-package.js';
 
 const container = createContainer();
 const status = await runCli(hideBin(process.argv), {
@@ -22,6 +26,10 @@ const status = await runCli(hideBin(process.argv), {
     validate: container.get(ValidatePackage),
     inspect: container.get(InspectPackage),
     test: container.get(TestPackage),
+    sign: container.get(SignPackage),
+    verifySignature: container.get(VerifySignature),
+    encrypt: container.get(EncryptPackage),
+    decrypt: container.get(DecryptPackage),
   },
   reactor: container.get(TOKENS.ReactorHost),
 });

@@ -33,6 +33,20 @@ import type { OverlayStore } from '../application/ports/overlay-store.js';
 import type { SqliteReader } from '../application/ports/sqlite-reader.js';
 import { FsOverlayStore } from '../adapters/fs/fs-overlay-store.js';
 import { SqlJsTableReader } from '../adapters/sqlite/sqljs-table-reader.js';
+import type { ContentCipher } from '../application/ports/envelope-crypto.js';
+import type { FileWriter } from '../application/ports/file-writer.js';
+import type { KeyWrappings, SignatureSchemes } from '../application/signing/signature-schemes.js';
+import { SignatureCheck } from '../application/signing/signature-check.js';
+import { SignPackage } from '../application/use-cases/sign-package.js';
+import { VerifySignature } from '../application/use-cases/verify-signature.js';
+import { EncryptPackage } from '../application/use-cases/encrypt-package.js';
+import { DecryptPackage } from '../application/use-cases/decrypt-package.js';
+import { RsaSignatureScheme } from '../adapters/crypto/rsa-signature-scheme.js';
+import { OpenPgpSignatureScheme } from '../adapters/crypto/openpgp-signature-scheme.js';
+import { RsaOaepKeyWrapping } from '../adapters/crypto/rsa-oaep-key-wrapping.js';
+import { OpenPgpKeyWrapping } from '../adapters/crypto/openpgp-key-wrapping.js';
+import { AesGcmContentCipher } from '../adapters/crypto/aes-gcm-content-cipher.js';
+import { FsFileWriter } from '../adapters/fs/fs-file-writer.js';
 
 /** Adapter instances to use instead of the production ones, keyed by port token. */
 export type PortOverrides = Partial<Record<(typeof TOKENS)[keyof typeof TOKENS], unknown>>;
@@ -60,6 +74,10 @@ export function createContainer(overrides: PortOverrides = {}, options: { memory
   port<HttpProbe>(TOKENS.HttpProbe, () => new FetchHttpProbe());
   port<OverlayStore>(TOKENS.OverlayStore, () => new FsOverlayStore());
   port<SqliteReader>(TOKENS.SqliteReader, () => new SqlJsTableReader());
+  port<SignatureSchemes>(TOKENS.SignatureSchemes, () => ({ rsa: new RsaSignatureScheme(), openpgp: new OpenPgpSignatureScheme() }));
+  port<KeyWrappings>(TOKENS.KeyWrappings, () => ({ rsa: new RsaOaepKeyWrapping(), openpgp: new OpenPgpKeyWrapping() }));
+  port<ContentCipher>(TOKENS.ContentCipher, () => new AesGcmContentCipher());
+  port<FileWriter>(TOKENS.FileWriter, () => new FsFileWriter());
   port<PackageVerifier>(TOKENS.PackageVerifier, () => new WorkerVerifier(new InProcessVerifier(container.get(TOKENS.Hasher))));
 
   const get = <T>(id: ServiceIdentifier<T>) => container.get<T>(id);
@@ -83,6 +101,17 @@ export function createContainer(overrides: PortOverrides = {}, options: { memory
   container.bind(PackPackage).toDynamicValue(() => new PackPackage(get(TOKENS.PackageOpener), get(PackPipeline)));
   container.bind(UnpackPackage).toDynamicValue(() => new UnpackPackage(get(TOKENS.PackageOpener), get(TOKENS.DirectoryWriter), get(TOKENS.Hasher)));
   container.bind(ValidatePackage).toDynamicValue(() => new ValidatePackage(get(TOKENS.PackageOpener), get(EntryDigester), get(TOKENS.SchemaValidator)));
+  container.bind(SignatureCheck).toDynamicValue(() => new SignatureCheck(get(TOKENS.SignatureSchemes)));
+  container
+    .bind(SignPackage)
+    .toDynamicValue(() => new SignPackage(get(TOKENS.PackageOpener), get(TOKENS.SignatureSchemes), get(PackPipeline), get(TOKENS.FileWriter), get(TOKENS.Hasher)));
+  container.bind(VerifySignature).toDynamicValue(() => new VerifySignature(get(TOKENS.PackageOpener), get(SignatureCheck), get(TOKENS.Hasher)));
+  container
+    .bind(EncryptPackage)
+    .toDynamicValue(
+      () => new EncryptPackage(get(TOKENS.PackageOpener), get(PackPackage), get(TOKENS.ArchiveWriter), get(TOKENS.FileWriter), get(TOKENS.KeyWrappings), get(TOKENS.ContentCipher)),
+    );
+  container.bind(DecryptPackage).toDynamicValue(() => new DecryptPackage(get(TOKENS.PackageOpener), get(TOKENS.FileWriter), get(TOKENS.KeyWrappings), get(TOKENS.ContentCipher)));
   container.bind(InspectPackage).toDynamicValue(() => new InspectPackage(get(TOKENS.PackageOpener)));
   container
     .bind(TestPackage)

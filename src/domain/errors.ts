@@ -199,3 +199,13 @@ export class RouteNotWritableError extends PackageError {
 export class ContentNotFoundError extends PackageError {
   readonly code = 'NOT_FOUND';
 }
+
+/** A key or certificate that cannot be used: not a key, too weak, or not matching its certificate. */
+export class KeyError extends PackageError {
+  readonly code = 'KEY';
+}
+
+/** Verification of a package that carries no signature. */
+export class NotSignedError extends PackageError {
+  readonly code = 'NOT_SIGNED';
+}

@@ -7,8 +7,9 @@ import type { ValidatePackage } from '../../application/use-cases/validate-packa
 import type { TestPackage } from '../../application/use-cases/test-package.js';
 import { printJson, type CliOutput } from './cli-output.js';
 import { printInfo, printTestReport, printValidation } from './report-printer.js';
+import { signingCommands, type SigningUseCases } from './signing-commands.js';
 
-export interface PackageUseCases {
+export interface PackageUseCases extends SigningUseCases {
   pack: PackPackage;
   unpack: UnpackPackage;
   validate: ValidatePackage;
@@ -20,7 +21,7 @@ export interface PackageUseCases {
 export type ExitStatus = (code: number) => void;
 
 export function packageCommands(yargs: Argv, useCases: PackageUseCases, output: CliOutput, exit: ExitStatus): Argv {
-  return yargs
+  return signingCommands(yargs, useCases, output, exit)
     .command(
       'pack <path>',
       'Pack a package directory into <name>-<version>.cap',

@@ -23,7 +23,7 @@ export async function runCli(args: string[], dependencies: CliDependencies): Pro
   const cli = yargs(args)
     .scriptName('pkg')
     .usage('$0 <command>\n\nPack, validate, sign, encrypt, test, publish, install and serve content packages (.cap).')
-    .command('package', 'Work with one package: pack, unpack, validate, info, manifest, routes, metadata, storage', (y) =>
+    .command('package', 'Work with one package: pack, unpack, validate, test, sign, verify-signature, encrypt, decrypt, info, manifest, routes, metadata, storage', (y) =>
       packageCommands(y, dependencies.package, output, exit),
     )
     .command('reactor', 'Run the reactor HTTP server: serve', (y) => reactorCommands(y, dependencies.reactor, output))

@@ -11,4 +11,8 @@ export const TOKENS = {
   HttpProbe: Symbol.for('HttpProbe'),
   OverlayStore: Symbol.for('OverlayStore'),
   SqliteReader: Symbol.for('SqliteReader'),
+  SignatureSchemes: Symbol.for('SignatureSchemes'),
+  KeyWrappings: Symbol.for('KeyWrappings'),
+  ContentCipher: Symbol.for('ContentCipher'),
+  FileWriter: Symbol.for('FileWriter'),
 } as const;

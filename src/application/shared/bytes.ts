@@ -24,3 +24,13 @@ export async function collectBytes(stream: AsyncIterable<Uint8Array>): Promise<U
 export function compactBytes(bytes: Uint8Array): Uint8Array {
   return bytes.byteLength < bytes.buffer.byteLength ? bytes.slice() : bytes;
 }
+
+export function fromBase64(text: string): Uint8Array {
+  return Uint8Array.from(atob(text), (character) => character.charCodeAt(0));
+}
+
+export function toBase64(bytes: Uint8Array): string {
+  let text = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(text);
+}

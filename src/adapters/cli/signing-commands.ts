@@ -1,0 +1,114 @@
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { Argv } from 'yargs';
+import { UsageError } from '../../domain/errors.js';
+import type { DecryptPackage } from '../../application/use-cases/decrypt-package.js';
+import type { EncryptPackage } from '../../application/use-cases/encrypt-package.js';
+import type { SignPackage } from '../../application/use-cases/sign-package.js';
+import type { VerifySignature } from '../../application/use-cases/verify-signature.js';
+import { printJson, type CliOutput } from './cli-output.js';
+
+export interface SigningUseCases {
+  sign: SignPackage;
+  verifySignature: VerifySignature;
+  encrypt: EncryptPackage;
+  decrypt: DecryptPackage;
+}
+
+/** Reads a key, certificate or passphrase file named by an option; a missing file is a usage error, not a stack trace. */
+export async function readKeyFile(path: string, option: string): Promise<Uint8Array> {
+  try {
+    return await readFile(path);
+  } catch (error) {
+    throw new UsageError(`cannot read ${option} ${path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
+  }
+}
+
+export function signingCommands(yargs: Argv, useCases: SigningUseCases, output: CliOutput, exit: (code: number) => void): Argv {
+  return yargs
+    .command(
+      'sign <path>',
+      'Sign a package directory or .cap (RSA-SHA256, or OpenPGP with --openpgp)',
+      (y) =>
+        y
+          .positional('path', { type: 'string', demandOption: true, describe: 'package directory or .cap' })
+          .option('key', { type: 'string', demandOption: true, describe: 'private key PEM (RSA, 2048 bits or more), or with --openpgp an OpenPGP secret key, armored or binary' })
+          .option('cert', { type: 'string', describe: 'X.509 certificate PEM matching --key; its public key is embedded' })
+          .option('openpgp', { type: 'boolean', default: false, describe: 'sign with OpenPGP (armored detached SHA-256 signature)' })
+          .option('passphrase', { type: 'string', describe: 'passphrase of a protected OpenPGP key' })
+          .option('output', { alias: 'o', type: 'string', describe: 'for a .cap: write the signed package here instead of replacing it' })
+          .option('force', { alias: 'f', type: 'boolean', default: false, describe: 'overwrite an existing --output' }),
+      async (argv) => {
+        if (argv.cert && argv.openpgp) throw new UsageError('--cert is for RSA/X.509 signatures, not --openpgp');
+        const result = await useCases.sign.execute({
+          location: argv.path,
+          key: { key: await readKeyFile(argv.key, '--key'), ...(argv.cert ? { certificate: await readKeyFile(argv.cert, '--cert') } : {}), ...(argv.passphrase !== undefined ? { passphrase: argv.passphrase } : {}) },
+          openpgp: argv.openpgp,
+          ...(argv.output ? { output: resolve(argv.output) } : {}),
+          force: argv.force,
+        });
+        output.out(`Signed ${result.path} (${result.scheme}, ${result.files} files; public key ${result.publicKeyFile})`);
+      },
+    )
+    .command(
+      'verify-signature <path>',
+      'Verify the signature of a package directory or .cap; exit 1 when unsigned or not matching',
+      (y) =>
+        y
+          .positional('path', { type: 'string', demandOption: true, describe: 'package directory or .cap' })
+          .option('cert', { type: 'string', describe: 'certificate or public key the package must be signed with' })
+          .option('openpgp', { type: 'boolean', default: false, describe: 'verify as OpenPGP whatever security.json says' })
+          .option('json', { type: 'boolean', default: false, describe: 'print as JSON' }),
+      async (argv) => {
+        const report = await useCases.verifySignature.execute(argv.path, { openpgp: argv.openpgp, ...(argv.cert ? { expectedKey: await readKeyFile(argv.cert, '--cert') } : {}) });
+        if (argv.json) printJson(output, report);
+        else output.out(report.valid ? `PASS signature (${report.scheme}): ${report.source}` : `FAIL signature${report.scheme ? ` (${report.scheme})` : ''}: ${report.reason}`);
+        if (!report.valid) exit(1);
+      },
+    )
+    .command(
+      'encrypt <path>',
+      'Encrypt a package directory or .cap (AES-256-GCM; the key wrapped with RSA-OAEP, or OpenPGP with --openpgp)',
+      (y) =>
+        y
+          .positional('path', { type: 'string', demandOption: true, describe: 'package directory or .cap' })
+          .option('public-key', { type: 'string', describe: 'recipient RSA public key PEM or certificate' })
+          .option('openpgp', { type: 'boolean', default: false, describe: 'wrap the key for an OpenPGP recipient' })
+          .option('recipient', { type: 'string', describe: 'with --openpgp: the recipient OpenPGP public key file' })
+          .option('output', { alias: 'o', type: 'string', demandOption: true, describe: 'the encrypted .cap to write' })
+          .option('force', { alias: 'f', type: 'boolean', default: false, describe: 'overwrite an existing output' }),
+      async (argv) => {
+        const recipient = argv.openpgp ? argv.recipient : argv['public-key'];
+        if (!recipient) throw new UsageError(argv.openpgp ? '--openpgp needs --recipient <OpenPGP public key file>' : 'give --public-key <PEM key or certificate>, or --openpgp --recipient <public key file>');
+        const result = await useCases.encrypt.execute({ location: argv.path, recipient: await readKeyFile(recipient, argv.openpgp ? '--recipient' : '--public-key'), openpgp: argv.openpgp, output: resolve(argv.output), force: argv.force });
+        output.out(`Encrypted ${argv.path} into ${result.path} (AES-256-GCM, key management ${result.keyManagement})`);
+      },
+    )
+    .command(
+      'decrypt <cap>',
+      'Decrypt an encrypted .cap (key management detected from its envelope)',
+      (y) =>
+        y
+          .positional('cap', { type: 'string', demandOption: true, describe: 'encrypted .cap' })
+          .option('private-key', { type: 'string', describe: 'RSA private key PEM (RSA-OAEP envelopes)' })
+          .option('key', { type: 'string', describe: 'OpenPGP secret key, armored or binary (OpenPGP envelopes)' })
+          .option('passphrase', { type: 'string', describe: 'passphrase of a protected OpenPGP key' })
+          .option('openpgp', { type: 'boolean', default: false, describe: 'accepted for symmetry; the envelope says which key it needs' })
+          .option('output', { alias: 'o', type: 'string', describe: 'plaintext .cap to write (default: <name>-decrypted.cap here)' })
+          .option('force', { alias: 'f', type: 'boolean', default: false, describe: 'overwrite an existing output' }),
+      async (argv) => {
+        const result = await useCases.decrypt.execute({
+          location: argv.cap,
+          keys: {
+            ...(argv['private-key'] ? { privateKey: await readKeyFile(argv['private-key'], '--private-key') } : {}),
+            ...(argv.key ? { openpgpKey: await readKeyFile(argv.key, '--key') } : {}),
+            ...(argv.passphrase !== undefined ? { passphrase: argv.passphrase } : {}),
+          },
+          ...(argv.output ? { output: resolve(argv.output) } : {}),
+          directory: resolve('.'),
+          force: argv.force,
+        });
+        output.out(`Decrypted ${result.name} ${result.version} into ${result.path}`);
+      },
+    );
+}

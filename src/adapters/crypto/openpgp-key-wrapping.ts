@@ -1,0 +1,53 @@
+import type { KeyWrapping } from '../../application/ports/envelope-crypto.js';
+import { DecryptionError, KeyError } from '../../domain/errors.js';
+import { importOpenPgp, lazyOpenPgp, readAnyKey, readSecretKey } from './openpgp-loader.js';
+import type { OpenPgp, OpenPgpLoader } from './openpgp-loader.js';
+
+/** The OpenPGP variant of the envelope: the DEK as an armored OpenPGP message to the recipient. */
+export class OpenPgpKeyWrapping implements KeyWrapping {
+  readonly keyManagement = 'OpenPGP' as const;
+  private readonly openpgp: () => Promise<OpenPgp>;
+
+  constructor(load: OpenPgpLoader = importOpenPgp) {
+    this.openpgp = lazyOpenPgp(load);
+  }
+
+  async wrap(dek: Uint8Array, recipient: Uint8Array): Promise<{ message: string }> {
+    const openpgp = await this.openpgp();
+    const key = await readAnyKey(openpgp, recipient, 'the recipient key');
+    try {
+      // Found first so that a key that cannot encrypt is a KeyError, not a failure of encrypt.
+      await key.getEncryptionKey();
+    } catch (error) {
+      throw new KeyError('the recipient OpenPGP key has no usable encryption key (expired, revoked, too weak, or for signing only)', {
+        cause: error,
+      });
+    }
+    const message = await openpgp.encrypt({
+      message: await openpgp.createMessage({ binary: dek }),
+      encryptionKeys: key,
+      format: 'armored',
+    });
+    return { message };
+  }
+
+  async unwrap(wrapped: { encryptedDek?: string; message?: string }, key: Uint8Array, passphrase?: string): Promise<Uint8Array> {
+    if (typeof wrapped.message !== 'string') throw new DecryptionError('the envelope has no OpenPGP message to unwrap');
+    const openpgp = await this.openpgp();
+    const privateKey = await readSecretKey(openpgp, key, passphrase, 'the OpenPGP decryption key');
+    let message: Awaited<ReturnType<OpenPgp['readMessage']>>;
+    try {
+      message = await openpgp.readMessage({ armoredMessage: wrapped.message });
+    } catch (error) {
+      throw new DecryptionError('the envelope message is not an armored OpenPGP message', { cause: error });
+    }
+    try {
+      const { data } = await openpgp.decrypt({ message, decryptionKeys: privateKey, format: 'binary' });
+      return new Uint8Array(data);
+    } catch (error) {
+      throw new DecryptionError('the OpenPGP key does not decrypt the data encryption key: it is not the key the package was encrypted for, or the message was altered', {
+        cause: error,
+      });
+    }
+  }
+}

@@ -1,0 +1,32 @@
+/** Key material as the user gave it: file bytes, PEM or armored or binary. */
+export interface SigningKey {
+  key: Uint8Array;
+  /** X.509 certificate whose public key must match `key` (RSA only). */
+  certificate?: Uint8Array;
+  /** For a protected OpenPGP secret key. */
+  passphrase?: string;
+}
+
+export interface PreparedSigner {
+  /** The public key to embed: `signature.pub.pem` or `signature.pub.asc`, and its bytes. */
+  publicKeyFile: string;
+  publicKey: Uint8Array;
+  /** Signs the payload: the raw bytes of every covered file, concatenated in sorted path order. */
+  sign(payload: AsyncIterable<Uint8Array>): Promise<Uint8Array>;
+}
+
+/**
+ * One signature scheme of SPEC.md: RSA-SHA256 with X.509/PEM keys, or OpenPGP with a
+ * detached armored SHA-256 signature. Bad keys throw KeyError (not a key, under 2048
+ * bits, a certificate that does not match); a scheme whose library cannot be loaded
+ * throws OpenPgpUnavailableError.
+ */
+export interface SignatureScheme {
+  /** Absent in security.json for RSA; `OpenPGP` for OpenPGP. */
+  readonly certificateType: 'OpenPGP' | undefined;
+  prepare(key: SigningKey): Promise<PreparedSigner>;
+  /** Whether `signature` is a valid signature of the payload by `publicKey` (the embedded key file). */
+  verify(payload: AsyncIterable<Uint8Array>, signature: Uint8Array, publicKey: Uint8Array): Promise<boolean>;
+  /** Whether `given` (a certificate or public key file) holds the same public key as `embedded`. */
+  sameKey(given: Uint8Array, embedded: Uint8Array): Promise<boolean>;
+}

@@ -1,0 +1,48 @@
+import type { Security } from '../../domain/integrity/security.js';
+import { signedPayloadOrder } from '../../domain/integrity/security.js';
+import type { PackageSource } from '../ports/package-source.js';
+import type { SignatureSchemes } from './signature-schemes.js';
+import { concatenated } from './signed-payload.js';
+
+export interface SignatureVerdict {
+  signed: boolean;
+  scheme?: 'RSA-SHA256' | 'OpenPGP';
+  valid: boolean;
+  /** Why it is not valid. */
+  reason?: string;
+}
+
+export interface SignatureCheckOptions {
+  /** The signer the user expects: a certificate or public key (or OpenPGP public key) file. */
+  expectedKey?: Uint8Array;
+  /** Check as OpenPGP whatever security.json says. */
+  openpgp?: boolean;
+}
+
+/**
+ * Verifies a package's declared signature over the payload SPEC.md defines (every file
+ * security.json covers, in sorted path order). CLI verify, validate, info, test and the
+ * reactor at load all come here.
+ */
+export class SignatureCheck {
+  constructor(private readonly schemes: SignatureSchemes) {}
+
+  async check(source: PackageSource, security: Security | undefined, options: SignatureCheckOptions = {}): Promise<SignatureVerdict> {
+    const declared = security?.digitalSignatures;
+    if (!security || !declared) return { signed: false, valid: false, reason: 'the package is not signed (security.json declares no digitalSignatures)' };
+    const openpgp = options.openpgp === true || declared.certificateType === 'OpenPGP';
+    const scheme = openpgp ? this.schemes.openpgp : this.schemes.rsa;
+    const verdict = (valid: boolean, reason?: string): SignatureVerdict => ({ signed: true, scheme: openpgp ? 'OpenPGP' : 'RSA-SHA256', valid, ...(reason ? { reason } : {}) });
+    for (const file of [declared.publicKey, declared.signatureFile]) if (!source.has(file)) return verdict(false, `${file}, named in security.json, is missing`);
+    const paths = signedPayloadOrder(security.checksums);
+    const missing = paths.filter((path) => !source.has(path));
+    if (missing.length > 0) return verdict(false, `signed files are missing: ${missing.join(', ')}`);
+    const publicKey = await source.read(declared.publicKey);
+    const signature = await source.read(declared.signatureFile);
+    if (!(await scheme.verify(concatenated(paths, (path) => source.stream(path)), signature, publicKey))) {
+      return verdict(false, `the ${openpgp ? 'OpenPGP' : 'RSA-SHA256'} signature does not match the package content and its embedded key ${declared.publicKey}`);
+    }
+    if (options.expectedKey && !(await scheme.sameKey(options.expectedKey, publicKey))) return verdict(false, 'the package is signed by a different key than the one given');
+    return verdict(true);
+  }
+}
