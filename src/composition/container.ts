@@ -83,7 +83,16 @@ export function createContainer(overrides: PortOverrides = {}, options: { memory
   const get = <T>(id: ServiceIdentifier<T>) => container.get<T>(id);
   /** Memory for file bodies across every mounted package. */
   container.bind(ByteBudget).toConstantValue(new ByteBudget(options.memoryBudget ?? DEFAULT_MEMORY_BUDGET));
-  container.bind(LoadPackage).toDynamicValue(() => new LoadPackage(get(TOKENS.PackageOpener), get(TOKENS.Hasher), get(TOKENS.PackageVerifier), get(ByteBudget), get(TOKENS.OverlayStore)));
+  container.bind(SignatureCheck).toDynamicValue(() => new SignatureCheck(get(TOKENS.SignatureSchemes)));
+  container.bind(LoadPackage).toDynamicValue(
+    () =>
+      new LoadPackage(get(TOKENS.PackageOpener), get(TOKENS.Hasher), get(TOKENS.PackageVerifier), get(ByteBudget), get(TOKENS.OverlayStore), {
+        signatures: get(SignatureCheck),
+        wrappings: get(TOKENS.KeyWrappings),
+        cipher: get(TOKENS.ContentCipher),
+        files: get(TOKENS.FileWriter),
+      }),
+  );
   container.bind(SavePackage).toDynamicValue(() => new SavePackage(get(PackPackage)));
   container.bind<ReactorHost>(TOKENS.ReactorHost).toDynamicValue(
     () =>
@@ -94,6 +103,7 @@ export function createContainer(overrides: PortOverrides = {}, options: { memory
         clock: get(TOKENS.Clock),
         readers: { schemas: get(TOKENS.SchemaValidator), sqlite: get(TOKENS.SqliteReader) },
         saver: get(SavePackage),
+        signatures: get(SignatureCheck),
       }),
   );
   container.bind(EntryDigester).toDynamicValue(() => new EntryDigester(get(TOKENS.Hasher)));
@@ -101,7 +111,6 @@ export function createContainer(overrides: PortOverrides = {}, options: { memory
   container.bind(PackPackage).toDynamicValue(() => new PackPackage(get(TOKENS.PackageOpener), get(PackPipeline)));
   container.bind(UnpackPackage).toDynamicValue(() => new UnpackPackage(get(TOKENS.PackageOpener), get(TOKENS.DirectoryWriter), get(TOKENS.Hasher)));
   container.bind(ValidatePackage).toDynamicValue(() => new ValidatePackage(get(TOKENS.PackageOpener), get(EntryDigester), get(TOKENS.SchemaValidator)));
-  container.bind(SignatureCheck).toDynamicValue(() => new SignatureCheck(get(TOKENS.SignatureSchemes)));
   container
     .bind(SignPackage)
     .toDynamicValue(() => new SignPackage(get(TOKENS.PackageOpener), get(TOKENS.SignatureSchemes), get(PackPipeline), get(TOKENS.FileWriter), get(TOKENS.Hasher)));

@@ -13,20 +13,34 @@ import { PackPipeline } from '../../src/application/package/pack-pipeline.js';
 import { PackPackage } from '../../src/application/use-cases/pack-package.js';
 import { SavePackage } from '../../src/application/use-cases/save-package.js';
 import { MemoryOverlayStore } from './memory-overlay-store.js';
+import { SignatureCheck } from '../../src/application/signing/signature-check.js';
+import { RsaSignatureScheme } from '../../src/adapters/crypto/rsa-signature-scheme.js';
+import { OpenPgpSignatureScheme } from '../../src/adapters/crypto/openpgp-signature-scheme.js';
+import { RsaOaepKeyWrapping } from '../../src/adapters/crypto/rsa-oaep-key-wrapping.js';
+import { OpenPgpKeyWrapping } from '../../src/adapters/crypto/openpgp-key-wrapping.js';
+import { AesGcmContentCipher } from '../../src/adapters/crypto/aes-gcm-content-cipher.js';
+import { FsFileWriter } from '../../src/adapters/fs/fs-file-writer.js';
 
 export const hasher = new NodeHasher();
+const signatures = new SignatureCheck({ rsa: new RsaSignatureScheme(), openpgp: new OpenPgpSignatureScheme() });
 
 export const SETTINGS: ReactorSettings = { port: 0, host: '127.0.0.1', cacheControl: 'public, max-age=31536000', workdir: '/tmp/unused' };
 
 /** A reactor over the given opener, with its server (not listening: supertest drives it). */
 export async function startReactor(opener: PackageOpener, requests: MountRequest[], settings: Partial<ReactorSettings> = {}, overlays: OverlayStore = new MemoryOverlayStore()) {
   const { reactor, failures, warnings } = await Reactor.start(requests, { ...SETTINGS, ...settings }, {
-    loader: new LoadPackage(opener, hasher, new InProcessVerifier(hasher), new ByteBudget(16 * 1024 * 1024), overlays),
+    loader: new LoadPackage(opener, hasher, new InProcessVerifier(hasher), new ByteBudget(16 * 1024 * 1024), overlays, {
+      signatures,
+      wrappings: { rsa: new RsaOaepKeyWrapping(), openpgp: new OpenPgpKeyWrapping() },
+      cipher: new AesGcmContentCipher(),
+      files: new FsFileWriter(),
+    }),
     verifier: new InProcessVerifier(hasher),
     hasher,
     clock: { now: () => new Date() },
     readers: { schemas: new AjvSchemaValidator(), sqlite: new SqlJsTableReader() },
     saver: new SavePackage(new PackPackage(opener, new PackPipeline(new ZipArchiveWriter(), hasher))),
+    signatures,
   });
   const lines: string[] = [];
   const server = new ReactorServer(reactor, { log: (text) => void lines.push(...text.trim().split('\n')) });

@@ -7,6 +7,7 @@ import { normalizeMountConfig, parseMountOption } from '../../domain/serving/mou
 import type { ReactorHost } from '../../application/ports/reactor-host.js';
 import { DEFAULT_BODY_LIMIT, type MountRequest } from '../../application/serving/reactor.js';
 import type { CliOutput } from './cli-output.js';
+import { readKeyFile } from './signing-commands.js';
 
 export const DEFAULT_PORT = 8864;
 export const DEFAULT_CACHE_CONTROL = 'public, max-age=31536000';
@@ -30,7 +31,10 @@ export function reactorCommands(yargs: Argv, host: ReactorHost, output: CliOutpu
           .option('registry', { type: 'string', default: process.env.PKG_REGISTRY, defaultDescription: '$PKG_REGISTRY', describe: 'registry directory or URL' })
           .option('constraint', { type: 'string', describe: 'semver range for pkg:// sources' })
           .option('deploy', { type: 'string', default: process.env.PKG_DEPLOY, defaultDescription: '$PKG_DEPLOY', describe: 'deploy.json with secrets and roles' })
-          .option('body-limit', { type: 'number', default: DEFAULT_BODY_LIMIT, describe: 'largest write body in bytes (413 beyond)' }),
+          .option('body-limit', { type: 'number', default: DEFAULT_BODY_LIMIT, describe: 'largest write body in bytes (413 beyond)' })
+          .option('private-key', { type: 'string', describe: 'RSA private key PEM for encrypted packages (RSA-OAEP envelopes)' })
+          .option('key', { type: 'string', describe: 'OpenPGP secret key for encrypted packages (OpenPGP envelopes)' })
+          .option('passphrase', { type: 'string', describe: 'passphrase of a protected OpenPGP key' }),
       async (argv) => {
         if (!Number.isInteger(argv.port) || argv.port < 0 || argv.port > 65535) throw new UsageError(`--port must be a whole number from 0 to 65535 (got ${argv.port})`);
         if (!Number.isInteger(argv['body-limit']) || argv['body-limit'] < 1) throw new UsageError(`--body-limit must be a positive whole number of bytes (got ${argv['body-limit']})`);
@@ -47,6 +51,11 @@ export function reactorCommands(yargs: Argv, host: ReactorHost, output: CliOutpu
           host: argv.host,
           cacheControl: argv['cache-control'],
           bodyLimit: argv['body-limit'],
+          keys: {
+            ...(argv['private-key'] ? { privateKey: await readKeyFile(argv['private-key'], '--private-key') } : {}),
+            ...(argv.key ? { openpgpKey: await readKeyFile(argv.key, '--key') } : {}),
+            ...(argv.passphrase !== undefined ? { passphrase: argv.passphrase } : {}),
+          },
           ...(argv.workdir ? { workdir: argv.workdir } : {}),
           ...(argv.store ? { store: argv.store } : {}),
           ...(argv.registry ? { registry: argv.registry } : {}),

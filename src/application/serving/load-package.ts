@@ -1,4 +1,11 @@
-import { ConfigValidationError } from '../../domain/errors.js';
+import { ConfigValidationError, SignatureMismatchError, UsageError } from '../../domain/errors.js';
+import { isEncryptedPackage } from '../../domain/integrity/envelope.js';
+import type { ContentCipher } from '../ports/envelope-crypto.js';
+import type { FileWriter } from '../ports/file-writer.js';
+import { OwnedSource } from '../package/owned-source.js';
+import { decryptEnvelope, type DecryptionKeys } from '../signing/envelope-opener.js';
+import type { SignatureCheck } from '../signing/signature-check.js';
+import type { KeyWrappings } from '../signing/signature-schemes.js';
 import { parseDocument } from '../../domain/package/documents.js';
 import { assertIntact } from '../integrity/digest-entries.js';
 import { readPackage, readText } from '../package/package-reader.js';
@@ -11,8 +18,18 @@ import type { ByteBudget } from './byte-budget.js';
 import { ServedPackage, packageLayers, tombstoneFiles, type ServeOptions } from './served-package.js';
 
 export interface LoadOptions extends ServeOptions {
-  /** The reactor's workdir: a writable package's overlay lives there. Without one, nothing is writable. */
+  /** The reactor's workdir: a writable package's overlay lives there, and decrypted packages. Without one, nothing is writable. */
   workdir?: string;
+  /** Keys for encrypted packages. */
+  keys?: DecryptionKeys;
+}
+
+/** What loading needs to open encrypted packages and check signed ones. */
+export interface LoadSecurity {
+  signatures: SignatureCheck;
+  wrappings: KeyWrappings;
+  cipher: ContentCipher;
+  files: FileWriter;
 }
 
 /**
@@ -27,21 +44,57 @@ export class LoadPackage {
     private readonly verifier: PackageVerifier,
     private readonly budget: ByteBudget,
     private readonly overlays: OverlayStore,
+    private readonly security: LoadSecurity,
   ) {}
 
   async execute(location: string, options: LoadOptions): Promise<ServedPackage> {
-    const source = await this.opener.open(location);
+    let source = await this.opener.open(location);
+    let encrypted = false;
     try {
-      return await this.load(source, options);
+      if (isEncryptedPackage((path) => source.has(path))) {
+        source = await this.decrypted(source, options);
+        encrypted = true;
+      }
+      const pkg = await this.load(source, options);
+      pkg.encrypted = encrypted;
+      return pkg;
     } catch (error) {
-      await source.close();
+      // An envelope that failed to open was closed already.
+      await source.close().catch(() => undefined);
       throw error;
+    }
+  }
+
+  /**
+   * The plaintext `.cap` of an encrypted package, written into the workdir with mode 0600
+   * (and nowhere else), opened only once GCM has authenticated all of it, and removed
+   * when the package is closed.
+   */
+  private async decrypted(envelope: PackageSource, options: LoadOptions): Promise<PackageSource> {
+    const { files, wrappings, cipher } = this.security;
+    try {
+      const plaintext = await decryptEnvelope(envelope, options.keys ?? {}, wrappings, cipher);
+      if (options.workdir === undefined) throw new UsageError(`${envelope.location} is encrypted and this reactor has no workdir to decrypt it into`);
+      const path = `${options.workdir}/decrypted/${hex(cipher.randomBytes(8))}.cap`;
+      await files.write(path, plaintext, { overwrite: false, mode: 0o600 });
+      try {
+        return new OwnedSource(await this.opener.open(path), () => files.remove(path));
+      } catch (error) {
+        await files.remove(path);
+        throw error;
+      }
+    } finally {
+      await envelope.close();
     }
   }
 
   async load(source: PackageSource, options: LoadOptions): Promise<ServedPackage> {
     const model = await readPackage(source, { generate: 'serving' });
     if (model.security) assertIntact(source.location, await this.verifier.verify(source, model.security));
+    if (model.security?.digitalSignatures) {
+      const verdict = await this.security.signatures.check(source, model.security);
+      if (!verdict.valid) throw new SignatureMismatchError(`${source.location}: ${verdict.reason}`);
+    }
     const tombstones = new Map<string, string[]>();
     for (const file of tombstoneFiles(model)) {
       if (!source.has(file)) continue;
@@ -62,4 +115,8 @@ export class LoadPackage {
     for (const path of await files.tombstones()) layer.tombstones.add(path);
     return { layer, files };
   }
+}
+
+function hex(bytes: Uint8Array): string {
+  return [...bytes].map((byte) => byte.toString(16).padStart(2, '0')).join('');
 }

@@ -10,6 +10,8 @@ import type { PackageVerifier } from '../ports/package-verifier.js';
 import { PackageDatasets, type DatasetReaders } from '../data/package-datasets.js';
 import type { SavedPackage, SavePackage } from '../use-cases/save-package.js';
 import { ContentWrites } from './content-writes.js';
+import type { DecryptionKeys } from '../signing/envelope-opener.js';
+import type { SignatureCheck } from '../signing/signature-check.js';
 import type { LoadPackage } from './load-package.js';
 import { RequestLog } from './request-log.js';
 import type { ServedPackage } from './served-package.js';
@@ -35,6 +37,8 @@ export interface ReactorSettings {
   constraint?: string;
   /** Largest write body in bytes (413 beyond); DEFAULT_BODY_LIMIT unless set. */
   bodyLimit?: number;
+  /** Keys for encrypted packages. */
+  keys?: DecryptionKeys;
 }
 
 export interface Mount {
@@ -67,6 +71,7 @@ export interface ReactorDependencies {
   clock: Clock;
   readers: DatasetReaders;
   saver: SavePackage;
+  signatures: SignatureCheck;
 }
 
 /**
@@ -106,7 +111,7 @@ export class Reactor {
         const first = request.prefix === undefined && positional++ === 0;
         let pkg: ServedPackage;
         try {
-          pkg = await dependencies.loader.execute(request.source, { cacheControl: settings.cacheControl, workdir: settings.workdir });
+          pkg = await dependencies.loader.execute(request.source, { cacheControl: settings.cacheControl, workdir: settings.workdir, keys: settings.keys });
         } catch (error) {
           if (!(error instanceof PackageError)) throw error;
           failures.push({ source: request.source, error });
@@ -247,12 +252,20 @@ export class Reactor {
   private async verify(mount: Mount): Promise<Validity> {
     const { model, source } = mount.pkg;
     const signed = model.security?.digitalSignatures !== undefined;
-    const result: Validity = { package: mount.pkg.name, valid: true, lastChecked: '', signed, encrypted: false };
+    const result: Validity = { package: mount.pkg.name, valid: true, lastChecked: '', signed, encrypted: mount.pkg.encrypted };
     if (model.security) {
       const report = await this.dependencies.verifier.verify(source, model.security);
       if (!isIntact(report)) {
         result.valid = false;
         result.reason = describeIntegrity(report);
+      }
+    }
+    if (signed) {
+      const verdict = await this.dependencies.signatures.check(source, model.security);
+      result.signatureValid = verdict.valid;
+      if (!verdict.valid) {
+        result.valid = false;
+        result.reason = [...(result.reason ?? []), verdict.reason!];
       }
     }
     result.lastChecked = this.dependencies.clock.now().toISOString();

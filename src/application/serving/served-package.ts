@@ -51,6 +51,8 @@ export class ServedPackage {
   private readonly outsideContent = new Map<string, LayerFile>();
   /** Hits and dataset routes only: bounded by the package, unlike the paths clients may ask for. */
   private readonly responses = new Map<string, StaticLookup>();
+  /** Whether it was served out of an encrypted package. */
+  encrypted = false;
 
   constructor(
     readonly source: PackageSource,
