@@ -110,7 +110,7 @@ export function createContainer(overrides: PortOverrides = {}, options: { memory
   container.bind(PackPipeline).toDynamicValue(() => new PackPipeline(get(TOKENS.ArchiveWriter), get(TOKENS.Hasher)));
   container.bind(PackPackage).toDynamicValue(() => new PackPackage(get(TOKENS.PackageOpener), get(PackPipeline)));
   container.bind(UnpackPackage).toDynamicValue(() => new UnpackPackage(get(TOKENS.PackageOpener), get(TOKENS.DirectoryWriter), get(TOKENS.Hasher)));
-  container.bind(ValidatePackage).toDynamicValue(() => new ValidatePackage(get(TOKENS.PackageOpener), get(EntryDigester), get(TOKENS.SchemaValidator)));
+  container.bind(ValidatePackage).toDynamicValue(() => new ValidatePackage(get(TOKENS.PackageOpener), get(EntryDigester), get(TOKENS.SchemaValidator), get(SignatureCheck)));
   container
     .bind(SignPackage)
     .toDynamicValue(() => new SignPackage(get(TOKENS.PackageOpener), get(TOKENS.SignatureSchemes), get(PackPipeline), get(TOKENS.FileWriter), get(TOKENS.Hasher)));
@@ -121,7 +121,7 @@ export function createContainer(overrides: PortOverrides = {}, options: { memory
       () => new EncryptPackage(get(TOKENS.PackageOpener), get(PackPackage), get(TOKENS.ArchiveWriter), get(TOKENS.FileWriter), get(TOKENS.KeyWrappings), get(TOKENS.ContentCipher)),
     );
   container.bind(DecryptPackage).toDynamicValue(() => new DecryptPackage(get(TOKENS.PackageOpener), get(TOKENS.FileWriter), get(TOKENS.KeyWrappings), get(TOKENS.ContentCipher)));
-  container.bind(InspectPackage).toDynamicValue(() => new InspectPackage(get(TOKENS.PackageOpener)));
+  container.bind(InspectPackage).toDynamicValue(() => new InspectPackage(get(TOKENS.PackageOpener), get(SignatureCheck)));
   container
     .bind(TestPackage)
     .toDynamicValue(() => new TestPackage(get(TOKENS.PackageOpener), get<ReactorHost>(TOKENS.ReactorHost), get(TOKENS.HttpProbe), get(TOKENS.SchemaValidator)));

@@ -178,7 +178,8 @@ describe('RsaSignatureScheme', () => {
       const error = await keyErrorOf(scheme.prepare({ key: file(name) }), file(name));
       expect(error.message).toMatch(/not an RSA private key in PEM form/);
     }
-    await keyErrorOf(scheme.prepare({ key: encoder.encode('hello, I am not a key at all') }), encoder.encode(''));
+    const text = encoder.encode('hello, I am not a key at all');
+    await keyErrorOf(scheme.prepare({ key: text }), text);
     const ec = await keyErrorOf(scheme.prepare({ key: file('ec.pem') }), file('ec.pem'));
     expect(ec.message).toMatch(/ec key, not an RSA key/);
   });
@@ -332,7 +333,8 @@ describe('RsaOaepKeyWrapping', () => {
   it('raises KeyError for what is not a key, and for a weak recipient', async () => {
     const wrapped = await wrapping.wrap(dek, file('pkcs8.pub.pem'));
     await keyErrorOf(wrapping.unwrap(wrapped, file('cert.pem')), file('cert.pem'));
-    await keyErrorOf(wrapping.wrap(dek, encoder.encode('no key here')), encoder.encode(''));
+    const text = encoder.encode('no key here, only a sentence long enough to check');
+    await keyErrorOf(wrapping.wrap(dek, text), text);
     await expect(wrapping.wrap(dek, file('weak.pub.pem'))).rejects.toThrow(/1024-bit/);
   });
 });

@@ -1,5 +1,5 @@
 import { KeyRequiredError } from '../../domain/errors.js';
-import { CIPHERTEXT_FILE, ENVELOPE_FILE, normalizeEnvelope, type Envelope } from '../../domain/integrity/envelope.js';
+import { CIPHERTEXT_FILE, ENVELOPE_FILE, isEncryptedPackage, normalizeEnvelope, type Envelope } from '../../domain/integrity/envelope.js';
 import { readDocument } from '../package/package-reader.js';
 import type { ContentCipher } from '../ports/envelope-crypto.js';
 import type { PackageSource } from '../ports/package-source.js';
@@ -31,4 +31,11 @@ export async function decryptEnvelope(source: PackageSource, keys: DecryptionKey
   }
   const dek = await (openpgp ? wrappings.openpgp : wrappings.rsa).unwrap(envelope, key, keys.passphrase);
   return cipher.decrypt(source.stream(CIPHERTEXT_FILE), dek, fromBase64(envelope.iv), fromBase64(envelope.authTag));
+}
+
+/** Commands that read a package's content cannot see through an envelope: they say so and how to open it. */
+export function refuseEncrypted(source: PackageSource, command: string): void {
+  if (isEncryptedPackage((path) => source.has(path))) {
+    throw new KeyRequiredError(`${source.location} is encrypted: decrypt it first (pkg package decrypt ${source.location} --private-key KEY | --key KEY), then ${command} the plaintext .cap`);
+  }
 }

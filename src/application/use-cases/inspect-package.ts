@@ -3,6 +3,9 @@ import { routesDocument } from '../../domain/package/routes.js';
 import { storageDocument } from '../../domain/package/storage.js';
 import { readPackage, type PackageModel } from '../package/package-reader.js';
 import type { PackageOpener } from '../ports/package-source.js';
+import { SignatureMismatchError } from '../../domain/errors.js';
+import { refuseEncrypted } from '../signing/envelope-opener.js';
+import type { SignatureCheck } from '../signing/signature-check.js';
 
 export type InspectItem = 'info' | 'manifest' | 'routes' | 'metadata' | 'storage';
 
@@ -21,12 +24,20 @@ export interface PackageInfo extends Pick<Metadata, 'name' | 'version' | 'descri
 
 /** Prints a package's configuration in its canonical, normalized form. */
 export class InspectPackage {
-  constructor(private readonly opener: PackageOpener) {}
+  constructor(
+    private readonly opener: PackageOpener,
+    private readonly signatures: SignatureCheck,
+  ) {}
 
   async execute(location: string, item: InspectItem): Promise<unknown> {
     const source = await this.opener.open(location);
     try {
+      refuseEncrypted(source, item === 'info' ? 'inspect' : `print the ${item} of`);
       const model = await readPackage(source);
+      if (model.security?.digitalSignatures) {
+        const verdict = await this.signatures.check(source, model.security);
+        if (!verdict.valid) throw new SignatureMismatchError(`${location}: ${verdict.reason}`);
+      }
       switch (item) {
         case 'metadata':
           return model.metadata;

@@ -13,6 +13,8 @@ import { readDocument } from '../package/package-reader.js';
 import { messageOf } from '../shared/error-message.js';
 import type { PackageOpener, PackageSource } from '../ports/package-source.js';
 import type { SchemaValidator } from '../ports/schema-validator.js';
+import { refuseEncrypted } from '../signing/envelope-opener.js';
+import type { SignatureCheck } from '../signing/signature-check.js';
 
 type Parsed<T> = { value: T } | { error: string } | { absent: true };
 
@@ -26,11 +28,13 @@ export class ValidatePackage {
     private readonly opener: PackageOpener,
     private readonly digester: EntryDigester,
     private readonly schemas: SchemaValidator,
+    private readonly signatures: SignatureCheck,
   ) {}
 
   async execute(location: string): Promise<ValidationReport> {
     const source = await this.opener.open(location);
     try {
+      refuseEncrypted(source, 'validate');
       return await this.validate(source);
     } finally {
       await source.close();
@@ -63,8 +67,15 @@ export class ValidatePackage {
       this.checkRoutes(routes, files, storageValue, dependencies),
       await this.checkStorage(source, storage, files),
       this.checkSecurity(security, digests),
+      ...('value' in security && security.value.digitalSignatures ? [await this.checkSignature(source, security.value)] : []),
       checkResult('content', references),
     ]);
+  }
+
+  /** Only for a package that declares a signature; an unsigned package is not invalid. */
+  private async checkSignature(source: PackageSource, security: Security): Promise<CheckResult> {
+    const verdict = await this.signatures.check(source, security);
+    return checkResult('signature', verdict.valid ? [] : [verdict.reason!], verdict.valid ? [`${verdict.scheme} signature by ${security.digitalSignatures!.publicKey} matches`] : []);
   }
 
   private checkMetadata(metadata: Parsed<Metadata>): CheckResult {

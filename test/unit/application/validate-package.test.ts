@@ -4,11 +4,15 @@ import { AjvSchemaValidator } from '../../../src/adapters/schema/ajv-schema-vali
 import { EntryDigester } from '../../../src/application/integrity/entry-digester.js';
 import { ValidatePackage } from '../../../src/application/use-cases/validate-package.js';
 import type { CheckName } from '../../../src/domain/validation/check-report.js';
+import { KeyRequiredError } from '../../../src/domain/errors.js';
 import { MemoryOpener, demoPackage } from '../../support/memory-opener.js';
+import { SignatureCheck } from '../../../src/application/signing/signature-check.js';
+import { fakeScheme } from '../../support/fake-signature-scheme.js';
 
 const hasher = new NodeHasher();
 const validate = async (files: Record<string, string | Uint8Array>) => {
-  const report = await new ValidatePackage(new MemoryOpener().add('pkg', files), new EntryDigester(hasher), new AjvSchemaValidator()).execute('pkg');
+  const signatures = new SignatureCheck({ rsa: fakeScheme(), openpgp: fakeScheme('OpenPGP') });
+  const report = await new ValidatePackage(new MemoryOpener().add('pkg', files), new EntryDigester(hasher), new AjvSchemaValidator(), signatures).execute('pkg');
   const check = (name: CheckName) => report.checks.find((c) => c.check === name)!;
   return { report, check };
 };
@@ -93,6 +97,29 @@ describe('ValidatePackage', () => {
     files['content/extra.txt'] = 'not covered';
     const { check } = await validate(files);
     expect(check('security').errors).toEqual(['checksum mismatch: content/style.css', 'missing file: content/gone.txt', 'file not covered by checksums: content/extra.txt']);
+  });
+
+  it('checks a declared signature as a seventh check, and refuses encrypted packages with KeyRequiredError', async () => {
+    const signed = async (key: string): Promise<Record<string, string | Uint8Array>> => {
+      const files: Record<string, string | Uint8Array> = { ...demoPackage(), 'signature.pub.pem': key };
+      const paths = Object.keys(files).sort();
+      const prepared = await fakeScheme().prepare({ key: new TextEncoder().encode(key) });
+      const signature = await prepared.sign((async function* () {
+        for (const path of paths) yield typeof files[path] === 'string' ? new TextEncoder().encode(files[path] as string) : (files[path] as Uint8Array);
+      })());
+      const checksums = Object.fromEntries(paths.map((path) => [path, hasher.sha256(files[path]!)]));
+      return { ...files, 'signature.sig': signature, 'security.json': JSON.stringify({ security: { integrityChecks: { checksums }, digitalSignatures: { publicKey: 'signature.pub.pem', signatureFile: 'signature.sig' } } }) };
+    };
+    const good = await validate(await signed('key-a'));
+    expect(good.report.valid).toBe(true);
+    expect(good.check('signature').notes).toEqual(['RSA-SHA256 signature by signature.pub.pem matches']);
+    const forged = await signed('key-a');
+    forged['signature.sig'] = 'signed:0000:key-a';
+    const bad = await validate(forged);
+    expect(bad.report.valid).toBe(false);
+    expect(bad.check('signature').errors).toEqual([expect.stringMatching(/does not match the package content/)]);
+    expect((await validate(demoPackage())).check('signature')).toBeUndefined();
+    await expect(validate({ 'metadata.json': demoPackage()['metadata.json']!, 'signature.json': '{}', 'package.enc': 'x' })).rejects.toThrow(KeyRequiredError);
   });
 
   it('flags external http(s) references in content', async () => {

@@ -1,0 +1,241 @@
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { execFileSync } from 'node:child_process';
+import { createDecipheriv, privateDecrypt, constants } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { EXAMPLE_SITE, temporaryDirectory } from '../support/paths.js';
+import { runPkg } from '../support/run-cli.js';
+import { failingServe, startServe } from '../support/serve-process.js';
+import { readZipEntries, writeZipEntries } from '../support/zip-entries.js';
+
+jest.setTimeout(120_000);
+
+const work = temporaryDirectory('cap-signing-');
+const at = (name: string) => join(work.path, name);
+const gnupg = at('gnupg');
+const gpg = (args: string[]) => execFileSync('gpg', ['--batch', '--yes', '--pinentry-mode', 'loopback', '--passphrase', '', ...args], { env: { ...process.env, GNUPGHOME: gnupg }, encoding: 'utf8', stdio: 'pipe' });
+const openssl = (args: string[]) => execFileSync('openssl', args, { cwd: work.path, stdio: 'pipe' });
+let cap: string;
+
+beforeAll(() => {
+  openssl(['genpkey', '-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048', '-out', 'key.pem']);
+  openssl(['pkey', '-in', 'key.pem', '-pubout', '-out', 'pub.pem']);
+  openssl(['req', '-x509', '-new', '-key', 'key.pem', '-subj', '/CN=signer', '-days', '1', '-out', 'cert.pem']);
+  openssl(['genpkey', '-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048', '-out', 'other.pem']);
+  openssl(['pkey', '-in', 'other.pem', '-pubout', '-out', 'other-pub.pem']);
+  openssl(['genpkey', '-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:1024', '-out', 'weak.pem']);
+  mkdirSync(gnupg, { mode: 0o700 });
+  gpg(['--quick-gen-key', 'Signer <signer@example.org>', 'future-default', 'default', 'never']);
+  writeFileSync(at('gpg-secret.asc'), gpg(['--armor', '--export-secret-keys', 'signer@example.org']));
+  writeFileSync(at('gpg-public.asc'), gpg(['--armor', '--export', 'signer@example.org']));
+  expect(runPkg(['package', 'pack', EXAMPLE_SITE, '-o', work.path]).status).toBe(0);
+  cap = at('example-site-1.0.0.cap');
+});
+afterAll(() => {
+  execFileSync('gpgconf', ['--kill', 'gpg-agent'], { env: { ...process.env, GNUPGHOME: gnupg } });
+  work.remove();
+});
+
+/** The signed payload as SPEC.md defines it, rebuilt from an unpacked package by this test alone. */
+function payloadOf(directory: string): Buffer {
+  const { checksums } = JSON.parse(readFileSync(join(directory, 'security.json'), 'utf8')).security.integrityChecks;
+  const paths = Object.keys(checksums).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return Buffer.concat(paths.map((path) => readFileSync(join(directory, path))));
+}
+
+function unpacked(capFile: string, name: string): string {
+  const destination = at(name);
+  expect(runPkg(['package', 'unpack', capFile, '-o', destination]).status).toBe(0);
+  return destination;
+}
+
+describe('RSA signatures', () => {
+  it('signs a .cap with an openssl key and certificate; openssl verifies the payload; so does verify-signature', () => {
+    const signed = at('signed.cap');
+    const run = runPkg(['package', 'sign', cap, '--key', at('key.pem'), '--cert', at('cert.pem'), '-o', signed]);
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    const directory = unpacked(signed, 'signed');
+    writeFileSync(at('payload.bin'), payloadOf(directory));
+    expect(openssl(['dgst', '-sha256', '-verify', join(directory, 'signature.pub.pem'), '-signature', join(directory, 'signature.sig'), 'payload.bin']).toString()).toMatch(/Verified OK/);
+    expect(JSON.parse(readFileSync(join(directory, 'security.json'), 'utf8')).security.digitalSignatures).toEqual({ publicKey: 'signature.pub.pem', signatureFile: 'signature.sig' });
+    expect(runPkg(['package', 'verify-signature', signed, '--cert', at('cert.pem')]).status).toBe(0);
+    expect(runPkg(['package', 'verify-signature', signed, '--cert', at('pub.pem')]).status).toBe(0);
+    const other = runPkg(['package', 'verify-signature', signed, '--cert', at('other-pub.pem')]);
+    expect(other.status).toBe(1);
+    expect(other.stdout).toMatch(/different key/);
+    expect(runPkg(['package', 'validate', signed]).status).toBe(0);
+  });
+
+  it('signs a directory in place, and a tampered file or a swapped public key is caught', () => {
+    const directory = at('dir-signed');
+    cpSync(EXAMPLE_SITE, directory, { recursive: true });
+    expect(runPkg(['package', 'sign', directory, '--key', at('key.pem')]).status).toBe(0);
+    expect(runPkg(['package', 'verify-signature', directory, '--json']).stdout).toMatch(/"valid": true/);
+    writeFileSync(join(directory, 'content/about.html'), '<p>tampered</p>');
+    const tampered = runPkg(['package', 'verify-signature', directory]);
+    expect(tampered.status).toBe(1);
+    expect(tampered.stdout).toMatch(/FAIL signature/);
+
+    const swapped = at('dir-swapped');
+    cpSync(EXAMPLE_SITE, swapped, { recursive: true });
+    expect(runPkg(['package', 'sign', swapped, '--key', at('key.pem')]).status).toBe(0);
+    // Swap the embedded key and fix its checksum, so only the signature can tell.
+    cpSync(at('other-pub.pem'), join(swapped, 'signature.pub.pem'));
+    const security = JSON.parse(readFileSync(join(swapped, 'security.json'), 'utf8'));
+    security.security.integrityChecks.checksums['signature.pub.pem'] = execFileSync('sha256sum', [join(swapped, 'signature.pub.pem')], { encoding: 'utf8' }).split(' ')[0];
+    writeFileSync(join(swapped, 'security.json'), JSON.stringify(security));
+    expect(runPkg(['package', 'verify-signature', swapped]).status).toBe(1);
+    return failingServe([swapped]).then((failed) => {
+      expect(failed.code).toBe(1);
+      expect(failed.stderr).toMatch(/SignatureMismatchError/);
+    });
+  });
+
+  it('an unsigned package fails verification with exit 1', () => {
+    const run = runPkg(['package', 'verify-signature', cap]);
+    expect(run.status).toBe(1);
+    expect(run.stdout).toMatch(/not signed/);
+  });
+
+  it.each([
+    ['a 1024-bit key', ['--key', 'weak.pem'], /KeyError: .*1024/],
+    ['a certificate of another key', ['--key', 'other.pem', '--cert', 'cert.pem'], /KeyError: .*certificate/],
+    ['a PEM that is not a key', ['--key', 'cert.pem'], /KeyError/],
+    ['a key file that does not exist', ['--key', 'missing.pem'], /UsageError: cannot read --key/],
+  ])('refuses %s with a typed error, exit 1, and leaves the package untouched', (_name, options, message) => {
+    const before = readFileSync(cap);
+    const run = runPkg(['package', 'sign', cap, ...options.map((option) => (option.endsWith('.pem') ? at(option) : option))]);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(message);
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+    expect(readFileSync(cap).equals(before)).toBe(true);
+    expect(readdirSync(work.path).filter((name) => name.includes('partial'))).toEqual([]);
+  });
+});
+
+describe('OpenPGP signatures', () => {
+  it('a key made by gpg signs through our CLI, and gpg verifies the signature', () => {
+    const signed = at('pgp-signed.cap');
+    const run = runPkg(['package', 'sign', cap, '--openpgp', '--key', at('gpg-secret.asc'), '-o', signed]);
+    expect(run.stderr).toBe('');
+    const directory = unpacked(signed, 'pgp-signed');
+    expect(JSON.parse(readFileSync(join(directory, 'security.json'), 'utf8')).security.digitalSignatures).toEqual({ publicKey: 'signature.pub.asc', signatureFile: 'signature.sig', certificateType: 'OpenPGP' });
+    expect(readFileSync(join(directory, 'signature.sig'), 'utf8')).toMatch(/BEGIN PGP SIGNATURE/);
+    writeFileSync(at('pgp-payload.bin'), payloadOf(directory));
+    const verified = execFileSync('gpg', ['--batch', '--verify', join(directory, 'signature.sig'), at('pgp-payload.bin')], { env: { ...process.env, GNUPGHOME: gnupg }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    expect(verified).toBeDefined();
+    expect(runPkg(['package', 'verify-signature', signed]).stdout).toMatch(/PASS signature \(OpenPGP\)/);
+    expect(runPkg(['package', 'verify-signature', signed, '--cert', at('gpg-public.asc')]).status).toBe(0);
+  });
+});
+
+describe('encryption', () => {
+  const encrypted = () => at('encrypted.cap');
+  beforeAll(() => {
+    expect(runPkg(['package', 'encrypt', cap, '--public-key', at('cert.pem'), '-o', encrypted()]).status).toBe(0);
+  });
+
+  it('writes the envelope of SPEC.md, which plain node:crypto opens with RSA-OAEP/SHA-256 and AES-256-GCM', () => {
+    const entries = readZipEntries(encrypted());
+    expect(Object.keys(entries).sort()).toEqual(['metadata.json', 'package.enc', 'signature.json']);
+    expect(JSON.parse(entries['metadata.json']!.toString()).name).toBe('example-site');
+    const envelope = JSON.parse(entries['signature.json']!.toString()).encryption;
+    expect(envelope).toEqual({ algorithm: 'AES-256-GCM', keyManagement: 'RSA-OAEP-SHA256', encryptedDek: expect.any(String), iv: expect.any(String), authTag: expect.any(String) });
+    const dek = privateDecrypt({ key: readFileSync(at('key.pem')), padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, Buffer.from(envelope.encryptedDek, 'base64'));
+    expect(dek).toHaveLength(32);
+    const decipher = createDecipheriv('aes-256-gcm', dek, Buffer.from(envelope.iv, 'base64'));
+    decipher.setAuthTag(Buffer.from(envelope.authTag, 'base64'));
+    const inner = Buffer.concat([decipher.update(entries['package.enc']!), decipher.final()]);
+    expect(inner.equals(readFileSync(cap))).toBe(true);
+  });
+
+  it('decrypts to <name>-decrypted.cap by default, byte for byte the original', () => {
+    const directory = at('decrypt-here');
+    mkdirSync(directory);
+    const run = runPkg(['package', 'decrypt', encrypted(), '--private-key', at('key.pem')], { cwd: directory });
+    expect(run.status).toBe(0);
+    expect(readFileSync(join(directory, 'example-site-decrypted.cap')).equals(readFileSync(cap))).toBe(true);
+  });
+
+  it('round-trips with an OpenPGP recipient made by gpg', () => {
+    const pgp = at('pgp-encrypted.cap');
+    expect(runPkg(['package', 'encrypt', EXAMPLE_SITE, '--openpgp', '--recipient', at('gpg-public.asc'), '-o', pgp]).status).toBe(0);
+    expect(JSON.parse(readZipEntries(pgp)['signature.json']!.toString()).encryption.message).toMatch(/BEGIN PGP MESSAGE/);
+    const out = at('pgp-decrypted.cap');
+    expect(runPkg(['package', 'decrypt', pgp, '--key', at('gpg-secret.asc'), '-o', out]).status).toBe(0);
+    expect(runPkg(['package', 'validate', out]).status).toBe(0);
+  });
+
+  const tamper = (name: string, change: (entries: Record<string, Buffer>) => void) => {
+    const entries = readZipEntries(encrypted());
+    change(entries);
+    const file = at(name);
+    writeZipEntries(file, entries);
+    return file;
+  };
+  const flip = (text: string) => {
+    const bytes = Buffer.from(text, 'base64');
+    bytes[0]! ^= 1;
+    return bytes.toString('base64');
+  };
+  const envelopeChange = (change: (envelope: Record<string, string>) => void) => (entries: Record<string, Buffer>) => {
+    const document = JSON.parse(entries['signature.json']!.toString());
+    change(document.encryption);
+    entries['signature.json'] = Buffer.from(JSON.stringify(document));
+  };
+
+  it.each([
+    ['a wrong private key', () => encrypted(), 'other.pem', /DecryptionError/],
+    ['a flipped byte in package.enc', () => tamper('flip-enc.cap', (e) => void (e['package.enc']![100]! ^= 1)), 'key.pem', /DecryptionError/],
+    ['a flipped byte in iv', () => tamper('flip-iv.cap', envelopeChange((env) => void (env.iv = flip(env.iv!)))), 'key.pem', /DecryptionError/],
+    ['a flipped byte in authTag', () => tamper('flip-tag.cap', envelopeChange((env) => void (env.authTag = flip(env.authTag!)))), 'key.pem', /DecryptionError/],
+    ['a truncated package.enc', () => tamper('short-enc.cap', (e) => void (e['package.enc'] = e['package.enc']!.subarray(0, 500))), 'key.pem', /DecryptionError/],
+    ['an unknown keyManagement', () => tamper('unknown-km.cap', envelopeChange((env) => void (env.keyManagement = 'ROT13'))), 'key.pem', /PackageFormatError: .*keyManagement "ROT13"/],
+    ['a truncated envelope', () => (writeFileSync(at('cut.cap'), readFileSync(encrypted()).subarray(0, 300)), at('cut.cap')), 'key.pem', /PackageFormatError/],
+    ['a PEM that is not a key', () => encrypted(), 'cert.pem', /KeyError/],
+  ])('decrypting with %s is a typed error, exit 1, and no output', (_name, file, key, message) => {
+    const out = at(`never-${key}-${Math.random()}.cap`);
+    const run = runPkg(['package', 'decrypt', file(), '--private-key', at(key), '-o', out]);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(message);
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+    expect(existsSync(out)).toBe(false);
+    expect(readdirSync(work.path).filter((name) => name.includes('partial'))).toEqual([]);
+  });
+
+  it('the reactor needs the key, serves with it from a 0600 file in its workdir, and removes that file at shutdown', async () => {
+    const refused = await failingServe([encrypted()]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/KeyRequiredError: .*--private-key/);
+    const wrong = await failingServe([encrypted(), '--private-key', at('other.pem')]);
+    expect(wrong.stderr).toMatch(/DecryptionError/);
+    const workdir = at('reactor-workdir');
+    const running = await startServe([encrypted(), '--private-key', at('key.pem'), '--workdir', workdir]);
+    try {
+      expect((await fetch(`${running.url}/about`)).status).toBe(200);
+      const validity = (await (await fetch(`${running.url}/api/v1/introspect/content-validity`)).json()) as { contentValidity: Array<Record<string, unknown>> };
+      expect(validity.contentValidity[0]).toMatchObject({ valid: true, signed: false, encrypted: true });
+      expect(validity.contentValidity[0]).not.toHaveProperty('signatureValid');
+      const decrypted = readdirSync(join(workdir, 'decrypted'));
+      expect(decrypted).toHaveLength(1);
+      expect(statSync(join(workdir, 'decrypted', decrypted[0]!)).mode & 0o777).toBe(0o600);
+    } finally {
+      expect(await running.stop()).toBe(0);
+    }
+    expect(readdirSync(join(workdir, 'decrypted'))).toEqual([]);
+  });
+
+  it('a signed and encrypted package reports signatureValid', async () => {
+    const signed = at('signed.cap');
+    const both = at('signed-encrypted.cap');
+    expect(runPkg(['package', 'encrypt', signed, '--public-key', at('pub.pem'), '-o', both]).status).toBe(0);
+    const running = await startServe([both, '--private-key', at('key.pem')]);
+    try {
+      const validity = (await (await fetch(`${running.url}/api/v1/introspect/content-validity`)).json()) as { contentValidity: Array<Record<string, unknown>> };
+      expect(validity.contentValidity[0]).toMatchObject({ valid: true, signed: true, encrypted: true, signatureValid: true });
+    } finally {
+      await running.stop();
+    }
+  });
+});
