@@ -204,8 +204,3 @@ export class ContentNotFoundError extends PackageError {
 export class KeyError extends PackageError {
   readonly code = 'KEY';
 }
-
-/** Verification of a package that carries no signature. */
-export class NotSignedError extends PackageError {
-  readonly code = 'NOT_SIGNED';
-}
