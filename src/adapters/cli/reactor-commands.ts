@@ -7,7 +7,7 @@ import { normalizeMountConfig, parseMountOption } from '../../domain/serving/mou
 import type { ReactorHost } from '../../application/ports/reactor-host.js';
 import { DEFAULT_BODY_LIMIT, type MountRequest } from '../../application/serving/reactor.js';
 import type { CliOutput } from './cli-output.js';
-import { readKeyFile } from './signing-commands.js';
+import { readDecryptionKeys } from './signing-commands.js';
 
 export const DEFAULT_PORT = 8864;
 export const DEFAULT_CACHE_CONTROL = 'public, max-age=31536000';
@@ -51,11 +51,7 @@ export function reactorCommands(yargs: Argv, host: ReactorHost, output: CliOutpu
           host: argv.host,
           cacheControl: argv['cache-control'],
           bodyLimit: argv['body-limit'],
-          keys: {
-            ...(argv['private-key'] ? { privateKey: await readKeyFile(argv['private-key'], '--private-key') } : {}),
-            ...(argv.key ? { openpgpKey: await readKeyFile(argv.key, '--key') } : {}),
-            ...(argv.passphrase !== undefined ? { passphrase: argv.passphrase } : {}),
-          },
+          keys: await readDecryptionKeys(argv),
           ...(argv.workdir ? { workdir: argv.workdir } : {}),
           ...(argv.store ? { store: argv.store } : {}),
           ...(argv.registry ? { registry: argv.registry } : {}),

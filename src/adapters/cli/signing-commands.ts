@@ -6,6 +6,7 @@ import type { DecryptPackage } from '../../application/use-cases/decrypt-package
 import type { EncryptPackage } from '../../application/use-cases/encrypt-package.js';
 import type { SignPackage } from '../../application/use-cases/sign-package.js';
 import type { VerifySignature } from '../../application/use-cases/verify-signature.js';
+import type { DecryptionKeys } from '../../application/signing/envelope-opener.js';
 import { printJson, type CliOutput } from './cli-output.js';
 
 export interface SigningUseCases {
@@ -22,6 +23,15 @@ export async function readKeyFile(path: string, option: string): Promise<Uint8Ar
   } catch (error) {
     throw new UsageError(`cannot read ${option} ${path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
   }
+}
+
+/** `--private-key`, `--key` and `--passphrase`, read into the keys that open encrypted packages (decrypt, serve). */
+export async function readDecryptionKeys(argv: { 'private-key'?: string; key?: string; passphrase?: string }): Promise<DecryptionKeys> {
+  return {
+    ...(argv['private-key'] ? { privateKey: await readKeyFile(argv['private-key'], '--private-key') } : {}),
+    ...(argv.key ? { openpgpKey: await readKeyFile(argv.key, '--key') } : {}),
+    ...(argv.passphrase !== undefined ? { passphrase: argv.passphrase } : {}),
+  };
 }
 
 export function signingCommands(yargs: Argv, useCases: SigningUseCases, output: CliOutput, exit: (code: number) => void): Argv {
@@ -99,11 +109,7 @@ export function signingCommands(yargs: Argv, useCases: SigningUseCases, output: 
       async (argv) => {
         const result = await useCases.decrypt.execute({
           location: argv.cap,
-          keys: {
-            ...(argv['private-key'] ? { privateKey: await readKeyFile(argv['private-key'], '--private-key') } : {}),
-            ...(argv.key ? { openpgpKey: await readKeyFile(argv.key, '--key') } : {}),
-            ...(argv.passphrase !== undefined ? { passphrase: argv.passphrase } : {}),
-          },
+          keys: await readDecryptionKeys(argv),
           ...(argv.output ? { output: resolve(argv.output) } : {}),
           directory: resolve('.'),
           force: argv.force,

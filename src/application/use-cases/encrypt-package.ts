@@ -7,6 +7,7 @@ import type { ContentCipher } from '../ports/envelope-crypto.js';
 import type { FileWriter } from '../ports/file-writer.js';
 import type { PackageOpener, PackageSource } from '../ports/package-source.js';
 import { toBase64 } from '../shared/bytes.js';
+import { splitFilePath } from '../shared/file-path.js';
 import type { KeyWrappings } from '../signing/signature-schemes.js';
 import type { PackPackage } from './pack-package.js';
 
@@ -50,7 +51,7 @@ export class EncryptPackage {
       const plain = source.archiveBytes ? source : await this.packed(source, scratch);
       try {
         const encrypted = this.cipher.encrypt(plain.archiveBytes!(), dek, iv);
-        const { directory, fileName } = split(request.output);
+        const { directory, fileName } = splitFilePath(request.output);
         const sink = await this.writer.create(directory, fileName, { overwrite: request.force });
         try {
           await sink.add(METADATA_FILE, metadata, { store: false });
@@ -77,9 +78,4 @@ export class EncryptPackage {
     const { path } = await this.packer.pack(source, { directory: scratch, overwrite: true });
     return this.opener.open(path);
   }
-}
-
-export function split(path: string): { directory: string; fileName: string } {
-  const slash = path.lastIndexOf('/');
-  return { directory: slash < 0 ? '.' : path.slice(0, slash) || '/', fileName: path.slice(slash + 1) };
 }

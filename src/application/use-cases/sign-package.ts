@@ -11,7 +11,7 @@ import type { SigningKey } from '../ports/signature-scheme.js';
 import { tap } from '../shared/tap.js';
 import type { SignatureSchemes } from '../signing/signature-schemes.js';
 import { concatenated, once } from '../signing/signed-payload.js';
-import { split } from './encrypt-package.js';
+import { splitFilePath } from '../shared/file-path.js';
 
 export interface SignRequest {
   location: string;
@@ -86,7 +86,7 @@ export class SignPackage {
     request: SignRequest,
   ): Promise<string> {
     const files: PackFile[] = [...kept.map(({ path, size }) => ({ path, size, data: () => source.stream(path) })), { path: publicKeyFile, data: publicKey }, { path: SIGNATURE_FILE, data: signature }];
-    const result = await this.pipeline.write(files, { ...split(request.output ?? source.location), overwrite: request.output === undefined || request.force === true }, signatures);
+    const result = await this.pipeline.write(files, { ...splitFilePath(request.output ?? source.location), overwrite: request.output === undefined || request.force === true }, signatures);
     return result.path;
   }
 }
