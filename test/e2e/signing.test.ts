@@ -86,6 +86,11 @@ describe('RSA signatures', () => {
     security.security.integrityChecks.checksums['signature.pub.pem'] = execFileSync('sha256sum', [join(swapped, 'signature.pub.pem')], { encoding: 'utf8' }).split(' ')[0];
     writeFileSync(join(swapped, 'security.json'), JSON.stringify(security));
     expect(runPkg(['package', 'verify-signature', swapped]).status).toBe(1);
+    for (const command of ['info', 'test', 'validate']) {
+      const run = runPkg(['package', command, swapped]);
+      expect(run.status).toBe(1);
+      expect(run.stdout + run.stderr).toMatch(command === 'validate' ? /FAIL signature/ : /SignatureMismatchError/);
+    }
     return failingServe([swapped]).then((failed) => {
       expect(failed.code).toBe(1);
       expect(failed.stderr).toMatch(/SignatureMismatchError/);
