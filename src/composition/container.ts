@@ -83,7 +83,7 @@ export function createContainer(overrides: PortOverrides = {}, options: { memory
   const get = <T>(id: ServiceIdentifier<T>) => container.get<T>(id);
   /** Memory for file bodies across every mounted package. */
   container.bind(ByteBudget).toConstantValue(new ByteBudget(options.memoryBudget ?? DEFAULT_MEMORY_BUDGET));
-  container.bind(SignatureCheck).toDynamicValue(() => new SignatureCheck(get(TOKENS.SignatureSchemes)));
+  container.bind(SignatureCheck).toDynamicValue(() => new SignatureCheck(get(TOKENS.SignatureSchemes), get(TOKENS.Hasher)));
   container.bind(LoadPackage).toDynamicValue(
     () =>
       new LoadPackage(get(TOKENS.PackageOpener), get(TOKENS.Hasher), get(TOKENS.PackageVerifier), get(ByteBudget), get(TOKENS.OverlayStore), {
@@ -114,7 +114,7 @@ export function createContainer(overrides: PortOverrides = {}, options: { memory
   container
     .bind(SignPackage)
     .toDynamicValue(() => new SignPackage(get(TOKENS.PackageOpener), get(TOKENS.SignatureSchemes), get(PackPipeline), get(TOKENS.FileWriter), get(TOKENS.Hasher)));
-  container.bind(VerifySignature).toDynamicValue(() => new VerifySignature(get(TOKENS.PackageOpener), get(SignatureCheck), get(TOKENS.Hasher)));
+  container.bind(VerifySignature).toDynamicValue(() => new VerifySignature(get(TOKENS.PackageOpener), get(SignatureCheck)));
   container
     .bind(EncryptPackage)
     .toDynamicValue(

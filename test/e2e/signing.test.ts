@@ -97,6 +97,21 @@ describe('RSA signatures', () => {
     });
   });
 
+  it('content-validity re-checks a signed package on every request: signatureValid turns false when a file changes', async () => {
+    const directory = at('dir-served');
+    cpSync(EXAMPLE_SITE, directory, { recursive: true });
+    expect(runPkg(['package', 'sign', directory, '--key', at('key.pem')]).status).toBe(0);
+    const running = await startServe([directory]);
+    try {
+      const validity = async () => ((await (await fetch(`${running.url}/api/v1/introspect/content-validity`)).json()) as { contentValidity: Array<Record<string, unknown>> }).contentValidity[0];
+      expect(await validity()).toMatchObject({ valid: true, signed: true, encrypted: false, signatureValid: true });
+      writeFileSync(join(directory, 'content/about.html'), '<p>changed after load</p>');
+      expect(await validity()).toMatchObject({ valid: false, signed: true, signatureValid: false, reason: ['checksum mismatch: content/about.html'] });
+    } finally {
+      await running.stop();
+    }
+  });
+
   it('an unsigned package fails verification with exit 1', () => {
     const run = runPkg(['package', 'verify-signature', cap]);
     expect(run.status).toBe(1);

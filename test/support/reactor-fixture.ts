@@ -22,7 +22,7 @@ import { AesGcmContentCipher } from '../../src/adapters/crypto/aes-gcm-content-c
 import { FsFileWriter } from '../../src/adapters/fs/fs-file-writer.js';
 
 export const hasher = new NodeHasher();
-const signatures = new SignatureCheck({ rsa: new RsaSignatureScheme(), openpgp: new OpenPgpSignatureScheme() });
+const signatures = new SignatureCheck({ rsa: new RsaSignatureScheme(), openpgp: new OpenPgpSignatureScheme() }, hasher);
 
 export const SETTINGS: ReactorSettings = { port: 0, host: '127.0.0.1', cacheControl: 'public, max-age=31536000', workdir: '/tmp/unused' };
 

@@ -90,11 +90,12 @@ export class LoadPackage {
 
   async load(source: PackageSource, options: LoadOptions): Promise<ServedPackage> {
     const model = await readPackage(source, { generate: 'serving' });
-    if (model.security) assertIntact(source.location, await this.verifier.verify(source, model.security));
     if (model.security?.digitalSignatures) {
+      // The signed payload is every covered file, so one read checks the checksums and the signature.
       const verdict = await this.security.signatures.check(source, model.security);
+      if (verdict.integrity) assertIntact(source.location, verdict.integrity);
       if (!verdict.valid) throw new SignatureMismatchError(`${source.location}: ${verdict.reason}`);
-    }
+    } else if (model.security) assertIntact(source.location, await this.verifier.verify(source, model.security));
     const tombstones = new Map<string, string[]>();
     for (const file of tombstoneFiles(model)) {
       if (!source.has(file)) continue;

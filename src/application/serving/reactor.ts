@@ -253,20 +253,20 @@ export class Reactor {
     const { model, source } = mount.pkg;
     const signed = model.security?.digitalSignatures !== undefined;
     const result: Validity = { package: mount.pkg.name, valid: true, lastChecked: '', signed, encrypted: mount.pkg.encrypted };
-    if (model.security) {
-      const report = await this.dependencies.verifier.verify(source, model.security);
-      if (!isIntact(report)) {
-        result.valid = false;
-        result.reason = describeIntegrity(report);
-      }
-    }
+    const reasons: string[] = [];
     if (signed) {
+      // One read checks the checksums and the signature: the signed payload is every covered file.
       const verdict = await this.dependencies.signatures.check(source, model.security);
       result.signatureValid = verdict.valid;
-      if (!verdict.valid) {
-        result.valid = false;
-        result.reason = [...(result.reason ?? []), verdict.reason!];
-      }
+      if (verdict.integrity) reasons.push(...describeIntegrity(verdict.integrity));
+      if (!verdict.valid && !(verdict.integrity && !isIntact(verdict.integrity))) reasons.push(verdict.reason!);
+    } else if (model.security) {
+      const report = await this.dependencies.verifier.verify(source, model.security);
+      reasons.push(...describeIntegrity(report));
+    }
+    if (reasons.length > 0) {
+      result.valid = false;
+      result.reason = reasons;
     }
     result.lastChecked = this.dependencies.clock.now().toISOString();
     this.lastValid.set(mount, result.valid);

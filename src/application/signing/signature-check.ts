@@ -1,5 +1,7 @@
-import type { Security } from '../../domain/integrity/security.js';
-import { signedPayloadOrder } from '../../domain/integrity/security.js';
+import { compareChecksums, signedPayloadOrder, type IntegrityReport, type Security } from '../../domain/integrity/security.js';
+import { coveredPaths } from '../integrity/digest-entries.js';
+import type { Hasher } from '../ports/hasher.js';
+import { tap } from '../shared/tap.js';
 import type { PackageSource } from '../ports/package-source.js';
 import type { SignatureSchemes } from './signature-schemes.js';
 import { concatenated } from './signed-payload.js';
@@ -10,6 +12,8 @@ export interface SignatureVerdict {
   valid: boolean;
   /** Why it is not valid. */
   reason?: string;
+  /** The checksums, compared from the same read as the signature: a signature says nothing about files security.json no longer lists. */
+  integrity?: IntegrityReport;
 }
 
 export interface SignatureCheckOptions {
@@ -25,7 +29,10 @@ export interface SignatureCheckOptions {
  * reactor at load all come here.
  */
 export class SignatureCheck {
-  constructor(private readonly schemes: SignatureSchemes) {}
+  constructor(
+    private readonly schemes: SignatureSchemes,
+    private readonly hasher: Hasher,
+  ) {}
 
   async check(source: PackageSource, security: Security | undefined, options: SignatureCheckOptions = {}): Promise<SignatureVerdict> {
     const declared = security?.digitalSignatures;
@@ -36,13 +43,24 @@ export class SignatureCheck {
     for (const file of [declared.publicKey, declared.signatureFile]) if (!source.has(file)) return verdict(false, `${file}, named in security.json, is missing`);
     const paths = signedPayloadOrder(security.checksums);
     const missing = paths.filter((path) => !source.has(path));
-    if (missing.length > 0) return verdict(false, `signed files are missing: ${missing.join(', ')}`);
+    if (missing.length > 0) {
+      const uncovered = coveredPaths(source).filter((path) => !(path in security.checksums));
+      return { ...verdict(false, `signed files are missing: ${missing.join(', ')}`), integrity: { mismatched: [], missing, uncovered } };
+    }
     const publicKey = await source.read(declared.publicKey);
     const signature = await source.read(declared.signatureFile);
-    if (!(await scheme.verify(concatenated(paths, (path) => source.stream(path)), signature, publicKey))) {
-      return verdict(false, `the ${openpgp ? 'OpenPGP' : 'RSA-SHA256'} signature does not match the package content and its embedded key ${declared.publicKey}`);
+    const digests = new Map<string, string>();
+    const hashed = (path: string) => {
+      const hash = this.hasher.createSha256();
+      return tap(source.stream(path), (chunk) => hash.update(chunk), () => digests.set(path, hash.digest()));
+    };
+    const matches = await scheme.verify(concatenated(paths, hashed), signature, publicKey);
+    const integrity = compareChecksums(security.checksums, digests);
+    integrity.uncovered = coveredPaths(source).filter((path) => !(path in security.checksums));
+    if (!matches) {
+      return { ...verdict(false, `the ${openpgp ? 'OpenPGP' : 'RSA-SHA256'} signature does not match the package content and its embedded key ${declared.publicKey}`), integrity };
     }
-    if (options.expectedKey && !(await scheme.sameKey(options.expectedKey, publicKey))) return verdict(false, 'the package is signed by a different key than the one given');
-    return verdict(true);
+    if (options.expectedKey && !(await scheme.sameKey(options.expectedKey, publicKey))) return { ...verdict(false, 'the package is signed by a different key than the one given'), integrity };
+    return { ...verdict(true), integrity };
   }
 }

@@ -1,7 +1,5 @@
 import { describeIntegrity, isIntact } from '../../domain/integrity/security.js';
-import { checkIntegrity } from '../integrity/digest-entries.js';
 import { readPackage } from '../package/package-reader.js';
-import type { Hasher } from '../ports/hasher.js';
 import type { PackageOpener } from '../ports/package-source.js';
 import type { SignatureCheck, SignatureCheckOptions, SignatureVerdict } from '../signing/signature-check.js';
 
@@ -11,13 +9,12 @@ export interface SignatureReport extends SignatureVerdict {
 
 /**
  * `pkg package verify-signature`: the declared signature over the package as it is, and
- * its checksums, since a signature says nothing about files security.json no longer lists.
+ * its checksums, compared from the same read.
  */
 export class VerifySignature {
   constructor(
     private readonly opener: PackageOpener,
     private readonly signatures: SignatureCheck,
-    private readonly hasher: Hasher,
   ) {}
 
   async execute(location: string, options: SignatureCheckOptions = {}): Promise<SignatureReport> {
@@ -25,10 +22,7 @@ export class VerifySignature {
     try {
       const model = await readPackage(source, { generate: 'serving' });
       const verdict = await this.signatures.check(source, model.security, options);
-      if (verdict.valid && model.security) {
-        const integrity = await checkIntegrity(source, this.hasher, model.security);
-        if (!isIntact(integrity)) return { source: location, ...verdict, valid: false, reason: describeIntegrity(integrity).join('; ') };
-      }
+      if (verdict.valid && verdict.integrity && !isIntact(verdict.integrity)) return { source: location, ...verdict, valid: false, reason: describeIntegrity(verdict.integrity).join('; ') };
       return { source: location, ...verdict };
     } finally {
       await source.close();

@@ -11,7 +11,7 @@ import { fakeScheme } from '../../support/fake-signature-scheme.js';
 
 const hasher = new NodeHasher();
 const validate = async (files: Record<string, string | Uint8Array>) => {
-  const signatures = new SignatureCheck({ rsa: fakeScheme(), openpgp: fakeScheme('OpenPGP') });
+  const signatures = new SignatureCheck({ rsa: fakeScheme(), openpgp: fakeScheme('OpenPGP') }, hasher);
   const report = await new ValidatePackage(new MemoryOpener().add('pkg', files), new EntryDigester(hasher), new AjvSchemaValidator(), signatures).execute('pkg');
   const check = (name: CheckName) => report.checks.find((c) => c.check === name)!;
   return { report, check };
