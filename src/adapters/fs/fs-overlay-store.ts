@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, open, readFile, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, readFile, readdir, rm, stat, type FileHandle } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { OverlayError } from '../../domain/errors.js';
 import { PARTIAL_SUFFIX, TOMBSTONES_FILE, unsafePathReason } from '../../domain/package/package-paths.js';
+import { writeWholeFile } from './whole-file.js';
 import type { AppendLog, OverlayFile, OverlayStore, PackageOverlay } from '../../application/ports/overlay-store.js';
 
 /**
@@ -136,21 +136,10 @@ class FsAppendLog implements AppendLog {
   }
 }
 
-/** Written beside the target and renamed over it, so a crash leaves the old file or the new one. */
 async function writeAtomically(path: string, bytes: Uint8Array): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
-  const temporary = `${path}.${randomBytes(6).toString('hex')}${PARTIAL_SUFFIX}`;
-  const handle = await open(temporary, 'wx', 0o644);
-  try {
-    await handle.writeFile(bytes);
-    await handle.datasync();
-  } catch (error) {
-    await handle.close();
-    await rm(temporary, { force: true });
+  await writeWholeFile(path, bytes).catch((error: unknown) => {
     throw overlayError(`cannot write ${path}`, error);
-  }
-  await handle.close();
-  await rename(temporary, path);
+  });
 }
 
 function overlayError(message: string, cause: unknown): OverlayError {
