@@ -246,6 +246,14 @@ describe('encryption', () => {
     expect(readdirSync(join(workdir, 'decrypted'))).toEqual([]);
   });
 
+  it('validate, info and test say to decrypt first', () => {
+    for (const command of ['validate', 'info', 'test']) {
+      const run = runPkg(['package', command, encrypted()]);
+      expect(run.status).toBe(1);
+      expect(run.stderr).toMatch(new RegExp(`KeyRequiredError: .*is encrypted: decrypt it first \\(pkg package decrypt .*then ${command === 'info' ? 'inspect' : command} the plaintext`));
+    }
+  });
+
   it('a signed and encrypted package reports signatureValid', async () => {
     const signed = at('signed.cap');
     const both = at('signed-encrypted.cap');

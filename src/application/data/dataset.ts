@@ -169,10 +169,11 @@ export class Dataset {
         const view: Staged = {
           get: (id) => (staged.has(id) ? staged.get(id) : index.get(id)),
           has: (id) => view.get(id) !== undefined,
+          // Taken counts the writes queued ahead in this batch too.
           nextId: () => {
-            this.counter = nextFreeId(index, this.counter);
-            while (view.has(String(this.counter))) this.counter++;
-            return this.counter++;
+            const id = nextFreeId(view.has, Math.max(this.counter, index.size + 1));
+            this.counter = id + 1;
+            return id;
           },
         };
         const accepted: Array<{ pending: Pending; operation: Operation }> = [];

@@ -42,9 +42,9 @@ export class SignatureCheck {
     const verdict = (valid: boolean, reason?: string): SignatureVerdict => ({ signed: true, scheme: openpgp ? 'OpenPGP' : 'RSA-SHA256', valid, ...(reason ? { reason } : {}) });
     for (const file of [declared.publicKey, declared.signatureFile]) if (!source.has(file)) return verdict(false, `${file}, named in security.json, is missing`);
     const paths = signedPayloadOrder(security.checksums);
+    const uncovered = coveredPaths(source).filter((path) => !(path in security.checksums));
     const missing = paths.filter((path) => !source.has(path));
     if (missing.length > 0) {
-      const uncovered = coveredPaths(source).filter((path) => !(path in security.checksums));
       return { ...verdict(false, `signed files are missing: ${missing.join(', ')}`), integrity: { mismatched: [], missing, uncovered } };
     }
     const publicKey = await source.read(declared.publicKey);
@@ -55,8 +55,7 @@ export class SignatureCheck {
       return tap(source.stream(path), (chunk) => hash.update(chunk), () => digests.set(path, hash.digest()));
     };
     const matches = await scheme.verify(concatenated(paths, hashed), signature, publicKey);
-    const integrity = compareChecksums(security.checksums, digests);
-    integrity.uncovered = coveredPaths(source).filter((path) => !(path in security.checksums));
+    const integrity = { ...compareChecksums(security.checksums, digests), uncovered };
     if (!matches) {
       return { ...verdict(false, `the ${openpgp ? 'OpenPGP' : 'RSA-SHA256'} signature does not match the package content and its embedded key ${declared.publicKey}`), integrity };
     }

@@ -12,6 +12,7 @@ import { messageOf } from '../shared/error-message.js';
 import type { PackageOpener, PackageSource } from '../ports/package-source.js';
 import type { ReactorHost, RunningReactor } from '../ports/reactor-host.js';
 import type { SchemaValidator } from '../ports/schema-validator.js';
+import { refuseEncrypted } from '../signing/envelope-opener.js';
 
 export interface TestResult {
   file: string;
@@ -55,6 +56,7 @@ export class TestPackage {
     const source = await this.opener.open(location);
     const suites: Array<{ file: string; tests: Array<PackageTest | InvalidTest> }> = [];
     try {
+      refuseEncrypted(source, 'test');
       for (const { path } of source.entries().filter((entry) => TEST_FILE.test(entry.path))) {
         try {
           suites.push({ file: path, tests: normalizeTestSuite(parseDocument(await readText(source, path), path), path) });

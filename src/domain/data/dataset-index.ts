@@ -54,10 +54,10 @@ export class DatasetIndex {
   }
 }
 
-/** Where a new item's id comes from when the client gives none. */
-export function nextFreeId(index: DatasetIndex, from: number): number {
-  let candidate = Math.max(from, index.size + 1);
-  while (index.has(String(candidate))) candidate++;
+/** A new item's id when the client gives none: the first number from `from` that `taken` does not hold. */
+export function nextFreeId(taken: (id: string) => boolean, from: number): number {
+  let candidate = from;
+  while (taken(String(candidate))) candidate++;
   return candidate;
 }
 

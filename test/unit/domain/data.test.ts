@@ -94,7 +94,7 @@ describe('dataset index', () => {
 
   it('a free id never collides with an existing one', () => {
     const index = new DatasetIndex([{ id: 2 }, { id: '3' }]);
-    expect(nextFreeId(index, 1)).toBe(4);
+    expect(nextFreeId((id) => index.has(id), index.size + 1)).toBe(4);
   });
 });
 
