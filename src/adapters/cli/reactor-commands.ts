@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { Argv } from 'yargs';
 import { UsageError } from '../../domain/errors.js';
@@ -8,6 +7,7 @@ import type { ReactorHost } from '../../application/ports/reactor-host.js';
 import { DEFAULT_BODY_LIMIT, type MountRequest } from '../../application/serving/reactor.js';
 import type { CliOutput } from './cli-output.js';
 import { readDecryptionKeys } from './signing-commands.js';
+import { readUserFile } from './user-files.js';
 
 export const DEFAULT_PORT = 8864;
 export const DEFAULT_CACHE_CONTROL = 'public, max-age=31536000';
@@ -78,9 +78,7 @@ export function reactorCommands(yargs: Argv, host: ReactorHost, output: CliOutpu
 
 /** Sources in a mounts file are relative to the file. */
 async function readMountsFile(file: string): Promise<MountRequest[]> {
-  const text = await readFile(file, 'utf8').catch((error: Error) => {
-    throw new UsageError(`cannot read mounts file ${file}: ${error.message}`);
-  });
+  const text = (await readUserFile(file, 'mounts file')).toString('utf8');
   const base = dirname(resolve(file));
   return normalizeMountConfig(parseDocument(text, file), file).map((mount) => ({ prefix: mount.path, source: isAbsolute(mount.source) ? mount.source : resolve(base, mount.source) }));
 }

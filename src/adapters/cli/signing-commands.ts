@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Argv } from 'yargs';
 import { UsageError } from '../../domain/errors.js';
@@ -8,6 +7,7 @@ import type { SignPackage } from '../../application/use-cases/sign-package.js';
 import type { VerifySignature } from '../../application/use-cases/verify-signature.js';
 import type { DecryptionKeys } from '../../application/signing/envelope-opener.js';
 import { printJson, type CliOutput } from './cli-output.js';
+import { readUserFile } from './user-files.js';
 
 export interface SigningUseCases {
   sign: SignPackage;
@@ -16,20 +16,11 @@ export interface SigningUseCases {
   decrypt: DecryptPackage;
 }
 
-/** Reads a key, certificate or passphrase file named by an option; a missing file is a usage error, not a stack trace. */
-export async function readKeyFile(path: string, option: string): Promise<Uint8Array> {
-  try {
-    return await readFile(path);
-  } catch (error) {
-    throw new UsageError(`cannot read ${option} ${path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
-  }
-}
-
 /** `--private-key`, `--key` and `--passphrase`, read into the keys that open encrypted packages (decrypt, serve). */
 export async function readDecryptionKeys(argv: { 'private-key'?: string; key?: string; passphrase?: string }): Promise<DecryptionKeys> {
   return {
-    ...(argv['private-key'] ? { privateKey: await readKeyFile(argv['private-key'], '--private-key') } : {}),
-    ...(argv.key ? { openpgpKey: await readKeyFile(argv.key, '--key') } : {}),
+    ...(argv['private-key'] ? { privateKey: await readUserFile(argv['private-key'], '--private-key') } : {}),
+    ...(argv.key ? { openpgpKey: await readUserFile(argv.key, '--key') } : {}),
     ...(argv.passphrase !== undefined ? { passphrase: argv.passphrase } : {}),
   };
 }
@@ -52,7 +43,7 @@ export function signingCommands(yargs: Argv, useCases: SigningUseCases, output: 
         if (argv.cert && argv.openpgp) throw new UsageError('--cert is for RSA/X.509 signatures, not --openpgp');
         const result = await useCases.sign.execute({
           location: argv.path,
-          key: { key: await readKeyFile(argv.key, '--key'), ...(argv.cert ? { certificate: await readKeyFile(argv.cert, '--cert') } : {}), ...(argv.passphrase !== undefined ? { passphrase: argv.passphrase } : {}) },
+          key: { key: await readUserFile(argv.key, '--key'), ...(argv.cert ? { certificate: await readUserFile(argv.cert, '--cert') } : {}), ...(argv.passphrase !== undefined ? { passphrase: argv.passphrase } : {}) },
           openpgp: argv.openpgp,
           ...(argv.output ? { output: resolve(argv.output) } : {}),
           force: argv.force,
@@ -70,7 +61,7 @@ export function signingCommands(yargs: Argv, useCases: SigningUseCases, output: 
           .option('openpgp', { type: 'boolean', default: false, describe: 'verify as OpenPGP whatever security.json says' })
           .option('json', { type: 'boolean', default: false, describe: 'print as JSON' }),
       async (argv) => {
-        const report = await useCases.verifySignature.execute(argv.path, { openpgp: argv.openpgp, ...(argv.cert ? { expectedKey: await readKeyFile(argv.cert, '--cert') } : {}) });
+        const report = await useCases.verifySignature.execute(argv.path, { openpgp: argv.openpgp, ...(argv.cert ? { expectedKey: await readUserFile(argv.cert, '--cert') } : {}) });
         if (argv.json) printJson(output, report);
         else output.out(report.valid ? `PASS signature (${report.scheme}): ${report.source}` : `FAIL signature${report.scheme ? ` (${report.scheme})` : ''}: ${report.reason}`);
         if (!report.valid) exit(1);
@@ -90,7 +81,7 @@ export function signingCommands(yargs: Argv, useCases: SigningUseCases, output: 
       async (argv) => {
         const recipient = argv.openpgp ? argv.recipient : argv['public-key'];
         if (!recipient) throw new UsageError(argv.openpgp ? '--openpgp needs --recipient <OpenPGP public key file>' : 'give --public-key <PEM key or certificate>, or --openpgp --recipient <public key file>');
-        const result = await useCases.encrypt.execute({ location: argv.path, recipient: await readKeyFile(recipient, argv.openpgp ? '--recipient' : '--public-key'), openpgp: argv.openpgp, output: resolve(argv.output), force: argv.force });
+        const result = await useCases.encrypt.execute({ location: argv.path, recipient: await readUserFile(recipient, argv.openpgp ? '--recipient' : '--public-key'), openpgp: argv.openpgp, output: resolve(argv.output), force: argv.force });
         output.out(`Encrypted ${argv.path} into ${result.path} (AES-256-GCM, key management ${result.keyManagement})`);
       },
     )
