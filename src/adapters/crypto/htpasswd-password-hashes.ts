@@ -1,0 +1,46 @@
+import aprMd5 from 'apache-md5';
+import crypt from 'apache-crypt';
+import bcrypt from 'bcryptjs';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { PasswordHashes } from '../../application/ports/password-hashes.js';
+
+const BCRYPT = /^\$2[aby]\$\d\d\$[./0-9A-Za-z]{53}$/;
+const MD5_CRYPT = /^\$(?:apr1|1)\$/;
+const SHA1 = '{SHA}';
+// Anything else must look like traditional DES crypt; otherwise it may be a plain-text
+// password, which must never be accepted.
+const DES_CRYPT = /^[./0-9A-Za-z]{13}$/;
+
+/** The htpasswd hash formats, as Apache's htpasswd and `openssl passwd` write them. */
+export class HtpasswdPasswordHashes implements PasswordHashes {
+  async verify(password: string, hash: string): Promise<boolean> {
+    if (BCRYPT.test(hash)) return bcryptMatches(password, hash);
+    if (MD5_CRYPT.test(hash)) return sameText(aprMd5(utf8Bytes(password), hash), hash);
+    if (hash.startsWith(SHA1)) return sameText(SHA1 + createHash('sha1').update(password, 'utf8').digest('base64'), hash);
+    if (DES_CRYPT.test(hash)) return sameText(crypt(utf8Bytes(password), hash), hash);
+    return false;
+  }
+}
+
+async function bcryptMatches(password: string, hash: string): Promise<boolean> {
+  try {
+    return await bcrypt.compare(password, hash);
+  } catch {
+    // bcryptjs rejects what it cannot parse (a cost outside 4-31, say): not a match.
+    return false;
+  }
+}
+
+/**
+ * apache-md5 and apache-crypt hash a string's char codes as bytes (one byte each), while
+ * htpasswd and openssl hash the UTF-8 bytes of what was typed: hand them those bytes.
+ */
+function utf8Bytes(password: string): string {
+  return Buffer.from(password, 'utf8').toString('latin1');
+}
+
+function sameText(computed: string, stored: string): boolean {
+  const a = Buffer.from(computed, 'utf8');
+  const b = Buffer.from(stored, 'utf8');
+  return a.length === b.length && timingSafeEqual(a, b);
+}
