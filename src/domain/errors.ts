@@ -105,14 +105,34 @@ export class InvalidPackageError extends RegistryError {
 export class PackageNotFoundError extends RegistryError {
   override readonly code = 'PACKAGE_NOT_FOUND';
 }
+/** Versions of the package exist, but none satisfies the range: `available` lists them. */
 export class UnsatisfiableConstraintError extends RegistryError {
   override readonly code = 'UNSATISFIABLE_CONSTRAINT';
+  constructor(
+    message: string,
+    readonly available: readonly string[] = [],
+  ) {
+    super(message);
+  }
 }
 export class ChecksumMismatchError extends RegistryError {
   override readonly code = 'CHECKSUM_MISMATCH';
 }
 export class FetchError extends RegistryError {
   override readonly code = 'FETCH';
+}
+
+/** A package depends, through the chain it names (`a -> b -> a`), on itself. */
+export class DependencyCycleError extends PackageError {
+  readonly code = 'DEPENDENCY_CYCLE';
+  constructor(readonly chain: readonly string[]) {
+    super(`circular dependency: ${chain.join(' -> ')}`);
+  }
+}
+
+/** A route names a dependency's resource that the dependency does not export: private, or not there at all. */
+export class DependencyResourceError extends PackageError {
+  readonly code = 'DEPENDENCY_RESOURCE';
 }
 
 /** A dataset exists but this reactor cannot read or write it (SQLite writes, for one). */

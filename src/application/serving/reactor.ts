@@ -2,6 +2,7 @@ import { MountConflictError, OverlayError, PackageError, ReadOnlyError, UsageErr
 import { canonicalChecksumJson, describeIntegrity, isIntact } from '../../domain/integrity/security.js';
 import { isAuthenticationEnabled } from '../../domain/package/authentication.js';
 import { MountTable, normalizePrefix } from '../../domain/serving/mount-table.js';
+import { redactCredentials } from '../../domain/dependencies/registry-reference.js';
 import { sortPaths } from '../../domain/package/package-paths.js';
 import { coveredPaths, digestEntries } from '../integrity/digest-entries.js';
 import type { Clock } from '../ports/clock.js';
@@ -291,17 +292,4 @@ function writeRefusal(pkg: ServedPackage): PackageError | undefined {
   if (metadata.readOnly === true) return new ReadOnlyError(`package ${metadata.name} is read-only (its metadata.json declares "readOnly": true); it accepts no writes`);
   if (!pkg.overlay) return new OverlayError(`package ${metadata.name} has no overlay: this reactor was started without a workdir`);
   return undefined;
-}
-
-/** `https://user:secret@host/x` -> `https://***@host/x`: credentials never leave the reactor. */
-export function redactCredentials(reference: string): string {
-  try {
-    const url = new URL(reference);
-    if (url.username === '' && url.password === '') return reference;
-    url.username = '***';
-    url.password = '';
-    return url.toString();
-  } catch {
-    return reference.replace(/\/\/[^/@\s]*@/, '//***@');
-  }
 }

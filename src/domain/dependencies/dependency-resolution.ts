@@ -1,0 +1,126 @@
+import { DependencyCycleError, PackageNotFoundError, RegistryNotConfiguredError, UnsatisfiableConstraintError, type RegistryError } from '../errors.js';
+import { newestSatisfying } from '../package/version-range.js';
+
+/** Where a dependency may come from, in the order they are asked. */
+export type SourceKind = 'bundle' | 'store' | 'registry';
+export const RESOLUTION_ORDER: readonly SourceKind[] = ['bundle', 'store', 'registry'];
+
+/** One version a source can provide; `ref` is the source's own handle on it. */
+export interface Offer<R> {
+  version: string;
+  ref: R;
+}
+
+export interface Choice<R> {
+  guid: string;
+  range: string;
+  version: string;
+  source: SourceKind;
+  ref: R;
+  /** GUIDs from the root down to this one. */
+  chain: readonly string[];
+}
+
+export interface Opened<P, S> {
+  opened: P;
+  /** What the opened package itself declares. */
+  dependencies: Readonly<Record<string, string>>;
+  /** The bundles its own dependencies resolve in: its own, then the ones passed down to it. */
+  scope: S;
+}
+
+/**
+ * What resolution asks of the world. `offers` answers undefined when the source is not
+ * configured at all (no store, no registry), which changes the error a miss becomes.
+ */
+export interface ResolutionLookup<R, S, P> {
+  offers(kind: SourceKind, guid: string, scope: S): Promise<readonly Offer<R>[] | undefined>;
+  open(choice: Choice<R>, scope: S): Promise<Opened<P, S>>;
+}
+
+export interface ResolvedDependency<R, P> extends Choice<R> {
+  opened: P;
+  dependencies: ResolvedDependency<R, P>[];
+}
+
+export interface ResolutionOptions {
+  /** 1 resolves only the root's own declarations (bundling's one-level policy); default: all the way down. */
+  depth?: number;
+}
+
+/**
+ * Resolves a package's dependencies, depth first in declaration order. For each one the
+ * sources are asked in order (bundle, store, registry) and the first that holds a
+ * satisfying version gives its newest; a registry is not asked when the store has one.
+ * A GUID already on the chain is a cycle (`a -> b -> a`); a miss is a typed error that
+ * names the chain and, when versions exist, lists them.
+ */
+export async function resolveDependencies<R, S, P>(
+  root: { guid: string; dependencies?: Readonly<Record<string, string>> },
+  scope: S,
+  lookup: ResolutionLookup<R, S, P>,
+  options: ResolutionOptions = {},
+): Promise<ResolvedDependency<R, P>[]> {
+  const depth = options.depth ?? Number.POSITIVE_INFINITY;
+  const walk = async (dependencies: Readonly<Record<string, string>>, chain: readonly string[], within: S, level: number): Promise<ResolvedDependency<R, P>[]> => {
+    const resolved: ResolvedDependency<R, P>[] = [];
+    for (const [guid, range] of Object.entries(dependencies)) {
+      const here = [...chain, guid];
+      if (chain.includes(guid)) throw new DependencyCycleError(here);
+      const choice = await choose(guid, range, here, within, lookup);
+      const { opened, dependencies: own, scope: next } = await lookup.open(choice, within);
+      const children = level < depth ? await walk(own, here, next, level + 1) : [];
+      resolved.push({ ...choice, opened, dependencies: children });
+    }
+    return resolved;
+  };
+  return walk(root.dependencies ?? {}, [root.guid], scope, 1);
+}
+
+async function choose<R, S, P>(guid: string, range: string, chain: readonly string[], scope: S, lookup: ResolutionLookup<R, S, P>): Promise<Choice<R>> {
+  const seen: Array<{ source: SourceKind; versions: string[] }> = [];
+  let registryConfigured = false;
+  for (const source of RESOLUTION_ORDER) {
+    const offers = await lookup.offers(source, guid, scope);
+    if (offers === undefined) continue;
+    if (source === 'registry') registryConfigured = true;
+    const version = newestSatisfying(
+      offers.map((offer) => offer.version),
+      range,
+    );
+    if (version !== undefined) return { guid, range, version, source, ref: offers.find((offer) => offer.version === version)!.ref, chain };
+    if (offers.length > 0) seen.push({ source, versions: offers.map((offer) => offer.version) });
+  }
+  throw unresolved(guid, range, chain, seen, registryConfigured);
+}
+
+/** The typed error for a dependency nothing could provide. */
+export function unresolved(guid: string, range: string, chain: readonly string[], seen: ReadonlyArray<{ source: SourceKind; versions: readonly string[] }>, registryConfigured: boolean): RegistryError {
+  const what = `dependency ${chain.join(' -> ')} (${range})`;
+  const noRegistry = registryConfigured ? '' : '; no registry is configured to look further (--registry or PKG_REGISTRY)';
+  if (seen.length > 0) {
+    const available = [...new Set(seen.flatMap((s) => s.versions))];
+    const listed = seen.map((s) => `${s.versions.join(', ')} (${s.source})`).join('; ');
+    return new UnsatisfiableConstraintError(`${what}: no version satisfies ${range}; available: ${listed}${noRegistry}`, available);
+  }
+  if (!registryConfigured) return new RegistryNotConfiguredError(`${what} is neither bundled nor in the store, and no registry is configured (--registry or PKG_REGISTRY)`);
+  return new PackageNotFoundError(`${what} is not bundled, not in the store and not in the registry`);
+}
+
+/**
+ * Every resolved package once, dependencies before their dependents and earlier
+ * declarations before later ones: the order their layers stack, bottom up.
+ */
+export function bottomUp<R, P>(tree: readonly ResolvedDependency<R, P>[]): ResolvedDependency<R, P>[] {
+  const order: ResolvedDependency<R, P>[] = [];
+  const placed = new Set<string>();
+  const visit = (node: ResolvedDependency<R, P>) => {
+    const key = `${node.guid}@${node.version}`;
+    if (placed.has(key)) return;
+    for (const child of node.dependencies) visit(child);
+    placed.add(key);
+    order.push(node);
+  };
+  tree.forEach(visit);
+  return order;
+}
