@@ -47,6 +47,14 @@ import { RsaOaepKeyWrapping } from '../adapters/crypto/rsa-oaep-key-wrapping.js'
 import { OpenPgpKeyWrapping } from '../adapters/crypto/openpgp-key-wrapping.js';
 import { AesGcmContentCipher } from '../adapters/crypto/aes-gcm-content-cipher.js';
 import { FsFileWriter } from '../adapters/fs/fs-file-writer.js';
+import type { LocalFiles } from '../application/ports/local-files.js';
+import type { AuthCrypto } from '../application/ports/auth-crypto.js';
+import type { PasswordHashes } from '../application/ports/password-hashes.js';
+import type { OAuth2Provider } from '../application/ports/oauth2-provider.js';
+import { FsLocalFiles } from '../adapters/fs/fs-local-files.js';
+import { NodeAuthCrypto } from '../adapters/crypto/node-auth-crypto.js';
+import { HtpasswdPasswordHashes } from '../adapters/crypto/htpasswd-password-hashes.js';
+import { FetchOAuth2Provider } from '../adapters/oauth2/fetch-oauth2-provider.js';
 
 /** Adapter instances to use instead of the production ones, keyed by port token. */
 export type PortOverrides = Partial<Record<(typeof TOKENS)[keyof typeof TOKENS], unknown>>;
@@ -78,6 +86,10 @@ export function createContainer(overrides: PortOverrides = {}, options: { memory
   port<KeyWrappings>(TOKENS.KeyWrappings, () => ({ rsa: new RsaOaepKeyWrapping(), openpgp: new OpenPgpKeyWrapping() }));
   port<ContentCipher>(TOKENS.ContentCipher, () => new AesGcmContentCipher());
   port<FileWriter>(TOKENS.FileWriter, () => new FsFileWriter());
+  port<LocalFiles>(TOKENS.LocalFiles, () => new FsLocalFiles());
+  port<AuthCrypto>(TOKENS.AuthCrypto, () => new NodeAuthCrypto());
+  port<PasswordHashes>(TOKENS.PasswordHashes, () => new HtpasswdPasswordHashes());
+  port<OAuth2Provider>(TOKENS.OAuth2Provider, () => new FetchOAuth2Provider());
   port<PackageVerifier>(TOKENS.PackageVerifier, () => new WorkerVerifier(new InProcessVerifier(container.get(TOKENS.Hasher))));
 
   const get = <T>(id: ServiceIdentifier<T>) => container.get<T>(id);
@@ -104,6 +116,13 @@ export function createContainer(overrides: PortOverrides = {}, options: { memory
         readers: { schemas: get(TOKENS.SchemaValidator), sqlite: get(TOKENS.SqliteReader) },
         saver: get(SavePackage),
         signatures: get(SignatureCheck),
+        auth: {
+          files: get(TOKENS.LocalFiles),
+          writer: get(TOKENS.FileWriter),
+          crypto: get(TOKENS.AuthCrypto),
+          passwords: get(TOKENS.PasswordHashes),
+          provider: get(TOKENS.OAuth2Provider),
+        },
       }),
   );
   container.bind(EntryDigester).toDynamicValue(() => new EntryDigester(get(TOKENS.Hasher)));

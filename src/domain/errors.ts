@@ -224,3 +224,33 @@ export class ContentNotFoundError extends PackageError {
 export class KeyError extends PackageError {
   readonly code = 'KEY';
 }
+
+/** A request that needs an identity came without a valid one (401). */
+export class UnauthenticatedError extends PackageError {
+  readonly code = 'UNAUTHENTICATED';
+}
+
+/** The identity lacks every role the route accepts (403). */
+export class ForbiddenError extends PackageError {
+  readonly code = 'FORBIDDEN';
+}
+
+/** A write carried only the session cookie and did not come from this reactor's origin (403). */
+export class CrossSiteWriteError extends PackageError {
+  readonly code = 'CROSS_SITE_WRITE';
+}
+
+/** An OAuth2 callback whose state is missing, tampered, foreign, expired or replayed (401). */
+export class OAuth2StateError extends PackageError {
+  readonly code = 'OAUTH2_STATE';
+}
+
+/** An OAuth2 callback that is not a provider answer: no code and no error (400). */
+export class OAuth2CallbackError extends PackageError {
+  readonly code = 'OAUTH2_CALLBACK';
+}
+
+/** The OAuth2 provider refused, failed, answered nonsense or did not answer (502). */
+export class OAuth2ProviderError extends PackageError {
+  readonly code = 'OAUTH2_PROVIDER';
+}

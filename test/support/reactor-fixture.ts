@@ -20,6 +20,11 @@ import { RsaOaepKeyWrapping } from '../../src/adapters/crypto/rsa-oaep-key-wrapp
 import { OpenPgpKeyWrapping } from '../../src/adapters/crypto/openpgp-key-wrapping.js';
 import { AesGcmContentCipher } from '../../src/adapters/crypto/aes-gcm-content-cipher.js';
 import { FsFileWriter } from '../../src/adapters/fs/fs-file-writer.js';
+import { FsLocalFiles } from '../../src/adapters/fs/fs-local-files.js';
+import { NodeAuthCrypto } from '../../src/adapters/crypto/node-auth-crypto.js';
+import { HtpasswdPasswordHashes } from '../../src/adapters/crypto/htpasswd-password-hashes.js';
+import { FetchOAuth2Provider } from '../../src/adapters/oauth2/fetch-oauth2-provider.js';
+import type { AuthDependencies } from '../../src/application/auth/reactor-auth.js';
 
 export const hasher = new NodeHasher();
 const signatures = new SignatureCheck({ rsa: new RsaSignatureScheme(), openpgp: new OpenPgpSignatureScheme() }, hasher);
@@ -27,7 +32,13 @@ const signatures = new SignatureCheck({ rsa: new RsaSignatureScheme(), openpgp: 
 export const SETTINGS: ReactorSettings = { port: 0, host: '127.0.0.1', cacheControl: 'public, max-age=31536000', workdir: '/tmp/unused' };
 
 /** A reactor over the given opener, with its server (not listening: supertest drives it). */
-export async function startReactor(opener: PackageOpener, requests: MountRequest[], settings: Partial<ReactorSettings> = {}, overlays: OverlayStore = new MemoryOverlayStore()) {
+export async function startReactor(
+  opener: PackageOpener,
+  requests: MountRequest[],
+  settings: Partial<ReactorSettings> = {},
+  overlays: OverlayStore = new MemoryOverlayStore(),
+  auth: Partial<AuthDependencies> = {},
+) {
   const { reactor, failures, warnings } = await Reactor.start(requests, { ...SETTINGS, ...settings }, {
     loader: new LoadPackage(opener, hasher, new InProcessVerifier(hasher), new ByteBudget(16 * 1024 * 1024), overlays, {
       signatures,
@@ -41,6 +52,7 @@ export async function startReactor(opener: PackageOpener, requests: MountRequest
     readers: { schemas: new AjvSchemaValidator(), sqlite: new SqlJsTableReader() },
     saver: new SavePackage(new PackPackage(opener, new PackPipeline(new ZipArchiveWriter(), hasher))),
     signatures,
+    auth: { files: new FsLocalFiles(), writer: new FsFileWriter(), crypto: new NodeAuthCrypto(), passwords: new HtpasswdPasswordHashes(), provider: new FetchOAuth2Provider(), ...auth },
   });
   const lines: string[] = [];
   const server = new ReactorServer(reactor, { log: (text) => void lines.push(...text.trim().split('\n')) });

@@ -15,4 +15,10 @@ export const TOKENS = {
   KeyWrappings: Symbol.for('KeyWrappings'),
   ContentCipher: Symbol.for('ContentCipher'),
   FileWriter: Symbol.for('FileWriter'),
+  RegistryClients: Symbol.for('RegistryClients'),
+  PackageStores: Symbol.for('PackageStores'),
+  LocalFiles: Symbol.for('LocalFiles'),
+  AuthCrypto: Symbol.for('AuthCrypto'),
+  PasswordHashes: Symbol.for('PasswordHashes'),
+  OAuth2Provider: Symbol.for('OAuth2Provider'),
 } as const;

@@ -1,6 +1,5 @@
 import { MountConflictError, OverlayError, PackageError, ReadOnlyError, UsageError } from '../../domain/errors.js';
 import { canonicalChecksumJson, describeIntegrity, isIntact } from '../../domain/integrity/security.js';
-import { isAuthenticationEnabled } from '../../domain/package/authentication.js';
 import { MountTable, normalizePrefix } from '../../domain/serving/mount-table.js';
 import { redactCredentials } from '../../domain/dependencies/registry-reference.js';
 import { sortPaths } from '../../domain/package/package-paths.js';
@@ -15,6 +14,7 @@ import type { DecryptionKeys } from '../signing/envelope-opener.js';
 import type { SignatureCheck } from '../signing/signature-check.js';
 import type { LoadPackage } from './load-package.js';
 import { RequestLog } from './request-log.js';
+import { ReactorAuth, type AuthDependencies, type MountAuth } from '../auth/reactor-auth.js';
 import type { ServedPackage } from './served-package.js';
 
 export interface MountRequest {
@@ -48,6 +48,8 @@ export interface Mount {
   pkg: ServedPackage;
   datasets: PackageDatasets;
   content: ContentWrites;
+  /** Absent when the package neither enables authentication nor restricts a route. */
+  auth?: MountAuth;
 }
 
 export interface MountFailure {
@@ -73,6 +75,7 @@ export interface ReactorDependencies {
   readers: DatasetReaders;
   saver: SavePackage;
   signatures: SignatureCheck;
+  auth: AuthDependencies;
 }
 
 /**
@@ -92,6 +95,7 @@ export class Reactor {
   private constructor(
     readonly settings: ReactorSettings,
     private readonly dependencies: ReactorDependencies,
+    readonly auth: ReactorAuth,
   ) {
     this.startedAt = dependencies.clock.now();
   }
@@ -103,7 +107,7 @@ export class Reactor {
    * start-up with MountConflictError.
    */
   static async start(requests: MountRequest[], settings: ReactorSettings, dependencies: ReactorDependencies): Promise<{ reactor: Reactor; failures: MountFailure[]; warnings: string[] }> {
-    const reactor = new Reactor(settings, dependencies);
+    const reactor = new Reactor(settings, dependencies, await ReactorAuth.open(settings.deploy, settings.workdir, dependencies.auth));
     const failures: MountFailure[] = [];
     const warnings: string[] = [];
     let positional = 0;
@@ -125,7 +129,8 @@ export class Reactor {
           const loaded = await PackageDatasets.load(pkg.source, pkg.model, pkg.overlay?.files, refusal, dependencies.readers);
           datasets = loaded.datasets;
           warnings.push(...loaded.warnings);
-          reactor.mount({ prefix, location: request.source, pkg, datasets, content: new ContentWrites(pkg, refusal) });
+          const auth = await reactor.auth.forPackage(pkg, prefix);
+          reactor.mount({ prefix, location: request.source, pkg, datasets, content: new ContentWrites(pkg, refusal), ...(auth ? { auth } : {}) });
         } catch (error) {
           await datasets?.close();
           await pkg.source.close();
@@ -176,7 +181,7 @@ export class Reactor {
   }
 
   authEnabled(): boolean {
-    return this.ordered.some((mount) => isAuthenticationEnabled(mount.pkg.model.authentication));
+    return this.ordered.some((mount) => mount.auth?.enabled === true);
   }
 
   metrics(): { uptime: number; requestsTotal: number; requestsByStatus: Record<string, number> } {

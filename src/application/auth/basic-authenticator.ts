@@ -1,0 +1,76 @@
+import { rolesOf, type Identity } from '../../domain/auth/access.js';
+import type { AuthCrypto } from '../ports/auth-crypto.js';
+import type { PasswordHashes } from '../ports/password-hashes.js';
+import type { PasswordTable } from './password-table.js';
+
+/** How long a verified credential is remembered: bcrypt costs tens of milliseconds per check. */
+const REMEMBER_MS = 60_000;
+const REMEMBERED_MAX = 10_000;
+/** Longer `Authorization` values are refused unread. */
+const HEADER_MAX = 4096;
+/**
+ * A bcrypt hash of a random password: an unknown user is checked against it, so the
+ * answer takes as long as for a known user with a wrong password and does not tell
+ * which user names exist.
+ */
+const DECOY_HASH = '$2y$10$v3gTglhy.NegH/4SU4sjPORzpFnln77TZ3cqGOX8IEPPZ/bxLvQju';
+
+/**
+ * HTTP Basic credentials against a password file. A verified header is remembered
+ * for a minute under a keyed hash of it (never the password), so the static fast path
+ * stays fast behind basic auth; a changed password file forgets them all.
+ */
+export class BasicAuthenticator {
+  private readonly remembered = new Map<string, { identity: Identity; until: number }>();
+  private readonly pending = new Map<string, Promise<Identity | undefined>>();
+
+  constructor(
+    private readonly table: PasswordTable,
+    private readonly hashes: PasswordHashes,
+    private readonly crypto: AuthCrypto,
+    /** Keys the remembered credentials; random per process. */
+    private readonly key: string,
+    private readonly roles: Readonly<Record<string, readonly string[]>>,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** The identity an `Authorization: Basic` header proves, or undefined; synchronous when remembered. */
+  authenticate(header: string): Identity | undefined | Promise<Identity | undefined> {
+    if (header.length > HEADER_MAX) return undefined;
+    const key = this.crypto.hmac(this.key, header);
+    const known = this.remembered.get(key);
+    if (known && known.until > this.now()) {
+      void this.table.refresh().then((changed) => changed && this.remembered.clear(), () => undefined);
+      return known.identity;
+    }
+    let verifying = this.pending.get(key);
+    if (!verifying) {
+      verifying = this.verify(header, key).finally(() => this.pending.delete(key));
+      this.pending.set(key, verifying);
+    }
+    return verifying;
+  }
+
+  private async verify(header: string, key: string): Promise<Identity | undefined> {
+    if (await this.table.refresh().catch(() => false)) this.remembered.clear();
+    const credentials = parseBasic(header);
+    if (!credentials) return undefined;
+    const hash = this.table.users().get(credentials.user);
+    const valid = await this.hashes.verify(credentials.password, hash ?? DECOY_HASH);
+    if (!valid || hash === undefined) return undefined;
+    const identity: Identity = { name: credentials.user, roles: rolesOf([credentials.user], this.roles), via: 'basic' };
+    if (this.remembered.size >= REMEMBERED_MAX) this.remembered.delete(this.remembered.keys().next().value!);
+    this.remembered.set(key, { identity, until: this.now() + REMEMBER_MS });
+    return identity;
+  }
+}
+
+/** `Basic base64(user:password)`; undefined for anything else (no colon, bad base64, another scheme). */
+export function parseBasic(header: string): { user: string; password: string } | undefined {
+  const match = /^basic +([A-Za-z0-9+/]+={0,2}) *$/i.exec(header);
+  if (!match || match[1]!.length % 4 !== 0) return undefined;
+  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon <= 0) return undefined;
+  return { user: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}

@@ -1,0 +1,124 @@
+import { OAuth2CallbackError, OAuth2ProviderError, OAuth2StateError } from '../../domain/errors.js';
+import type { OAuth2Config } from '../../domain/package/authentication.js';
+import type { AuthCrypto } from '../ports/auth-crypto.js';
+import type { OAuth2Provider } from '../ports/oauth2-provider.js';
+import type { SessionClaims } from './sessions.js';
+
+export const STATE_COOKIE = 'pkg_oauth_state';
+/** Ten minutes to sign in at the provider and come back. */
+export const STATE_MAX_AGE_S = 10 * 60;
+
+export interface OAuth2LoginSettings {
+  config: OAuth2Config;
+  clientSecret?: string;
+  /** The mount's prefix + redirectPath: where the provider sends the browser back. */
+  callbackPath: string;
+  /** deploy.json's baseUrl; without one, the origin the browser used. */
+  baseUrl?: string;
+}
+
+export interface CallbackQuery {
+  code?: string;
+  state?: string;
+  error?: string;
+}
+
+/**
+ * The OAuth2 authorization-code flow with PKCE (S256). The `state` sent to the provider
+ * is a nonce with its HMAC; the nonce, the PKCE verifier and where to return travel in
+ * a short-lived signed cookie, so a callback is accepted only in the browser that
+ * started the login, only once, and only with a state this reactor made.
+ */
+export class OAuth2Login {
+  /** Nonces already used, until their cookie would have expired anyway. */
+  private readonly used = new Map<string, number>();
+
+  constructor(
+    private readonly settings: OAuth2LoginSettings,
+    private readonly secret: string,
+    private readonly crypto: AuthCrypto,
+    private readonly provider: OAuth2Provider,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Where to send the browser, and the state cookie to set on the way. */
+  begin(returnTo: string, requestOrigin: string): { location: string; stateCookie: string } {
+    const { config, baseUrl, callbackPath } = this.settings;
+    // The token request must repeat the redirect_uri exactly, so the cookie keeps it.
+    const redirectUri = (baseUrl ?? requestOrigin) + callbackPath;
+    const nonce = this.crypto.random(16);
+    const verifier = this.crypto.random(32);
+    const cookie: PendingLogin = { s: nonce, v: verifier, t: returnTo, r: redirectUri, e: this.now() + STATE_MAX_AGE_S * 1000 };
+    const url = new URL(config.authorizationUrl!);
+    url.searchParams.set('response_type', 'code');
+    url.searchParams.set('client_id', config.clientId!);
+    url.searchParams.set('redirect_uri', redirectUri);
+    url.searchParams.set('scope', (config.scopes ?? ['openid', 'email', 'profile']).join(' '));
+    url.searchParams.set('state', `${nonce}.${this.stateMac(nonce)}`);
+    url.searchParams.set('code_challenge', this.crypto.sha256(verifier));
+    url.searchParams.set('code_challenge_method', 'S256');
+    return { location: url.toString(), stateCookie: this.crypto.sign(Buffer.from(JSON.stringify(cookie)).toString('base64url'), this.secret) };
+  }
+
+  /** Checks the state, exchanges the code and reads userinfo: the claims of the new session and where to return. */
+  async complete(query: CallbackQuery, stateCookie: string | undefined): Promise<{ claims: SessionClaims; returnTo: string }> {
+    const pending = this.checkState(query.state, stateCookie);
+    if (query.error !== undefined) throw new OAuth2ProviderError(`the provider refused the login: ${query.error.slice(0, 100)}`);
+    if (query.code === undefined || query.code === '') throw new OAuth2CallbackError('the callback carries no authorization code');
+    const { config, clientSecret } = this.settings;
+    const { accessToken } = await this.provider.exchangeCode({ tokenUrl: config.tokenUrl!, clientId: config.clientId!, clientSecret, code: query.code, redirectUri: pending.r, codeVerifier: pending.v });
+    return { claims: claimsOf(await this.provider.userinfo(config.userinfoUrl!, accessToken)), returnTo: pending.t };
+  }
+
+  private checkState(state: string | undefined, stateCookie: string | undefined): PendingLogin {
+    if (state === undefined || stateCookie === undefined) throw new OAuth2StateError(state === undefined ? 'the callback carries no state' : 'no login was started in this browser (the state cookie is missing)');
+    const dot = state.indexOf('.');
+    const nonce = state.slice(0, dot);
+    if (dot <= 0 || !this.crypto.equal(state.slice(dot + 1), this.stateMac(nonce))) throw new OAuth2StateError('the state was not made by this reactor');
+    const payload = this.crypto.unsign(stateCookie, this.secret);
+    const cookie = payload === undefined ? undefined : parseCookie(payload);
+    if (!cookie || !this.crypto.equal(cookie.s, nonce)) throw new OAuth2StateError('the state belongs to another login');
+    const now = this.now();
+    if (cookie.e <= now) throw new OAuth2StateError('the login took too long; start again');
+    for (const [used, until] of this.used) if (until <= now) this.used.delete(used);
+    if (this.used.has(nonce)) throw new OAuth2StateError('the state was used already');
+    this.used.set(nonce, cookie.e);
+    return cookie;
+  }
+
+  private stateMac(nonce: string): string {
+    return this.crypto.hmac(this.secret, `oauth2-state:${nonce}`);
+  }
+}
+
+/** The state cookie: nonce, PKCE verifier, where to return, the redirect_uri sent, expiry. */
+interface PendingLogin {
+  s: string;
+  v: string;
+  t: string;
+  r: string;
+  e: number;
+}
+
+function parseCookie(payload: string): PendingLogin | undefined {
+  try {
+    const value = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<string, unknown>;
+    const strings = ['s', 'v', 't', 'r'].every((field) => typeof value[field] === 'string');
+    return strings && typeof value.e === 'number' ? (value as unknown as PendingLogin) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Email names the identity, else the subject; a userinfo with neither identifies no one. */
+function claimsOf(userinfo: Record<string, unknown>): SessionClaims {
+  const email = nonEmpty(userinfo.email);
+  const subject = nonEmpty(userinfo.sub);
+  if (email === undefined && subject === undefined) throw new OAuth2ProviderError('the userinfo endpoint answered without an email or a subject');
+  const roles = Array.isArray(userinfo.roles) ? userinfo.roles.filter((role): role is string => typeof role === 'string') : [];
+  return { name: (email ?? subject)!, names: [email, subject].filter((name): name is string => name !== undefined), roles };
+}
+
+function nonEmpty(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}

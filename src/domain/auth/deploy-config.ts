@@ -1,0 +1,56 @@
+import { ConfigValidationError } from '../errors.js';
+import { isRecord } from '../package/documents.js';
+
+/** deploy.json: the reactor side of authentication, outside every package, where the secrets live. */
+export interface DeployConfig {
+  baseUrl?: string;
+  /** Path of the password file, as written (relative to deploy.json). */
+  passwdFile?: string;
+  clientSecret?: string;
+  sessionSecret?: string;
+  /** Identity name (basic-auth user, OAuth2 email or subject) to its roles. */
+  roles: Record<string, string[]>;
+}
+
+export function normalizeDeploy(raw: unknown, file: string): DeployConfig {
+  if (!isRecord(raw)) throw new ConfigValidationError(file, ['must be a JSON object']);
+  const issues: string[] = [];
+  const config: DeployConfig = { roles: {} };
+  if (raw.baseUrl !== undefined) {
+    if (typeof raw.baseUrl !== 'string' || !isHttpUrl(raw.baseUrl)) issues.push('baseUrl: must be an http(s) URL');
+    else config.baseUrl = raw.baseUrl.replace(/\/+$/, '');
+  }
+  const auth = raw.authentication;
+  if (auth !== undefined && !isRecord(auth)) issues.push('authentication: must be an object');
+  else if (auth) {
+    const basic = auth.basicAuth;
+    if (basic !== undefined && !(isRecord(basic) && (basic.passwdFile === undefined || isNonEmpty(basic.passwdFile)))) issues.push('authentication.basicAuth.passwdFile: must be a file path');
+    else if (isRecord(basic) && isNonEmpty(basic.passwdFile)) config.passwdFile = basic.passwdFile;
+    const oauth = auth.oauth2;
+    if (oauth !== undefined && !(isRecord(oauth) && (oauth.clientSecret === undefined || isNonEmpty(oauth.clientSecret)))) issues.push('authentication.oauth2.clientSecret: must be a string');
+    else if (isRecord(oauth) && isNonEmpty(oauth.clientSecret)) config.clientSecret = oauth.clientSecret;
+    if (auth.sessionSecret !== undefined) {
+      // Anything shorter is guessable offline from one signed cookie.
+      if (typeof auth.sessionSecret !== 'string' || auth.sessionSecret.length < 16) issues.push('authentication.sessionSecret: must be a string of at least 16 characters');
+      else config.sessionSecret = auth.sessionSecret;
+    }
+    if (auth.roles !== undefined) {
+      if (!isRecord(auth.roles)) issues.push('authentication.roles: must map identity names to arrays of roles');
+      else
+        for (const [name, roles] of Object.entries(auth.roles)) {
+          if (Array.isArray(roles) && roles.every((role) => typeof role === 'string')) config.roles[name] = roles as string[];
+          else issues.push(`authentication.roles.${name}: must be an array of strings`);
+        }
+    }
+  }
+  if (issues.length > 0) throw new ConfigValidationError(file, issues);
+  return config;
+}
+
+function isNonEmpty(value: unknown): value is string {
+  return typeof value === 'string' && value !== '';
+}
+
+function isHttpUrl(value: string): boolean {
+  return /^https?:\/\/[^\s/]+(\/[^\s]*)?$/i.test(value);
+}
