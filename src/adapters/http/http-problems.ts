@@ -2,6 +2,12 @@ import type { ServerResponse } from 'node:http';
 import {
   ContentNotFoundError,
   ContentPathError,
+  CrossSiteWriteError,
+  ForbiddenError,
+  OAuth2CallbackError,
+  OAuth2ProviderError,
+  OAuth2StateError,
+  UnauthenticatedError,
   DatasetNotFoundError,
   DatasetUnavailableError,
   DuplicateIdError,
@@ -42,7 +48,12 @@ const STATUS_OF: Array<[ErrorClass, number, Record<string, string>?]> = [
   [MalformedJsonError, 400],
   [InvalidItemError, 400],
   [ContentPathError, 400],
+  [OAuth2CallbackError, 400],
+  [UnauthenticatedError, 401],
+  [OAuth2StateError, 401],
   [ReadOnlyError, 403],
+  [ForbiddenError, 403],
+  [CrossSiteWriteError, 403],
   [DatasetNotFoundError, 404],
   [ItemNotFoundError, 404],
   [ContentNotFoundError, 404],
@@ -53,6 +64,7 @@ const STATUS_OF: Array<[ErrorClass, number, Record<string, string>?]> = [
   [NotTextError, 415],
   [SchemaViolationError, 422],
   [DatasetUnavailableError, 501],
+  [OAuth2ProviderError, 502],
   [OverlayError, 503],
 ];
 

@@ -10,9 +10,7 @@ import { sendProblem } from './http-problems.js';
 import { LineSink } from './line-sink.js';
 import { resolveRequest, type Resolution } from './request-resolution.js';
 import { writeStatic } from './static-responder.js';
-
-/** Paths the reactor itself answers at any mount: never looked up as content. */
-const REACTOR_PATHS = /^\/(api\/v1\/introspect\/|introspect\/|package\/|auth\/)/;
+import { AuthGate, REACTOR_PATHS } from './auth/auth-gate.js';
 
 /**
  * The reactor's HTTP front door. Static GET/HEAD hits and data reads are answered here,
@@ -27,14 +25,20 @@ export class ReactorServer {
   /** The mounts that answer GraphQL: those with a JSON dataset. */
   private readonly graphql = new Map<Mount, RequestHandler>();
   private readonly graphqlMounts: ReadonlySet<Mount>;
+  /** Absent when no mount enables authentication or restricts a route: then nothing is checked. */
+  private readonly gate: AuthGate | undefined;
 
   constructor(
     private readonly reactor: Reactor,
     options: { log?: (text: string) => void; quiet?: boolean } = {},
   ) {
+    this.gate = AuthGate.of(reactor);
+    const bodyLimit = reactor.settings.bodyLimit ?? DEFAULT_BODY_LIMIT;
     for (const mount of reactor.all()) {
       const dataSets = mount.pkg.model.storage?.dataSets ?? {};
-      if (graphqlDatasets(mount.datasets, dataSets).length > 0) this.graphql.set(mount, lazyGraphqlEndpoint(mount.datasets, dataSets, reactor.settings.bodyLimit ?? DEFAULT_BODY_LIMIT));
+      if (graphqlDatasets(mount.datasets, dataSets).length === 0) continue;
+      const gate = mount.auth ? this.gate : undefined;
+      this.graphql.set(mount, lazyGraphqlEndpoint(mount.datasets, dataSets, { bodyLimit, ...(gate ? { authorize: (request, datasetId) => gate.authorizeDataset(mount, request, datasetId) } : {}) }));
     }
     this.graphqlMounts = new Set(this.graphql.keys());
     this.app = createExpressApp(reactor, this.graphql);
@@ -44,17 +48,30 @@ export class ReactorServer {
   }
 
   private handle(request: IncomingMessage, response: ServerResponse): void {
+    const screened = this.gate?.screen(request, response) ?? false;
+    if (screened === false) return this.route(request, response);
+    this.logOnFinish(request.method ?? 'GET', request.url ?? '/', response);
+    if (screened !== true)
+      screened.then(
+        (answered) => answered || this.route(request, response, false),
+        (error) => sendProblem(response, error),
+      );
+  }
+
+  /** Past the gate: static hits and data reads here, everything else in express. `log` is false when the gate arranged the log line. */
+  private route(request: IncomingMessage, response: ServerResponse, log = true): void {
     const method = request.method ?? 'GET';
     const url = request.url ?? '/';
     if ((method === 'GET' || method === 'HEAD') && !REACTOR_PATHS.test(url)) {
       const served = this.serveStatic(request, response, url);
       if (served === true) {
         // A body from memory is written by now: log without a per-request listener.
+        if (!log) return;
         if (response.writableEnded) this.logged(method, url, response.statusCode);
         else this.logOnFinish(method, url, response);
         return;
       }
-      this.logOnFinish(method, url, response);
+      if (log) this.logOnFinish(method, url, response);
       if (served) {
         served.then(
           (done) => done || this.app(request, response),
@@ -62,7 +79,7 @@ export class ReactorServer {
         );
         return;
       }
-    } else this.logOnFinish(method, url, response);
+    } else if (log) this.logOnFinish(method, url, response);
     this.app(request, response);
   }
 

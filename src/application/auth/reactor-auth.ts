@@ -43,7 +43,7 @@ export interface MountAuth {
  * else one generated once and kept as `<workdir>/session-secret` with mode 0600.
  */
 export class ReactorAuth {
-  private sessionsMade: Promise<Sessions> | undefined;
+  private sessionCodec: Sessions | undefined;
   /** Keys remembered basic credentials; never leaves the process. */
   private readonly credentialKey: string;
 
@@ -91,16 +91,17 @@ export class ReactorAuth {
       if (missing.length > 0) throw new ConfigValidationError(`${pkg.source.location}/${AUTHENTICATION_FILE}`, missing.map((field) => `authentication.oauth2.${field}: required when oauth2 is enabled`));
       const base = prefix.slice(0, -1);
       const callbackPath = base + (oauth.redirectPath ?? DEFAULT_REDIRECT_PATH);
-      const login = new OAuth2Login({ config: oauth, clientSecret: this.deploy.clientSecret, callbackPath, baseUrl: this.deploy.baseUrl }, await this.sessionSecret(), this.dependencies.crypto, this.dependencies.provider);
+      const secret = await this.sessionSecret();
+      this.sessionCodec ??= new Sessions(secret, this.dependencies.crypto, this.deploy.roles);
+      const login = new OAuth2Login({ config: oauth, clientSecret: this.deploy.clientSecret, callbackPath, ...(this.deploy.baseUrl ? { baseUrl: this.deploy.baseUrl } : {}) }, secret, this.dependencies.crypto, this.dependencies.provider);
       auth.oauth2 = { login, loginPath: `${base}/auth/login`, logoutPath: `${base}/auth/logout`, callbackPath };
     }
     return auth;
   }
 
-  /** The session codec; its secret is made (or read) on first need. */
-  sessions(): Promise<Sessions> {
-    this.sessionsMade ??= this.sessionSecret().then((secret) => new Sessions(secret, this.dependencies.crypto, this.deploy.roles));
-    return this.sessionsMade;
+  /** The session cookie's codec, once a mount enables OAuth2 (the only way to get a session). */
+  get sessions(): Sessions | undefined {
+    return this.sessionCodec;
   }
 
   private async basicFor(pkg: ServedPackage): Promise<BasicAuthenticator> {

@@ -83,7 +83,7 @@ export function buildDatasetSchema(datasets: PackageDatasets, dataSets: Record<s
       type: GraphQLID,
       description: `Deletes an item of dataset ${dataset.id}; answers its id.`,
       args: { id: { type: new GraphQLNonNull(GraphQLID) } },
-      resolve: guard(async (_root, { id }: { id: string }) => {
+      resolve: guard(dataset.id, async (_root, { id }: { id: string }) => {
         await dataset.remove(id);
         return id;
       }),
@@ -122,19 +122,19 @@ function typedFields(dataset: Dataset, itemType: GraphQLObjectType): DatasetFiel
       type: new GraphQLList(new GraphQLNonNull(itemType)),
       description: listDescription(dataset),
       args: listArgs,
-      resolve: guard((_root, args: ListArgs) => listed(dataset, args)),
+      resolve: guard(dataset.id, (_root, args: ListArgs) => listed(dataset, args)),
     },
     create: {
       type: itemType,
       description: `Creates an item of dataset ${dataset.id}, as POST /api/v1/data/${dataset.id} does.`,
       args: itemArg,
-      resolve: guard((_root, { item }: { item: unknown }) => dataset.create(item)),
+      resolve: guard(dataset.id, (_root, { item }: { item: unknown }) => dataset.create(item)),
     },
     update: {
       type: itemType,
       description: `Replaces an item of dataset ${dataset.id}, as PUT /api/v1/data/${dataset.id}/<id> does.`,
       args: updateArgs,
-      resolve: guard((_root, { id, item }: { id: string; item: unknown }) => dataset.replace(id, item)),
+      resolve: guard(dataset.id, (_root, { id, item }: { id: string; item: unknown }) => dataset.replace(id, item)),
     },
   };
 }
@@ -145,19 +145,19 @@ function jsonFields(dataset: Dataset): DatasetFields {
       type: new GraphQLList(new GraphQLNonNull(GraphQLJSON)),
       description: listDescription(dataset),
       args: listArgs,
-      resolve: guard((_root, args: ListArgs) => listed(dataset, args).map((entry) => entry.item)),
+      resolve: guard(dataset.id, (_root, args: ListArgs) => listed(dataset, args).map((entry) => entry.item)),
     },
     create: {
       type: GraphQLJSON,
       description: `Creates an item of dataset ${dataset.id}; answers the stored item.`,
       args: itemArg,
-      resolve: guard(async (_root, { item }: { item: unknown }) => (await dataset.create(item)).item),
+      resolve: guard(dataset.id, async (_root, { item }: { item: unknown }) => (await dataset.create(item)).item),
     },
     update: {
       type: GraphQLJSON,
       description: `Replaces an item of dataset ${dataset.id}; answers the stored item.`,
       args: updateArgs,
-      resolve: guard(async (_root, { id, item }: { id: string; item: unknown }) => (await dataset.replace(id, item)).item),
+      resolve: guard(dataset.id, async (_root, { id, item }: { id: string; item: unknown }) => (await dataset.replace(id, item)).item),
     },
   };
 }
@@ -294,9 +294,16 @@ export function toGraphqlError(error: unknown): GraphQLError {
   return new GraphQLError('internal error', { extensions: { code: 'INTERNAL' } });
 }
 
-function guard<Args>(resolve: (root: unknown, args: Args) => unknown): GraphQLFieldResolver<unknown, unknown, Args> {
-  return async (root, args) => {
+/** What the HTTP endpoint hands every resolver: the access check of the request's identity. */
+export interface GraphqlContext {
+  /** Throws UnauthenticatedError or ForbiddenError when the route access rules of the dataset refuse the request. */
+  authorize?(datasetId: string): void;
+}
+
+function guard<Args>(datasetId: string, resolve: (root: unknown, args: Args) => unknown): GraphQLFieldResolver<unknown, unknown, Args> {
+  return async (root, args, context) => {
     try {
+      (context as GraphqlContext | undefined)?.authorize?.(datasetId);
       return await resolve(root, args);
     } catch (error) {
       throw toGraphqlError(error);

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import express, { type Request, type RequestHandler } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import { createHandler } from 'graphql-http/lib/use/express';
@@ -8,6 +9,8 @@ import { DEFAULT_BODY_LIMIT } from '../../../application/serving/reactor.js';
 export interface GraphqlEndpointOptions {
   /** Largest JSON body accepted, in bytes or as `'1mb'`; larger ones answer 413 before anything is parsed. */
   bodyLimit?: number | string;
+  /** The dataset access check for a request; absent where no route restricts a dataset. */
+  authorize?: (request: IncomingMessage, datasetId: string) => void;
 }
 
 const ALLOWED = 'GET, POST';
@@ -22,7 +25,8 @@ export function createGraphqlEndpoint(schema: GraphQLSchema, options: GraphqlEnd
   // graphql-http reads an unparsed body whole and without a limit; parsing it first bounds it,
   // and its failures then take the project's error body (400 or 413) instead of reaching graphql-http.
   const parseJson = express.json({ limit: options.bodyLimit ?? DEFAULT_BODY_LIMIT });
-  const handle = createHandler({ schema });
+  const { authorize } = options;
+  const handle = createHandler({ schema, ...(authorize ? { context: (request) => ({ authorize: (datasetId: string) => authorize(request.raw, datasetId) }) } : {}) });
   return (request, response, next) => {
     if (request.method !== 'GET' && request.method !== 'POST') return sendProblem(response, methodNotAllowed(ALLOWED));
     // One URL answers HTML or JSON by Accept; caches must keep them apart, and data changes.

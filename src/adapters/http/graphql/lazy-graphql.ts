@@ -1,4 +1,5 @@
 import type { RequestHandler } from 'express';
+import type { GraphqlEndpointOptions } from './graphql-endpoint.js';
 import type { PackageDatasets } from '../../../application/data/package-datasets.js';
 import type { DataSet } from '../../../domain/package/storage.js';
 
@@ -7,11 +8,11 @@ import type { DataSet } from '../../../domain/package/storage.js';
  * of the bundle, and a reactor start that loads them before any GraphQL request pays
  * for them in start-up time and memory for nothing.
  */
-export function lazyGraphqlEndpoint(datasets: PackageDatasets, dataSets: Record<string, DataSet>, bodyLimit: number): RequestHandler {
+export function lazyGraphqlEndpoint(datasets: PackageDatasets, dataSets: Record<string, DataSet>, options: GraphqlEndpointOptions): RequestHandler {
   let endpoint: Promise<RequestHandler> | undefined;
   return (request, response, next) => {
     endpoint ??= Promise.all([import('./dataset-schema.js'), import('./graphql-endpoint.js')]).then(([{ buildDatasetSchema }, { createGraphqlEndpoint }]) =>
-      createGraphqlEndpoint(buildDatasetSchema(datasets, dataSets)!, { bodyLimit }),
+      createGraphqlEndpoint(buildDatasetSchema(datasets, dataSets)!, options),
     );
     endpoint.then((handle) => handle(request, response, next), next);
   };

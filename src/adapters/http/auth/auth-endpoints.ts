@@ -1,0 +1,89 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { parseCookie, stringifySetCookie } from 'cookie';
+import { safeReturnPath } from '../../../domain/auth/same-origin.js';
+import { STATE_COOKIE, STATE_MAX_AGE_S } from '../../../application/auth/oauth2-login.js';
+import type { MountAuth, ReactorAuth } from '../../../application/auth/reactor-auth.js';
+import { SESSION_COOKIE, SESSION_MAX_AGE_S } from '../../../application/auth/sessions.js';
+import { HttpProblem, methodNotAllowed, sendProblem } from '../http-problems.js';
+
+type OAuth2Endpoints = NonNullable<MountAuth['oauth2']>;
+
+/**
+ * The HTTP side of signing in: `<mount>/auth/login` (to the provider), the callback
+ * (`<mount>` + redirectPath), `<mount>/auth/logout`, and the 401 challenge. Cookies
+ * are `HttpOnly; SameSite=Lax; Path=/`, and `Secure` when deploy.json's baseUrl is https.
+ */
+export class AuthEndpoints {
+  constructor(private readonly auth: ReactorAuth) {}
+
+  /** Answers a login endpoint of the mount; false for any other path. */
+  answer(request: IncomingMessage, response: ServerResponse, oauth2: OAuth2Endpoints, prefix: string, path: string): false | Promise<true> | true {
+    if (path !== oauth2.loginPath && path !== oauth2.callbackPath && path !== oauth2.logoutPath) return false;
+    const method = request.method ?? 'GET';
+    const query = new URLSearchParams((request.url ?? '').split('?')[1] ?? '');
+    if (path === oauth2.logoutPath) {
+      if (method !== 'GET' && method !== 'POST') return this.refuse(response, methodNotAllowed('GET, POST'));
+      this.redirect(response, method === 'GET' ? prefix : undefined, [this.cookie(SESSION_COOKIE, '', 0)]);
+      return true;
+    }
+    if (method !== 'GET') return this.refuse(response, methodNotAllowed('GET'));
+    if (path === oauth2.loginPath) {
+      const { location, stateCookie } = oauth2.login.begin(safeReturnPath(query.get('returnTo') ?? undefined, prefix), `http://${request.headers.host ?? 'localhost'}`);
+      this.redirect(response, location, [this.cookie(STATE_COOKIE, stateCookie, STATE_MAX_AGE_S)]);
+      return true;
+    }
+    const cookies = request.headers.cookie === undefined ? {} : parseCookie(request.headers.cookie);
+    const callback = { code: query.get('code') ?? undefined, state: query.get('state') ?? undefined, error: query.get('error') ?? undefined };
+    // The state cookie serves one callback, whatever comes of it.
+    const clearState = this.cookie(STATE_COOKIE, '', 0);
+    return oauth2.login.complete(callback, cookies[STATE_COOKIE]).then(
+      ({ claims, returnTo }) => {
+        this.redirect(response, returnTo, [clearState, this.cookie(SESSION_COOKIE, this.auth.sessions!.issue(claims), SESSION_MAX_AGE_S)]);
+        return true as const;
+      },
+      (error: unknown) => {
+        response.setHeader('Set-Cookie', clearState);
+        sendProblem(response, error);
+        return true as const;
+      },
+    );
+  }
+
+  /**
+   * 401 for a request without an identity: with `WWW-Authenticate: Basic` where basic
+   * auth is on; a browser page of an OAuth2 mount also gets a link on to the login.
+   */
+  challenge(request: IncomingMessage, response: ServerResponse, auths: readonly MountAuth[]): void {
+    const basic = auths.find((auth) => auth.basic)?.basic;
+    const oauth2 = auths.find((auth) => auth.oauth2)?.oauth2;
+    const headers: Record<string, string> = basic ? { 'WWW-Authenticate': `Basic realm="${basic.realm.replace(/["\\]/g, '\\$&')}", charset="UTF-8"` } : {};
+    const accept = request.headers.accept ?? '';
+    if (oauth2 && request.method === 'GET' && accept.includes('text/html')) {
+      const login = `${oauth2.loginPath}?returnTo=${encodeURIComponent(request.url ?? '/')}`;
+      const body = `<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0; url=${escapeHtml(login)}"><title>Sign in</title><p>This page needs you to <a href="${escapeHtml(login)}">sign in</a>.</p>\n`;
+      response.writeHead(401, { ...headers, 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store' });
+      response.end(body);
+      return;
+    }
+    sendProblem(response, new HttpProblem(401, 'UNAUTHENTICATED', 'authentication required', undefined, headers));
+  }
+
+  private refuse(response: ServerResponse, problem: HttpProblem): true {
+    sendProblem(response, problem);
+    return true;
+  }
+
+  /** 302 to the location, or 204 without one. */
+  private redirect(response: ServerResponse, location: string | undefined, cookies: string[]): void {
+    response.writeHead(location === undefined ? 204 : 302, { ...(location === undefined ? {} : { Location: location }), 'Set-Cookie': cookies, 'Cache-Control': 'no-store' });
+    response.end();
+  }
+
+  private cookie(name: string, value: string, maxAge: number): string {
+    return stringifySetCookie({ name, value, httpOnly: true, sameSite: 'lax', path: '/', maxAge, secure: this.auth.secureCookies });
+  }
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+}

@@ -1,0 +1,135 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { parseCookie } from 'cookie';
+import { decideAccess, type Identity } from '../../../domain/auth/access.js';
+import { isSameOrigin } from '../../../domain/auth/same-origin.js';
+import { CrossSiteWriteError, ForbiddenError, UnauthenticatedError } from '../../../domain/errors.js';
+import type { AccessControl } from '../../../domain/package/routes.js';
+import { DATA_API_PREFIX } from '../../../domain/package/routes.js';
+import { normalizeRequestPath } from '../../../domain/serving/request-path.js';
+import type { MountAuth } from '../../../application/auth/reactor-auth.js';
+import { SESSION_COOKIE } from '../../../application/auth/sessions.js';
+import type { Mount, Reactor } from '../../../application/serving/reactor.js';
+import { sendProblem } from '../http-problems.js';
+import { AuthEndpoints } from './auth-endpoints.js';
+
+/** Paths the reactor itself answers at any mount: gated whenever any mount enables authentication. */
+export const REACTOR_PATHS = /^\/(api\/v1\/introspect\/|introspect\/|package\/|auth\/)/;
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Every request meets this gate before anything is served, on the fast path and in
+ * express alike: it answers the login endpoints, establishes the identity (basic
+ * credentials, else the session cookie), and refuses with 401 or 403 as SPEC.md orders,
+ * or a session-cookie write that did not come from this reactor's origin. A reactor
+ * without authentication anywhere has no gate at all.
+ */
+export class AuthGate {
+  private readonly identities = new WeakMap<IncomingMessage, Identity>();
+  /** Mounts that enable authentication: the reactor's own endpoints accept any of their identities. */
+  private readonly enabled: MountAuth[];
+  private readonly endpoints: AuthEndpoints;
+
+  private constructor(private readonly reactor: Reactor) {
+    this.enabled = reactor.all().flatMap((mount) => (mount.auth?.enabled ? [mount.auth] : []));
+    this.endpoints = new AuthEndpoints(reactor.auth);
+  }
+
+  static of(reactor: Reactor): AuthGate | undefined {
+    return reactor.all().some((mount) => mount.auth) ? new AuthGate(reactor) : undefined;
+  }
+
+  /** True when the gate answered the request; false when it may go on (its identity kept for later checks). */
+  screen(request: IncomingMessage, response: ServerResponse): boolean | Promise<boolean> {
+    const url = request.url ?? '/';
+    const query = url.indexOf('?');
+    const parsed = normalizeRequestPath(query < 0 ? url : url.slice(0, query));
+    // Malformed paths go on to be refused with their 400 by the resolution, which serves nothing.
+    if (!parsed.ok) return false;
+    const match = this.reactor.mounts.match(parsed.path);
+    const own = match?.mount.auth;
+    if (own?.oauth2) {
+      const answered = this.endpoints.answer(request, response, own.oauth2, match!.mount.prefix, parsed.path);
+      if (answered) return answered;
+    }
+    let auths: readonly MountAuth[];
+    let rule: AccessControl | undefined;
+    let enabled: boolean;
+    if (REACTOR_PATHS.test(parsed.path)) {
+      if (this.enabled.length === 0) return false;
+      [auths, rule, enabled] = [this.enabled, undefined, true];
+    } else {
+      if (!own) return false;
+      [auths, rule, enabled] = [[own], ruleOf(match!.mount, match!.path), own.enabled];
+    }
+    const identity = this.identify(request, auths);
+    const admit = (who: Identity | undefined) => this.admit(request, response, decideAccess(rule, enabled, who), who, auths);
+    return identity instanceof Promise ? identity.then(admit) : admit(identity);
+  }
+
+  /** The GraphQL resolvers' check: a dataset's route rules for this request's identity. */
+  authorizeDataset(mount: Mount, request: IncomingMessage, datasetId: string): void {
+    const decision = decideAccess(mount.auth?.datasetRules.get(datasetId), mount.auth?.enabled ?? false, this.identities.get(request));
+    if (decision === 'unauthenticated') throw new UnauthenticatedError(`dataset ${datasetId} needs an authenticated identity`);
+    if (decision === 'forbidden') throw new ForbiddenError(`dataset ${datasetId} needs one of the roles ${rolesNeeded(mount.auth!.datasetRules.get(datasetId))}`);
+  }
+
+  private admit(request: IncomingMessage, response: ServerResponse, decision: ReturnType<typeof decideAccess>, who: Identity | undefined, auths: readonly MountAuth[]): boolean {
+    if (decision === 'unauthenticated') {
+      this.endpoints.challenge(request, response, auths);
+      return true;
+    }
+    if (decision === 'forbidden') {
+      sendProblem(response, new ForbiddenError(`${who!.name} lacks the role this route needs`));
+      return true;
+    }
+    if (!who) return false;
+    if (who.via === 'session' && !SAFE_METHODS.has(request.method ?? 'GET') && !this.sameOrigin(request)) {
+      sendProblem(response, new CrossSiteWriteError('a write signed in by the session cookie must come from this site (Origin or Sec-Fetch-Site)'));
+      return true;
+    }
+    this.identities.set(request, who);
+    return false;
+  }
+
+  /** Basic credentials when the request sends them (a wrong one is not rescued by a cookie), else the session. */
+  private identify(request: IncomingMessage, auths: readonly MountAuth[]): Identity | undefined | Promise<Identity | undefined> {
+    const header = request.headers.authorization;
+    const basics = auths.flatMap((auth) => (auth.basic ? [auth.basic.authenticator] : []));
+    if (header !== undefined && basics.length > 0) return firstIdentity(basics.map((basic) => () => basic.authenticate(header)));
+    const sessions = this.reactor.auth.sessions;
+    if (!sessions || !auths.some((auth) => auth.oauth2) || request.headers.cookie === undefined) return undefined;
+    const value = parseCookie(request.headers.cookie)[SESSION_COOKIE];
+    return value === undefined ? undefined : sessions.read(value);
+  }
+
+  private sameOrigin(request: IncomingMessage): boolean {
+    const origins = [`http://${request.headers.host ?? ''}`.toLowerCase()];
+    const base = this.reactor.auth.deploy.baseUrl;
+    if (base !== undefined) origins.push(new URL(base).origin.toLowerCase());
+    const site = request.headers['sec-fetch-site'];
+    return isSameOrigin({ origin: request.headers.origin, secFetchSite: typeof site === 'string' ? site : undefined }, origins);
+  }
+}
+
+/** The rule of the route a path resolves to; below `/api/v1/data/`, the rule of that dataset's route. */
+function ruleOf(mount: Mount, path: string): AccessControl | undefined {
+  if (path.startsWith(DATA_API_PREFIX)) {
+    const rest = path.slice(DATA_API_PREFIX.length);
+    const slash = rest.indexOf('/');
+    return mount.auth?.datasetRules.get(slash < 0 ? rest : rest.slice(0, slash));
+  }
+  return mount.pkg.routes.lookup(path)?.route?.accessControl;
+}
+
+function firstIdentity(checks: Array<() => Identity | undefined | Promise<Identity | undefined>>): Identity | undefined | Promise<Identity | undefined> {
+  for (let index = 0; index < checks.length; index++) {
+    const result = checks[index]!();
+    if (result instanceof Promise) return result.then((identity) => identity ?? firstIdentity(checks.slice(index + 1)));
+    if (result) return result;
+  }
+  return undefined;
+}
+
+function rolesNeeded(rule: AccessControl | undefined): string {
+  return (rule?.roles ?? []).join(', ');
+}
