@@ -1,0 +1,193 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import request from 'supertest';
+import { HtpasswdPasswordHashes } from '../../src/adapters/crypto/htpasswd-password-hashes.js';
+import { MemoryOpener, VALID_METADATA, demoPackage } from '../support/memory-opener.js';
+import { startReactor } from '../support/reactor-fixture.js';
+
+const htpasswd = (...args: string[]) => execFileSync('htpasswd', ['-nb', ...args], { encoding: 'utf8' }).trim();
+const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+
+const directory = mkdtempSync(join(tmpdir(), 'auth-basic-'));
+const passwdFile = join(directory, 'htpasswd');
+const deployFile = join(directory, 'deploy.json');
+const users = () =>
+  [
+    htpasswd('-B', '-C', '4', 'alice', 'alice-pw'),
+    htpasswd('-m', 'bob', 'bob-pw'),
+    htpasswd('-s', 'carol', 'carol-pw'),
+    htpasswd('-d', 'dave', 'dave-pw'),
+    `erin:${execFileSync('openssl', ['passwd', '-1', 'erin-pw'], { encoding: 'utf8' }).trim()}`,
+    'plain:plain-pw',
+  ].join('\n') + '\n';
+
+class CountingHashes extends HtpasswdPasswordHashes {
+  calls = 0;
+  override verify(password: string, hash: string): Promise<boolean> {
+    this.calls++;
+    return super.verify(password, hash);
+  }
+}
+const hashes = new CountingHashes();
+
+const site = demoPackage({
+  'authentication.json': JSON.stringify({ authentication: { basicAuth: { enabled: true, realm: 'Staff "only"' } } }),
+  'content/admin.html': '<p>admin</p>',
+  'content/public.html': '<p>public</p>',
+  'data/items.json': JSON.stringify([{ id: 'a' }, { id: 'b' }]),
+  'storage.json': JSON.stringify({ storage: { dataSets: { items: { source: 'data/items.json' } } } }),
+  'routes.json': JSON.stringify({
+    routes: [
+      { path: '/', resource: 'content/index.html' },
+      { path: '/admin.html', resource: 'content/admin.html', accessControl: { roles: ['admin'] } },
+      { path: '/public.html', resource: 'content/public.html', accessControl: { authenticationRequired: false } },
+      { path: '/api/v1/data/items', dataset: 'items', accessControl: { roles: ['editor'] } },
+    ],
+  }),
+});
+const open = demoPackage({ 'metadata.json': JSON.stringify({ ...VALID_METADATA, name: 'open-site' }), 'content/index.html': '<p>open</p>' });
+
+let fixture: Awaited<ReturnType<typeof startReactor>>;
+beforeAll(async () => {
+  writeFileSync(passwdFile, users());
+  writeFileSync(deployFile, JSON.stringify({ authentication: { basicAuth: { passwdFile: 'htpasswd' }, sessionSecret: 'deploy-session-secret-0123456789', roles: { alice: ['admin', 'editor'], bob: ['editor'] } } }));
+  const opener = new MemoryOpener().add('site', site).add('open', open);
+  fixture = await startReactor(opener, [{ source: 'site' }, { source: 'open' }], { deploy: deployFile, workdir: directory }, undefined, { passwords: hashes });
+});
+afterAll(async () => {
+  await fixture.stop();
+  rmSync(directory, { recursive: true, force: true });
+});
+
+describe('basic authentication', () => {
+  it('challenges every unauthenticated request with 401 and the realm', async () => {
+    for (const path of ['/', '/index.html', '/style.css', '/nothing-here', '/api/v1/data/items', '/graphql']) {
+      const response = await request(fixture.http).get(path).expect(401);
+      expect(response.headers['www-authenticate']).toBe('Basic realm="Staff \\"only\\"", charset="UTF-8"');
+      expect(response.body.error.code).toBe('UNAUTHENTICATED');
+    }
+    await request(fixture.http).put('/notes.txt').send('x').expect(401);
+    await request(fixture.http).head('/').expect(401);
+  });
+
+  it.each([
+    ['alice', 'alice-pw', 'bcrypt (htpasswd -B)'],
+    ['bob', 'bob-pw', 'apr1 (htpasswd -m)'],
+    ['carol', 'carol-pw', '{SHA} (htpasswd -s)'],
+    ['dave', 'dave-pw', 'crypt(3) (htpasswd -d)'],
+    ['erin', 'erin-pw', 'md5-crypt (openssl passwd -1)'],
+  ])('accepts %s with the right password (%s) and refuses a wrong one', async (user, password) => {
+    const response = await request(fixture.http).get('/').set('Authorization', basic(user, password)).expect(200);
+    expect(response.text).toContain('<title>Demo</title>');
+    await request(fixture.http).get('/').set('Authorization', basic(user, `${password}x`)).expect(401);
+    await request(fixture.http).get('/').set('Authorization', basic(user, '')).expect(401);
+  });
+
+  it('never accepts a password stored as plain text, nor an unknown user', async () => {
+    await request(fixture.http).get('/').set('Authorization', basic('plain', 'plain-pw')).expect(401);
+    await request(fixture.http).get('/').set('Authorization', basic('mallory', 'alice-pw')).expect(401);
+  });
+
+  it.each([
+    ['no colon', `Basic ${Buffer.from('alicealice-pw').toString('base64')}`],
+    ['bad base64', 'Basic !!!not-base64!!!'],
+    ['base64 of the wrong length', 'Basic YWxpY2U6YWxpY2UtcH'],
+    ['another scheme', 'Bearer abc'],
+    ['no credentials', 'Basic'],
+    ['a huge header', `Basic ${'A'.repeat(8000)}`],
+  ])('answers 401 to a malformed Authorization header: %s', async (_name, header) => {
+    const response = await request(fixture.http).get('/').set('Authorization', header).expect(401);
+    expect(response.body.error.code).toBe('UNAUTHENTICATED');
+  });
+
+  it('remembers a verified credential instead of hashing it per request', async () => {
+    const header = basic('alice', 'alice-pw');
+    await request(fixture.http).get('/style.css').set('Authorization', header).expect(200);
+    const before = hashes.calls;
+    for (let i = 0; i < 5; i++) await request(fixture.http).get('/style.css').set('Authorization', header).expect(200);
+    expect(hashes.calls).toBe(before);
+    // A wrong password is checked every time: failures are never remembered.
+    await request(fixture.http).get('/').set('Authorization', basic('alice', 'nope')).expect(401);
+    await request(fixture.http).get('/').set('Authorization', basic('alice', 'nope')).expect(401);
+    expect(hashes.calls).toBe(before + 2);
+  });
+
+  it('gates the introspection endpoints, and /introspect/config shows authEnabled and no secret', async () => {
+    for (const path of ['/introspect/status', '/api/v1/introspect/metadata', '/package/demo-site/status']) await request(fixture.http).get(path).expect(401);
+    const config = await request(fixture.http).get('/introspect/config').set('Authorization', basic('bob', 'bob-pw')).expect(200);
+    expect(config.body.authEnabled).toBe(true);
+    expect(JSON.stringify(config.body)).not.toMatch(/secret|htpasswd|\$2y\$/);
+  });
+
+  it('leaves a mount without authentication open', async () => {
+    await request(fixture.http).get('/open-site/').expect(200);
+  });
+});
+
+describe('route access control', () => {
+  it('answers 403 when the identity lacks the role, and serves it when it has one', async () => {
+    await request(fixture.http).get('/admin.html').expect(401);
+    expect((await request(fixture.http).get('/admin.html').set('Authorization', basic('bob', 'bob-pw')).expect(403)).body.error.code).toBe('FORBIDDEN');
+    await request(fixture.http).get('/admin.html').set('Authorization', basic('alice', 'alice-pw')).expect(200);
+  });
+
+  it('serves a route that does not require authentication to anyone', async () => {
+    expect((await request(fixture.http).get('/public.html').expect(200)).text).toBe('<p>public</p>');
+  });
+
+  it('applies a dataset route rule to the whole data API of that dataset', async () => {
+    await request(fixture.http).get('/api/v1/data/items/a').set('Authorization', basic('dave', 'dave-pw')).expect(403);
+    await request(fixture.http).post('/api/v1/data/items').set('Authorization', basic('dave', 'dave-pw')).send({ id: 'z' }).expect(403);
+    await request(fixture.http).get('/api/v1/data/items/a').set('Authorization', basic('bob', 'bob-pw')).expect(200);
+    await request(fixture.http).post('/api/v1/data/items').set('Authorization', basic('bob', 'bob-pw')).send({ id: 'c' }).expect(201);
+    await request(fixture.http).delete('/api/v1/data/items/c').set('Authorization', basic('bob', 'bob-pw')).expect(204);
+  });
+
+  it('applies it to GraphQL for that dataset', async () => {
+    const query = { query: '{ items }' };
+    const refused = await request(fixture.http).post('/graphql').set('Authorization', basic('dave', 'dave-pw')).send(query).expect(200);
+    expect(refused.body.errors[0].extensions.code).toBe('FORBIDDEN');
+    expect(refused.body.data.items).toBeNull();
+    const mutation = { query: 'mutation { createItems(item: {id: "g"}) }' };
+    expect((await request(fixture.http).post('/graphql').set('Authorization', basic('dave', 'dave-pw')).send(mutation)).body.errors[0].extensions.code).toBe('FORBIDDEN');
+    const allowed = await request(fixture.http).post('/graphql').set('Authorization', basic('bob', 'bob-pw')).send(query).expect(200);
+    expect(allowed.body.data.items).toEqual([{ id: 'a' }, { id: 'b' }]);
+  });
+});
+
+describe('a password file that changes', () => {
+  it('is read again: a new password works and the old one stops working', async () => {
+    const old = basic('bob', 'bob-pw');
+    await request(fixture.http).get('/').set('Authorization', old).expect(200);
+    writeFileSync(passwdFile, users().replace(/^bob:.*$/m, htpasswd('-m', 'bob', 'bob-new-pw')));
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await request(fixture.http).get('/').set('Authorization', basic('bob', 'bob-new-pw')).expect(200);
+    await request(fixture.http).get('/').set('Authorization', old).expect(401);
+  });
+});
+
+describe('a password file inside the package', () => {
+  it('is used when deploy.json names none', async () => {
+    const packaged = demoPackage({
+      'authentication.json': JSON.stringify({ authentication: { basicAuth: { enabled: true, passwdFile: 'auth/htpasswd' } } }),
+      'auth/htpasswd': htpasswd('-B', '-C', '4', 'zoe', 'zoe-pw') + '\n',
+    });
+    const own = await startReactor(new MemoryOpener().add('p', packaged), [{ source: 'p' }]);
+    try {
+      const challenge = await request(own.http).get('/').expect(401);
+      expect(challenge.headers['www-authenticate']).toBe('Basic realm="demo-site", charset="UTF-8"');
+      await request(own.http).get('/').set('Authorization', basic('zoe', 'zoe-pw')).expect(200);
+      await request(own.http).get('/').set('Authorization', basic('zoe', 'other')).expect(401);
+    } finally {
+      await own.stop();
+    }
+  });
+
+  it('leaves a package with basic auth and no password file unmounted, never open', async () => {
+    const packaged = demoPackage({ 'authentication.json': JSON.stringify({ authentication: { basicAuth: { enabled: true } } }) });
+    await expect(startReactor(new MemoryOpener().add('p', packaged), [{ source: 'p' }])).rejects.toThrow(/no password file/);
+  });
+});
