@@ -1,0 +1,282 @@
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import request from 'supertest';
+import { NodeAuthCrypto } from '../../src/adapters/crypto/node-auth-crypto.js';
+import { FetchOAuth2Provider } from '../../src/adapters/oauth2/fetch-oauth2-provider.js';
+import { Sessions } from '../../src/application/auth/sessions.js';
+import { MemoryOpener, demoPackage } from '../support/memory-opener.js';
+import { startBrokenEndpoint, startProvider } from '../support/oauth2-provider.js';
+import { startReactor } from '../support/reactor-fixture.js';
+
+const BASE = 'http://reactor.test';
+const SECRET = 'deploy-session-secret-0123456789';
+const CLIENT_SECRET = 'client-secret-never-shown';
+
+const directory = mkdtempSync(join(tmpdir(), 'auth-oauth2-'));
+let provider: Awaited<ReturnType<typeof startProvider>>;
+let broken: Awaited<ReturnType<typeof startBrokenEndpoint>>;
+let fixture: Awaited<ReturnType<typeof startReactor>>;
+
+function sitePackage(oauth2: Record<string, unknown>) {
+  return demoPackage({
+    'authentication.json': JSON.stringify({ authentication: { oauth2: { enabled: true, provider: 'mock', clientId: 'reactor-client', scopes: ['openid', 'email'], ...oauth2 } } }),
+    'content/admin.html': '<p>admin</p>',
+    'data/items.json': JSON.stringify([{ id: 'a' }]),
+    'storage.json': JSON.stringify({ storage: { dataSets: { items: { source: 'data/items.json' } } } }),
+    'routes.json': JSON.stringify({
+      routes: [
+        { path: '/', resource: 'content/index.html' },
+        { path: '/admin.html', resource: 'content/admin.html', accessControl: { roles: ['admin'] } },
+        { path: '/api/v1/data/items', dataset: 'items' },
+      ],
+    }),
+  });
+}
+const endpoints = (url: string) => ({ authorizationUrl: `${url}/authorize`, tokenUrl: `${url}/token`, userinfoUrl: `${url}/userinfo` });
+
+function writeDeploy(name: string, deploy: Record<string, unknown>): string {
+  const file = join(directory, name);
+  writeFileSync(file, JSON.stringify(deploy));
+  return file;
+}
+
+/** The cookies a response sets, by name: value and attributes. */
+function setCookies(response: request.Response): Map<string, { value: string; attributes: string }> {
+  const cookies = new Map<string, { value: string; attributes: string }>();
+  const header = response.headers['set-cookie'] as unknown as string[] | undefined;
+  for (const line of header ?? []) {
+    const [pair, ...attributes] = line.split('; ');
+    const equals = pair!.indexOf('=');
+    cookies.set(pair!.slice(0, equals), { value: decodeURIComponent(pair!.slice(equals + 1)), attributes: attributes.join('; ') });
+  }
+  return cookies;
+}
+
+/** /auth/login, then the provider's /authorize: the callback path with its query, and the state cookie. */
+async function startLogin(http = fixture.http, returnTo = '/admin.html'): Promise<{ callback: string; stateCookie: string; authorize: URL }> {
+  const login = await request(http).get(`/auth/login?returnTo=${encodeURIComponent(returnTo)}`).expect(302);
+  const authorize = new URL(login.headers.location!);
+  const stateCookie = setCookies(login).get('pkg_oauth_state')!.value;
+  const answer = await fetch(authorize, { redirect: 'manual' });
+  const back = new URL(answer.headers.get('location')!);
+  return { callback: `${back.pathname}${back.search}`, stateCookie, authorize };
+}
+
+async function signIn(http = fixture.http): Promise<string> {
+  const { callback, stateCookie } = await startLogin(http);
+  const done = await request(http).get(callback).set('Cookie', `pkg_oauth_state=${stateCookie}`).expect(302);
+  return setCookies(done).get('pkg_session')!.value;
+}
+
+beforeAll(async () => {
+  provider = await startProvider();
+  broken = await startBrokenEndpoint();
+  const deploy = writeDeploy('deploy.json', { baseUrl: BASE, authentication: { oauth2: { clientSecret: CLIENT_SECRET }, sessionSecret: SECRET, roles: { 'jo@example.org': ['admin'] } } });
+  const opener = new MemoryOpener().add('site', sitePackage(endpoints(provider.url)));
+  fixture = await startReactor(opener, [{ source: 'site' }], { deploy, workdir: directory }, undefined, { provider: new FetchOAuth2Provider(500) });
+});
+afterAll(async () => {
+  await fixture.stop();
+  await provider.stop();
+  await broken.stop();
+  rmSync(directory, { recursive: true, force: true });
+});
+
+describe('the login', () => {
+  it('redirects to the provider with code flow, client, redirect URI, scope, signed state and a PKCE S256 challenge', async () => {
+    const login = await request(fixture.http).get('/auth/login').expect(302);
+    const url = new URL(login.headers.location!);
+    expect(`${url.origin}${url.pathname}`).toBe(`${provider.url}/authorize`);
+    expect(url.searchParams.get('response_type')).toBe('code');
+    expect(url.searchParams.get('client_id')).toBe('reactor-client');
+    expect(url.searchParams.get('redirect_uri')).toBe(`${BASE}/auth/callback`);
+    expect(url.searchParams.get('scope')).toBe('openid email');
+    expect(url.searchParams.get('state')).toMatch(/^[\w-]{22}\.[\w-]{43}$/);
+    expect(url.searchParams.get('code_challenge')).toMatch(/^[\w-]{43}$/);
+    expect(url.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(url.searchParams.has('client_secret')).toBe(false);
+    const state = setCookies(login).get('pkg_oauth_state')!;
+    expect(state.attributes).toBe('Max-Age=600; Path=/; HttpOnly; SameSite=Lax');
+  });
+
+  it('sends a browser on a protected page to the login with a 401 page that links there', async () => {
+    const page = await request(fixture.http).get('/admin.html').set('Accept', 'text/html').expect(401);
+    expect(page.text).toContain('url=/auth/login?returnTo=%2Fadmin.html');
+    const api = await request(fixture.http).get('/api/v1/data/items').expect(401);
+    expect(api.body.error.code).toBe('UNAUTHENTICATED');
+    expect(api.headers['www-authenticate']).toBeUndefined();
+  });
+
+  it('exchanges the code with the PKCE verifier, sets a signed pkg_session cookie and returns to the page', async () => {
+    provider.server.service.once('beforeUserinfo', (userinfo: { body: Record<string, unknown> }) => (userinfo.body = { sub: 'jo-subject', email: 'jo@example.org' }));
+    const { callback, stateCookie } = await startLogin();
+    const done = await request(fixture.http).get(callback).set('Cookie', `pkg_oauth_state=${stateCookie}`).expect(302);
+    expect(done.headers.location).toBe('/admin.html');
+    const cookies = setCookies(done);
+    expect(cookies.get('pkg_session')!.attributes).toBe('Max-Age=28800; Path=/; HttpOnly; SameSite=Lax');
+    expect(cookies.get('pkg_oauth_state')!.attributes).toContain('Max-Age=0');
+    const session = cookies.get('pkg_session')!.value;
+    // deploy.json gives jo@example.org the admin role.
+    expect((await request(fixture.http).get('/admin.html').set('Cookie', `pkg_session=${session}`).expect(200)).text).toBe('<p>admin</p>');
+  });
+
+  it('honours a roles claim from userinfo, and refuses with 403 without the role', async () => {
+    provider.server.service.once('beforeUserinfo', (userinfo: { body: Record<string, unknown> }) => (userinfo.body = { sub: 'claimed', roles: ['admin'] }));
+    const claimed = await signIn();
+    await request(fixture.http).get('/admin.html').set('Cookie', `pkg_session=${claimed}`).expect(200);
+    const plain = await signIn();
+    await request(fixture.http).get('/').set('Cookie', `pkg_session=${plain}`).expect(200);
+    expect((await request(fixture.http).get('/admin.html').set('Cookie', `pkg_session=${plain}`).expect(403)).body.error.code).toBe('FORBIDDEN');
+  });
+
+  it('logs out: the session cookie is cleared', async () => {
+    const out = await request(fixture.http).get('/auth/logout').expect(302);
+    expect(out.headers.location).toBe('/');
+    expect(setCookies(out).get('pkg_session')).toEqual({ value: '', attributes: 'Max-Age=0; Path=/; HttpOnly; SameSite=Lax' });
+  });
+});
+
+describe('a callback that is not what this reactor started', () => {
+  it('answers 401 to a replayed state', async () => {
+    const { callback, stateCookie } = await startLogin();
+    await request(fixture.http).get(callback).set('Cookie', `pkg_oauth_state=${stateCookie}`).expect(302);
+    expect((await request(fixture.http).get(callback).set('Cookie', `pkg_oauth_state=${stateCookie}`).expect(401)).body.error.code).toBe('OAUTH2_STATE');
+  });
+
+  it('answers 401 to a tampered state, a foreign one, and one without its cookie', async () => {
+    const first = await startLogin();
+    const second = await startLogin();
+    const tampered = first.callback.replace(/state=([\w-])/, (_m, c: string) => `state=${c === 'A' ? 'B' : 'A'}`);
+    await request(fixture.http).get(tampered).set('Cookie', `pkg_oauth_state=${first.stateCookie}`).expect(401);
+    await request(fixture.http).get(second.callback).set('Cookie', `pkg_oauth_state=${first.stateCookie}`).expect(401);
+    await request(fixture.http).get(first.callback).expect(401);
+    await request(fixture.http).get(first.callback).set('Cookie', `pkg_oauth_state=${first.stateCookie.slice(0, -3)}`).expect(401);
+    await request(fixture.http).get('/auth/callback?code=abc').set('Cookie', `pkg_oauth_state=${first.stateCookie}`).expect(401);
+  });
+
+  it('answers 400 to a callback without a code', async () => {
+    const { callback, stateCookie } = await startLogin();
+    const state = new URLSearchParams(callback.split('?')[1]).get('state')!;
+    const response = await request(fixture.http).get(`/auth/callback?state=${state}`).set('Cookie', `pkg_oauth_state=${stateCookie}`).expect(400);
+    expect(response.body.error.code).toBe('OAUTH2_CALLBACK');
+  });
+
+  it('answers 502 when the provider reports an error', async () => {
+    const { callback, stateCookie } = await startLogin();
+    const state = new URLSearchParams(callback.split('?')[1]).get('state')!;
+    const response = await request(fixture.http).get(`/auth/callback?state=${state}&error=access_denied`).set('Cookie', `pkg_oauth_state=${stateCookie}`).expect(502);
+    expect(response.body.error.code).toBe('OAUTH2_PROVIDER');
+  });
+});
+
+describe('a provider that fails during the exchange', () => {
+  it('answers 502 when the token endpoint refuses, without leaking the client secret', async () => {
+    provider.server.service.once('beforeResponse', (token: { body: unknown; statusCode: number }) => {
+      token.statusCode = 500;
+      token.body = { error: 'server_error', client_secret: CLIENT_SECRET };
+    });
+    const { callback, stateCookie } = await startLogin();
+    const response = await request(fixture.http).get(callback).set('Cookie', `pkg_oauth_state=${stateCookie}`).expect(502);
+    expect(response.body.error.code).toBe('OAUTH2_PROVIDER');
+    expect(response.text).not.toContain(CLIENT_SECRET);
+    expect(setCookies(response).get('pkg_session')).toBeUndefined();
+  });
+
+  it('answers 502 when userinfo names no email and no subject', async () => {
+    provider.server.service.once('beforeUserinfo', (userinfo: { body: Record<string, unknown> }) => (userinfo.body = { name: 'Nobody' }));
+    const { callback, stateCookie } = await startLogin();
+    const response = await request(fixture.http).get(callback).set('Cookie', `pkg_oauth_state=${stateCookie}`).expect(502);
+    expect(response.body.error.message).toMatch(/email or a subject/);
+  });
+
+  it.each(['error', 'html', 'hang'] as const)('answers 502 when the token endpoint answers %s (bounded in time)', async (mode) => {
+    broken.mode.value = mode;
+    const deploy = writeDeploy(`deploy-${mode}.json`, { baseUrl: BASE, authentication: { sessionSecret: SECRET } });
+    const opener = new MemoryOpener().add('site', sitePackage({ ...endpoints(provider.url), tokenUrl: `${broken.url}/token` }));
+    const own = await startReactor(opener, [{ source: 'site' }], { deploy, workdir: directory }, undefined, { provider: new FetchOAuth2Provider(500) });
+    try {
+      const { callback, stateCookie } = await startLogin(own.http);
+      const started = Date.now();
+      const response = await request(own.http).get(callback).set('Cookie', `pkg_oauth_state=${stateCookie}`).expect(502);
+      expect(Date.now() - started).toBeLessThan(5000);
+      expect(response.body.error.message).toMatch(mode === 'hang' ? /did not answer within 500 ms/ : mode === 'html' ? /other than a JSON object/ : /answered 500/);
+    } finally {
+      await own.stop();
+    }
+  });
+});
+
+describe('the session cookie', () => {
+  const sessions = (now: () => number) => new Sessions(SECRET, new NodeAuthCrypto(), {}, now);
+
+  it('is refused when tampered, truncated, expired or signed with another secret', async () => {
+    const good = await signIn();
+    await request(fixture.http).get('/').set('Cookie', `pkg_session=${good}`).expect(200);
+    const [payload, signature] = [good.slice(0, good.lastIndexOf('.')), good.slice(good.lastIndexOf('.') + 1)];
+    const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), r: ['admin'] })).toString('base64url');
+    for (const bad of [`${forged}.${signature}`, good.slice(0, -4), payload, 'garbage', sessions(() => Date.now() - 9 * 3600 * 1000).issue({ name: 'jo', names: ['jo'], roles: [] })]) {
+      await request(fixture.http).get('/').set('Cookie', `pkg_session=${bad}`).expect(401);
+    }
+    const other = new Sessions('another-secret-0123456789abcdef', new NodeAuthCrypto(), {}).issue({ name: 'jo', names: ['jo'], roles: [] });
+    await request(fixture.http).get('/').set('Cookie', `pkg_session=${other}`).expect(401);
+    // A cookie this reactor signed for a live session passes: the check is the signature, not a server-side list.
+    await request(fixture.http).get('/').set('Cookie', `pkg_session=${sessions(Date.now).issue({ name: 'jo', names: ['jo'], roles: [] })}`).expect(200);
+  });
+
+  it('cannot write from another site: writes need Origin or Sec-Fetch-Site of this site', async () => {
+    const session = `pkg_session=${await signIn()}`;
+    const post = (id: string) => request(fixture.http).post('/api/v1/data/items').set('Cookie', session).send({ id });
+    expect((await post('x1').expect(403)).body.error.code).toBe('CROSS_SITE_WRITE');
+    await post('x2').set('Origin', 'https://evil.example').expect(403);
+    await post('x3').set('Sec-Fetch-Site', 'cross-site').set('Origin', BASE).expect(403);
+    await post('x4').set('Origin', BASE).expect(201);
+    await post('x5').set('Sec-Fetch-Site', 'same-origin').expect(201);
+    await request(fixture.http).put('/notes.txt').set('Cookie', session).set('Origin', 'https://evil.example').send('x').expect(403);
+    await request(fixture.http).post('/package/demo-site/save').set('Cookie', session).set('Origin', 'https://evil.example').expect(403);
+    await request(fixture.http).post('/graphql').set('Cookie', session).set('Origin', 'https://evil.example').send({ query: 'mutation { createItems(item: {id: "g"}) }' }).expect(403);
+    const read = await request(fixture.http).get('/api/v1/data/items').set('Cookie', session).expect(200);
+    expect(read.body.map((item: { id: string }) => item.id)).toEqual(['a', 'x4', 'x5']);
+  });
+
+  it('is marked Secure when deploy.json baseUrl is https', async () => {
+    const deploy = writeDeploy('deploy-https.json', { baseUrl: 'https://reactor.example', authentication: { sessionSecret: SECRET } });
+    const own = await startReactor(new MemoryOpener().add('site', sitePackage(endpoints(provider.url))), [{ source: 'site' }], { deploy, workdir: directory });
+    try {
+      const login = await request(own.http).get('/auth/login').expect(302);
+      expect(setCookies(login).get('pkg_oauth_state')!.attributes).toBe('Max-Age=600; Path=/; HttpOnly; Secure; SameSite=Lax');
+      expect(new URL(login.headers.location!).searchParams.get('redirect_uri')).toBe('https://reactor.example/auth/callback');
+    } finally {
+      await own.stop();
+    }
+  });
+});
+
+describe('the session secret', () => {
+  it('is generated once into <workdir>/session-secret with mode 0600 and reused on restart', async () => {
+    const workdir = mkdtempSync(join(tmpdir(), 'auth-secret-'));
+    const opener = new MemoryOpener().add('site', sitePackage(endpoints(provider.url)));
+    try {
+      const first = await startReactor(opener, [{ source: 'site' }], { workdir });
+      const session = await signIn(first.http);
+      await first.stop();
+      const file = join(workdir, 'session-secret');
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      const secret = readFileSync(file, 'utf8');
+      expect(secret.length).toBeGreaterThanOrEqual(32);
+      const second = await startReactor(opener, [{ source: 'site' }], { workdir });
+      try {
+        await request(second.http).get('/').set('Cookie', `pkg_session=${session}`).expect(200);
+        expect(readFileSync(file, 'utf8')).toBe(secret);
+        const config = await request(second.http).get('/introspect/config').set('Cookie', `pkg_session=${session}`).expect(200);
+        expect(config.body.authEnabled).toBe(true);
+        expect(JSON.stringify(config.body)).not.toContain(secret);
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      rmSync(workdir, { recursive: true, force: true });
+    }
+  });
+});
