@@ -1,0 +1,120 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { chromium, type Browser } from 'playwright-core';
+import { ROOT } from '../support/paths.js';
+import { startProvider } from '../support/oauth2-provider.js';
+import { failingServe, startServe, type ServeProcess } from '../support/serve-process.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const ARTIFACTS = join(ROOT, 'test-artifacts');
+const directory = mkdtempSync(join(tmpdir(), 'e2e-auth-'));
+
+function writePackage(name: string, authentication: unknown, extra: Record<string, string> = {}): string {
+  const root = join(directory, name);
+  const files: Record<string, string> = {
+    'metadata.json': JSON.stringify({ name, version: '1.0.0', description: 'protected', guid: `pkg://example.org/${name}`, uuid: '123e4567-e89b-42d3-a456-426614174000' }),
+    'authentication.json': JSON.stringify({ authentication }),
+    'content/index.html': '<!doctype html><title>Home</title><p>home</p>',
+    'content/secret.html': '<!doctype html><title>Secret</title><link rel="stylesheet" href="/style.css"><h1 id="secret">The secret page</h1>',
+    'content/style.css': 'h1 { color: green; }',
+    ...extra,
+  };
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(join(root, path, '..'), { recursive: true });
+    writeFileSync(join(root, path), text);
+  }
+  return root;
+}
+
+afterAll(() => rmSync(directory, { recursive: true, force: true }));
+
+describe('basic authentication through the built reactor', () => {
+  let reactor: ServeProcess;
+  beforeAll(async () => {
+    const site = writePackage('staff-site', { basicAuth: { enabled: true, realm: 'Staff' } });
+    writeFileSync(join(directory, 'htpasswd'), execFileSync('htpasswd', ['-nbB', '-C', '4', 'ann', 'ann-pw'], { encoding: 'utf8' }));
+    writeFileSync(join(directory, 'basic-deploy.json'), JSON.stringify({ authentication: { basicAuth: { passwdFile: 'htpasswd' } } }));
+    reactor = await startServe([site], { env: { PKG_DEPLOY: join(directory, 'basic-deploy.json') } });
+  }, 30_000);
+  afterAll(() => reactor?.stop());
+
+  it('challenges, then serves with the right password; the access log shows both', async () => {
+    const refused = await fetch(`${reactor.url}/secret.html`);
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toBe('Basic realm="Staff", charset="UTF-8"');
+    const served = await fetch(`${reactor.url}/secret.html`, { headers: { Authorization: `Basic ${Buffer.from('ann:ann-pw').toString('base64')}` } });
+    expect(served.status).toBe(200);
+    expect(await served.text()).toContain('The secret page');
+    expect((await fetch(`${reactor.url}/introspect/status`)).status).toBe(401);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(reactor.stdout()).toMatch(/GET \/secret\.html -> 401/);
+    expect(reactor.stdout()).toMatch(/GET \/secret\.html -> 200/);
+  });
+
+  it('refuses to start when deploy.json is malformed, naming the file', async () => {
+    writeFileSync(join(directory, 'bad-deploy.json'), '{"authentication": ');
+    const { code, stderr } = await failingServe([writePackage('other-site', { basicAuth: { enabled: true } }), '--deploy', join(directory, 'bad-deploy.json')]);
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/^error: ConfigParseError: .*bad-deploy\.json/m);
+    expect(stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe('OAuth2 login in a real browser', () => {
+  let provider: Awaited<ReturnType<typeof startProvider>>;
+  let reactor: ServeProcess;
+  let browser: Browser;
+  const workdir = join(directory, 'workdir');
+
+  beforeAll(async () => {
+    provider = await startProvider();
+    const site = writePackage('sso-site', {
+      oauth2: { enabled: true, provider: 'mock', clientId: 'reactor', authorizationUrl: `${provider.url}/authorize`, tokenUrl: `${provider.url}/token`, userinfoUrl: `${provider.url}/userinfo`, redirectPath: '/auth/callback', scopes: ['openid'] },
+    });
+    // No baseUrl: the redirect URI follows the address the browser used. No sessionSecret: one is generated.
+    writeFileSync(join(directory, 'sso-deploy.json'), JSON.stringify({ authentication: { oauth2: { clientSecret: 'client-secret' } } }));
+    mkdirSync(workdir, { recursive: true });
+    reactor = await startServe([site, '--deploy', join(directory, 'sso-deploy.json'), '--workdir', workdir]);
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await reactor?.stop();
+    await provider?.stop();
+  });
+
+  it('goes from a protected page to the provider and back, ending on the page with the session cookie set', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const visited: string[] = [];
+    const consoleErrors: string[] = [];
+    page.on('response', (response) => visited.push(`${response.status()} ${new URL(response.url()).pathname}`));
+    page.on('pageerror', (error) => consoleErrors.push(error.message));
+    await page.goto(`${reactor.url}/secret.html`);
+    await page.waitForURL(`${reactor.url}/secret.html`);
+    await page.waitForSelector('#secret');
+    expect(await page.textContent('#secret')).toBe('The secret page');
+    expect(await page.evaluate(() => getComputedStyle(document.querySelector('h1')!).color)).toBe('rgb(0, 128, 0)');
+    expect(visited).toEqual(expect.arrayContaining(['401 /secret.html', '302 /auth/login', '302 /authorize', '302 /auth/callback', '200 /secret.html', '200 /style.css']));
+    expect(consoleErrors).toEqual([]);
+    const cookies = await context.cookies(reactor.url);
+    const session = cookies.find((cookie) => cookie.name === 'pkg_session');
+    expect(session).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/', secure: false });
+    expect(session!.expires).toBeGreaterThan(Date.now() / 1000);
+    expect(cookies.find((cookie) => cookie.name === 'pkg_oauth_state')).toBeUndefined();
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: join(ARTIFACTS, 'oauth2-login.png') });
+    // The session is the browser's only credential: a fresh context is sent to sign in again.
+    const stranger = await browser.newPage();
+    const response = await stranger.request.get(`${reactor.url}/secret.html`, { maxRedirects: 0 });
+    expect(response.status()).toBe(401);
+    expect(statSync(join(workdir, 'session-secret')).mode & 0o777).toBe(0o600);
+    await context.close();
+  }, 60_000);
+});
