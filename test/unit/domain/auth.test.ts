@@ -1,0 +1,86 @@
+import { describe, expect, it } from '@jest/globals';
+import { decideAccess, rolesOf, type Identity } from '../../../src/domain/auth/access.js';
+import { normalizeDeploy } from '../../../src/domain/auth/deploy-config.js';
+import { parseHtpasswd } from '../../../src/domain/auth/htpasswd.js';
+import { isSameOrigin, safeReturnPath } from '../../../src/domain/auth/same-origin.js';
+import { ConfigValidationError } from '../../../src/domain/errors.js';
+
+const who = (...roles: string[]): Identity => ({ name: 'ann', roles, via: 'basic' });
+
+describe('decideAccess', () => {
+  it('lets anyone through a package without authentication and without a rule', () => {
+    expect(decideAccess(undefined, false, undefined)).toBe('allow');
+  });
+
+  it('asks for an identity where the package enables authentication', () => {
+    expect(decideAccess(undefined, true, undefined)).toBe('unauthenticated');
+    expect(decideAccess(undefined, true, who())).toBe('allow');
+  });
+
+  it('reads a missing authenticationRequired as true, even where authentication is off', () => {
+    expect(decideAccess({ roles: [] }, false, undefined)).toBe('unauthenticated');
+    expect(decideAccess({}, false, who())).toBe('allow');
+  });
+
+  it('makes a route public with authenticationRequired false and no roles', () => {
+    expect(decideAccess({ authenticationRequired: false }, true, undefined)).toBe('allow');
+  });
+
+  it('checks authentication before roles, and accepts any one of the roles', () => {
+    expect(decideAccess({ roles: ['admin'], authenticationRequired: false }, true, undefined)).toBe('unauthenticated');
+    expect(decideAccess({ roles: ['admin', 'editor'] }, true, who('viewer'))).toBe('forbidden');
+    expect(decideAccess({ roles: ['admin', 'editor'] }, true, who('editor'))).toBe('allow');
+  });
+});
+
+describe('rolesOf', () => {
+  it('joins the roles of every name with the claimed ones, once each', () => {
+    expect(rolesOf(['jo@example.org', 'sub-1'], { 'jo@example.org': ['admin'], 'sub-1': ['editor', 'admin'] }, ['viewer']).sort()).toEqual(['admin', 'editor', 'viewer']);
+    expect(rolesOf(['constructor'], {})).toEqual([]);
+  });
+});
+
+describe('parseHtpasswd', () => {
+  it('reads user:hash lines, skipping comments, blanks and trailing fields, first line wins', () => {
+    const users = parseHtpasswd('# users\n\nann:$apr1$x$y\r\nbob:{SHA}abc=:comment\nann:second\nbroken line\n:nouser\n');
+    expect([...users]).toEqual([
+      ['ann', '$apr1$x$y'],
+      ['bob', '{SHA}abc='],
+    ]);
+  });
+});
+
+describe('normalizeDeploy', () => {
+  it('reads baseUrl, the password file, the secrets and the roles', () => {
+    expect(
+      normalizeDeploy(
+        { baseUrl: 'https://example.org/', authentication: { basicAuth: { passwdFile: 'htpasswd' }, oauth2: { clientSecret: 's' }, sessionSecret: '0123456789abcdef', roles: { ann: ['admin'] } } },
+        'deploy.json',
+      ),
+    ).toEqual({ baseUrl: 'https://example.org', passwdFile: 'htpasswd', clientSecret: 's', sessionSecret: '0123456789abcdef', roles: { ann: ['admin'] } });
+  });
+
+  it('lists every problem with the file named', () => {
+    const attempt = () => normalizeDeploy({ baseUrl: 'ftp://x', authentication: { sessionSecret: 'short', roles: { ann: 'admin' }, basicAuth: { passwdFile: 3 } } }, 'deploy.json');
+    expect(attempt).toThrow(ConfigValidationError);
+    expect(attempt).toThrow(/deploy\.json.*baseUrl.*passwdFile.*sessionSecret.*roles\.ann/s);
+    expect(() => normalizeDeploy([], 'deploy.json')).toThrow(ConfigValidationError);
+  });
+});
+
+describe('same-origin checks', () => {
+  const own = ['http://reactor.test'];
+  it('trusts Sec-Fetch-Site first, then Origin, and refuses a request with neither', () => {
+    expect(isSameOrigin({ secFetchSite: 'same-origin' }, own)).toBe(true);
+    expect(isSameOrigin({ secFetchSite: 'same-site', origin: 'http://reactor.test' }, own)).toBe(false);
+    expect(isSameOrigin({ origin: 'HTTP://REACTOR.TEST' }, own)).toBe(true);
+    expect(isSameOrigin({ origin: 'http://evil.test' }, own)).toBe(false);
+    expect(isSameOrigin({ origin: 'null' }, own)).toBe(false);
+    expect(isSameOrigin({}, own)).toBe(false);
+  });
+
+  it('returns after login only to a path on this server', () => {
+    expect(safeReturnPath('/docs/a?x=1', '/')).toBe('/docs/a?x=1');
+    for (const bad of ['//evil.test/', 'https://evil.test/', '/\\evil.test', 'docs', '/a\nb', undefined]) expect(safeReturnPath(bad, '/home/')).toBe('/home/');
+  });
+});
