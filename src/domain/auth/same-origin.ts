@@ -14,6 +14,6 @@ export function isSameOrigin(headers: { origin?: string; secFetchSite?: string }
  * or a scheme, so the login cannot be turned into an open redirect.
  */
 export function safeReturnPath(value: string | undefined, fallback: string): string {
-  if (value === undefined || !value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\') || /[\u0000-\u001f\\]/.test(value)) return fallback;
+  if (value === undefined || !value.startsWith('/') || value.startsWith('//') || value.includes('\\') || [...value].some((char) => char < ' ')) return fallback;
   return value;
 }
