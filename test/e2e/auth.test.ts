@@ -3,12 +3,12 @@ import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium } from '../support/chromium.js';
 import { ROOT } from '../support/paths.js';
 import { startProvider } from '../support/oauth2-provider.js';
 import { failingServe, startServe, type ServeProcess } from '../support/serve-process.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARTIFACTS = join(ROOT, 'test-artifacts');
 const directory = mkdtempSync(join(tmpdir(), 'e2e-auth-'));
 
@@ -78,10 +78,7 @@ describe('OAuth2 login in a real browser', () => {
     writeFileSync(join(directory, 'sso-deploy.json'), JSON.stringify({ authentication: { oauth2: { clientSecret: 'client-secret' } } }));
     mkdirSync(workdir, { recursive: true });
     reactor = await startServe([site, '--deploy', join(directory, 'sso-deploy.json'), '--workdir', workdir]);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
   }, 60_000);
   afterAll(async () => {
     await browser?.close();

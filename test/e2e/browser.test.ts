@@ -1,24 +1,19 @@
 /// <reference lib="dom" />
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium } from '../support/chromium.js';
 import { EXAMPLE_SITE, ROOT } from '../support/paths.js';
 import { startServe, type ServeProcess } from '../support/serve-process.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARTIFACTS = join(ROOT, 'test-artifacts');
 
 let browser: Browser;
 let reactor: ServeProcess;
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: install the Debian package chromium (.ci/run does)`);
   reactor = await startServe([EXAMPLE_SITE]);
-  // The flags keep Chromium off the network this machine does not have.
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
