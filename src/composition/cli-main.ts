@@ -15,6 +15,8 @@ import { SignPackage } from '../application/use-cases/sign-package.js';
 import { VerifySignature } from '../application/use-cases/verify-signature.js';
 import { EncryptPackage } from '../application/use-cases/encrypt-package.js';
 import { DecryptPackage } from '../application/use-cases/decrypt-package.js';
+import { InstallPackage } from '../application/use-cases/install-package.js';
+import { PushPackage } from '../application/use-cases/push-package.js';
 
 const container = createContainer();
 const status = await runCli(hideBin(process.argv), {
@@ -30,7 +32,9 @@ const status = await runCli(hideBin(process.argv), {
     verifySignature: container.get(VerifySignature),
     encrypt: container.get(EncryptPackage),
     decrypt: container.get(DecryptPackage),
+    push: container.get(PushPackage),
   },
   reactor: container.get(TOKENS.ReactorHost),
+  install: container.get(InstallPackage),
 });
 process.exitCode = status;

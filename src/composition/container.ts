@@ -47,6 +47,16 @@ import { RsaOaepKeyWrapping } from '../adapters/crypto/rsa-oaep-key-wrapping.js'
 import { OpenPgpKeyWrapping } from '../adapters/crypto/openpgp-key-wrapping.js';
 import { AesGcmContentCipher } from '../adapters/crypto/aes-gcm-content-cipher.js';
 import { FsFileWriter } from '../adapters/fs/fs-file-writer.js';
+import { randomUUID } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { PackageStores } from '../application/ports/package-store.js';
+import type { RegistryClients } from '../application/ports/registry-client.js';
+import { FsPackageStores } from '../adapters/fs/fs-package-store.js';
+import { LocalRegistryClients } from './registry-clients.js';
+import { DependencyLoader } from '../application/package/dependency-loader.js';
+import { InstallPackage } from '../application/use-cases/install-package.js';
+import { PushPackage } from '../application/use-cases/push-package.js';
 import type { LocalFiles } from '../application/ports/local-files.js';
 import type { AuthCrypto } from '../application/ports/auth-crypto.js';
 import type { PasswordHashes } from '../application/ports/password-hashes.js';
@@ -86,6 +96,8 @@ export function createContainer(overrides: PortOverrides = {}, options: { memory
   port<KeyWrappings>(TOKENS.KeyWrappings, () => ({ rsa: new RsaOaepKeyWrapping(), openpgp: new OpenPgpKeyWrapping() }));
   port<ContentCipher>(TOKENS.ContentCipher, () => new AesGcmContentCipher());
   port<FileWriter>(TOKENS.FileWriter, () => new FsFileWriter());
+  port<RegistryClients>(TOKENS.RegistryClients, () => new LocalRegistryClients());
+  port<PackageStores>(TOKENS.PackageStores, () => new FsPackageStores());
   port<LocalFiles>(TOKENS.LocalFiles, () => new FsLocalFiles());
   port<AuthCrypto>(TOKENS.AuthCrypto, () => new NodeAuthCrypto());
   port<PasswordHashes>(TOKENS.PasswordHashes, () => new HtpasswdPasswordHashes());
@@ -103,8 +115,18 @@ export function createContainer(overrides: PortOverrides = {}, options: { memory
         wrappings: get(TOKENS.KeyWrappings),
         cipher: get(TOKENS.ContentCipher),
         files: get(TOKENS.FileWriter),
-      }),
+      }, { loader: get(DependencyLoader), installer: get(InstallPackage) }),
   );
+  container.bind(InstallPackage).toDynamicValue(() => new InstallPackage(get(TOKENS.RegistryClients), get(TOKENS.PackageStores), get(TOKENS.PackageOpener), get(TOKENS.Hasher)));
+  container.bind(PushPackage).toDynamicValue(() => new PushPackage(get(TOKENS.PackageOpener), get(ValidatePackage), get(TOKENS.RegistryClients), get(TOKENS.Hasher)));
+  container
+    .bind(DependencyLoader)
+    .toDynamicValue(
+      () =>
+        new DependencyLoader(get(TOKENS.PackageOpener), get(TOKENS.Hasher), get(TOKENS.FileWriter), get(TOKENS.PackageStores), get(TOKENS.RegistryClients), get(InstallPackage), () =>
+          join(tmpdir(), `pkg-dependency-${randomUUID()}.cap`),
+        ),
+    );
   container.bind(SavePackage).toDynamicValue(() => new SavePackage(get(PackPackage)));
   container.bind<ReactorHost>(TOKENS.ReactorHost).toDynamicValue(
     () =>
@@ -127,7 +149,7 @@ export function createContainer(overrides: PortOverrides = {}, options: { memory
   );
   container.bind(EntryDigester).toDynamicValue(() => new EntryDigester(get(TOKENS.Hasher)));
   container.bind(PackPipeline).toDynamicValue(() => new PackPipeline(get(TOKENS.ArchiveWriter), get(TOKENS.Hasher)));
-  container.bind(PackPackage).toDynamicValue(() => new PackPackage(get(TOKENS.PackageOpener), get(PackPipeline)));
+  container.bind(PackPackage).toDynamicValue(() => new PackPackage(get(TOKENS.PackageOpener), get(PackPipeline), { dependencies: get(DependencyLoader), hasher: get(TOKENS.Hasher) }));
   container.bind(UnpackPackage).toDynamicValue(() => new UnpackPackage(get(TOKENS.PackageOpener), get(TOKENS.DirectoryWriter), get(TOKENS.Hasher)));
   container.bind(ValidatePackage).toDynamicValue(() => new ValidatePackage(get(TOKENS.PackageOpener), get(EntryDigester), get(TOKENS.SchemaValidator), get(SignatureCheck)));
   container
@@ -140,7 +162,7 @@ export function createContainer(overrides: PortOverrides = {}, options: { memory
       () => new EncryptPackage(get(TOKENS.PackageOpener), get(PackPackage), get(TOKENS.ArchiveWriter), get(TOKENS.FileWriter), get(TOKENS.KeyWrappings), get(TOKENS.ContentCipher)),
     );
   container.bind(DecryptPackage).toDynamicValue(() => new DecryptPackage(get(TOKENS.PackageOpener), get(TOKENS.FileWriter), get(TOKENS.KeyWrappings), get(TOKENS.ContentCipher)));
-  container.bind(InspectPackage).toDynamicValue(() => new InspectPackage(get(TOKENS.PackageOpener), get(SignatureCheck)));
+  container.bind(InspectPackage).toDynamicValue(() => new InspectPackage(get(TOKENS.PackageOpener), get(SignatureCheck), get(DependencyLoader)));
   container
     .bind(TestPackage)
     .toDynamicValue(() => new TestPackage(get(TOKENS.PackageOpener), get<ReactorHost>(TOKENS.ReactorHost), get(TOKENS.HttpProbe), get(TOKENS.SchemaValidator)));

@@ -8,6 +8,8 @@ import type { TestPackage } from '../../application/use-cases/test-package.js';
 import { printJson, type CliOutput } from './cli-output.js';
 import { printInfo, printTestReport, printValidation } from './report-printer.js';
 import { signingCommands, type SigningUseCases } from './signing-commands.js';
+import type { PushPackage } from '../../application/use-cases/push-package.js';
+import { packageSources, pushCommand, storeAndRegistry } from './registry-commands.js';
 
 export interface PackageUseCases extends SigningUseCases {
   pack: PackPackage;
@@ -15,6 +17,7 @@ export interface PackageUseCases extends SigningUseCases {
   validate: ValidatePackage;
   inspect: InspectPackage;
   test: TestPackage;
+  push: PushPackage;
 }
 
 /** Sets the process exit status without throwing, so yargs finishes cleanly. */
@@ -29,10 +32,15 @@ export function packageCommands(yargs: Argv, useCases: PackageUseCases, output: 
         y
           .positional('path', { type: 'string', demandOption: true, describe: 'package directory' })
           .option('force', { alias: 'f', type: 'boolean', default: false, describe: 'overwrite an existing .cap' })
-          .option('output', { alias: 'o', type: 'string', describe: 'directory to write the .cap into (default: the current directory)' }),
+          .option('output', { alias: 'o', type: 'string', describe: 'directory to write the .cap into (default: the current directory)' })
+          .option('bundle-deps', { alias: 'bundle', type: 'boolean', default: false, describe: 'embed every declared dependency under packages/ (resolved through the store, then the registry)' })
+          .option('store', { type: 'string', default: process.env.PKG_STORE, defaultDescription: '$PKG_STORE', describe: 'package store directory' })
+          .option('registry', { type: 'string', default: process.env.PKG_REGISTRY, defaultDescription: '$PKG_REGISTRY', describe: 'registry directory or https URL' }),
       async (argv) => {
-        const result = await useCases.pack.execute({ source: argv.path, outputDirectory: resolve(argv.output ?? '.'), force: argv.force });
+        const bundle = argv['bundle-deps'] ? { bundle: packageSources(argv) } : {};
+        const result = await useCases.pack.execute({ source: argv.path, outputDirectory: resolve(argv.output ?? '.'), force: argv.force, ...bundle });
         output.out(`Packed ${result.name} ${result.version}: ${result.path} (${result.entries} entries, ${result.size} bytes)`);
+        for (const dependency of result.bundled) output.out(`Bundled ${dependency.guid} ${dependency.version}: ${dependency.file}`);
         if (result.generated.length > 0) output.out(`Generated inside the archive: ${result.generated.join(', ')}`);
       },
     )
@@ -69,6 +77,7 @@ export function packageCommands(yargs: Argv, useCases: PackageUseCases, output: 
     .command(inspectCommand('routes', 'Print routes.json in canonical form (generated when absent)', useCases, output))
     .command(inspectCommand('metadata', 'Print metadata.json in canonical form', useCases, output))
     .command(inspectCommand('storage', 'Print storage.json in canonical form (null when absent)', useCases, output))
+    .command(pushCommand(useCases.push, output))
     .demandCommand(1, 'name a package command')
     .strictCommands()
     .strict();
@@ -104,9 +113,9 @@ function inspectCommand(item: InspectItem, description: string, useCases: Packag
   return {
     command: `${item} <path>`,
     describe: description,
-    builder: pathAndJson,
-    handler: async (argv: { path: string; json: boolean }) => {
-      const value = await useCases.inspect.execute(argv.path, item);
+    builder: (y: Argv) => storeAndRegistry(pathAndJson(y)),
+    handler: async (argv: { path: string; json: boolean; store?: string; registry?: string }) => {
+      const value = await useCases.inspect.execute(argv.path, item, packageSources(argv));
       if (item === 'info' && !argv.json) printInfo(output, value as PackageInfo);
       else printJson(output, value);
     },

@@ -5,12 +5,15 @@ import { reportError } from './error-reporter.js';
 import { packageCommands, type PackageUseCases } from './package-commands.js';
 import { reactorCommands } from './reactor-commands.js';
 import type { ReactorHost } from '../../application/ports/reactor-host.js';
+import type { InstallPackage } from '../../application/use-cases/install-package.js';
+import { installCommand } from './registry-commands.js';
 
 export interface CliDependencies {
   version: string;
   output: CliOutput;
   package: PackageUseCases;
   reactor: ReactorHost;
+  install: InstallPackage;
 }
 
 /** Runs the `pkg` command line; resolves with the exit status. */
@@ -23,10 +26,11 @@ export async function runCli(args: string[], dependencies: CliDependencies): Pro
   const cli = yargs(args)
     .scriptName('pkg')
     .usage('$0 <command>\n\nPack, validate, sign, encrypt, test, publish, install and serve content packages (.cap).')
-    .command('package', 'Work with one package: pack, unpack, validate, test, sign, verify-signature, encrypt, decrypt, info, manifest, routes, metadata, storage', (y) =>
+    .command('package', 'Work with one package: pack, unpack, validate, test, sign, verify-signature, encrypt, decrypt, info, manifest, routes, metadata, storage, push', (y) =>
       packageCommands(y, dependencies.package, output, exit),
     )
     .command('reactor', 'Run the reactor HTTP server: serve', (y) => reactorCommands(y, dependencies.reactor, output))
+    .command(installCommand(dependencies.install, output))
     .demandCommand(1, 'name a command')
     .strictCommands()
     .strict()

@@ -3,6 +3,7 @@ import type { Argv } from 'yargs';
 import { UsageError } from '../../domain/errors.js';
 import { parseDocument } from '../../domain/package/documents.js';
 import { normalizeMountConfig, parseMountOption } from '../../domain/serving/mount-config.js';
+import { isPackageUrl } from '../../domain/dependencies/package-url.js';
 import type { ReactorHost } from '../../application/ports/reactor-host.js';
 import { DEFAULT_BODY_LIMIT, type MountRequest } from '../../application/serving/reactor.js';
 import type { CliOutput } from './cli-output.js';
@@ -20,7 +21,7 @@ export function reactorCommands(yargs: Argv, host: ReactorHost, output: CliOutpu
       'Serve packages over HTTP: the first source at /, each further one at /<name>/',
       (y) =>
         y
-          .positional('sources', { type: 'string', array: true, default: [], describe: 'package directories or .cap files' })
+          .positional('sources', { type: 'string', array: true, default: [], describe: 'package directories, .cap files or pkg://<guid> (installed from the registry)' })
           .option('port', { type: 'number', default: DEFAULT_PORT, describe: 'TCP port (0 picks a free one)' })
           .option('host', { type: 'string', default: '127.0.0.1', describe: 'address to listen on' })
           .option('workdir', { type: 'string', describe: 'directory for overlays and saved packages (default: a fresh temporary directory, removed at exit)' })
@@ -80,7 +81,11 @@ export function reactorCommands(yargs: Argv, host: ReactorHost, output: CliOutpu
 async function readMountsFile(file: string): Promise<MountRequest[]> {
   const text = (await readUserFile(file, 'mounts file')).toString('utf8');
   const base = dirname(resolve(file));
-  return normalizeMountConfig(parseDocument(text, file), file).map((mount) => ({ prefix: mount.path, source: isAbsolute(mount.source) ? mount.source : resolve(base, mount.source) }));
+  return normalizeMountConfig(parseDocument(text, file), file).map((mount) => ({
+    prefix: mount.path,
+    source: isAbsolute(mount.source) || isPackageUrl(mount.source) ? mount.source : resolve(base, mount.source),
+    ...(mount.store ? { store: resolve(base, mount.store) } : {}),
+  }));
 }
 
 function untilSignal(): Promise<NodeJS.Signals> {

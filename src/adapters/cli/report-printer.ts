@@ -1,5 +1,5 @@
 import type { ValidationReport } from '../../domain/validation/check-report.js';
-import type { PackageInfo } from '../../application/use-cases/inspect-package.js';
+import type { PackageInfo, ResolvedNode } from '../../application/use-cases/inspect-package.js';
 import type { TestReport } from '../../application/use-cases/test-package.js';
 import type { CliOutput } from './cli-output.js';
 
@@ -33,7 +33,17 @@ export function printInfo(output: CliOutput, info: PackageInfo): void {
   ];
   for (const [label, value] of rows) if (value !== undefined) output.out(`${(label + ':').padEnd(13)}${value}`);
   output.out('Dependencies:' + (info.dependencies.length === 0 ? ' none' : ''));
-  for (const dependency of info.dependencies) output.out(`  ${dependency.guid} ${dependency.range}`);
+  if (info.resolved) printTree(output, info.resolved, '  ');
+  else for (const dependency of info.dependencies) output.out(`  ${dependency.guid} ${dependency.range}`);
+  if (info.unresolved) output.out(`  unresolved: ${info.unresolved}`);
+}
+
+/** `<guid> <range> -> <version> (<where from>: <file>)`, each level indented below its dependent. */
+function printTree(output: CliOutput, nodes: readonly ResolvedNode[], indent: string): void {
+  for (const node of nodes) {
+    output.out(`${indent}${node.guid} ${node.range} -> ${node.version} (${node.source}: ${node.file})`);
+    printTree(output, node.dependencies, `${indent}  `);
+  }
 }
 
 export function printTestReport(output: CliOutput, report: TestReport): void {

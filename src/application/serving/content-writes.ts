@@ -65,7 +65,7 @@ export class ContentWrites {
     let contentPath: string;
     if (target === undefined) contentPath = RouteTable.mirrored(path);
     else if (target.kind === 'content') contentPath = target.contentPath;
-    else throw new RouteNotWritableError(`${path} is not a content route (${target.kind === 'moved' ? `it was remapped to ${target.route.remap}` : `it serves ${target.kind === 'file' ? target.packagePath : 'a dataset'}`}); it cannot be written`);
+    else throw new RouteNotWritableError(`${path} is not a content route (${target.kind === 'moved' ? `it was remapped to ${target.route.remap}` : `it serves ${target.kind === 'file' ? target.packagePath : target.kind === 'dependency' ? `${target.guid}/content/${target.contentPath}, a dependency's file` : 'a dataset'}`}); it cannot be written`);
     checkWritableContentPath(contentPath);
     return contentPath;
   }

@@ -15,13 +15,29 @@ import type { PackageVerifier } from '../ports/package-verifier.js';
 import type { OverlayStore } from '../ports/overlay-store.js';
 import { emptyLayer } from '../../domain/serving/layer-stack.js';
 import type { ByteBudget } from './byte-budget.js';
-import { ServedPackage, packageLayers, tombstoneFiles, type ServeOptions } from './served-package.js';
+import { NO_DEPENDENCIES, ServedPackage, packageLayers, tombstoneFiles, type ServeOptions } from './served-package.js';
+import type { DependencyContext, DependencyLoader, DependencyTree } from '../package/dependency-loader.js';
+import type { InstallPackage } from '../use-cases/install-package.js';
+import { checkDependencyRoutes, dependencyLayers } from './dependency-layers.js';
+import type { PackageModel } from '../package/package-reader.js';
+import { isPackageUrl, packageUrlGuids } from '../../domain/dependencies/package-url.js';
+import { PackageNotFoundError } from '../../domain/errors.js';
 
 export interface LoadOptions extends ServeOptions {
   /** The reactor's workdir: a writable package's overlay lives there, and decrypted packages. Without one, nothing is writable. */
   workdir?: string;
   /** Keys for encrypted packages. */
   keys?: DecryptionKeys;
+  /** Store and registry for dependencies and `pkg://` sources. */
+  packages?: DependencyContext;
+  /** Semver range a `pkg://<guid>` source is installed by; `*` when absent. */
+  constraint?: string;
+}
+
+/** What loading needs for dependencies and `pkg://` sources. */
+export interface LoadDependencies {
+  loader: DependencyLoader;
+  installer: InstallPackage;
 }
 
 /** What loading needs to open encrypted packages and check signed ones. */
@@ -45,9 +61,11 @@ export class LoadPackage {
     private readonly budget: ByteBudget,
     private readonly overlays: OverlayStore,
     private readonly security: LoadSecurity,
+    private readonly dependencies?: LoadDependencies,
   ) {}
 
   async execute(location: string, options: LoadOptions): Promise<ServedPackage> {
+    if (isPackageUrl(location)) location = await this.install(location, options);
     let source = await this.opener.open(location);
     let encrypted = false;
     try {
@@ -90,12 +108,64 @@ export class LoadPackage {
 
   async load(source: PackageSource, options: LoadOptions): Promise<ServedPackage> {
     const model = await readPackage(source, { generate: 'serving' });
+    await this.verify(source, model);
+    const tree = await this.resolveDependencies(source, model, options);
+    try {
+      const fromDependencies = tree ? await dependencyLayers(tree, (pkg, m) => this.tombstones(pkg, m)) : NO_DEPENDENCIES;
+      const digests = new Map(Object.entries(model.security?.checksums ?? {}));
+      const overlay = options.workdir !== undefined && model.metadata.readOnly !== true ? await this.overlayOf(options.workdir, model.metadata.name) : undefined;
+      // Closing the package closes its dependencies too.
+      const served = tree ? new OwnedSource(source, () => tree.close()) : source;
+      const pkg = new ServedPackage(served, model, this.hasher, this.budget, options, packageLayers(source, model, await this.tombstones(source, model)), digests, overlay, fromDependencies);
+      if (tree) checkDependencyRoutes(pkg.routes, fromDependencies, tree);
+      return pkg;
+    } catch (error) {
+      await tree?.close();
+      throw error;
+    }
+  }
+
+  /** Checksums, and the signature when one is declared: before anything of the package is served. */
+  private async verify(source: PackageSource, model: PackageModel): Promise<void> {
     if (model.security?.digitalSignatures) {
       // The signed payload is every covered file, so one read checks the checksums and the signature.
       const verdict = await this.security.signatures.check(source, model.security);
       if (verdict.integrity) assertIntact(source.location, verdict.integrity);
       if (!verdict.valid) throw new SignatureMismatchError(`${source.location}: ${verdict.reason}`);
     } else if (model.security) assertIntact(source.location, await this.verifier.verify(source, model.security));
+  }
+
+  /** Resolved, opened and verified like the package itself; undefined when it declares none. */
+  private async resolveDependencies(source: PackageSource, model: PackageModel, options: LoadOptions): Promise<DependencyTree | undefined> {
+    if (Object.keys(model.metadata.dependencies ?? {}).length === 0) return undefined;
+    if (!this.dependencies) throw new UsageError(`${source.location} declares dependencies, and this reactor was built without a way to resolve them`);
+    const tree = await this.dependencies.loader.resolve(source, model.metadata, options.packages ?? {});
+    try {
+      for (const dependency of tree.bottomUp()) await this.verify(dependency.pkg, dependency.model);
+    } catch (error) {
+      await tree.close();
+      throw error;
+    }
+    return tree;
+  }
+
+  /** `pkg://<guid>`: the newest version the registry has within the constraint, installed into the store. */
+  private async install(location: string, options: LoadOptions): Promise<string> {
+    if (!this.dependencies) throw new UsageError(`${location}: this reactor was built without a registry client`);
+    const { registry, store } = options.packages ?? {};
+    let missing: unknown;
+    for (const guid of packageUrlGuids(location)) {
+      try {
+        return (await this.dependencies.installer.execute({ guid, registry, store, ...(options.constraint ? { constraint: options.constraint } : {}) })).path;
+      } catch (error) {
+        if (!(error instanceof PackageNotFoundError)) throw error;
+        missing ??= error;
+      }
+    }
+    throw missing;
+  }
+
+  private async tombstones(source: PackageSource, model: PackageModel): Promise<Map<string, string[]>> {
     const tombstones = new Map<string, string[]>();
     for (const file of tombstoneFiles(model)) {
       if (!source.has(file)) continue;
@@ -103,9 +173,7 @@ export class LoadPackage {
       if (!Array.isArray(list) || !list.every((item) => typeof item === 'string')) throw new ConfigValidationError(file, ['must be a JSON array of content-relative paths']);
       tombstones.set(file.slice(0, file.lastIndexOf('/') + 1), list as string[]);
     }
-    const digests = new Map(Object.entries(model.security?.checksums ?? {}));
-    const overlay = options.workdir !== undefined && model.metadata.readOnly !== true ? await this.overlayOf(options.workdir, model.metadata.name) : undefined;
-    return new ServedPackage(source, model, this.hasher, this.budget, options, packageLayers(source, model, tombstones), digests, overlay);
+    return tombstones;
   }
 
   /** A writable package's overlay: the files and tombstones earlier runs wrote into this workdir. */

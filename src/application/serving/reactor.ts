@@ -12,7 +12,7 @@ import type { SavedPackage, SavePackage } from '../use-cases/save-package.js';
 import { ContentWrites } from './content-writes.js';
 import type { DecryptionKeys } from '../signing/envelope-opener.js';
 import type { SignatureCheck } from '../signing/signature-check.js';
-import type { LoadPackage } from './load-package.js';
+import type { LoadOptions, LoadPackage } from './load-package.js';
 import { RequestLog } from './request-log.js';
 import { ReactorAuth, type AuthDependencies, type MountAuth } from '../auth/reactor-auth.js';
 import type { ServedPackage } from './served-package.js';
@@ -21,6 +21,8 @@ export interface MountRequest {
   /** Explicit mount point; positional sources get theirs from their order and name. */
   prefix?: string;
   source: string;
+  /** This mount's package store (a mounts file may name one per mount); the reactor's otherwise. */
+  store?: string;
 }
 
 /** 1 MB: a write body beyond it answers 413, unless the reactor is told otherwise. */
@@ -116,7 +118,7 @@ export class Reactor {
         const first = request.prefix === undefined && positional++ === 0;
         let pkg: ServedPackage;
         try {
-          pkg = await dependencies.loader.execute(request.source, { cacheControl: settings.cacheControl, workdir: settings.workdir, keys: settings.keys });
+          pkg = await dependencies.loader.execute(request.source, { cacheControl: settings.cacheControl, workdir: settings.workdir, keys: settings.keys, ...packageSources(request, settings) });
         } catch (error) {
           if (!(error instanceof PackageError)) throw error;
           failures.push({ source: request.source, error });
@@ -289,6 +291,12 @@ export class Reactor {
     await Promise.all(this.ordered.map((mount) => Promise.all([mount.pkg.source.close(), mount.datasets.close()]).catch(() => undefined)));
     this.ordered.length = 0;
   }
+}
+
+/** Store and registry for a mount's dependencies and `pkg://` sources: without a store, one inside the workdir. */
+function packageSources(request: MountRequest, settings: ReactorSettings): Pick<LoadOptions, 'packages' | 'constraint'> {
+  const store = request.store ?? settings.store ?? (settings.workdir === undefined ? undefined : `${settings.workdir}/store`);
+  return { packages: { store, registry: settings.registry }, constraint: settings.constraint };
 }
 
 /** Why a package takes no writes: it declares itself read-only, or there is no overlay to keep them. */

@@ -10,6 +10,7 @@ import { compactBytes } from '../shared/bytes.js';
 import type { ByteBudget } from './byte-budget.js';
 import { contentTypeHeader, typeOf } from './content-types.js';
 import { detectType, typeByExtension } from '../../domain/package/media-types.js';
+import type { Manifest } from '../../domain/package/manifest.js';
 
 /** Files up to this size are held in memory (within the reactor's byte budget). */
 export const MEMORY_FILE_LIMIT = 1024 * 1024;
@@ -31,6 +32,24 @@ export interface StaticResponse {
 }
 
 export type StaticLookup = { kind: 'hit'; response: StaticResponse } | { kind: 'dataset'; dataset: string; route: Route } | { kind: 'miss' };
+
+/** A package whose files some layers hold: where to read them, their manifest types and verified digests. */
+export interface LayerOwner {
+  source: PackageSource;
+  manifest: Manifest;
+  digests: ReadonlyMap<string, string>;
+}
+
+/** The exported content of resolved dependencies: read-only layers below all of the package's own. */
+export interface DependencyLayers {
+  /** Bottom to top. */
+  layers: Layer[];
+  owners: ReadonlyMap<Layer, LayerOwner>;
+  /** Each dependency's exported content alone, for resources named `<guid>/content/<file>`. */
+  byGuid: ReadonlyMap<string, LayerStack>;
+}
+
+export const NO_DEPENDENCIES: DependencyLayers = { layers: [], owners: new Map(), byGuid: new Map() };
 
 interface FileState {
   type: string;
@@ -65,9 +84,10 @@ export class ServedPackage {
     private readonly digests: ReadonlyMap<string, string>,
     /** The reactor's overlay: the topmost layer, whose files live in the workdir. */
     readonly overlay?: { layer: Layer; files: PackageOverlay },
+    readonly dependencies: DependencyLayers = NO_DEPENDENCIES,
   ) {
-    this.layers = new LayerStack(overlay ? [...layers, overlay.layer] : layers);
-    this.routes = new RouteTable(model.routes);
+    this.layers = new LayerStack([...dependencies.layers, ...layers, ...(overlay ? [overlay.layer] : [])]);
+    this.routes = new RouteTable(model.routes, model.metadata.dependencies);
   }
 
   get name(): string {
@@ -87,6 +107,7 @@ export class ServedPackage {
     if (target?.kind === 'dataset') result = { kind: 'dataset', dataset: target.dataset, route: target.route };
     else if (target?.kind === 'content') result = await this.hit(this.layers.resolve(target.contentPath), target.route);
     else if (target?.kind === 'file') result = await this.hit(this.packageFile(target.packagePath), target.route);
+    else if (target?.kind === 'dependency') result = await this.hit(this.dependencies.byGuid.get(target.guid)?.resolve(target.contentPath), target.route);
     else if (target === undefined) result = await this.hit(this.layers.resolve(RouteTable.mirrored(path)), undefined);
     if (result.kind !== 'miss') this.responses.set(path, result);
     return result;
@@ -151,9 +172,10 @@ export class ServedPackage {
   private readerOf(layer: Layer | undefined): FileReader {
     if (this.overlay && layer === this.overlay.layer) {
       const { files } = this.overlay;
-      return { read: (key) => files.readContent(key), stream: (key) => files.streamContent(key), inPackage: false };
+      return { read: (key) => files.readContent(key), stream: (key) => files.streamContent(key) };
     }
-    return { read: (key) => this.source.read(key), stream: (key) => this.source.stream(key), inPackage: true };
+    const owner = (layer && this.dependencies.owners.get(layer)) ?? { source: this.source, manifest: this.model.manifest, digests: this.digests };
+    return { read: (key) => owner.source.read(key), stream: (key) => owner.source.stream(key), known: owner };
   }
 
   private response(headers: Map<string, [string, string]>, sha256: string, body: Uint8Array | undefined, size: number, file: LayerFile, reader: FileReader): StaticResponse {
@@ -180,8 +202,8 @@ export class ServedPackage {
   }
 
   private async read(file: LayerFile, reader: FileReader): Promise<FileState> {
-    const known = reader.inPackage ? this.model.manifest[file.key] : undefined;
-    const state: FileState = { type: typeOf(known?.type, file.key), sha256: reader.inPackage ? this.digests.get(file.key) : undefined };
+    const known = reader.known?.manifest[file.key];
+    const state: FileState = { type: typeOf(known?.type, file.key), sha256: reader.known?.digests.get(file.key) };
     if (file.size <= MEMORY_FILE_LIMIT && this.budget.take(file.size)) {
       state.bytes = compactBytes(await reader.read(file.key));
     }
@@ -203,7 +225,7 @@ interface FileReader {
   read(key: string): Promise<Uint8Array>;
   stream(key: string): AsyncIterable<Uint8Array>;
   /** Package files have manifest types and verified digests; overlay files have neither. */
-  inPackage: boolean;
+  known?: { manifest: Manifest; digests: ReadonlyMap<string, string> };
 }
 
 async function* streamRange(stream: AsyncIterable<Uint8Array>, start: number, end: number): AsyncIterable<Uint8Array> {

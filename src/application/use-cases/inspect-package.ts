@@ -3,7 +3,10 @@ import { routesDocument } from '../../domain/package/routes.js';
 import { storageDocument } from '../../domain/package/storage.js';
 import { readPackage, type PackageModel } from '../package/package-reader.js';
 import type { PackageOpener } from '../ports/package-source.js';
-import { SignatureMismatchError } from '../../domain/errors.js';
+import { PackageError, SignatureMismatchError } from '../../domain/errors.js';
+import type { SourceKind } from '../../domain/dependencies/dependency-resolution.js';
+import type { DependencyContext, DependencyLoader, LoadedDependency } from '../package/dependency-loader.js';
+import type { PackageSource } from '../ports/package-source.js';
 import { refuseEncrypted } from '../signing/envelope-opener.js';
 import type { SignatureCheck } from '../signing/signature-check.js';
 
@@ -20,6 +23,20 @@ export interface PackageInfo extends Pick<Metadata, 'name' | 'version' | 'descri
   routes: number;
   generated: string[];
   dependencies: Array<{ guid: string; range: string }>;
+  /** The declared dependencies resolved, all the way down; absent when there are none. */
+  resolved?: ResolvedNode[];
+  /** Why the dependencies could not be resolved (`<TypedError>: <message>`). */
+  unresolved?: string;
+}
+
+/** One node of the resolved tree: declared GUID and range, the version it resolved to, and where that is. */
+export interface ResolvedNode {
+  guid: string;
+  range: string;
+  version: string;
+  source: SourceKind;
+  file: string;
+  dependencies: ResolvedNode[];
 }
 
 /** Prints a package's configuration in its canonical, normalized form. */
@@ -27,9 +44,10 @@ export class InspectPackage {
   constructor(
     private readonly opener: PackageOpener,
     private readonly signatures: SignatureCheck,
+    private readonly dependencies?: DependencyLoader,
   ) {}
 
-  async execute(location: string, item: InspectItem): Promise<unknown> {
+  async execute(location: string, item: InspectItem, context: DependencyContext = {}): Promise<unknown> {
     const source = await this.opener.open(location);
     try {
       refuseEncrypted(source, item === 'info' ? 'inspect' : `print the ${item} of`);
@@ -48,12 +66,30 @@ export class InspectPackage {
         case 'storage':
           return model.storage ? storageDocument(model.storage) : null;
         case 'info':
-          return info(model, source.location, source.kind, source.entries());
+          return { ...info(model, source.location, source.kind, source.entries()), ...(await this.tree(source, model, context)) };
       }
     } finally {
       await source.close();
     }
   }
+
+  /** A tree that cannot be resolved is reported, not thrown: the rest of info is still worth printing. */
+  private async tree(source: PackageSource, model: PackageModel, context: DependencyContext): Promise<Pick<PackageInfo, 'resolved' | 'unresolved'>> {
+    if (!this.dependencies || Object.keys(model.metadata.dependencies ?? {}).length === 0) return {};
+    try {
+      const tree = await this.dependencies.resolve(source, model.metadata, context);
+      await tree.close();
+      return { resolved: tree.roots.map(node) };
+    } catch (error) {
+      if (!(error instanceof PackageError)) throw error;
+      return { unresolved: `${error.name}: ${error.message}` };
+    }
+  }
+}
+
+function node(dependency: LoadedDependency): ResolvedNode {
+  const { guid, range, version, source, location } = dependency;
+  return { guid, range, version, source, file: location, dependencies: dependency.dependencies.map(node) };
 }
 
 function info(model: PackageModel, location: string, kind: string, entries: readonly { size: number }[]): PackageInfo {

@@ -111,10 +111,10 @@ export function unresolved(guid: string, range: string, chain: readonly string[]
  * Every resolved package once, dependencies before their dependents and earlier
  * declarations before later ones: the order their layers stack, bottom up.
  */
-export function bottomUp<R, P>(tree: readonly ResolvedDependency<R, P>[]): ResolvedDependency<R, P>[] {
-  const order: ResolvedDependency<R, P>[] = [];
+export function bottomUp<T extends { guid: string; version: string; dependencies: readonly T[] }>(tree: readonly T[]): T[] {
+  const order: T[] = [];
   const placed = new Set<string>();
-  const visit = (node: ResolvedDependency<R, P>) => {
+  const visit = (node: T) => {
     const key = `${node.guid}@${node.version}`;
     if (placed.has(key)) return;
     for (const child of node.dependencies) visit(child);

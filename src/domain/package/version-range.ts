@@ -23,3 +23,8 @@ export function incrementPatch(version: string): string {
   if (parsed === null) throw new Error(`not a semantic version: ${version}`);
   return `${parsed.major}.${parsed.minor}.${parsed.patch + 1}`;
 }
+
+/** Semantic-version precedence, for sorting. */
+export function compareVersions(a: string, b: string): number {
+  return semver.compare(a, b);
+}

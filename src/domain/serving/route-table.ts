@@ -1,11 +1,14 @@
 import { CONTENT_DIR } from '../package/package-paths.js';
 import type { Route, Routes } from '../package/routes.js';
+import { dependencyReference } from '../validation/package-checks.js';
 
 export type RouteTarget =
   /** A file of the layered content tree, by its path below content/. */
   | { kind: 'content'; contentPath: string; route?: Route }
   /** A package file outside content/, served as it is. */
   | { kind: 'file'; packagePath: string; route: Route }
+  /** A file of a dependency's exported content: a resource `<dependency guid>/content/<file>`. */
+  | { kind: 'dependency'; guid: string; contentPath: string; route: Route }
   | { kind: 'dataset'; dataset: string; route: Route }
   /** A declared path that a `remap` moved elsewhere: it answers 404. */
   | { kind: 'moved'; route: Route };
@@ -18,18 +21,22 @@ export type RouteTarget =
 export class RouteTable {
   private readonly byPath = new Map<string, RouteTarget>();
 
-  constructor(routes: Routes) {
+  /** `dependencies`: the GUIDs (to ranges) a resource may name as `<guid>/content/<file>`. */
+  constructor(routes: Routes, dependencies: Readonly<Record<string, string>> = {}) {
     for (const route of routes.routes) {
       const served = route.remap ?? route.path;
       if (route.remap !== undefined && route.remap !== route.path && !this.byPath.has(route.path)) this.byPath.set(route.path, { kind: 'moved', route });
       if (this.byPath.has(served) && this.byPath.get(served)!.kind !== 'moved') continue;
       if (route.dataset !== undefined) this.byPath.set(served, { kind: 'dataset', dataset: route.dataset, route });
       else if (route.resource !== undefined) {
+        const dependency = route.resource.startsWith(CONTENT_DIR) ? undefined : dependencyReference(route.resource, dependencies);
         this.byPath.set(
           served,
           route.resource.startsWith(CONTENT_DIR)
             ? { kind: 'content', contentPath: route.resource.slice(CONTENT_DIR.length), route }
-            : { kind: 'file', packagePath: route.resource, route },
+            : dependency
+              ? { kind: 'dependency', guid: dependency.guid, contentPath: dependency.path.slice(CONTENT_DIR.length), route }
+              : { kind: 'file', packagePath: route.resource, route },
         );
       }
     }

@@ -1,0 +1,135 @@
+import type { Got, OptionsInit, RequestError } from 'got';
+import { isLoopbackHost, redactMessage, type RegistryReference } from '../../domain/dependencies/registry-reference.js';
+import { parseRegistryIndex, REGISTRY_INDEX_FILE, type RegistryIndex, type RegistryVersion } from '../../domain/dependencies/registry-index.js';
+import { FetchError, InvalidRegistryError } from '../../domain/errors.js';
+import type { RegistryClient } from '../../application/ports/registry-client.js';
+
+/** Transient failures: worth another try, a few times, with a short back-off. */
+const RETRY = {
+  limit: 2,
+  methods: ['GET' as const],
+  statusCodes: [408, 429, 500, 502, 503, 504],
+  errorCodes: ['ETIMEDOUT', 'ECONNRESET', 'EADDRINUSE', 'ECONNREFUSED', 'EPIPE', 'ENOTFOUND', 'ENETUNREACH', 'EAI_AGAIN'],
+  calculateDelay: ({ computedValue }: { computedValue: number }) => (computedValue === 0 ? 0 : Math.min(computedValue, 1000)),
+};
+const TIMEOUT = { lookup: 5_000, connect: 10_000, secureConnect: 10_000, socket: 30_000, send: 30_000, response: 30_000 };
+const INSECURE_REDIRECT = 'ERR_PKG_INSECURE_REDIRECT';
+
+/** got costs start-up time every command would pay; only a registry over HTTP needs it. */
+let loading: Promise<Got> | undefined;
+function loadGot(): Promise<Got> {
+  loading ??= import('got').then((module) => module.default);
+  return loading;
+}
+
+/**
+ * A static registry over https (or http on loopback): `index.json` and the files it
+ * names, relative to the base URL. Credentials in the URL are sent as Basic auth and
+ * appear nowhere else. Redirects are followed only to https (or loopback http).
+ */
+export class GotRegistryClient implements RegistryClient {
+  readonly display: string;
+  private readonly base: string;
+  private readonly credentials: { username: string; password: string } | undefined;
+
+  constructor(
+    reference: Extract<RegistryReference, { kind: 'url' }>,
+    private readonly progress: { isTTY?: boolean; write(text: string): unknown } = process.stderr,
+  ) {
+    this.display = reference.display;
+    this.base = reference.base;
+    this.credentials = reference.credentials;
+  }
+
+  async index(): Promise<RegistryIndex> {
+    const url = new URL(REGISTRY_INDEX_FILE, this.base);
+    const where = `${this.display}${REGISTRY_INDEX_FILE}`;
+    const got = await loadGot();
+    let text: string;
+    try {
+      text = await got(url, { ...this.options(), retry: RETRY }).text();
+    } catch (error) {
+      const status = (error as { response?: { statusCode?: number } }).response?.statusCode;
+      if (status === 404) throw new InvalidRegistryError(`registry ${this.display} has no ${REGISTRY_INDEX_FILE} (404)`);
+      throw this.fetchError(`cannot read ${where}`, error);
+    }
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch (error) {
+      throw new InvalidRegistryError(`${where}: invalid JSON: ${(error as Error).message}`);
+    }
+    return parseRegistryIndex(raw, where);
+  }
+
+  /**
+   * Streams the file. A transient failure before the first byte is retried (got retries
+   * only whole responses, not streams); after it, the caller has bytes it cannot take
+   * back, so the failure is final.
+   */
+  async *fetch(version: RegistryVersion): AsyncIterable<Uint8Array> {
+    const url = new URL(version.file, this.base);
+    const where = `${this.display}${version.file}`;
+    const got = await loadGot();
+    for (let attempt = 0; ; attempt++) {
+      let received = 0;
+      const stream = got.stream(url, { ...this.options(), retry: { limit: 0 } });
+      if (this.progress.isTTY) stream.on('downloadProgress', ({ transferred, total }: { transferred: number; total?: number }) => this.showProgress(version.file, transferred, total ?? version.size));
+      try {
+        for await (const chunk of stream) {
+          received += (chunk as Buffer).length;
+          yield chunk as Buffer;
+        }
+        if (this.progress.isTTY) this.progress.write('\n');
+        return;
+      } catch (error) {
+        stream.destroy();
+        if (received === 0 && attempt < RETRY.limit && isTransient(error)) continue;
+        throw this.fetchError(`cannot download ${where}`, error);
+      }
+    }
+  }
+
+  private options(): OptionsInit & { isStream?: undefined } {
+    return {
+      timeout: TIMEOUT,
+      followRedirect: true,
+      maxRedirects: 5,
+      ...(this.credentials ? { username: this.credentials.username, password: this.credentials.password } : {}),
+      hooks: {
+        beforeRedirect: [
+          (options: { url?: string | URL }) => {
+            const target = new URL(options.url!);
+            if (target.protocol === 'https:' || (target.protocol === 'http:' && isLoopbackHost(target.hostname))) return;
+            throw Object.assign(new Error(`refused a redirect to ${target.protocol}//${target.host}: registries are reached over https only`), { code: INSECURE_REDIRECT });
+          },
+        ],
+      },
+    };
+  }
+
+  private showProgress(file: string, transferred: number, total: number): void {
+    const percent = total > 0 ? Math.min(100, Math.floor((transferred / total) * 100)) : 0;
+    this.progress.write(`\r${file}: ${percent}% of ${total} bytes`);
+  }
+
+  /** Every message is redacted: a library may quote the URL it was given. */
+  private fetchError(what: string, error: unknown): FetchError {
+    const failure = error as RequestError;
+    const status = failure.response?.statusCode;
+    const reason =
+      failure.code === INSECURE_REDIRECT
+        ? failure.message
+        : status !== undefined
+          ? `HTTP ${status}${failure.response?.statusMessage ? ` ${failure.response.statusMessage}` : ''}`
+          : `${failure.code ? `${failure.code}: ` : ''}${failure.message}`;
+    return new FetchError(redactMessage(`${what}: ${reason}`));
+  }
+}
+
+function isTransient(error: unknown): boolean {
+  const failure = error as RequestError;
+  const status = failure.response?.statusCode;
+  if (status !== undefined) return RETRY.statusCodes.includes(status);
+  return failure.code !== undefined && (RETRY.errorCodes.includes(failure.code) || failure.name === 'TimeoutError');
+}
