@@ -64,8 +64,8 @@ export function freePort() {
   });
 }
 
-/** Spawns a server and resolves once `url` answers 200. */
-export async function launch(command, args, url, options = {}) {
+/** Spawns a server and resolves once `url` answers 200 (asked with `headers`). */
+export async function launch(command, args, url, { headers = {}, ...options } = {}) {
   const started = process.hrtime.bigint();
   const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe'], ...options });
   let stderr = '';
@@ -73,7 +73,7 @@ export async function launch(command, args, url, options = {}) {
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${command} exited: ${stderr}`);
     try {
-      const response = await fetch(url);
+      const response = await fetch(url, { headers });
       await response.arrayBuffer();
       if (response.status === 200) break;
     } catch {

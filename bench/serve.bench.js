@@ -12,8 +12,9 @@ const DURATION = process.env.BENCH_DURATION ?? '8s';
 const CONNECTIONS = process.env.BENCH_CONNECTIONS ?? '32';
 // BENCH_DURATION, BENCH_CONNECTIONS and BENCH_SKIP_COLD tune a run.
 
-function wrk(url) {
-  const output = execFileSync('wrk', ['-t1', `-c${CONNECTIONS}`, `-d${DURATION}`, url], { encoding: 'utf8' });
+function wrk(url, headers = {}) {
+  const flags = Object.entries(headers).flatMap(([name, value]) => ['-H', `${name}: ${value}`]);
+  const output = execFileSync('wrk', ['-t1', `-c${CONNECTIONS}`, `-d${DURATION}`, ...flags, url], { encoding: 'utf8' });
   const rate = /Requests\/sec:\s+([\d.]+)/.exec(output);
   const errors = /Non-2xx or 3xx responses: (\d+)/.exec(output);
   if (errors) throw new Error(`wrk saw ${errors[1]} error responses from ${url}`);
@@ -43,6 +44,7 @@ async function throughput() {
 
   const servers = [
     ['reactor (.cap)', (port) => ['node', [CLI, 'reactor', 'serve', cap, '--port', String(port)]]],
+    ...basicAuthServer(site, work),
     ['node:http, memory', (port) => ['node', [join(ROOT, 'bench/servers/node-memory.js'), files, String(port)]]],
     ['express 5, memory', (port) => ['node', [join(ROOT, 'bench/servers/express-memory.js'), files, String(port)]]],
     ['express.static', (port) => ['node', [join(ROOT, 'bench/servers/express-static.js'), files, String(port)]]],
@@ -52,9 +54,10 @@ async function throughput() {
   for (const [name, command] of servers) {
     const port = await freePort();
     const [program, args] = command(port);
-    const server = await launch(program, args, `http://127.0.0.1:${port}/index.html`);
+    const headers = command.headers ?? {};
+    const server = await launch(program, args, `http://127.0.0.1:${port}/index.html`, { headers });
     try {
-      results[name] = { html: wrk(`http://127.0.0.1:${port}/index.html`), asset: wrk(`http://127.0.0.1:${port}/asset.js`) };
+      results[name] = { html: wrk(`http://127.0.0.1:${port}/index.html`, headers), asset: wrk(`http://127.0.0.1:${port}/asset.js`, headers) };
     } finally {
       await server.stop();
     }
@@ -64,6 +67,29 @@ async function throughput() {
   for (const file of ['html', 'asset']) {
     console.log(`${file}: reactor / node:http ${verdict(ours[file] / results['node:http, memory'][file], 0.8, false)}; reactor / express ${verdict(ours[file] / results['express 5, memory'][file], 5, false)}${results.nginx ? `; reactor / nginx ${fmt(ours[file] / results.nginx[file])}x` : ''}`);
   }
+  const guarded = results[BASIC_AUTH];
+  if (guarded) for (const file of ['html', 'asset']) console.log(`${file} behind basic auth (bcrypt): ${fmt(guarded[file] / ours[file])}x the open reactor, ${fmt(guarded[file] / results['express 5, memory'][file])}x express`);
+}
+
+const BASIC_AUTH = 'reactor, basic auth';
+
+/**
+ * The same package behind basic auth with a bcrypt password file: every request carries
+ * the credentials, as a browser's would, so this measures the remembered-credential path.
+ */
+function basicAuthServer(site, work) {
+  if (!has('htpasswd')) return [];
+  const guarded = join(work, 'auth-site');
+  rmSync(guarded, { recursive: true, force: true });
+  shell(`cp -r ${site} ${guarded}`);
+  writeFileSync(join(guarded, 'authentication.json'), JSON.stringify({ authentication: { basicAuth: { enabled: true, realm: 'bench' } } }));
+  execFileSync('htpasswd', ['-cbB', join(work, 'htpasswd'), 'bench', 'bench-password']);
+  writeFileSync(join(work, 'deploy.json'), JSON.stringify({ authentication: { basicAuth: { passwdFile: 'htpasswd' } } }));
+  mkdirSync(join(work, 'auth-cap'), { recursive: true });
+  execFileSync('node', [CLI, 'package', 'pack', guarded, '-o', join(work, 'auth-cap')]);
+  const command = (port) => ['node', [CLI, 'reactor', 'serve', join(work, 'auth-cap/bench-serve-1.0.0.cap'), '--port', String(port), '--deploy', join(work, 'deploy.json')]];
+  command.headers = { Authorization: `Basic ${Buffer.from('bench:bench-password').toString('base64')}` };
+  return [[BASIC_AUTH, command]];
 }
 
 function nginxCommand(root, port, work) {

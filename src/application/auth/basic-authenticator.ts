@@ -37,7 +37,7 @@ export class BasicAuthenticator {
   /** The identity an `Authorization: Basic` header proves, or undefined; synchronous when remembered. */
   authenticate(header: string): Identity | undefined | Promise<Identity | undefined> {
     if (header.length > HEADER_MAX) return undefined;
-    const key = this.crypto.hmac(this.key, header);
+    const key = this.crypto.fingerprint(this.key, header);
     const known = this.remembered.get(key);
     if (known && known.until > this.now()) {
       void this.table.refresh().then((changed) => changed && this.remembered.clear(), () => undefined);

@@ -2,6 +2,11 @@
 export interface AuthCrypto {
   /** HMAC-SHA256 of the value under the key. */
   hmac(key: string, value: string): string;
+  /**
+   * SHA-256 of the key and the value: a lookup key that does not hold the value, cheaper
+   * than an HMAC per request. Not a proof of anything: use hmac() for that.
+   */
+  fingerprint(key: string, value: string): string;
   /** `value.signature` (HMAC-SHA256), the form cookie-signature writes. */
   sign(value: string, key: string): string;
   /** The value of a signed string, or undefined when the signature does not match. */

@@ -6,6 +6,7 @@ import { CrossSiteWriteError, ForbiddenError, UnauthenticatedError } from '../..
 import type { AccessControl } from '../../../domain/package/routes.js';
 import { DATA_API_PREFIX } from '../../../domain/package/routes.js';
 import { normalizeRequestPath } from '../../../domain/serving/request-path.js';
+import type { BasicAuthenticator } from '../../../application/auth/basic-authenticator.js';
 import type { MountAuth } from '../../../application/auth/reactor-auth.js';
 import { SESSION_COOKIE } from '../../../application/auth/sessions.js';
 import type { Mount, Reactor } from '../../../application/serving/reactor.js';
@@ -16,6 +17,18 @@ import { AuthEndpoints } from './auth-endpoints.js';
 export const REACTOR_PATHS = /^\/(api\/v1\/introspect\/|introspect\/|package\/|auth\/)/;
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
+/** How identities are established for a part of the URL space, worked out once. */
+interface Checks {
+  auths: readonly MountAuth[];
+  basics: readonly BasicAuthenticator[];
+  /** Whether a session cookie counts: only where OAuth2, the way to get one, is on. */
+  sessions: boolean;
+}
+
+function checksOf(auths: readonly MountAuth[]): Checks {
+  return { auths, basics: auths.flatMap((auth) => (auth.basic ? [auth.basic.authenticator] : [])), sessions: auths.some((auth) => auth.oauth2) };
+}
+
 /**
  * Every request meets this gate before anything is served, on the fast path and in
  * express alike: it answers the login endpoints, establishes the identity (basic
@@ -25,12 +38,14 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  */
 export class AuthGate {
   private readonly identities = new WeakMap<IncomingMessage, Identity>();
-  /** Mounts that enable authentication: the reactor's own endpoints accept any of their identities. */
-  private readonly enabled: MountAuth[];
+  /** The reactor's own endpoints accept the identities of every mount that enables authentication. */
+  private readonly reactorChecks: Checks;
+  private readonly mountChecks = new Map<MountAuth, Checks>();
   private readonly endpoints: AuthEndpoints;
 
   private constructor(private readonly reactor: Reactor) {
-    this.enabled = reactor.all().flatMap((mount) => (mount.auth?.enabled ? [mount.auth] : []));
+    this.reactorChecks = checksOf(reactor.all().flatMap((mount) => (mount.auth?.enabled ? [mount.auth] : [])));
+    for (const { auth } of reactor.all()) if (auth) this.mountChecks.set(auth, checksOf([auth]));
     this.endpoints = new AuthEndpoints(reactor.auth);
   }
 
@@ -51,19 +66,21 @@ export class AuthGate {
       const answered = this.endpoints.answer(request, response, own.oauth2, match!.mount.prefix, parsed.path);
       if (answered) return answered;
     }
-    let auths: readonly MountAuth[];
+    let checks: Checks;
     let rule: AccessControl | undefined;
-    let enabled: boolean;
+    let enabled = true;
     if (REACTOR_PATHS.test(parsed.path)) {
-      if (this.enabled.length === 0) return false;
-      [auths, rule, enabled] = [this.enabled, undefined, true];
+      checks = this.reactorChecks;
+      if (checks.auths.length === 0) return false;
     } else {
       if (!own) return false;
-      [auths, rule, enabled] = [[own], ruleOf(match!.mount, match!.path), own.enabled];
+      checks = this.mountChecks.get(own)!;
+      rule = ruleOf(match!.mount, match!.path);
+      enabled = own.enabled;
     }
-    const identity = this.identify(request, auths);
-    const admit = (who: Identity | undefined) => this.admit(request, response, decideAccess(rule, enabled, who), who, auths);
-    return identity instanceof Promise ? identity.then(admit) : admit(identity);
+    const identity = this.identify(request, checks);
+    if (identity instanceof Promise) return identity.then((who) => this.admit(request, response, decideAccess(rule, enabled, who), who, checks.auths));
+    return this.admit(request, response, decideAccess(rule, enabled, identity), identity, checks.auths);
   }
 
   /** The GraphQL resolvers' check: a dataset's route rules for this request's identity. */
@@ -92,12 +109,11 @@ export class AuthGate {
   }
 
   /** Basic credentials when the request sends them (a wrong one is not rescued by a cookie), else the session. */
-  private identify(request: IncomingMessage, auths: readonly MountAuth[]): Identity | undefined | Promise<Identity | undefined> {
+  private identify(request: IncomingMessage, { basics, sessions: sessionsCount }: Checks): Identity | undefined | Promise<Identity | undefined> {
     const header = request.headers.authorization;
-    const basics = auths.flatMap((auth) => (auth.basic ? [auth.basic.authenticator] : []));
-    if (header !== undefined && basics.length > 0) return firstIdentity(basics.map((basic) => () => basic.authenticate(header)));
+    if (header !== undefined && basics.length > 0) return basics.length === 1 ? basics[0]!.authenticate(header) : firstIdentity(basics.map((basic) => () => basic.authenticate(header)));
     const sessions = this.reactor.auth.sessions;
-    if (!sessions || !auths.some((auth) => auth.oauth2) || request.headers.cookie === undefined) return undefined;
+    if (!sessions || !sessionsCount || request.headers.cookie === undefined) return undefined;
     const value = parseCookie(request.headers.cookie)[SESSION_COOKIE];
     return value === undefined ? undefined : sessions.read(value);
   }
