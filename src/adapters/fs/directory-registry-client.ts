@@ -1,9 +1,9 @@
 import { createReadStream } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { mkdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { packageFileName } from '../../domain/dependencies/package-file-name.js';
 import { parseRegistryIndex, REGISTRY_INDEX_FILE, withVersion, type RegistryIndex, type RegistryVersion } from '../../domain/dependencies/registry-index.js';
-import { FetchError, InvalidRegistryError } from '../../domain/errors.js';
+import { FetchError, InvalidRegistryError, OutputExistsError } from '../../domain/errors.js';
 import type { Publication, RegistryClient } from '../../application/ports/registry-client.js';
 import { withFileLock } from './file-lock.js';
 import { writeWholeFile } from './whole-file.js';
@@ -50,14 +50,19 @@ export class DirectoryRegistryClient implements RegistryClient {
     }
   }
 
-  async publish(publication: Publication, data: AsyncIterable<Uint8Array>): Promise<RegistryVersion> {
-    const file = packageFileName(publication.name, publication.version);
-    await writeWholeFile(join(this.directory, file), data);
-    const entry = { file, sha256: publication.sha256, size: publication.size };
-    await withFileLock(`${this.indexPath}.lock`, async () => {
-      const index = withVersion(await this.index(), publication.guid, publication.name, publication.version, entry);
-      await writeWholeFile(this.indexPath, new TextEncoder().encode(JSON.stringify(index, null, 2) + '\n'));
+  async publish(publication: Publication, data: AsyncIterable<Uint8Array>, options: { overwrite: boolean }): Promise<{ entry: RegistryVersion; published: boolean }> {
+    await mkdir(this.directory, { recursive: true });
+    // The check and the write happen under one lock: two pushes of one version cannot both win.
+    return withFileLock(`${this.indexPath}.lock`, async () => {
+      const index = await this.index();
+      const { guid, name, version, sha256, size } = publication;
+      const known = index.packages[guid]?.versions[version];
+      if (known && known.sha256 === sha256 && known.size === size) return { entry: known, published: false };
+      if (known && !options.overwrite) throw new OutputExistsError(`${name} ${version} (${guid}) is already in registry ${this.display} with other bytes; use --force to replace it`);
+      const entry = { file: packageFileName(name, version), sha256, size };
+      await writeWholeFile(join(this.directory, entry.file), data);
+      await writeWholeFile(this.indexPath, new TextEncoder().encode(JSON.stringify(withVersion(index, guid, name, version, entry), null, 2) + '\n'));
+      return { entry, published: true };
     });
-    return entry;
   }
 }

@@ -22,10 +22,12 @@ export interface RegistryClient {
   fetch(version: RegistryVersion): AsyncIterable<Uint8Array>;
   /**
    * Directory registries only: writes `<name>-<version>.cap` whole, then rewrites
-   * index.json whole with the version recorded; concurrent publishers do not lose
-   * each other's entries. A stream that throws leaves the registry as it was.
+   * index.json whole with the version recorded; concurrent publishers do not lose each
+   * other's entries. The same bytes again publish nothing; other bytes for a published
+   * version are OutputExistsError unless `overwrite`. A stream that throws leaves the
+   * registry as it was.
    */
-  publish?(publication: Publication, data: AsyncIterable<Uint8Array>): Promise<RegistryVersion>;
+  publish?(publication: Publication, data: AsyncIterable<Uint8Array>, options: { overwrite: boolean }): Promise<{ entry: RegistryVersion; published: boolean }>;
 }
 
 /** Opens `--registry` / `PKG_REGISTRY` (InvalidRegistryError for a reference that cannot be one). */

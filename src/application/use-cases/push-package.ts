@@ -1,4 +1,4 @@
-import { ChecksumMismatchError, InvalidPackageError, InvalidRegistryError, OutputExistsError, RegistryNotConfiguredError, UsageError } from '../../domain/errors.js';
+import { ChecksumMismatchError, InvalidPackageError, InvalidRegistryError, RegistryNotConfiguredError, UsageError } from '../../domain/errors.js';
 import { readMetadata } from '../package/package-reader.js';
 import { digestOf, verifiedBytes } from '../package/verified-bytes.js';
 import { refuseEncrypted } from '../signing/envelope-opener.js';
@@ -54,14 +54,10 @@ export class PushPackage {
       }
       const { guid, name, version } = await readMetadata(source);
       const digest = await digestOf(source.archiveBytes(), this.hasher);
-      const outcome = { guid, name, version, ...digest, registry: registry.display };
-      const known = (await registry.index()).packages[guid]?.versions[version];
-      if (known && known.sha256 === digest.sha256 && known.size === digest.size) return { ...outcome, file: known.file, published: false };
-      if (known && !request.force) throw new OutputExistsError(`${name} ${version} (${guid}) is already in registry ${registry.display} with other bytes; use --force to replace it`);
       // The file could change between hashing and copying: what is copied must be what was hashed.
       const bytes = verifiedBytes(source.archiveBytes(), digest, this.hasher, () => new ChecksumMismatchError(`${request.cap} changed while it was being pushed; nothing was published`));
-      const entry = await registry.publish({ guid, name, version, ...digest }, bytes);
-      return { ...outcome, file: entry.file, published: true };
+      const { entry, published } = await registry.publish({ guid, name, version, ...digest }, bytes, { overwrite: request.force });
+      return { guid, name, version, ...digest, registry: registry.display, file: entry.file, published };
     } finally {
       await source.close();
     }
