@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createHash } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { GotRegistryClient } from '../../src/adapters/registry/got-registry-client.js';
+import { parseRegistryReference } from '../../src/domain/dependencies/registry-reference.js';
+import { FetchError, InvalidRegistryError } from '../../src/domain/errors.js';
+
+// https itself is exercised end to end (nginx, test/e2e/registry-https.test.ts): NODE_EXTRA_CA_CERTS is read only
+// at process start. Here a loopback http server, which the client allows, shows retries, redirects, auth and progress.
+const payload = new TextEncoder().encode('x'.repeat(100_000));
+const entry = { file: 'lib-1.0.0.cap', sha256: createHash('sha256').update(payload).digest('hex'), size: payload.length };
+const index = JSON.stringify({ packages: { 'pkg://x/lib': { name: 'lib', versions: { '1.0.0': entry } } } });
+let server: Server;
+let base: string;
+const hits = new Map<string, number>();
+const headers: Array<string | undefined> = [];
+let handle: (request: IncomingMessage, response: ServerResponse, hit: number) => void;
+
+beforeAll(async () => {
+  server = createServer((request, response) => {
+    const hit = (hits.get(request.url!) ?? 0) + 1;
+    hits.set(request.url!, hit);
+    headers.push(request.headers.authorization);
+    handle(request, response, hit);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+});
+afterAll(() => new Promise((resolve) => server.close(resolve)));
+
+const client = (path = '/', progress: { isTTY?: boolean; write(text: string): unknown } = { isTTY: false, write: () => true }) => {
+  const reference = parseRegistryReference(`${base}${path}`);
+  if (reference.kind !== 'url') throw new Error('not a URL');
+  return new GotRegistryClient(reference, progress);
+};
+const collect = async (stream: AsyncIterable<Uint8Array>) => {
+  let size = 0;
+  for await (const chunk of stream) size += chunk.length;
+  return size;
+};
+
+describe('GotRegistryClient', () => {
+  it('retries transient failures of the index and of a download before its first byte', async () => {
+    hits.clear();
+    handle = (request, response, hit) => {
+      if (hit <= 2) return void response.writeHead(503).end();
+      response.end(request.url!.endsWith('index.json') ? index : payload);
+    };
+    const registry = client('/retry/');
+    expect(Object.keys((await registry.index()).packages)).toEqual(['pkg://x/lib']);
+    expect(await collect(registry.fetch(entry))).toBe(payload.length);
+    expect([hits.get('/retry/index.json'), hits.get('/retry/lib-1.0.0.cap')]).toEqual([3, 3]);
+  });
+
+  it('gives up after a few tries, with FetchError', async () => {
+    hits.clear();
+    handle = (_, response) => void response.writeHead(502).end();
+    await expect(client('/down/').index()).rejects.toThrow(new FetchError(`cannot read ${base}/down/index.json: HTTP 502 Bad Gateway`));
+    expect(hits.get('/down/index.json')).toBe(3);
+    await expect(collect(client('/down/').fetch(entry))).rejects.toThrow(FetchError);
+  });
+
+  it('does not retry what will not change: a 404 or a 403', async () => {
+    hits.clear();
+    handle = (request, response) => void response.writeHead(request.url!.includes('forbidden') ? 403 : 404).end();
+    await expect(client('/none/').index()).rejects.toThrow(InvalidRegistryError);
+    await expect(collect(client('/forbidden/').fetch(entry))).rejects.toThrow(/HTTP 403/);
+    expect([hits.get('/none/index.json'), hits.get('/forbidden/lib-1.0.0.cap')]).toEqual([1, 1]);
+  });
+
+  it('follows a redirect to loopback http or https, and refuses one to plain http elsewhere', async () => {
+    handle = (request, response) => {
+      if (request.url === '/old/index.json') return void response.writeHead(301, { Location: `${base}/new/index.json` }).end();
+      if (request.url === '/evil/index.json') return void response.writeHead(302, { Location: 'http://registry.example.com/index.json' }).end();
+      response.end(index);
+    };
+    expect(Object.keys((await client('/old/').index()).packages)).toEqual(['pkg://x/lib']);
+    await expect(client('/evil/').index()).rejects.toThrow(/refused a redirect to http:\/\/registry\.example\.com/);
+  });
+
+  it('sends credentials from the URL as Basic auth, and keeps them out of errors', async () => {
+    headers.length = 0;
+    handle = (_, response) => void response.writeHead(500).end();
+    const reference = parseRegistryReference(`http://reader:pa%40ss@127.0.0.1:${(server.address() as { port: number }).port}/auth/`);
+    if (reference.kind !== 'url') throw new Error('not a URL');
+    const failure = new GotRegistryClient(reference, { write: () => true }).index().catch((error: Error) => error);
+    const error = (await failure) as Error;
+    expect(error).toBeInstanceOf(FetchError);
+    expect(error.message).toContain('http://***@127.0.0.1');
+    expect(error.message).not.toContain('pa@ss');
+    expect(headers[0]).toBe(`Basic ${Buffer.from('reader:pa@ss').toString('base64')}`);
+  });
+
+  it('shows download progress on a terminal, and nothing otherwise', async () => {
+    handle = (_, response) => {
+      response.writeHead(200, { 'Content-Length': payload.length });
+      response.end(payload);
+    };
+    const written: string[] = [];
+    await collect(client('/p/', { isTTY: true, write: (text) => written.push(text) }).fetch(entry));
+    expect(written.join('')).toMatch(/lib-1\.0\.0\.cap: 100% of 100000 bytes\n$/);
+    const quiet: string[] = [];
+    await collect(client('/p/', { isTTY: false, write: (text) => quiet.push(text) }).fetch(entry));
+    expect(quiet).toEqual([]);
+  });
+});
