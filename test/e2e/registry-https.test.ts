@@ -248,6 +248,26 @@ describe('composite packages from the https registry', () => {
     }
   });
 
+  it('installs into <workdir>/store without a store, and takes pkg:// sources and per-mount stores from a mounts file', async () => {
+    const workdir = join(work.path, 'serve-workdir');
+    const mounts = join(work.path, 'mounts.json');
+    writeFileSync(mounts, JSON.stringify({ mounts: [{ path: '/old-lib', source: 'pkg://example.org/ui-lib', store: './mount-store' }] }));
+    const serving = await startServe(['pkg://example.org/site', '--config', mounts, '--constraint', '^1.0.0', '--registry', registry('good'), '--workdir', workdir], { env });
+    try {
+      expect(await (await fetch(`${serving.url}/lib.css`)).text()).toBe('v1.4 style\n');
+      expect(await (await fetch(`${serving.url}/old-lib/style.css`)).text()).toBe('v1.4 style\n');
+    } finally {
+      await serving.stop();
+    }
+    expect(capsIn(join(workdir, 'store')).sort()).toEqual(['site-1.0.0.cap', 'ui-lib-1.4.0.cap']);
+    expect(capsIn(join(work.path, 'mount-store'))).toEqual(['ui-lib-1.4.0.cap']);
+  });
+
+  it('refuses to serve a pkg:// source without a registry, with a typed error', () => {
+    const run = runPkg(['reactor', 'serve', '--port', '0', 'pkg://example.org/site'], { env });
+    expect(run).toMatchObject({ status: 1, stderr: expect.stringMatching(/^error: RegistryNotConfiguredError: no registry to install pkg:\/\/example\.org\/site from/m) });
+  });
+
   it('prints the resolved tree with info, and bundles the dependency with pack --bundle', async () => {
     const s = store('bundle');
     const info = runPkg(['package', 'info', fixtures.site, '--registry', registry('good'), '--store', s], { env });
