@@ -121,6 +121,9 @@ describe('pkg package, with bad input', () => {
     const option = runPkg(['package', 'validate', EXAMPLE_SITE, '--bogus']);
     expect(option).toMatchObject({ status: 1, stderr: expect.stringMatching(/error: UsageError: Unknown argument: bogus/) });
     expect(runPkg([]).status).toBe(1);
+    const repeated = runPkg(['install', 'pkg://example.org/x', '--constraint', '^1.0.0', '--constraint', '^2.0.0']);
+    expect(repeated).toMatchObject({ status: 1, stderr: expect.stringMatching(/error: UsageError: --constraint was given more than once/) });
+    expect(repeated.stderr).not.toMatch(/InternalError|\n\s+at /);
   });
 
   it('answers --help on every command and --version', () => {

@@ -32,6 +32,7 @@ export async function runCli(args: string[], dependencies: CliDependencies): Pro
     .command('reactor', 'Run the reactor HTTP server: serve', (y) => reactorCommands(y, dependencies.reactor, output))
     .command(installCommand(dependencies.install, output))
     .demandCommand(1, 'name a command')
+    .middleware(refuseRepeatedOptions)
     .strictCommands()
     .strict()
     .recommendCommands()
@@ -53,4 +54,14 @@ export async function runCli(args: string[], dependencies: CliDependencies): Pro
     return reportError(output, error);
   }
   return status;
+}
+
+/** Options and positionals that take several values; yargs makes any other repeated option an array too. */
+const REPEATABLE = new Set(['_', '$0', 'mount', 'sources']);
+
+/** A single-valued option given twice would reach its handler as an array: refuse it. */
+function refuseRepeatedOptions(argv: Record<string, unknown>): void {
+  for (const [name, value] of Object.entries(argv)) {
+    if (Array.isArray(value) && !REPEATABLE.has(name)) throw new UsageError(`--${name} was given more than once`);
+  }
 }

@@ -175,7 +175,7 @@ export class Reactor {
   config(): { port: number; storeDir: string | null; cacheControl: string; authEnabled: boolean; registry: string | null } {
     return {
       port: this.settings.port,
-      storeDir: this.settings.store ?? null,
+      storeDir: reactorStore(this.settings) ?? null,
       cacheControl: this.settings.cacheControl,
       authEnabled: this.authEnabled(),
       registry: this.settings.registry === undefined ? null : redactCredentials(this.settings.registry),
@@ -295,8 +295,13 @@ export class Reactor {
 
 /** Store and registry for a mount's dependencies and `pkg://` sources: without a store, one inside the workdir. */
 function packageSources(request: MountRequest, settings: ReactorSettings): Pick<LoadOptions, 'packages' | 'constraint'> {
-  const store = request.store ?? settings.store ?? (settings.workdir === undefined ? undefined : `${settings.workdir}/store`);
+  const store = request.store ?? reactorStore(settings);
   return { packages: { store, registry: settings.registry }, constraint: settings.constraint };
+}
+
+/** The reactor's package store: the one it was given, else one inside the workdir. */
+function reactorStore(settings: ReactorSettings): string | undefined {
+  return settings.store ?? (settings.workdir === undefined ? undefined : `${settings.workdir}/store`);
 }
 
 /** Why a package takes no writes: it declares itself read-only, or there is no overlay to keep them. */
