@@ -5,6 +5,7 @@ import { isAuthenticationEnabled } from '../../domain/package/authentication.js'
 import { AUTHENTICATION_FILE } from '../../domain/package/package-paths.js';
 import { parseDocument } from '../../domain/package/documents.js';
 import { readText } from '../package/package-reader.js';
+import { once } from '../shared/bytes.js';
 import type { AuthCrypto } from '../ports/auth-crypto.js';
 import type { FileWriter } from '../ports/file-writer.js';
 import type { LocalFiles } from '../ports/local-files.js';
@@ -44,6 +45,7 @@ export interface MountAuth {
  */
 export class ReactorAuth {
   private sessionCodec: Sessions | undefined;
+  private sessionSecretMade: Promise<string> | undefined;
   /** Keys remembered basic credentials; never leaves the process. */
   private readonly credentialKey: string;
 
@@ -120,8 +122,6 @@ export class ReactorAuth {
     return new BasicAuthenticator(table, passwords, crypto, this.credentialKey, this.deploy.roles);
   }
 
-  private sessionSecretMade: Promise<string> | undefined;
-
   private sessionSecret(): Promise<string> {
     this.sessionSecretMade ??= this.readOrMakeSecret();
     return this.sessionSecretMade;
@@ -136,7 +136,7 @@ export class ReactorAuth {
     if (existing !== undefined) return checkedSecret(existing, path);
     const secret = crypto.random(32);
     try {
-      await writer.write(path, single(Buffer.from(secret)), { overwrite: false, mode: 0o600 });
+      await writer.write(path, once(Buffer.from(secret)), { overwrite: false, mode: 0o600 });
       return secret;
     } catch (error) {
       // Another reactor on this workdir made it first: use theirs.
@@ -150,8 +150,4 @@ function checkedSecret(bytes: Uint8Array, path: string): string {
   const secret = Buffer.from(bytes).toString('utf8').trim();
   if (secret.length < 16) throw new ConfigValidationError(path, ['the session secret must be at least 16 characters; remove the file to have a new one made']);
   return secret;
-}
-
-async function* single(bytes: Uint8Array): AsyncIterable<Uint8Array> {
-  yield bytes;
 }

@@ -2,7 +2,3 @@
 export async function* concatenated(paths: readonly string[], read: (path: string) => AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
   for (const path of paths) yield* read(path);
 }
-
-export async function* once(bytes: Uint8Array): AsyncIterable<Uint8Array> {
-  yield bytes;
-}

@@ -10,7 +10,8 @@ import type { PackageOpener, PackageSource } from '../ports/package-source.js';
 import type { SigningKey } from '../ports/signature-scheme.js';
 import { tap } from '../shared/tap.js';
 import type { SignatureSchemes } from '../signing/signature-schemes.js';
-import { concatenated, once } from '../signing/signed-payload.js';
+import { concatenated } from '../signing/signed-payload.js';
+import { once } from '../shared/bytes.js';
 import { splitFilePath } from '../shared/file-path.js';
 
 export interface SignRequest {
