@@ -191,3 +191,11 @@ export function generateRoutes(files: Iterable<string>, datasetIds: Iterable<str
 export function routesDocument(routes: Routes): Record<string, unknown> {
   return routes.index !== undefined ? { index: routes.index, routes: routes.routes } : { routes: routes.routes };
 }
+
+/** A resource that addresses a dependency's content: `<dependency guid>/content/<file>`. */
+export function dependencyReference(resource: string, dependencies: Record<string, string>): { guid: string; path: string } | undefined {
+  for (const guid of Object.keys(dependencies)) {
+    if (resource.startsWith(`${guid}/content/`)) return { guid, path: resource.slice(guid.length + 1) };
+  }
+  return undefined;
+}

@@ -1,6 +1,5 @@
 import { CONTENT_DIR } from '../package/package-paths.js';
-import type { Route, Routes } from '../package/routes.js';
-import { dependencyReference } from '../validation/package-checks.js';
+import { dependencyReference, type Route, type Routes } from '../package/routes.js';
 
 export type RouteTarget =
   /** A file of the layered content tree, by its path below content/. */

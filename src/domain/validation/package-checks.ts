@@ -1,20 +1,12 @@
 import { dataSetFiles, type Storage } from '../package/storage.js';
 import type { Manifest } from '../package/manifest.js';
-import { DATA_API_PREFIX, isHtml, type Routes } from '../package/routes.js';
+import { DATA_API_PREFIX, dependencyReference, isHtml, type Routes } from '../package/routes.js';
 
 /** Every manifest resource must exist in the package. */
 export function manifestErrors(manifest: Manifest, files: ReadonlySet<string>): string[] {
   return Object.keys(manifest)
     .filter((path) => !files.has(path))
     .map((path) => `resource ${path} does not exist`);
-}
-
-/** A resource that addresses a dependency's content: `<dependency guid>/content/<file>`. */
-export function dependencyReference(resource: string, dependencies: Record<string, string>): { guid: string; path: string } | undefined {
-  for (const guid of Object.keys(dependencies)) {
-    if (resource.startsWith(`${guid}/content/`)) return { guid, path: resource.slice(guid.length + 1) };
-  }
-  return undefined;
 }
 
 export function routeErrors(routes: Routes, files: ReadonlySet<string>, storage: Storage | undefined, dependencies: Record<string, string>): string[] {
