@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+import { ZipArchiveWriter } from '../../src/adapters/archive/zip-archive-writer.js';
 import { ZipPackageSource } from '../../src/adapters/archive/zip-package-source.js';
 import { PackPackage } from '../../src/application/use-cases/pack-package.js';
 import { IntegrityError, PackageFormatError, SourceNotFoundError, UnsafeEntryError } from '../../src/domain/errors.js';
@@ -62,11 +64,80 @@ describe('ZipPackageSource', () => {
     }
   });
 
+  it('reads what Info-ZIP zip makes: directory records, extra fields, an archive comment', async () => {
+    const tree = join(work.path, 'infozip');
+    mkdirSync(join(tree, 'content/deep/er'), { recursive: true });
+    writeFileSync(join(tree, 'metadata.json'), '{"name":"z"}');
+    writeFileSync(join(tree, 'content/deep/er/page.html'), '<p>'.repeat(5000));
+    writeFileSync(join(tree, 'content/naïve café.txt'), 'accents');
+    const file = join(work.path, 'infozip.cap');
+    execFileSync('zip', ['-q', '-r', '-z', file, '.'], { cwd: tree, input: 'a comment that sits after the end record\n' });
+    const source = await ZipPackageSource.open(file);
+    try {
+      expect(source.entries().map((e) => e.path)).toEqual(['content/deep/er/page.html', 'content/naïve café.txt', 'metadata.json']);
+      expect(Buffer.from(await source.read('content/deep/er/page.html')).toString()).toBe('<p>'.repeat(5000));
+      expect(Buffer.from(await source.read('content/naïve café.txt')).toString()).toBe('accents');
+    } finally {
+      await source.close();
+    }
+  });
+
+  it('reads zip64 end records (65,536 entries, written by Python zipfile)', async () => {
+    const file = join(work.path, 'many.cap');
+    const script = 'import sys, zipfile\nwith zipfile.ZipFile(sys.argv[1], "w") as z:\n    for i in range(65536):\n        z.writestr(f"content/f{i}.txt", str(i))';
+    execFileSync('python3', ['-c', script, file]);
+    const source = await ZipPackageSource.open(file);
+    try {
+      expect(source.entries()).toHaveLength(65536);
+      expect(Buffer.from(await source.read('content/f65535.txt')).toString()).toBe('65535');
+    } finally {
+      await source.close();
+    }
+  });
+
+  it('reads an entry whose sizes sit in a zip64 extra field (a streamed entry), as unzip -t does', async () => {
+    const big = randomBytes(9 * 1024 * 1024);
+    const sink = await new ZipArchiveWriter().create(work.path, 'streamed.cap', { overwrite: true });
+    await sink.add('metadata.json', Buffer.from('{}'), { store: false });
+    await sink.add('content/big.bin', (async function* () {
+      for (let at = 0; at < big.length; at += 1 << 20) yield big.subarray(at, at + (1 << 20));
+    })(), { store: true });
+    const { path } = await sink.commit();
+    execFileSync('unzip', ['-tq', path]);
+    const source = await ZipPackageSource.open(path);
+    try {
+      expect(source.entries().find((e) => e.path === 'content/big.bin')?.size).toBe(big.length);
+      expect(Buffer.from(await source.read('content/big.bin')).equals(big)).toBe(true);
+    } finally {
+      await source.close();
+    }
+  });
+
+  it.each([
+    ['truncated before the end record', (zip: Buffer) => zip.subarray(0, zip.length - 10)],
+    ['cut inside the central directory', (zip: Buffer) => Buffer.concat([zip.subarray(0, zip.length - 200), zip.subarray(zip.length - 22)])],
+    ['with an entry count larger than its directory', (zip: Buffer) => {
+      const copy = Buffer.from(zip);
+      copy.writeUInt16LE(0xfffe, copy.length - 12);
+      return copy;
+    }],
+    ['with a directory offset past the end of the file', (zip: Buffer) => {
+      const copy = Buffer.from(zip);
+      copy.writeUInt32LE(0x7fffffff, copy.length - 6);
+      return copy;
+    }],
+  ])('refuses an archive %s with PackageFormatError', async (_case, damage) => {
+    const file = join(work.path, 'damaged.cap');
+    writeFileSync(file, damage(readFileSync(capPath)));
+    await expect(ZipPackageSource.open(file)).rejects.toBeInstanceOf(PackageFormatError);
+  });
+
   it('refuses a file that is not a ZIP', async () => {
     const file = join(work.path, 'not-a-zip.cap');
     writeFileSync(file, 'just text');
     await expect(ZipPackageSource.open(file)).rejects.toBeInstanceOf(PackageFormatError);
     await expect(ZipPackageSource.open(join(work.path, 'absent.cap'))).rejects.toBeInstanceOf(SourceNotFoundError);
+    await expect(ZipPackageSource.open(work.path)).rejects.toThrow(/is a directory, not a \.cap archive/);
   });
 
   it('refuses duplicate entry names with IntegrityError naming them', async () => {

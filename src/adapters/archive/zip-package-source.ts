@@ -1,4 +1,3 @@
-import StreamZip from 'node-stream-zip';
 import { createReadStream } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { promisify } from 'node:util';
@@ -6,6 +5,8 @@ import { crc32, createInflateRaw, inflateRaw, inflateRawSync } from 'node:zlib';
 import { IntegrityError, PackageFormatError, SourceNotFoundError, UnsafeEntryError } from '../../domain/errors.js';
 import { comparePaths, sortPaths, unsafePathReason } from '../../domain/package/package-paths.js';
 import type { PackageEntry, PackageSource } from '../../application/ports/package-source.js';
+import { readCentralDirectory, ZipStructureError, type CentralEntry } from './zip/central-directory.js';
+import { DEFLATED, STORED } from './zip/zip-records.js';
 
 const inflate = promisify(inflateRaw);
 /**
@@ -19,8 +20,6 @@ const WHOLE_ENTRY_LIMIT = 8 * 1024 * 1024;
 const LOCAL_HEADER = 30;
 const READ_WINDOW = 2 * 1024 * 1024;
 const READ_WINDOWS = 2;
-const STORED = 0;
-const DEFLATED = 8;
 
 interface ReadWindow {
   start: number;
@@ -33,23 +32,9 @@ interface ReadWindow {
   users: number;
 }
 
-/** What the central directory says of an entry (node-stream-zip's parse). */
-interface CentralEntry {
-  name: string;
-  size: number;
-  compressedSize: number;
-  offset: number;
-  method: number;
-  crc: number;
-  isDirectory: boolean;
-  encrypted: boolean;
-  fnameLen: number;
-  extraLen: number;
-}
-
 /**
  * A `.cap` read in place through its ZIP central directory: nothing is extracted.
- * node-stream-zip parses the central directory; entry data is read positionally and
+ * The central directory is read in one go; entry data is read positionally and
  * inflated on the thread pool, so several entries decompress at once, and every
  * entry is checked against the size and CRC-32 the central directory declares.
  * Entry names are checked when the archive is opened, so no unsafe or duplicate name
@@ -68,19 +53,16 @@ export class ZipPackageSource implements PackageSource {
   ) {}
 
   static async open(location: string): Promise<ZipPackageSource> {
-    const central = await readCentralDirectory(location);
-    const list: PackageEntry[] = [];
-    const byPath = new Map<string, CentralEntry>();
-    for (const entry of central) {
-      const reason = unsafePathReason(entry.name);
-      if (reason) throw new UnsafeEntryError(entry.name, reason);
-      if (entry.isDirectory) continue;
-      if (entry.encrypted) throw new PackageFormatError(`${location}: entry ${entry.name} uses ZIP encryption, which packages do not`);
-      list.push({ path: entry.name, size: entry.size });
-      byPath.set(entry.name, entry);
+    const file = await open(location, 'r').catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') throw new SourceNotFoundError(`package file not found: ${location}`);
+      throw new PackageFormatError(`${location} cannot be opened (${error.message})`);
+    });
+    try {
+      return new ZipPackageSource(location, file, ...indexEntries(location, await readDirectory(location, file)));
+    } catch (error) {
+      await file.close();
+      throw error;
     }
-    list.sort((a, b) => comparePaths(a.path, b.path));
-    return new ZipPackageSource(location, await open(location, 'r'), list, byPath);
   }
 
   entries(): readonly PackageEntry[] {
@@ -237,23 +219,37 @@ export class ZipPackageSource implements PackageSource {
   }
 }
 
-/** Every central directory record, duplicates included (node-stream-zip keys its map by name). */
-async function readCentralDirectory(location: string): Promise<CentralEntry[]> {
-  const zip = new StreamZip.async({ file: location, skipEntryNameValidation: true });
-  const seen: CentralEntry[] = [];
-  zip.on('entry', (entry) => seen.push(entry as unknown as CentralEntry));
+async function readDirectory(location: string, file: FileHandle): Promise<CentralEntry[]> {
   try {
-    await zip.entries();
+    return await readCentralDirectory(file);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new SourceNotFoundError(`package file not found: ${location}`);
-    if (code === 'EISDIR') throw new PackageFormatError(`${location} is a directory, not a .cap archive`);
-    throw new PackageFormatError(`${location} is not a ZIP archive (${(error as Error).message})`);
-  } finally {
-    await zip.close().catch(() => undefined);
+    if ((error as NodeJS.ErrnoException).code === 'EISDIR') throw new PackageFormatError(`${location} is a directory, not a .cap archive`);
+    if (error instanceof ZipStructureError) throw new PackageFormatError(`${location} is not a ZIP archive (${error.message})`);
+    throw new PackageFormatError(`${location} cannot be read (${(error as Error).message})`);
   }
-  const unique = new Set<string>();
-  const duplicates = sortPaths(new Set(seen.map((entry) => entry.name).filter((name) => unique.size === unique.add(name).size)));
-  if (duplicates.length > 0) throw new IntegrityError(`${location} has duplicate entry names: ${duplicates.join(', ')}`, { mismatched: duplicates, missing: [], uncovered: [] });
-  return seen;
+}
+
+/**
+ * The entry list and lookup of a package: every name is checked for safety, and a name
+ * that appears twice is refused, since the two records could hold different bytes.
+ */
+function indexEntries(location: string, central: CentralEntry[]): [PackageEntry[], Map<string, CentralEntry>] {
+  const list: PackageEntry[] = [];
+  const byPath = new Map<string, CentralEntry>();
+  const duplicates = new Set<string>();
+  for (const entry of central) {
+    const reason = unsafePathReason(entry.name);
+    if (reason) throw new UnsafeEntryError(entry.name, reason);
+    if (entry.isDirectory) continue;
+    if (entry.encrypted) throw new PackageFormatError(`${location}: entry ${entry.name} uses ZIP encryption, which packages do not`);
+    if (byPath.has(entry.name)) duplicates.add(entry.name);
+    list.push({ path: entry.name, size: entry.size });
+    byPath.set(entry.name, entry);
+  }
+  if (duplicates.size > 0) {
+    const names = sortPaths(duplicates);
+    throw new IntegrityError(`${location} has duplicate entry names: ${names.join(', ')}`, { mismatched: names, missing: [], uncovered: [] });
+  }
+  list.sort((a, b) => comparePaths(a.path, b.path));
+  return [list, byPath];
 }
