@@ -1,8 +1,9 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { DEFAULT_BODY_LIMIT, type Mount, type Reactor } from '../../application/serving/reactor.js';
 import { badRequest, methodNotAllowed, notFound, sendJson, sendProblem } from './http-problems.js';
-import { resolveRequest } from './request-resolution.js';
-import { readBody, readData, writeData } from './data-api.js';
+import { pathOf, resolveRequest } from './request-resolution.js';
+import { readData } from './data-api.js';
+import { readBody, writeData } from './data-writes.js';
 import { writeStatic } from './static-responder.js';
 
 const DEFAULT_LOG_LINES = 100;
@@ -99,9 +100,4 @@ function logLines(value: unknown): number {
   const number = Number(value);
   if (!Number.isFinite(number)) throw badRequest('BAD_QUERY', 'lines must be a number');
   return Math.min(MAX_LOG_LINES, Math.max(1, Math.floor(number)));
-}
-
-export function pathOf(url: string): string {
-  const query = url.indexOf('?');
-  return query < 0 ? url : url.slice(0, query);
 }

@@ -1,14 +1,13 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RequestHandler } from 'express';
 import { DEFAULT_BODY_LIMIT, type Mount, type Reactor } from '../../application/serving/reactor.js';
 import { readData } from './data-api.js';
-import { createExpressApp, pathOf } from './express-app.js';
 import { graphqlDatasets } from './graphql/graphql-datasets.js';
 import { lazyGraphqlEndpoint } from './graphql/lazy-graphql.js';
 import { sendProblem } from './http-problems.js';
 import { LineSink } from './line-sink.js';
-import { resolveRequest, type Resolution } from './request-resolution.js';
+import { pathOf, resolveRequest, type Resolution } from './request-resolution.js';
 import { writeStatic } from './static-responder.js';
 import { AuthGate, REACTOR_PATHS } from './auth/auth-gate.js';
 
@@ -19,7 +18,8 @@ import { AuthGate, REACTOR_PATHS } from './auth/auth-gate.js';
  * access log and the metrics.
  */
 export class ReactorServer {
-  private readonly app;
+  /** Loaded on the first request that needs it; see `app`. */
+  private express: Promise<RequestListener> | undefined;
   private readonly server: Server;
   private readonly sink: LineSink;
   /** The mounts that answer GraphQL: those with a JSON dataset. */
@@ -41,7 +41,6 @@ export class ReactorServer {
       this.graphql.set(mount, lazyGraphqlEndpoint(mount.datasets, dataSets, { bodyLimit, ...(gate ? { authorize: (request, datasetId) => gate.authorizeDataset(mount, request, datasetId) } : {}) }));
     }
     this.graphqlMounts = new Set(this.graphql.keys());
-    this.app = createExpressApp(reactor, this.graphql);
     this.sink = new LineSink(options.quiet ? () => undefined : options.log);
     this.server = createServer({ maxHeaderSize: 16 * 1024, requestTimeout: 60_000 }, (request, response) => this.handle(request, response));
     this.server.keepAliveTimeout = 65_000;
@@ -81,6 +80,19 @@ export class ReactorServer {
       }
     } else if (log) this.logOnFinish(method, url, response);
     this.app(request, response);
+  }
+
+  /**
+   * Hands a request to the express app, which is built on first use: express and its
+   * body parsers are half the code a reactor start would otherwise compile, and static
+   * hits and data reads never need them.
+   */
+  private app(request: IncomingMessage, response: ServerResponse): void {
+    this.express ??= import('./express-app.js').then(({ createExpressApp }) => createExpressApp(this.reactor, this.graphql));
+    this.express.then(
+      (app) => app(request, response),
+      (error) => sendProblem(response, error),
+    );
   }
 
   private logOnFinish(method: string, url: string, response: ServerResponse): void {

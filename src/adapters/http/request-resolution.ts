@@ -55,3 +55,8 @@ function keep(request: IncomingMessage, resolution: Resolution): Resolution {
   forExpress.set(request, resolution);
   return resolution;
 }
+
+export function pathOf(url: string): string {
+  const query = url.indexOf('?');
+  return query < 0 ? url : url.slice(0, query);
+}

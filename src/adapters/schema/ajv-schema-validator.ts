@@ -1,28 +1,37 @@
-import { Ajv, type AnySchema, type ErrorObject } from 'ajv';
-import { Ajv2019 } from 'ajv/dist/2019.js';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import type { Ajv, AnySchema, ErrorObject } from 'ajv';
 import { ConfigValidationError } from '../../domain/errors.js';
 import type { CompiledSchema, SchemaValidator, SchemaViolation } from '../../application/ports/schema-validator.js';
 
-// ajv-formats is CommonJS; under nodenext its default export arrives wrapped.
-const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
+/**
+ * ajv and its formats are imported on the first schema: they are a fifth of the code a
+ * reactor start would otherwise compile, and most packages declare no schema.
+ */
+async function loadAjv() {
+  const [{ Ajv }, { Ajv2019 }, { Ajv2020 }, formats] = await Promise.all([import('ajv'), import('ajv/dist/2019.js'), import('ajv/dist/2020.js'), import('ajv-formats')]);
+  // ajv-formats is CommonJS; under nodenext its default export arrives wrapped.
+  const addFormats = ((formats.default as unknown as { default?: unknown }).default ?? formats.default) as unknown as (ajv: Ajv) => Ajv;
+  return { Ajv, Ajv2019, Ajv2020, addFormats };
+}
 
 /** JSON Schema validation with ajv: draft-07 by default, 2019-09 and 2020-12 by `$schema`. */
 export class AjvSchemaValidator implements SchemaValidator {
   private readonly engines = new Map<string, Ajv>();
+  private library: ReturnType<typeof loadAjv> | undefined;
 
-  compile(schema: unknown, file: string): CompiledSchema {
+  async compile(schema: unknown, file: string): Promise<CompiledSchema> {
     if (typeof schema !== 'object' && typeof schema !== 'boolean') throw new ConfigValidationError(file, ['a JSON schema must be an object or a boolean']);
+    const engine = await this.engineFor(schema);
     try {
-      const validate = this.engineFor(schema).compile(schema as AnySchema);
+      const validate = engine.compile(schema as AnySchema);
       return (data) => (validate(data) ? [] : (validate.errors ?? []).map(violation));
     } catch (error) {
       throw new ConfigValidationError(file, [`invalid JSON schema: ${(error as Error).message}`]);
     }
   }
 
-  private engineFor(schema: unknown): Ajv {
+  private async engineFor(schema: unknown): Promise<Ajv> {
+    this.library ??= loadAjv();
+    const { Ajv, Ajv2019, Ajv2020, addFormats } = await this.library;
     const dialect = typeof schema === 'object' && schema !== null ? String((schema as { $schema?: unknown }).$schema ?? '') : '';
     const kind = dialect.includes('2020-12') ? '2020' : dialect.includes('2019-09') ? '2019' : '07';
     let engine = this.engines.get(kind);

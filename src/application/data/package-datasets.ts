@@ -85,7 +85,7 @@ async function loadDataset(
   let schema: Dataset['schema'];
   if (dataSet.schemaFile) {
     const raw = await readDocument(source, dataSet.schemaFile);
-    schema = { raw, validate: readers.schemas.compile(raw, dataSet.schemaFile) };
+    schema = { raw, validate: await readers.schemas.compile(raw, dataSet.schemaFile) };
   }
   if (!Array.isArray(data)) return new Dataset(id, { document: data }, schema, idPolicyOf(schema?.raw, []), undefined, refusal);
   const index = new DatasetIndex(data);

@@ -7,6 +7,6 @@ export interface SchemaViolation {
 export type CompiledSchema = (data: unknown) => SchemaViolation[];
 
 export interface SchemaValidator {
-  /** Throws ConfigValidationError naming `file` when the schema itself is invalid. */
-  compile(schema: unknown, file: string): CompiledSchema;
+  /** Rejects with ConfigValidationError naming `file` when the schema itself is invalid. */
+  compile(schema: unknown, file: string): Promise<CompiledSchema>;
 }

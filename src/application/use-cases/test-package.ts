@@ -123,7 +123,7 @@ export class TestPackage {
 
   private async data(test: Extract<PackageTest, { type: 'data_validation' }>, source: PackageSource): Promise<string[]> {
     for (const path of [test.dataFile, test.schemaFile]) if (!source.has(path)) return [`${path} does not exist in the package`];
-    const validate = this.schemas.compile(parseDocument(await readText(source, test.schemaFile), test.schemaFile), test.schemaFile);
+    const validate = await this.schemas.compile(parseDocument(await readText(source, test.schemaFile), test.schemaFile), test.schemaFile);
     const data = parseAs(await readText(source, test.dataFile), test.dataFile, test.format);
     const rows = Array.isArray(data) ? data : [data];
     return rows.flatMap((row, index) => validate(row).map((v) => `${test.dataFile} ${Array.isArray(data) ? `row ${index + 1}` : 'document'}${v.path} ${v.message}`));

@@ -116,7 +116,7 @@ export class ValidatePackage {
       }
       if (!files.has(dataSet.schemaFile)) continue;
       try {
-        const validate = this.schemas.compile(await readDocument(source, dataSet.schemaFile), dataSet.schemaFile);
+        const validate = await this.schemas.compile(await readDocument(source, dataSet.schemaFile), dataSet.schemaFile);
         const data = await readDocument(source, dataSet.source);
         const rows = Array.isArray(data) ? data : [data];
         rows.forEach((row, index) => {

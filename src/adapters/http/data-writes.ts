@@ -1,0 +1,40 @@
+import express from 'express';
+import { MalformedJsonError } from '../../domain/errors.js';
+import type { Mount } from '../../application/serving/reactor.js';
+import { COLLECTION_METHODS, ITEM_METHODS, dataTarget } from './data-api.js';
+import { methodNotAllowed, sendJson } from './http-problems.js';
+
+/** POST to a collection; PUT and DELETE of an item. Refusals come before the body is read. */
+export async function writeData(mount: Mount, rest: string, request: express.Request, response: express.Response, bodyLimit: number): Promise<void> {
+  const { dataset, item } = dataTarget(mount, rest);
+  const method = request.method;
+  if (item === undefined ? method !== 'POST' : method !== 'PUT' && method !== 'DELETE') throw methodNotAllowed(item === undefined ? COLLECTION_METHODS : ITEM_METHODS);
+  dataset.assertWritable();
+  if (method === 'DELETE') {
+    await dataset.remove(item!);
+    response.writeHead(204, { 'Cache-Control': 'no-store' });
+    response.end();
+    return;
+  }
+  const value = parseJson(await readBody(request, response, bodyLimit));
+  if (method === 'POST') {
+    const created = await dataset.create(value);
+    const location = `${request.originalUrl.split('?')[0]!.replace(/\/$/, '')}/${encodeURIComponent(created.id)}`;
+    return sendJson(response, 201, created.item, { Location: location });
+  }
+  sendJson(response, 200, (await dataset.replace(item!, value)).item);
+}
+
+/** A request body of at most `limit` bytes (413 beyond), whatever its declared type. */
+export async function readBody(request: express.Request, response: express.Response, limit: number): Promise<Buffer> {
+  await new Promise<void>((resolve, reject) => express.raw({ type: () => true, limit })(request, response, (error?: unknown) => (error ? reject(error) : resolve())));
+  return Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+}
+
+function parseJson(body: Buffer): unknown {
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch (error) {
+    throw new MalformedJsonError(body.length === 0 ? 'the request body is empty; a JSON item was expected' : `malformed JSON body: ${(error as Error).message}`);
+  }
+}
