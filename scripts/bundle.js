@@ -1,17 +1,19 @@
 // Bundles the CLI into one file: loading ~100 ES modules and their dependencies one by
 // one cost 0.33 s per start; as one file it costs about half. (tsc type-checks first.)
+// What a command needs only sometimes (express, ajv, GraphQL, openpgp) is imported
+// dynamically, so it lands in a chunk that a start without it never compiles.
 import { build } from 'esbuild';
 import { chmodSync, rmSync } from 'node:fs';
 
 const dist = new URL('../dist/', import.meta.url).pathname;
-// Chunk names carry a hash: clear old ones so dist/ holds exactly this build.
-rmSync(`${dist}chunks`, { recursive: true, force: true });
+// Chunk names carry a hash and entries come and go: clear dist/ so it holds exactly this build.
+rmSync(dist, { recursive: true, force: true });
 await build({
-  // The worker that re-verifies packages off the event loop is an entry of its own,
-  // beside pkg.js, where WorkerVerifier looks for it.
+  // The child process that re-verifies packages off the event loop is an entry of its own,
+  // beside pkg.js, where ProcessVerifier looks for it.
   entryPoints: {
     pkg: new URL('../src/composition/cli-main.ts', import.meta.url).pathname,
-    'verify-worker': new URL('../src/composition/workers/verify-worker.ts', import.meta.url).pathname,
+    'verify-process': new URL('../src/composition/workers/verify-process.ts', import.meta.url).pathname,
   },
   outdir: dist,
   bundle: true,

@@ -23,7 +23,7 @@ import type { Clock } from '../application/ports/clock.js';
 import type { PackageVerifier } from '../application/ports/package-verifier.js';
 import type { ReactorHost } from '../application/ports/reactor-host.js';
 import { SystemClock } from '../adapters/system/system-clock.js';
-import { WorkerVerifier } from './workers/worker-verifier.js';
+import { ProcessVerifier } from './workers/process-verifier.js';
 import { FetchHttpProbe } from '../adapters/http/fetch-http-probe.js';
 import type { HttpProbe } from '../application/ports/http-probe.js';
 import { TestPackage } from '../application/use-cases/test-package.js';
@@ -102,7 +102,7 @@ export function createContainer(overrides: PortOverrides = {}, options: { memory
   port<AuthCrypto>(TOKENS.AuthCrypto, () => new NodeAuthCrypto());
   port<PasswordHashes>(TOKENS.PasswordHashes, () => new HtpasswdPasswordHashes());
   port<OAuth2Provider>(TOKENS.OAuth2Provider, () => new FetchOAuth2Provider());
-  port<PackageVerifier>(TOKENS.PackageVerifier, () => new WorkerVerifier(new InProcessVerifier(container.get(TOKENS.Hasher))));
+  port<PackageVerifier>(TOKENS.PackageVerifier, () => new ProcessVerifier(new InProcessVerifier(container.get(TOKENS.Hasher))));
 
   const get = <T>(id: ServiceIdentifier<T>) => container.get<T>(id);
   /** Memory for file bodies across every mounted package. */

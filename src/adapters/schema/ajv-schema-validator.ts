@@ -7,10 +7,21 @@ import type { CompiledSchema, SchemaValidator, SchemaViolation } from '../../app
  * reactor start would otherwise compile, and most packages declare no schema.
  */
 async function loadAjv() {
-  const [{ Ajv }, { Ajv2019 }, { Ajv2020 }, formats] = await Promise.all([import('ajv'), import('ajv/dist/2019.js'), import('ajv/dist/2020.js'), import('ajv-formats')]);
-  // ajv-formats is CommonJS; under nodenext its default export arrives wrapped.
-  const addFormats = ((formats.default as unknown as { default?: unknown }).default ?? formats.default) as unknown as (ajv: Ajv) => Ajv;
-  return { Ajv, Ajv2019, Ajv2020, addFormats };
+  const [ajv, ajv2019, ajv2020, formats] = await Promise.all([import('ajv'), import('ajv/dist/2019.js'), import('ajv/dist/2020.js'), import('ajv-formats')]);
+  return {
+    Ajv: exportsOf<typeof ajv>(ajv).Ajv,
+    Ajv2019: exportsOf<typeof ajv2019>(ajv2019).Ajv2019,
+    Ajv2020: exportsOf<typeof ajv2020>(ajv2020).Ajv2020,
+    addFormats: exportsOf<(ajv: Ajv) => Ajv>(formats),
+  };
+}
+
+/**
+ * A CommonJS module's `module.exports`, from the namespace a dynamic import gives: Node
+ * puts it at `default` (and guesses named exports), a bundled chunk only at `default`.
+ */
+function exportsOf<T>(namespace: unknown): T {
+  return ((namespace as { default?: unknown }).default ?? namespace) as T;
 }
 
 /** JSON Schema validation with ajv: draft-07 by default, 2019-09 and 2020-12 by `$schema`. */
