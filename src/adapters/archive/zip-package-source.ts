@@ -3,7 +3,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { crc32, createInflateRaw, inflateRaw, inflateRawSync } from 'node:zlib';
 import { IntegrityError, PackageFormatError, SourceNotFoundError, UnsafeEntryError } from '../../domain/errors.js';
-import { comparePaths, sortPaths, unsafePathReason } from '../../domain/package/package-paths.js';
+import { sortByPath, sortPaths, unsafePathReason } from '../../domain/package/package-paths.js';
 import type { PackageEntry, PackageSource } from '../../application/ports/package-source.js';
 import { readCentralDirectory, ZipStructureError, type CentralEntry } from './zip/central-directory.js';
 import { DEFLATED, STORED } from './zip/zip-records.js';
@@ -250,6 +250,6 @@ function indexEntries(location: string, central: CentralEntry[]): [PackageEntry[
     const names = sortPaths(duplicates);
     throw new IntegrityError(`${location} has duplicate entry names: ${names.join(', ')}`, { mismatched: names, missing: [], uncovered: [] });
   }
-  list.sort((a, b) => comparePaths(a.path, b.path));
+  sortByPath(list, (entry) => entry.path);
   return [list, byPath];
 }

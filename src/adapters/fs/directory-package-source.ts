@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { readFile, readdir, realpath, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { SourceNotFoundError, UnsafeEntryError } from '../../domain/errors.js';
-import { comparePaths } from '../../domain/package/package-paths.js';
+import { sortByPath } from '../../domain/package/package-paths.js';
 import type { PackageEntry, PackageSource } from '../../application/ports/package-source.js';
 
 const SMALL_FILE = 1024 * 1024;
@@ -28,7 +28,7 @@ export class DirectoryPackageSource implements PackageSource {
     });
     const found: (PackageEntry & { file: string })[] = [];
     await walk(root, root, found);
-    found.sort((a, b) => comparePaths(a.path, b.path));
+    sortByPath(found, (entry) => entry.path);
     return new DirectoryPackageSource(directory, found);
   }
 

@@ -1,7 +1,7 @@
 import { UnsafeEntryError } from '../../domain/errors.js';
 import { isCoveredByChecksums, securityDocument, type DigitalSignatures } from '../../domain/integrity/security.js';
 import { isCompressedMedia, looksIncompressible } from '../../domain/package/media-types.js';
-import { SECURITY_FILE, comparePaths, unsafePathReason } from '../../domain/package/package-paths.js';
+import { SECURITY_FILE, sortByPath, unsafePathReason } from '../../domain/package/package-paths.js';
 import type { ArchiveWriter } from '../ports/archive-writer.js';
 import type { Hasher } from '../ports/hasher.js';
 import { collectBytes } from '../shared/bytes.js';
@@ -49,7 +49,7 @@ export class PackPipeline {
   ) {}
 
   async write(files: readonly PackFile[], target: PackTarget, signatures?: DigitalSignatures): Promise<PackResult> {
-    const ordered = files.filter((file) => file.path !== SECURITY_FILE).sort((a, b) => comparePaths(a.path, b.path));
+    const ordered = sortByPath(files.filter((file) => file.path !== SECURITY_FILE), (file) => file.path);
     for (const file of ordered) {
       const reason = unsafePathReason(file.path);
       if (reason) throw new UnsafeEntryError(file.path, reason);

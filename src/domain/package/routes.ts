@@ -1,6 +1,6 @@
 import { ConfigValidationError } from '../errors.js';
 import { isRecord } from './documents.js';
-import { CONTENT_DIR, ROUTES_FILE, comparePaths, isContentPath, urlPathOfContent } from './package-paths.js';
+import { CONTENT_DIR, ROUTES_FILE, isContentPath, sortByPath, sortPaths, urlPathOfContent } from './package-paths.js';
 
 export const DATA_API_PREFIX = '/api/v1/data/';
 
@@ -169,7 +169,7 @@ export function generateRoutes(files: Iterable<string>, datasetIds: Iterable<str
     else byPath.set(route.path, route);
   };
   const contentFiles = [...files].filter(isContentPath);
-  if (!options.aliasesOnly) contentFiles.sort(comparePaths);
+  if (!options.aliasesOnly) sortByPath(contentFiles, (file) => file);
   const index = `${CONTENT_DIR}index.html`;
   const hasIndex = contentFiles.includes(index);
   for (const file of contentFiles) {
@@ -178,11 +178,11 @@ export function generateRoutes(files: Iterable<string>, datasetIds: Iterable<str
     else claim({ path, resource: file });
   }
   const html = contentFiles.filter((file) => HTML.test(file));
-  if (options.aliasesOnly) html.sort(comparePaths);
+  if (options.aliasesOnly) sortByPath(html, (file) => file);
   for (const file of html) claim({ path: urlPathOfContent(file).replace(HTML, ''), resource: file });
   if (hasIndex) claim({ path: '/', resource: index });
-  for (const id of [...datasetIds].sort(comparePaths)) claim({ path: DATA_API_PREFIX + id, dataset: id });
-  const routes: Routes = { routes: options.aliasesOnly ? [...byPath.values()] : [...byPath.values()].sort((a, b) => comparePaths(a.path, b.path)) };
+  for (const id of sortPaths(datasetIds)) claim({ path: DATA_API_PREFIX + id, dataset: id });
+  const routes: Routes = { routes: options.aliasesOnly ? [...byPath.values()] : sortByPath([...byPath.values()], (route) => route.path) };
   if (hasIndex) routes.index = index;
   return { routes, collisions };
 }

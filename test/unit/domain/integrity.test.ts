@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { canonicalChecksumJson, compareChecksums, isCoveredByChecksums, signedPayloadOrder } from '../../../src/domain/integrity/security.js';
-import { comparePaths, isSigningArtifact, unsafePathReason } from '../../../src/domain/package/package-paths.js';
+import { comparePaths, isSigningArtifact, sortByPath, sortPaths, unsafePathReason } from '../../../src/domain/package/package-paths.js';
 import { findExternalReferences } from '../../../src/domain/validation/external-references.js';
 import { detectType, isCompressedMedia, sniffType } from '../../../src/domain/package/media-types.js';
 import { incrementPatch, newestSatisfying } from '../../../src/domain/package/version-range.js';
@@ -43,12 +43,14 @@ describe('entry names', () => {
     ['c:x', 'drive letter'],
     ['../x', '".." segment'],
     ['a/../../x', '".." segment'],
+    ['..', '".." segment'],
+    ['content/..', '".." segment'],
     ['a\\b', 'contains a backslash'],
     ['a\0b', 'contains a NUL byte'],
     ['', 'empty name'],
   ])('refuses %j', (name, reason) => expect(unsafePathReason(name)).toBe(reason));
 
-  it.each(['content/a.html', 'content/..hidden', 'a..b/c', '.pkg-tombstones'])('accepts %j', (name) => expect(unsafePathReason(name)).toBeUndefined());
+  it.each(['content/a.html', 'content/..hidden', 'a..b/c', '.pkg-tombstones', 'content/...', 'content/x..'])('accepts %j', (name) => expect(unsafePathReason(name)).toBeUndefined());
 });
 
 describe('external references', () => {
@@ -107,5 +109,14 @@ describe('code-point order', () => {
       return p.length - q.length;
     };
     for (const x of samples) for (const y of samples) expect(Math.sign(comparePaths(x, y))).toBe(Math.sign(byCodePoints(x, y)));
+  });
+
+  it('sorts in that order whether or not a path holds a surrogate (the fast path is taken only without one)', () => {
+    const bmp = ['content/b', 'content/\uFFFD', 'content/a/z', 'content/a', 'content/é', 'data/x', 'content/\uE000'];
+    const expected = [...bmp].sort(comparePaths);
+    expect(sortPaths(bmp)).toEqual(expected);
+    expect(expected).toEqual(['content/a', 'content/a/z', 'content/b', 'content/é', 'content/\uE000', 'content/\uFFFD', 'data/x']);
+    const astral = [...bmp, 'content/\u{1F600}'];
+    expect(sortByPath(astral.map((path) => ({ path })), (item) => item.path).map((item) => item.path)).toEqual([...expected.slice(0, 6), 'content/\u{1F600}', 'data/x']);
   });
 });
