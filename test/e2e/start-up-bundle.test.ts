@@ -1,0 +1,34 @@
+import { describe, expect, it } from '@jest/globals';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { CLI } from '../support/paths.js';
+
+/** Every file a `pkg` start compiles: the entry and the chunks it imports statically, transitively. */
+function startUpFiles(entry: string): Map<string, string> {
+  const files = new Map<string, string>();
+  const visit = (file: string) => {
+    if (files.has(file)) return;
+    const text = readFileSync(file, 'utf8');
+    files.set(file, text);
+    // `import "./x.js"` and `import { a } from "./x.js"` (over several lines); not `import("./x.js")`.
+    for (const [, path] of text.matchAll(/^(?:import|export)\s*(?:[^;"(]*?\sfrom\s*)?"(\.[^"]+)"/gm)) visit(join(dirname(file), path!));
+  };
+  visit(entry);
+  return files;
+}
+
+describe('the start-up bundle', () => {
+  // Each of these costs the reactor's cold start tens of milliseconds; they are imported on first use.
+  it.each(['express', 'body-parser', 'iconv-lite', 'ajv', 'graphql', 'openpgp'])('does not compile %s at start-up', (library) => {
+    const files = startUpFiles(CLI);
+    expect(files.size).toBeGreaterThan(1);
+    const holders = [...files].filter(([, text]) => text.includes(`// node_modules/${library}/`)).map(([file]) => file);
+    expect(holders).toEqual([]);
+  });
+
+  it('still holds what every start needs (the check above is not vacuous)', () => {
+    const all = [...startUpFiles(CLI).values()].join('\n');
+    expect(all).toContain('// node_modules/yargs/');
+    expect(all).toContain('// src/adapters/archive/zip/central-directory.ts');
+  });
+});
