@@ -7,6 +7,7 @@ import { sortByPath, sortPaths, unsafePathReason } from '../../domain/package/pa
 import type { PackageEntry, PackageSource } from '../../application/ports/package-source.js';
 import { readCentralDirectory, ZipStructureError, type CentralEntry } from './zip/central-directory.js';
 import { DEFLATED, STORED } from './zip/zip-records.js';
+import { readFully } from './zip/positional-read.js';
 
 const inflate = promisify(inflateRaw);
 /**
@@ -201,12 +202,7 @@ export class ZipPackageSource implements PackageSource {
   }
 
   private async readFully(buffer: Buffer, position: number): Promise<void> {
-    let done = 0;
-    while (done < buffer.length) {
-      const { bytesRead } = await this.file.read(buffer, done, buffer.length - done, position + done);
-      if (bytesRead === 0) throw new PackageFormatError(`${this.location} is truncated`);
-      done += bytesRead;
-    }
+    if (!(await readFully(this.file, buffer, position))) throw new PackageFormatError(`${this.location} is truncated`);
   }
 
   private verify(entry: CentralEntry, size: number, crc: number): void {

@@ -1,4 +1,5 @@
 import type { FileHandle } from 'node:fs/promises';
+import { readFully } from './positional-read.js';
 
 /** What the central directory says of one entry. */
 export interface CentralEntry {
@@ -135,11 +136,6 @@ function readU64(buffer: Buffer, at: number, limit: number): number {
 
 async function readAt(file: FileHandle, position: number, length: number): Promise<Buffer> {
   const buffer = Buffer.allocUnsafe(length);
-  let done = 0;
-  while (done < length) {
-    const { bytesRead } = await file.read(buffer, done, length - done, position + done);
-    if (bytesRead === 0) throw new ZipStructureError('the file is truncated');
-    done += bytesRead;
-  }
+  if (!(await readFully(file, buffer, position))) throw new ZipStructureError('the file is truncated');
   return buffer;
 }
