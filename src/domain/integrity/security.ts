@@ -27,11 +27,17 @@ export function signedPayloadOrder(checksums: Record<string, string>): string[] 
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 
+/** Other implementations refuse checksums without it; absent on read means SHA-256, as every older package meant. */
+export const CHECKSUM_ALGORITHM = 'SHA-256';
+
 export function normalizeSecurity(raw: unknown): Security {
   if (!isRecord(raw) || !isRecord(raw.security)) throw new ConfigValidationError(SECURITY_FILE, ['must be an object with a "security" key']);
   const body = raw.security;
   const issues: string[] = [];
   const checksumsRaw = isRecord(body.integrityChecks) ? body.integrityChecks.checksums : undefined;
+  const algorithm = isRecord(body.integrityChecks) ? body.integrityChecks.checksumAlgorithm : undefined;
+  if (algorithm !== undefined && algorithm !== CHECKSUM_ALGORITHM)
+    issues.push(`security.integrityChecks.checksumAlgorithm: ${JSON.stringify(algorithm)} is not supported; only "${CHECKSUM_ALGORITHM}" is (absent means "${CHECKSUM_ALGORITHM}")`);
   const checksums: Record<string, string> = {};
   if (!isRecord(checksumsRaw)) issues.push('security.integrityChecks.checksums: must be an object of path to SHA-256 hex digest');
   else
@@ -57,7 +63,7 @@ export function normalizeSecurity(raw: unknown): Security {
 }
 
 export function securityDocument(security: Security): { security: Record<string, unknown> } {
-  const body: Record<string, unknown> = { integrityChecks: { checksums: security.checksums } };
+  const body: Record<string, unknown> = { integrityChecks: { checksumAlgorithm: CHECKSUM_ALGORITHM, checksums: security.checksums } };
   if (security.digitalSignatures) body.digitalSignatures = security.digitalSignatures;
   return { security: body };
 }

@@ -25,6 +25,7 @@ describe('PackPackage', () => {
     const paths = archive().entries.map((e) => e.path);
     expect(paths).toEqual(['content/docs/guide.html', 'content/index.html', 'content/style.css', 'manifest.json', 'metadata.json', 'routes.json', 'security.json']);
     const checksums = entry('security.json').security.integrityChecks.checksums;
+    expect(entry('security.json').security.integrityChecks.checksumAlgorithm).toBe('SHA-256');
     expect(Object.keys(checksums)).toEqual(paths.slice(0, -1));
     for (const e of archive().entries.slice(0, -1)) expect(checksums[e.path]).toBe(hasher.sha256(e.bytes));
     expect(entry('manifest.json')['content/style.css']).toEqual({ type: 'text/css', visibility: 'exported' });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { canonicalChecksumJson, compareChecksums, isCoveredByChecksums, signedPayloadOrder } from '../../../src/domain/integrity/security.js';
+import { canonicalChecksumJson, compareChecksums, isCoveredByChecksums, normalizeSecurity, securityDocument, signedPayloadOrder } from '../../../src/domain/integrity/security.js';
+import { ConfigValidationError } from '../../../src/domain/errors.js';
 import { comparePaths, isSigningArtifact, sortByPath, sortPaths, unsafePathReason } from '../../../src/domain/package/package-paths.js';
 import { findExternalReferences } from '../../../src/domain/validation/external-references.js';
 import { detectType, isCompressedMedia, sniffType } from '../../../src/domain/package/media-types.js';
@@ -118,5 +119,24 @@ describe('code-point order', () => {
     expect(expected).toEqual(['content/a', 'content/a/z', 'content/b', 'content/é', 'content/\uE000', 'content/\uFFFD', 'data/x']);
     const astral = [...bmp, 'content/\u{1F600}'];
     expect(sortByPath(astral.map((path) => ({ path })), (item) => item.path).map((item) => item.path)).toEqual([...expected.slice(0, 6), 'content/\u{1F600}', 'data/x']);
+  });
+});
+
+describe('checksumAlgorithm', () => {
+  const digest = 'a'.repeat(64);
+  const document = (integrityChecks: Record<string, unknown>) => ({ security: { integrityChecks: { checksums: { 'metadata.json': digest }, ...integrityChecks } } });
+
+  it('is written as SHA-256, which other implementations require', () => {
+    expect(securityDocument({ checksums: { 'metadata.json': digest } }).security.integrityChecks).toEqual({ checksumAlgorithm: 'SHA-256', checksums: { 'metadata.json': digest } });
+  });
+
+  it('reads SHA-256 or absent (absent means SHA-256)', () => {
+    expect(normalizeSecurity(document({ checksumAlgorithm: 'SHA-256' })).checksums).toEqual({ 'metadata.json': digest });
+    expect(normalizeSecurity(document({})).checksums).toEqual({ 'metadata.json': digest });
+  });
+
+  it('refuses any other algorithm with a clear error', () => {
+    expect(() => normalizeSecurity(document({ checksumAlgorithm: 'MD5' }))).toThrow(ConfigValidationError);
+    expect(() => normalizeSecurity(document({ checksumAlgorithm: 'MD5' }))).toThrow(/checksumAlgorithm: "MD5" is not supported; only "SHA-256"/);
   });
 });
