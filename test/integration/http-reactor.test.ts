@@ -37,7 +37,7 @@ const site = demoPackage({
 let fixture: Awaited<ReturnType<typeof startReactor>>;
 beforeAll(async () => {
   const opener = new MemoryOpener().add('site', site).add('manual', demoPackage({ 'metadata.json': metadata('manual'), 'content/index.html': '<p>manual home</p>' }));
-  fixture = await startReactor(opener, [{ source: 'site' }, { source: 'manual' }], { registry: 'https://user:secret@registry.example.org/r' });
+  fixture = await startReactor(opener, [{ source: 'site' }, { source: 'manual' }], { registry: 'https://user:secret@registry.example.org/r?token=secret' });
 });
 afterAll(() => fixture.stop());
 
@@ -185,7 +185,7 @@ describe('introspection', () => {
   it('reports status, config (with credentials redacted) and metrics', async () => {
     expect((await request(fixture.http).get('/introspect/status').expect(200)).body).toMatchObject({ status: 'running', packagesLoaded: 2 });
     const config = (await request(fixture.http).get('/introspect/config').expect(200)).body;
-    expect(config).toEqual({ port: 0, storeDir: '/tmp/unused/store', cacheControl: 'public, max-age=31536000', authEnabled: false, registry: 'https://***@registry.example.org/r' });
+    expect(config).toEqual({ port: 0, storeDir: '/tmp/unused/store', cacheControl: 'public, max-age=31536000', authEnabled: false, registry: 'https://***@registry.example.org/r?token=***' });
     expect(JSON.stringify(config)).not.toContain('secret');
     const metrics = (await request(fixture.http).get('/introspect/metrics').expect(200)).body;
     expect(metrics.requestsTotal).toBeGreaterThan(0);

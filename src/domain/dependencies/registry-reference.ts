@@ -46,20 +46,20 @@ export function parseRegistryReference(reference: string): RegistryReference {
   return { kind: 'url', base: url.toString(), ...(credentials ? { credentials } : {}), display: credentials ? redactCredentials(reference) : url.toString() };
 }
 
-/** `https://user:secret@host/x` -> `https://***@host/x`: credentials never leave the process. */
+/**
+ * `https://user:secret@host/x?token=t` -> `https://***@host/x?token=***`: user info and
+ * query values (where tokens travel) never leave the process; names stay, so the
+ * reader still sees which parameter was given.
+ */
 export function redactCredentials(reference: string): string {
-  try {
-    const url = new URL(reference);
-    if (url.username === '' && url.password === '') return reference;
-    url.username = '***';
-    url.password = '';
-    return url.toString();
-  } catch {
-    return reference.replace(/\/\/[^/@\s]*@/, '//***@');
-  }
+  return reference.replace(/^[A-Za-z][A-Za-z0-9+.-]*:\/\/\S*/, redactUrl);
 }
 
-/** Replaces every credential-bearing URL inside a message (a library's error text, say). */
+/** Replaces every URL inside a message (a library's error text, say) by its redacted form. */
 export function redactMessage(message: string): string {
-  return message.replace(/\b([A-Za-z][A-Za-z0-9+.-]*:\/\/)[^/@\s]*@/g, '$1***@');
+  return message.replace(/\b[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s"'<>]*/g, redactUrl);
+}
+
+function redactUrl(url: string): string {
+  return url.replace(/^([^:]+:\/\/)[^/?#@\s]*@/, '$1***@').replace(/([?&][^=&#]*)=[^&#]*/g, '$1=***');
 }

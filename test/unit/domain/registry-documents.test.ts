@@ -67,6 +67,13 @@ describe('registry references', () => {
     expect(redactCredentials('/a/dir')).toBe('/a/dir');
     expect(redactMessage('GET https://u:p@h/x failed; see http://a:b@c/')).toBe('GET https://***@h/x failed; see http://***@c/');
   });
+
+  it('redacts query values, where tokens travel, in references and in free text', () => {
+    expect(redactCredentials('https://h/x?token=s3cret&v=2#frag')).toBe('https://h/x?token=***&v=***#frag');
+    expect(redactCredentials('https://u:p@h/x?token=s3cret')).toBe('https://***@h/x?token=***');
+    expect(redactMessage('GET https://h/index.json?token=s3cret failed (see "https://h/?a=b")')).toBe('GET https://h/index.json?token=*** failed (see "https://h/?a=***")');
+    expect(() => parseRegistryReference('https://h/r/?token=s3cret')).toThrow('registry https://h/r/?token=*** a registry base URL has no query'.replace(' a', ': a'));
+  });
 });
 
 describe('bundle index, store index and package file names', () => {
