@@ -134,6 +134,107 @@ describe('RSA signatures', () => {
   });
 });
 
+describe('trusted signers', () => {
+  const fingerprint = (publicKey: string) => `SHA256:${execFileSync('sha256sum', { input: execFileSync('openssl', ['pkey', '-pubin', '-in', at(publicKey), '-outform', 'DER']), encoding: 'utf8' }).split(' ')[0]}`;
+  let signed: string;
+  let resigned: string;
+  beforeAll(() => {
+    signed = at('trust-signed.cap');
+    resigned = at('trust-resigned.cap');
+    expect(runPkg(['package', 'sign', cap, '--key', at('key.pem'), '-o', signed]).status).toBe(0);
+    // An attacker's copy: the same package re-signed whole with a key of their own.
+    expect(runPkg(['package', 'sign', signed, '--key', at('other.pem'), '-o', resigned]).status).toBe(0);
+  });
+
+  it('without a trusted key, verify-signature passes a re-signed package but says it proves integrity only, and names the signer', () => {
+    const run = runPkg(['package', 'verify-signature', resigned]);
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain(`signed by key ${fingerprint('other-pub.pem')}`);
+    expect(run.stdout).toMatch(/NOTE no trusted key given .*proves the package is intact, not who signed it/);
+  });
+
+  it('with --trust or PKG_TRUST, the re-signed and the unsigned package fail, the genuine one passes as trusted', () => {
+    const trusted = runPkg(['package', 'verify-signature', signed, '--trust', at('cert.pem')]);
+    expect(trusted.status).toBe(0);
+    expect(trusted.stdout).toContain(`signed by trusted key ${fingerprint('pub.pem')}`);
+    expect(trusted.stdout).not.toMatch(/NOTE/);
+    const json = JSON.parse(runPkg(['package', 'verify-signature', signed, '--trust', at('other-pub.pem'), '--trust', at('pub.pem'), '--json']).stdout);
+    expect(json).toMatchObject({ valid: true, trusted: true, signer: fingerprint('pub.pem') });
+    for (const run of [runPkg(['package', 'verify-signature', resigned, '--trust', at('pub.pem')]), runPkg(['package', 'verify-signature', resigned], { env: { PKG_TRUST: `${at('cert.pem')}:${at('pub.pem')}` } })]) {
+      expect(run.status).toBe(1);
+      expect(run.stdout).toContain(`FAIL signature (RSA-SHA256): the package is signed by key ${fingerprint('other-pub.pem')}, a different key than the trusted ones given`);
+    }
+    const unsigned = runPkg(['package', 'verify-signature', cap, '--trust', at('pub.pem')]);
+    expect(unsigned.status).toBe(1);
+    expect(unsigned.stdout).toMatch(/not signed .*only packages signed by a trusted key are accepted/);
+    writeFileSync(at('not-a-key.txt'), 'not a key');
+    const notAKey = runPkg(['package', 'verify-signature', signed, '--trust', at('not-a-key.txt')]);
+    expect(notAKey.status).toBe(1);
+    expect(notAKey.stderr).toMatch(/KeyError: trusted key .*not-a-key.txt holds neither/);
+  });
+
+  it('a reactor given --trust or PKG_TRUST refuses other signers and unsigned packages, and serves the trusted one', async () => {
+    for (const [args, env] of [[['--trust', at('pub.pem')], {}], [[], { PKG_TRUST: at('pub.pem') }]] as const) {
+      for (const refused of [resigned, cap]) {
+        const failed = await failingServe([refused, ...args], { env });
+        expect(failed.code).toBe(1);
+        expect(failed.stderr).toMatch(/SignatureMismatchError/);
+      }
+      const running = await startServe([signed, ...args], { env });
+      try {
+        expect((await fetch(`${running.url}/about`)).status).toBe(200);
+        const validity = ((await (await fetch(`${running.url}/api/v1/introspect/content-validity`)).json()) as { contentValidity: Array<Record<string, unknown>> }).contentValidity[0];
+        expect(validity).toMatchObject({ valid: true, signed: true, signatureValid: true });
+      } finally {
+        expect(await running.stop()).toBe(0);
+      }
+    }
+  });
+
+  it('trusts OpenPGP keys too', () => {
+    const pgp = at('trust-pgp.cap');
+    expect(runPkg(['package', 'sign', cap, '--openpgp', '--key', at('gpg-secret.asc'), '-o', pgp]).status).toBe(0);
+    const run = runPkg(['package', 'verify-signature', pgp, '--trust', at('gpg-public.asc')]);
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(/signed by trusted key [0-9A-F]{40}/);
+    expect(runPkg(['package', 'verify-signature', pgp, '--trust', at('pub.pem')]).status).toBe(1);
+  });
+});
+
+describe('passphrases kept out of the process list', () => {
+  const locked = () => at('gpg-locked.asc');
+  beforeAll(() => {
+    const home = at('gnupg-locked');
+    mkdirSync(home, { mode: 0o700 });
+    const env = { ...process.env, GNUPGHOME: home };
+    const locking = ['--batch', '--yes', '--pinentry-mode', 'loopback', '--passphrase', 'hunter2'];
+    execFileSync('gpg', [...locking, '--quick-gen-key', 'Locked <locked@example.org>', 'future-default', 'default', 'never'], { env, stdio: 'pipe' });
+    writeFileSync(locked(), execFileSync('gpg', [...locking, '--armor', '--export-secret-keys', 'locked@example.org'], { env }));
+    execFileSync('gpgconf', ['--kill', 'gpg-agent'], { env });
+    writeFileSync(at('passphrase.txt'), 'hunter2\n', { mode: 0o600 });
+  });
+
+  it('sign takes the passphrase from --passphrase-file or PKG_PASSPHRASE, and says without one that it is needed', () => {
+    const sign = (output: string, args: string[], env: NodeJS.ProcessEnv = {}) => runPkg(['package', 'sign', cap, '--openpgp', '--key', locked(), '-o', at(output), ...args], { env });
+    expect(sign('pp-file.cap', ['--passphrase-file', at('passphrase.txt')]).status).toBe(0);
+    expect(sign('pp-env.cap', [], { PKG_PASSPHRASE: 'hunter2' }).status).toBe(0);
+    expect(runPkg(['package', 'verify-signature', at('pp-env.cap')]).status).toBe(0);
+    const none = sign('pp-none.cap', []);
+    expect(none.status).toBe(1);
+    expect(none.stderr).toMatch(/KeyError/);
+    const both = sign('pp-both.cap', ['--passphrase', 'hunter2', '--passphrase-file', at('passphrase.txt')]);
+    expect(both.stderr).toMatch(/UsageError: give --passphrase or --passphrase-file, not both/);
+  });
+
+  it('--help says the flag is visible to other users', () => {
+    for (const command of [['package', 'sign'], ['package', 'decrypt'], ['reactor', 'serve']]) {
+      const help = runPkg([...command, '--help']).stdout.replace(/\s+/g, ' ');
+      expect(help).toMatch(/--passphrase .*visible to other users in the process list/);
+      expect(help).toContain('--passphrase-file');
+    }
+  });
+});
+
 describe('OpenPGP signatures', () => {
   it('a key made by gpg signs through our CLI, and gpg verifies the signature', () => {
     const signed = at('pgp-signed.cap');

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
-import { createDecipheriv, randomBytes } from 'node:crypto';
+import { createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AesGcmContentCipher } from '../../src/adapters/crypto/aes-gcm-content-cipher.js';
@@ -196,14 +196,13 @@ describe('RsaSignatureScheme', () => {
     await expect(scheme.verify(payload(), new Uint8Array(256), encoder.encode('not a key'))).rejects.toBeInstanceOf(KeyError);
   });
 
-  it('tells whether a certificate, public key or private key holds the embedded key', async () => {
-    const embedded = (await scheme.prepare({ key: file('pkcs8.pem') })).publicKey;
-    await expect(scheme.sameKey(file('cert.pem'), embedded)).resolves.toBe(true);
-    await expect(scheme.sameKey(file('pkcs8.pub.pem'), embedded)).resolves.toBe(true);
-    await expect(scheme.sameKey(file('pkcs8.pem'), embedded)).resolves.toBe(true);
-    await expect(scheme.sameKey(file('other.cert.pem'), embedded)).resolves.toBe(false);
-    await expect(scheme.sameKey(file('other.pub.pem'), embedded)).resolves.toBe(false);
-    await expect(scheme.sameKey(encoder.encode('nothing'), embedded)).rejects.toBeInstanceOf(KeyError);
+  it('gives a certificate, public key or private key of the embedded key its fingerprint, the one openssl computes', async () => {
+    const embedded = await scheme.fingerprint((await scheme.prepare({ key: file('pkcs8.pem') })).publicKey, 'embedded');
+    const der = execFileSync('openssl', ['pkey', '-pubin', '-in', at('pkcs8.pub.pem'), '-outform', 'DER']);
+    expect(embedded).toBe(`SHA256:${createHash('sha256').update(der).digest('hex')}`);
+    for (const same of ['cert.pem', 'pkcs8.pub.pem', 'pkcs8.pem']) await expect(scheme.fingerprint(file(same), same)).resolves.toBe(embedded);
+    for (const other of ['other.cert.pem', 'other.pub.pem']) await expect(scheme.fingerprint(file(other), other)).resolves.not.toBe(embedded);
+    await expect(scheme.fingerprint(encoder.encode('nothing'), 'x')).rejects.toBeInstanceOf(KeyError);
   });
 });
 
@@ -264,12 +263,13 @@ describe('OpenPgpSignatureScheme', () => {
     await keyErrorOf(scheme.prepare({ key: file('pkcs8.pem') }), file('pkcs8.pem'));
   });
 
-  it('compares keys by primary fingerprint', async () => {
-    const embedded = (await scheme.prepare({ key: file('sign.sec.gpg') })).publicKey;
-    await expect(scheme.sameKey(file('sign.pub.asc'), embedded)).resolves.toBe(true);
-    await expect(scheme.sameKey(file('sign.sec.asc'), embedded)).resolves.toBe(true);
-    await expect(scheme.sameKey(file('enc.pub.asc'), embedded)).resolves.toBe(false);
-    await expect(scheme.sameKey(file('cert.pem'), embedded)).rejects.toBeInstanceOf(KeyError);
+  it('fingerprints keys by their primary key, as gpg does', async () => {
+    const embedded = await scheme.fingerprint((await scheme.prepare({ key: file('sign.sec.gpg') })).publicKey, 'embedded');
+    expect(embedded).toMatch(/^[0-9A-F]{40}$/);
+    await expect(scheme.fingerprint(file('sign.pub.asc'), 'pub')).resolves.toBe(embedded);
+    await expect(scheme.fingerprint(file('sign.sec.asc'), 'sec')).resolves.toBe(embedded);
+    await expect(scheme.fingerprint(file('enc.pub.asc'), 'enc')).resolves.not.toBe(embedded);
+    await expect(scheme.fingerprint(file('cert.pem'), 'cert')).rejects.toBeInstanceOf(KeyError);
   });
 
   it('raises OpenPgpUnavailableError with install guidance when openpgp cannot be loaded, and retries later', async () => {

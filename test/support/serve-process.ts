@@ -48,9 +48,9 @@ export function startServe(args: string[], options: { cwd?: string; env?: NodeJS
 }
 
 /** Runs serve expecting it to fail at start-up; resolves with its exit code and output. */
-export async function failingServe(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export async function failingServe(args: string[], options: { env?: NodeJS.ProcessEnv } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   try {
-    const running = await startServe(args);
+    const running = await startServe(args, options);
     await running.stop('SIGKILL');
     throw new Error('reactor started but was expected to fail');
   } catch (error) {

@@ -7,6 +7,8 @@ import { isPackageUrl } from '../../domain/dependencies/package-url.js';
 import type { ReactorHost } from '../../application/ports/reactor-host.js';
 import { DEFAULT_BODY_LIMIT, type MountRequest } from '../../application/serving/reactor.js';
 import type { CliOutput } from './cli-output.js';
+import { PASSPHRASE_OPTIONS } from './passphrase-option.js';
+import { TRUST_OPTION, readTrustFiles } from './trust-option.js';
 import { readDecryptionKeys } from './signing-commands.js';
 import { readUserFile } from './user-files.js';
 
@@ -35,7 +37,8 @@ export function reactorCommands(yargs: Argv, host: ReactorHost, output: CliOutpu
           .option('body-limit', { type: 'number', default: DEFAULT_BODY_LIMIT, describe: 'largest write body in bytes (413 beyond)' })
           .option('private-key', { type: 'string', describe: 'RSA private key PEM for encrypted packages (RSA-OAEP envelopes)' })
           .option('key', { type: 'string', describe: 'OpenPGP secret key for encrypted packages (OpenPGP envelopes)' })
-          .option('passphrase', { type: 'string', describe: 'passphrase of a protected OpenPGP key' }),
+          .options(PASSPHRASE_OPTIONS)
+          .options(TRUST_OPTION),
       async (argv) => {
         if (!Number.isInteger(argv.port) || argv.port < 0 || argv.port > 65535) throw new UsageError(`--port must be a whole number from 0 to 65535 (got ${argv.port})`);
         if (!Number.isInteger(argv['body-limit']) || argv['body-limit'] < 1) throw new UsageError(`--body-limit must be a positive whole number of bytes (got ${argv['body-limit']})`);
@@ -58,6 +61,7 @@ export function reactorCommands(yargs: Argv, host: ReactorHost, output: CliOutpu
           ...(argv.registry ? { registry: argv.registry } : {}),
           ...(argv.deploy ? { deploy: argv.deploy } : {}),
           ...(argv.constraint ? { constraint: argv.constraint } : {}),
+          trust: await readTrustFiles(argv.trust),
         };
         // Listening for signals before the banner: a client may act on the banner at once.
         const signalled = untilSignal();

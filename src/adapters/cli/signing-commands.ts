@@ -8,6 +8,8 @@ import type { VerifySignature } from '../../application/use-cases/verify-signatu
 import type { DecryptionKeys } from '../../application/signing/envelope-opener.js';
 import { printJson, type CliOutput } from './cli-output.js';
 import { readUserFile } from './user-files.js';
+import { PASSPHRASE_OPTIONS, readPassphrase } from './passphrase-option.js';
+import { TRUST_OPTION, readTrustFiles } from './trust-option.js';
 
 export interface SigningUseCases {
   sign: SignPackage;
@@ -16,12 +18,13 @@ export interface SigningUseCases {
   decrypt: DecryptPackage;
 }
 
-/** `--private-key`, `--key` and `--passphrase`, read into the keys that open encrypted packages (decrypt, serve). */
-export async function readDecryptionKeys(argv: { 'private-key'?: string; key?: string; passphrase?: string }): Promise<DecryptionKeys> {
+/** `--private-key`, `--key` and the passphrase options, read into the keys that open encrypted packages (decrypt, serve). */
+export async function readDecryptionKeys(argv: { 'private-key'?: string; key?: string; passphrase?: string; 'passphrase-file'?: string }): Promise<DecryptionKeys> {
+  const passphrase = await readPassphrase(argv);
   return {
     ...(argv['private-key'] ? { privateKey: await readUserFile(argv['private-key'], '--private-key') } : {}),
     ...(argv.key ? { openpgpKey: await readUserFile(argv.key, '--key') } : {}),
-    ...(argv.passphrase !== undefined ? { passphrase: argv.passphrase } : {}),
+    ...(passphrase !== undefined ? { passphrase } : {}),
   };
 }
 
@@ -36,14 +39,15 @@ export function signingCommands(yargs: Argv, useCases: SigningUseCases, output: 
           .option('key', { type: 'string', demandOption: true, describe: 'private key PEM (RSA, 2048 bits or more), or with --openpgp an OpenPGP secret key, armored or binary' })
           .option('cert', { type: 'string', describe: 'X.509 certificate PEM matching --key; its public key is embedded' })
           .option('openpgp', { type: 'boolean', default: false, describe: 'sign with OpenPGP (armored detached SHA-256 signature)' })
-          .option('passphrase', { type: 'string', describe: 'passphrase of a protected OpenPGP key' })
+          .options(PASSPHRASE_OPTIONS)
           .option('output', { alias: 'o', type: 'string', describe: 'for a .cap: write the signed package here instead of replacing it' })
           .option('force', { alias: 'f', type: 'boolean', default: false, describe: 'overwrite an existing --output' }),
       async (argv) => {
         if (argv.cert && argv.openpgp) throw new UsageError('--cert is for RSA/X.509 signatures, not --openpgp');
+        const passphrase = await readPassphrase(argv);
         const result = await useCases.sign.execute({
           location: argv.path,
-          key: { key: await readUserFile(argv.key, '--key'), ...(argv.cert ? { certificate: await readUserFile(argv.cert, '--cert') } : {}), ...(argv.passphrase !== undefined ? { passphrase: argv.passphrase } : {}) },
+          key: { key: await readUserFile(argv.key, '--key'), ...(argv.cert ? { certificate: await readUserFile(argv.cert, '--cert') } : {}), ...(passphrase !== undefined ? { passphrase } : {}) },
           openpgp: argv.openpgp,
           ...(argv.output ? { output: resolve(argv.output) } : {}),
           force: argv.force,
@@ -57,13 +61,20 @@ export function signingCommands(yargs: Argv, useCases: SigningUseCases, output: 
       (y) =>
         y
           .positional('path', { type: 'string', demandOption: true, describe: 'package directory or .cap' })
-          .option('cert', { type: 'string', describe: 'certificate or public key the package must be signed with' })
+          .option('cert', { type: 'string', describe: 'certificate or public key the package must be signed with (one more --trust)' })
+          .options(TRUST_OPTION)
           .option('openpgp', { type: 'boolean', default: false, describe: 'verify as OpenPGP whatever security.json says' })
           .option('json', { type: 'boolean', default: false, describe: 'print as JSON' }),
       async (argv) => {
-        const report = await useCases.verifySignature.execute(argv.path, { openpgp: argv.openpgp, ...(argv.cert ? { expectedKey: await readUserFile(argv.cert, '--cert') } : {}) });
+        const trust = [...(argv.cert ? [{ name: argv.cert, bytes: await readUserFile(argv.cert, '--cert') }] : []), ...(await readTrustFiles(argv.trust))];
+        const report = await useCases.verifySignature.execute(argv.path, { openpgp: argv.openpgp, trust });
         if (argv.json) printJson(output, report);
-        else output.out(report.valid ? `PASS signature (${report.scheme}): ${report.source}` : `FAIL signature${report.scheme ? ` (${report.scheme})` : ''}: ${report.reason}`);
+        else if (!report.valid) output.out(`FAIL signature${report.scheme ? ` (${report.scheme})` : ''}: ${report.reason}`);
+        else if (report.trusted) output.out(`PASS signature (${report.scheme}): ${report.source}, signed by trusted key ${report.signer}`);
+        else {
+          output.out(`PASS signature (${report.scheme}): ${report.source}, signed by key ${report.signer}`);
+          output.out('NOTE no trusted key given (--trust, --cert or PKG_TRUST): this proves the package is intact, not who signed it; anyone can re-sign a package with a key of their own');
+        }
         if (!report.valid) exit(1);
       },
     )
@@ -93,7 +104,7 @@ export function signingCommands(yargs: Argv, useCases: SigningUseCases, output: 
           .positional('cap', { type: 'string', demandOption: true, describe: 'encrypted .cap' })
           .option('private-key', { type: 'string', describe: 'RSA private key PEM (RSA-OAEP envelopes)' })
           .option('key', { type: 'string', describe: 'OpenPGP secret key, armored or binary (OpenPGP envelopes)' })
-          .option('passphrase', { type: 'string', describe: 'passphrase of a protected OpenPGP key' })
+          .options(PASSPHRASE_OPTIONS)
           .option('openpgp', { type: 'boolean', default: false, describe: 'accepted for symmetry; the envelope says which key it needs' })
           .option('output', { alias: 'o', type: 'string', describe: 'plaintext .cap to write (default: <name>-decrypted.cap here)' })
           .option('force', { alias: 'f', type: 'boolean', default: false, describe: 'overwrite an existing output' }),

@@ -81,9 +81,8 @@ export class OpenPgpSignatureScheme implements SignatureScheme {
     return false;
   }
 
-  async sameKey(given: Uint8Array, embedded: Uint8Array): Promise<boolean> {
-    const openpgp = await this.openpgp();
-    const [a, b] = await Promise.all([readAnyKey(openpgp, given, 'the given key'), readAnyKey(openpgp, embedded, 'the embedded public key')]);
-    return a.getFingerprint() === b.getFingerprint();
+  /** The primary key's fingerprint, in the upper-case hex gpg prints. */
+  async fingerprint(key: Uint8Array, role: string): Promise<string> {
+    return (await readAnyKey(await this.openpgp(), key, role)).getFingerprint().toUpperCase();
   }
 }

@@ -1,4 +1,4 @@
-import { X509Certificate, createPrivateKey, createPublicKey, createSign, createVerify } from 'node:crypto';
+import { X509Certificate, createHash, createPrivateKey, createPublicKey, createSign, createVerify } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import type { PreparedSigner, SignatureScheme, SigningKey } from '../../application/ports/signature-scheme.js';
 import { KeyError } from '../../domain/errors.js';
@@ -107,7 +107,8 @@ export class RsaSignatureScheme implements SignatureScheme {
     }
   }
 
-  async sameKey(given: Uint8Array, embedded: Uint8Array): Promise<boolean> {
-    return spkiDer(readPublicKey(given, 'the given key')).equals(spkiDer(readPublicKey(embedded, 'the embedded public key')));
+  /** `SHA256:` and the hex SHA-256 of the DER SubjectPublicKeyInfo: `openssl pkey -pubin -outform DER | sha256sum` gives the same digits. */
+  async fingerprint(key: Uint8Array, role: string): Promise<string> {
+    return `SHA256:${createHash('sha256').update(spkiDer(readPublicKey(key, role))).digest('hex')}`;
   }
 }

@@ -27,6 +27,10 @@ export interface SignatureScheme {
   prepare(key: SigningKey): Promise<PreparedSigner>;
   /** Whether `signature` is a valid signature of the payload by `publicKey` (the embedded key file). */
   verify(payload: AsyncIterable<Uint8Array>, signature: Uint8Array, publicKey: Uint8Array): Promise<boolean>;
-  /** Whether `given` (a certificate or public key file) holds the same public key as `embedded`. */
-  sameKey(given: Uint8Array, embedded: Uint8Array): Promise<boolean>;
+  /**
+   * The fingerprint of the public key in a key file (a public or private key, or a
+   * certificate): what a user compares and pins. KeyError when the file holds no key of
+   * this scheme; `role` names the file in that error.
+   */
+  fingerprint(key: Uint8Array, role: string): Promise<string>;
 }

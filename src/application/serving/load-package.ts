@@ -5,6 +5,7 @@ import type { FileWriter } from '../ports/file-writer.js';
 import { OwnedSource } from '../package/owned-source.js';
 import { decryptEnvelope, type DecryptionKeys } from '../signing/envelope-opener.js';
 import type { SignatureCheck } from '../signing/signature-check.js';
+import type { TrustedKeys } from '../signing/trusted-keys.js';
 import type { KeyWrappings } from '../signing/signature-schemes.js';
 import { parseDocument } from '../../domain/package/documents.js';
 import { assertIntact } from '../integrity/digest-entries.js';
@@ -32,6 +33,8 @@ export interface LoadOptions extends ServeOptions {
   packages?: DependencyContext;
   /** Semver range a `pkg://<guid>` source is installed by; `*` when absent. */
   constraint?: string;
+  /** When given, the package and each of its dependencies must be signed by one of these keys. */
+  trusted?: TrustedKeys;
 }
 
 /** What loading needs for dependencies and `pkg://` sources. */
@@ -108,7 +111,7 @@ export class LoadPackage {
 
   async load(source: PackageSource, options: LoadOptions): Promise<ServedPackage> {
     const model = await readPackage(source, { generate: 'serving' });
-    await this.verify(source, model);
+    await this.verify(source, model, options.trusted);
     const tree = await this.resolveDependencies(source, model, options);
     try {
       const fromDependencies = tree ? await dependencyLayers(tree, (pkg, m) => this.tombstones(pkg, m)) : NO_DEPENDENCIES;
@@ -125,11 +128,11 @@ export class LoadPackage {
     }
   }
 
-  /** Checksums, and the signature when one is declared: before anything of the package is served. */
-  private async verify(source: PackageSource, model: PackageModel): Promise<void> {
-    if (model.security?.digitalSignatures) {
+  /** Checksums, and the signature when one is declared or trusted keys demand one: before anything of the package is served. */
+  private async verify(source: PackageSource, model: PackageModel, trusted: TrustedKeys | undefined): Promise<void> {
+    if (model.security?.digitalSignatures || trusted) {
       // The signed payload is every covered file, so one read checks the checksums and the signature.
-      const verdict = await this.security.signatures.check(source, model.security);
+      const verdict = await this.security.signatures.check(source, model.security, trusted ? { trusted } : {});
       if (verdict.integrity) assertIntact(source.location, verdict.integrity);
       if (!verdict.valid) throw new SignatureMismatchError(`${source.location}: ${verdict.reason}`);
     } else if (model.security) assertIntact(source.location, await this.verifier.verify(source, model.security));
@@ -141,7 +144,7 @@ export class LoadPackage {
     if (!this.dependencies) throw new UsageError(`${source.location} declares dependencies, and this reactor was built without a way to resolve them`);
     const tree = await this.dependencies.loader.resolve(source, model.metadata, options.packages ?? {});
     try {
-      for (const dependency of tree.bottomUp()) await this.verify(dependency.pkg, dependency.model);
+      for (const dependency of tree.bottomUp()) await this.verify(dependency.pkg, dependency.model, options.trusted);
     } catch (error) {
       await tree.close();
       throw error;

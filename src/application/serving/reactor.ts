@@ -1,6 +1,7 @@
 import { MountConflictError, OverlayError, PackageError, ReadOnlyError, UsageError } from '../../domain/errors.js';
 import { canonicalChecksumJson, describeIntegrity, isIntact } from '../../domain/integrity/security.js';
 import { MountTable, normalizePrefix } from '../../domain/serving/mount-table.js';
+import type { TrustFile, TrustedKeys } from '../signing/trusted-keys.js';
 import { redactCredentials } from '../../domain/dependencies/registry-reference.js';
 import { sortPaths } from '../../domain/package/package-paths.js';
 import { coveredPaths, digestEntries } from '../integrity/digest-entries.js';
@@ -42,6 +43,8 @@ export interface ReactorSettings {
   bodyLimit?: number;
   /** Keys for encrypted packages. */
   keys?: DecryptionKeys;
+  /** Signers every served package must be signed by (`--trust`, `PKG_TRUST`); none means any intact package is served. */
+  trust?: readonly TrustFile[];
 }
 
 export interface Mount {
@@ -98,6 +101,7 @@ export class Reactor {
     readonly settings: ReactorSettings,
     private readonly dependencies: ReactorDependencies,
     readonly auth: ReactorAuth,
+    private readonly trusted: TrustedKeys | undefined,
   ) {
     this.startedAt = dependencies.clock.now();
   }
@@ -109,7 +113,8 @@ export class Reactor {
    * start-up with MountConflictError.
    */
   static async start(requests: MountRequest[], settings: ReactorSettings, dependencies: ReactorDependencies): Promise<{ reactor: Reactor; failures: MountFailure[]; warnings: string[] }> {
-    const reactor = new Reactor(settings, dependencies, await ReactorAuth.open(settings.deploy, settings.workdir, dependencies.auth));
+    const trusted = settings.trust?.length ? await dependencies.signatures.trust(settings.trust) : undefined;
+    const reactor = new Reactor(settings, dependencies, await ReactorAuth.open(settings.deploy, settings.workdir, dependencies.auth), trusted);
     const failures: MountFailure[] = [];
     const warnings: string[] = [];
     let positional = 0;
@@ -118,7 +123,7 @@ export class Reactor {
         const first = request.prefix === undefined && positional++ === 0;
         let pkg: ServedPackage;
         try {
-          pkg = await dependencies.loader.execute(request.source, { cacheControl: settings.cacheControl, workdir: settings.workdir, keys: settings.keys, ...packageSources(request, settings) });
+          pkg = await dependencies.loader.execute(request.source, { cacheControl: settings.cacheControl, workdir: settings.workdir, keys: settings.keys, ...(trusted ? { trusted } : {}), ...packageSources(request, settings) });
         } catch (error) {
           if (!(error instanceof PackageError)) throw error;
           failures.push({ source: request.source, error });
@@ -264,7 +269,7 @@ export class Reactor {
     const reasons: string[] = [];
     if (signed) {
       // One read checks the checksums and the signature: the signed payload is every covered file.
-      const verdict = await this.dependencies.signatures.check(source, model.security);
+      const verdict = await this.dependencies.signatures.check(source, model.security, this.trusted ? { trusted: this.trusted } : {});
       result.signatureValid = verdict.valid;
       if (verdict.integrity) reasons.push(...describeIntegrity(verdict.integrity));
       if (!verdict.valid && !(verdict.integrity && !isIntact(verdict.integrity))) reasons.push(verdict.reason!);

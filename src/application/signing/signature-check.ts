@@ -5,6 +5,7 @@ import { tap } from '../shared/tap.js';
 import type { PackageSource } from '../ports/package-source.js';
 import type { SignatureSchemes } from './signature-schemes.js';
 import { concatenated } from './signed-payload.js';
+import { TrustedKeys, type TrustFile } from './trusted-keys.js';
 
 export interface SignatureVerdict {
   signed: boolean;
@@ -12,13 +13,17 @@ export interface SignatureVerdict {
   valid: boolean;
   /** Why it is not valid. */
   reason?: string;
+  /** The fingerprint of the key that made a matching signature. */
+  signer?: string;
+  /** Whether trusted keys were given and the signer is one of them. */
+  trusted?: boolean;
   /** The checksums, compared from the same read as the signature: a signature says nothing about files security.json no longer lists. */
   integrity?: IntegrityReport;
 }
 
 export interface SignatureCheckOptions {
-  /** The signer the user expects: a certificate or public key (or OpenPGP public key) file. */
-  expectedKey?: Uint8Array;
+  /** The signers the user pins: without them a signature proves integrity only. */
+  trusted?: TrustedKeys;
   /** Check as OpenPGP whatever security.json says. */
   openpgp?: boolean;
 }
@@ -36,7 +41,10 @@ export class SignatureCheck {
 
   async check(source: PackageSource, security: Security | undefined, options: SignatureCheckOptions = {}): Promise<SignatureVerdict> {
     const declared = security?.digitalSignatures;
-    if (!security || !declared) return { signed: false, valid: false, reason: 'the package is not signed (security.json declares no digitalSignatures)' };
+    if (!security || !declared) {
+      const reason = `the package is not signed (security.json declares no digitalSignatures)${options.trusted ? ', and only packages signed by a trusted key are accepted' : ''}`;
+      return { signed: false, valid: false, reason };
+    }
     const openpgp = options.openpgp === true || declared.certificateType === 'OpenPGP';
     const scheme = openpgp ? this.schemes.openpgp : this.schemes.rsa;
     const verdict = (valid: boolean, reason?: string): SignatureVerdict => ({ signed: true, scheme: openpgp ? 'OpenPGP' : 'RSA-SHA256', valid, ...(reason ? { reason } : {}) });
@@ -59,7 +67,14 @@ export class SignatureCheck {
     if (!matches) {
       return { ...verdict(false, `the ${openpgp ? 'OpenPGP' : 'RSA-SHA256'} signature does not match the package content and its embedded key ${declared.publicKey}`), integrity };
     }
-    if (options.expectedKey && !(await scheme.sameKey(options.expectedKey, publicKey))) return { ...verdict(false, 'the package is signed by a different key than the one given'), integrity };
-    return { ...verdict(true), integrity };
+    const signer = await scheme.fingerprint(publicKey, declared.publicKey);
+    if (!options.trusted) return { ...verdict(true), signer, integrity };
+    if (!options.trusted.has(signer)) return { ...verdict(false, `the package is signed by key ${signer}, a different key than the trusted ones given`), signer, trusted: false, integrity };
+    return { ...verdict(true), signer, trusted: true, integrity };
+  }
+
+  /** The trusted keys in these files, fingerprinted by whichever scheme reads each. */
+  trust(files: readonly TrustFile[]): Promise<TrustedKeys> {
+    return TrustedKeys.load(this.schemes, files);
   }
 }

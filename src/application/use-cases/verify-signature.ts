@@ -1,10 +1,18 @@
 import { describeIntegrity, isIntact } from '../../domain/integrity/security.js';
 import { readPackage } from '../package/package-reader.js';
 import type { PackageOpener } from '../ports/package-source.js';
-import type { SignatureCheck, SignatureCheckOptions, SignatureVerdict } from '../signing/signature-check.js';
+import type { SignatureCheck, SignatureVerdict } from '../signing/signature-check.js';
+import type { TrustFile } from '../signing/trusted-keys.js';
 
 export interface SignatureReport extends SignatureVerdict {
   source: string;
+}
+
+export interface VerifyOptions {
+  /** Check as OpenPGP whatever security.json says. */
+  openpgp?: boolean;
+  /** The keys the package must be signed with; none means the signature proves integrity only. */
+  trust?: readonly TrustFile[];
 }
 
 /**
@@ -17,11 +25,12 @@ export class VerifySignature {
     private readonly signatures: SignatureCheck,
   ) {}
 
-  async execute(location: string, options: SignatureCheckOptions = {}): Promise<SignatureReport> {
+  async execute(location: string, options: VerifyOptions = {}): Promise<SignatureReport> {
+    const trusted = options.trust?.length ? await this.signatures.trust(options.trust) : undefined;
     const source = await this.opener.open(location);
     try {
       const model = await readPackage(source, { generate: 'serving' });
-      const verdict = await this.signatures.check(source, model.security, options);
+      const verdict = await this.signatures.check(source, model.security, { ...(options.openpgp ? { openpgp: true } : {}), ...(trusted ? { trusted } : {}) });
       if (verdict.valid && verdict.integrity && !isIntact(verdict.integrity)) return { source: location, ...verdict, valid: false, reason: describeIntegrity(verdict.integrity).join('; ') };
       return { source: location, ...verdict };
     } finally {
