@@ -17,6 +17,7 @@ import { EncryptPackage } from '../application/use-cases/encrypt-package.js';
 import { DecryptPackage } from '../application/use-cases/decrypt-package.js';
 import { InstallPackage } from '../application/use-cases/install-package.js';
 import { PushPackage } from '../application/use-cases/push-package.js';
+import { DiffPackages } from '../application/use-cases/diff-packages.js';
 
 const container = createContainer();
 const status = await runCli(hideBin(process.argv), {
@@ -33,6 +34,7 @@ const status = await runCli(hideBin(process.argv), {
     encrypt: container.get(EncryptPackage),
     decrypt: container.get(DecryptPackage),
     push: container.get(PushPackage),
+    diff: container.get(DiffPackages),
   },
   reactor: container.get(TOKENS.ReactorHost),
   install: container.get(InstallPackage),

@@ -57,6 +57,7 @@ import { LocalRegistryClients } from './registry-clients.js';
 import { DependencyLoader } from '../application/package/dependency-loader.js';
 import { InstallPackage } from '../application/use-cases/install-package.js';
 import { PushPackage } from '../application/use-cases/push-package.js';
+import { DiffPackages } from '../application/use-cases/diff-packages.js';
 import type { LocalFiles } from '../application/ports/local-files.js';
 import type { AuthCrypto } from '../application/ports/auth-crypto.js';
 import type { PasswordHashes } from '../application/ports/password-hashes.js';
@@ -162,6 +163,7 @@ export function createContainer(overrides: PortOverrides = {}, options: { memory
       () => new EncryptPackage(get(TOKENS.PackageOpener), get(PackPackage), get(TOKENS.ArchiveWriter), get(TOKENS.FileWriter), get(TOKENS.KeyWrappings), get(TOKENS.ContentCipher)),
     );
   container.bind(DecryptPackage).toDynamicValue(() => new DecryptPackage(get(TOKENS.PackageOpener), get(TOKENS.FileWriter), get(TOKENS.KeyWrappings), get(TOKENS.ContentCipher)));
+  container.bind(DiffPackages).toDynamicValue(() => new DiffPackages(get(TOKENS.PackageOpener), get(TOKENS.Hasher), { schemas: get(TOKENS.SchemaValidator), sqlite: get(TOKENS.SqliteReader) }));
   container.bind(InspectPackage).toDynamicValue(() => new InspectPackage(get(TOKENS.PackageOpener), get(SignatureCheck), get(DependencyLoader)));
   container
     .bind(TestPackage)

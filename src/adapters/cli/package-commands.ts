@@ -7,6 +7,8 @@ import type { ValidatePackage } from '../../application/use-cases/validate-packa
 import type { TestPackage } from '../../application/use-cases/test-package.js';
 import { printJson, type CliOutput } from './cli-output.js';
 import { printInfo, printTestReport, printValidation } from './report-printer.js';
+import { printDiff } from './diff-printer.js';
+import type { DiffPackages } from '../../application/use-cases/diff-packages.js';
 import { signingCommands, type SigningUseCases } from './signing-commands.js';
 import type { PushPackage } from '../../application/use-cases/push-package.js';
 import { packageSources, pushCommand, storeAndRegistry } from './registry-commands.js';
@@ -18,6 +20,7 @@ export interface PackageUseCases extends SigningUseCases {
   inspect: InspectPackage;
   test: TestPackage;
   push: PushPackage;
+  diff: DiffPackages;
 }
 
 /** Sets the process exit status without throwing, so yargs finishes cleanly. */
@@ -42,6 +45,21 @@ export function packageCommands(yargs: Argv, useCases: PackageUseCases, output: 
         output.out(`Packed ${result.name} ${result.version}: ${result.path} (${result.entries} entries, ${result.size} bytes)`);
         for (const dependency of result.bundled) output.out(`Bundled ${dependency.guid} ${dependency.version}: ${dependency.file}`);
         if (result.generated.length > 0) output.out(`Generated inside the archive: ${result.generated.join(', ')}`);
+      },
+    )
+    .command(
+      'diff <from> <to>',
+      'Compare two packages (directories or .cap files, any mix): identity, files, routes, dataset items, signature, encryption; exit 1 when they differ',
+      (y) =>
+        y
+          .positional('from', { type: 'string', demandOption: true, describe: 'package directory or .cap' })
+          .positional('to', { type: 'string', demandOption: true, describe: 'package directory or .cap' })
+          .option('json', { type: 'boolean', default: false, describe: 'print as JSON' }),
+      async (argv) => {
+        const report = await useCases.diff.execute(argv.from, argv.to);
+        if (argv.json) printJson(output, report);
+        else printDiff(output, report);
+        if (!report.equal) exit(1);
       },
     )
     .command(
