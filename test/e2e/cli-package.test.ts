@@ -113,17 +113,36 @@ describe('pkg package, with bad input', () => {
     expect(existsSync(join(work.path, 'tampered'))).toBe(false);
   });
 
-  it('prints usage on stderr and exits 1 for an unknown command or option', () => {
+  it('answers a usage error with the error first, a two-line hint, and exit 2', () => {
     const command = runPkg(['package', 'frobnicate', 'x']);
-    expect(command.status).toBe(1);
-    expect(command.stderr).toMatch(/pkg package pack <path>/);
-    expect(command.stderr).toMatch(/error: UsageError: Unknown commands: frobnicate/);
+    expect(command.status).toBe(2);
+    expect(command.stderr.split('\n')).toEqual(['error: UsageError: Unknown commands: frobnicate, x', 'usage: pkg package', 'run "pkg package --help" for its options and examples', '']);
     const option = runPkg(['package', 'validate', EXAMPLE_SITE, '--bogus']);
-    expect(option).toMatchObject({ status: 1, stderr: expect.stringMatching(/error: UsageError: Unknown argument: bogus/) });
-    expect(runPkg([]).status).toBe(1);
+    expect(option).toMatchObject({ status: 2, stderr: expect.stringMatching(/^error: UsageError: Unknown argument: bogus\nusage: pkg package validate <path>.*\nrun "pkg package validate --help"/) });
+    expect(runPkg([]).status).toBe(2);
     const repeated = runPkg(['install', 'pkg://example.org/x', '--constraint', '^1.0.0', '--constraint', '^2.0.0']);
-    expect(repeated).toMatchObject({ status: 1, stderr: expect.stringMatching(/error: UsageError: --constraint was given more than once/) });
+    expect(repeated).toMatchObject({ status: 2, stderr: expect.stringMatching(/^error: UsageError: --constraint was given more than once/) });
     expect(repeated.stderr).not.toMatch(/InternalError|\n\s+at /);
+    expect(runPkg(['package', 'pak', 'x']).stderr).toMatch(/^error: UsageError: unknown command "pak": did you mean "pack"\?/);
+    // A command that ran and failed stays exit 1.
+    expect(runPkg(['package', 'validate', join(work.path, 'nowhere')]).status).toBe(1);
+  });
+
+  it('reports errors as JSON on stdout under --json', () => {
+    const missing = runPkg(['package', 'diff', EXAMPLE_SITE, join(work.path, 'nowhere'), '--json']);
+    expect(missing.status).toBe(1);
+    expect(JSON.parse(missing.stdout)).toEqual({ error: { name: 'SourceNotFoundError', message: expect.stringContaining('nowhere') } });
+    const usage = runPkg(['package', 'diff', EXAMPLE_SITE, '--json']);
+    expect(usage.status).toBe(2);
+    expect(JSON.parse(usage.stdout).error.name).toBe('UsageError');
+  });
+
+  it('prints a shell completion script that completes real commands', () => {
+    const script = runPkg(['completion']);
+    expect(script.status).toBe(0);
+    expect(script.stdout).toMatch(/pkg completion >> ~\/\.bashrc/);
+    const words = runPkg(['--get-yargs-completions', 'package', 'ver']);
+    expect(words.stdout.split('\n')).toContain('verify-signature');
   });
 
   it('answers --help on every command and --version', () => {

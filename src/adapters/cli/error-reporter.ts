@@ -1,13 +1,20 @@
-import { PackageError } from '../../domain/errors.js';
+import { PackageError, UsageError } from '../../domain/errors.js';
 import type { CliOutput } from './cli-output.js';
+
+/** Exit status of a command line that cannot run as given; failures of a command that ran are 1. */
+export const USAGE_EXIT = 2;
 
 /**
  * The CLI's one translation of errors: a single line `error: <TypedError>: <message>`
- * on stderr and exit status 1. A stack trace is printed only with PKG_DEBUG set.
+ * on stderr (or, under `--json`, `{"error": {"name", "message"}}` on stdout, where the
+ * reader of JSON looks), exit status 2 for usage errors and 1 for the rest. A stack
+ * trace is printed only with PKG_DEBUG set.
  */
-export function reportError(output: CliOutput, error: unknown): number {
+export function reportError(output: CliOutput, error: unknown, options: { json?: boolean } = {}): number {
   const name = error instanceof PackageError ? error.name : 'InternalError';
-  output.err(`error: ${name}: ${error instanceof Error ? error.message : String(error)}`);
+  const message = error instanceof Error ? error.message : String(error);
+  if (options.json) output.out(JSON.stringify({ error: { name, message } }, null, 2));
+  else output.err(`error: ${name}: ${message}`);
   if (process.env.PKG_DEBUG && error instanceof Error && error.stack) output.err(error.stack);
-  return 1;
+  return error instanceof UsageError ? USAGE_EXIT : 1;
 }

@@ -26,12 +26,16 @@ export async function runCli(args: string[], dependencies: CliDependencies): Pro
   try {
     await withoutEagerHelp(commandLine(args, dependencies, exit)).parseAsync();
   } catch (error) {
-    if (error instanceof UsageError) {
-      // A parser of its own, not yet run, prints the help of the command the arguments name.
-      output.err(await commandLine(args, dependencies, exit).getHelp());
-      output.err('');
+    const json = args.includes('--json');
+    const code = reportError(output, error, { json });
+    if (error instanceof UsageError && !json) {
+      // A parser of its own, not yet run, knows the usage line of the command the arguments name.
+      const usage = (await commandLine(args, dependencies, exit).getHelp()).split('\n', 1)[0]!.trim();
+      const command = usage.split(/\s+[<[]/, 1)[0]!;
+      output.err(`usage: ${usage}`);
+      output.err(`run "${command} --help" for its options and examples`);
     }
-    return reportError(output, error);
+    return code;
   }
   return status;
 }
@@ -56,8 +60,9 @@ function commandLine(args: string[], dependencies: CliDependencies, exit: (code:
     .alias('h', 'help')
     .wrap(Math.min(110, process.stdout.columns ?? 100))
     .exitProcess(false)
+    .completion('completion', 'Print a shell completion script (bash or zsh): pkg completion >> ~/.bashrc')
     .fail((message, error) => {
-      throw error ?? new UsageError(message);
+      throw error ?? new UsageError(misspelled(args, message));
     });
 }
 
@@ -83,3 +88,15 @@ function refuseRepeatedOptions(argv: Record<string, unknown>): void {
     if (Array.isArray(value) && !REPEATABLE.has(name)) throw new UsageError(`--${name} was given more than once`);
   }
 }
+
+/** yargs says only "Did you mean pack?": name the word that was not a command too. */
+function misspelled(args: string[], message: string): string {
+  const suggestion = /^Did you mean (\S+)\?$/.exec(message)?.[1];
+  if (!suggestion) return message;
+  const unknown = args.find((arg) => !arg.startsWith('-') && arg !== suggestion && !KNOWN_PARENTS.has(arg));
+  return unknown ? `unknown command "${unknown}": did you mean "${suggestion}"?` : message;
+}
+
+/** Commands that hold others: an argument naming one is not the misspelled word. */
+const KNOWN_PARENTS = new Set(['package', 'reactor']);
+
