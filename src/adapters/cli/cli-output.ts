@@ -18,6 +18,9 @@ export const processOutput: CliOutput = {
   err: (text) => void process.stderr.write(text.endsWith('\n') ? text : text + '\n'),
 };
 
+/** `--json`: every command that reports takes it. */
+export const JSON_OPTION = { json: { type: 'boolean', default: false, describe: 'print as JSON (errors too, as {"error": {name, message}})' } } as const;
+
 export function printJson(output: CliOutput, value: unknown): void {
   output.out(JSON.stringify(value, null, 2));
 }

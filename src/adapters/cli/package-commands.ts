@@ -5,7 +5,7 @@ import type { PackPackage } from '../../application/use-cases/pack-package.js';
 import type { UnpackPackage } from '../../application/use-cases/unpack-package.js';
 import type { ValidatePackage } from '../../application/use-cases/validate-package.js';
 import type { TestPackage } from '../../application/use-cases/test-package.js';
-import { printJson, type CliOutput } from './cli-output.js';
+import { JSON_OPTION, printJson, type CliOutput } from './cli-output.js';
 import { printInfo, printTestReport, printValidation } from './report-printer.js';
 import { printDiff } from './diff-printer.js';
 import type { DiffPackages } from '../../application/use-cases/diff-packages.js';
@@ -38,10 +38,12 @@ export function packageCommands(yargs: Argv, useCases: PackageUseCases, output: 
           .option('output', { alias: 'o', type: 'string', describe: 'directory to write the .cap into (default: the current directory)' })
           .option('bundle-deps', { alias: 'bundle', type: 'boolean', default: false, describe: 'embed every declared dependency under packages/ (resolved through the store, then the registry)' })
           .option('store', { type: 'string', default: process.env.PKG_STORE, defaultDescription: '$PKG_STORE', describe: 'package store directory' })
-          .option('registry', { type: 'string', default: process.env.PKG_REGISTRY, defaultDescription: '$PKG_REGISTRY', describe: 'registry directory or https URL' }),
+          .option('registry', { type: 'string', default: process.env.PKG_REGISTRY, defaultDescription: '$PKG_REGISTRY', describe: 'registry directory or https URL' })
+          .options(JSON_OPTION),
       async (argv) => {
         const bundle = argv['bundle-deps'] ? { bundle: packageSources(argv) } : {};
         const result = await useCases.pack.execute({ source: argv.path, outputDirectory: resolve(argv.output ?? '.'), force: argv.force, ...bundle });
+        if (argv.json) return printJson(output, result);
         output.out(`Packed ${result.name} ${result.version}: ${result.path} (${result.entries} entries, ${result.size} bytes)`);
         for (const dependency of result.bundled) output.out(`Bundled ${dependency.guid} ${dependency.version}: ${dependency.file}`);
         if (result.generated.length > 0) output.out(`Generated inside the archive: ${result.generated.join(', ')}`);
@@ -54,7 +56,7 @@ export function packageCommands(yargs: Argv, useCases: PackageUseCases, output: 
         y
           .positional('from', { type: 'string', demandOption: true, describe: 'package directory or .cap' })
           .positional('to', { type: 'string', demandOption: true, describe: 'package directory or .cap' })
-          .option('json', { type: 'boolean', default: false, describe: 'print as JSON' }),
+          .options(JSON_OPTION),
       async (argv) => {
         const report = await useCases.diff.execute(argv.from, argv.to);
         if (argv.json) printJson(output, report);
@@ -103,7 +105,7 @@ export function packageCommands(yargs: Argv, useCases: PackageUseCases, output: 
 
 /** A package path and `--json`: what every reporting command takes. */
 function pathAndJson(y: Argv) {
-  return y.positional('path', { type: 'string', demandOption: true, describe: 'package directory or .cap' }).option('json', { type: 'boolean', default: false, describe: 'print as JSON' });
+  return y.positional('path', { type: 'string', demandOption: true, describe: 'package directory or .cap' }).options(JSON_OPTION);
 }
 
 /** A command that prints a report (human or `--json`) and exits 1 when it failed. */

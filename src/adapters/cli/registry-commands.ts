@@ -1,7 +1,7 @@
 import type { Argv } from 'yargs';
 import type { InstallPackage } from '../../application/use-cases/install-package.js';
 import type { PushPackage } from '../../application/use-cases/push-package.js';
-import type { CliOutput } from './cli-output.js';
+import { JSON_OPTION, printJson, type CliOutput } from './cli-output.js';
 
 /** `--store` and `--registry`, with their environment variables: every command that resolves packages takes them. */
 export function storeAndRegistry<T>(y: Argv<T>) {
@@ -23,9 +23,11 @@ export function pushCommand(push: PushPackage, output: CliOutput) {
       y
         .positional('cap', { type: 'string', demandOption: true, describe: '.cap file' })
         .option('registry', { type: 'string', default: process.env.PKG_REGISTRY, defaultDescription: '$PKG_REGISTRY', describe: 'registry directory' })
-        .option('force', { alias: 'f', type: 'boolean', default: false, describe: 'replace a published version whose bytes differ' }),
-    handler: async (argv: { cap: string; registry?: string; force: boolean }) => {
+        .option('force', { alias: 'f', type: 'boolean', default: false, describe: 'replace a published version whose bytes differ' })
+        .options(JSON_OPTION),
+    handler: async (argv: { cap: string; registry?: string; force: boolean; json: boolean }) => {
       const pushed = await push.execute({ cap: argv.cap, force: argv.force, ...packageSources(argv) });
+      if (argv.json) return printJson(output, pushed);
       const what = `${pushed.name} ${pushed.version} (${pushed.guid})`;
       output.out(
         pushed.published
@@ -43,9 +45,11 @@ export function installCommand(install: InstallPackage, output: CliOutput) {
     builder: (y: Argv) =>
       storeAndRegistry(y)
         .positional('guid', { type: 'string', demandOption: true, describe: 'package GUID' })
-        .option('constraint', { type: 'string', default: '*', describe: 'semver range, e.g. "^1.2.0" or ">=1.0.0, <2.0.0"' }),
-    handler: async (argv: { guid: string; constraint: string; store?: string; registry?: string }) => {
+        .option('constraint', { type: 'string', default: '*', describe: 'semver range, e.g. "^1.2.0" or ">=1.0.0, <2.0.0"' })
+        .options(JSON_OPTION),
+    handler: async (argv: { guid: string; constraint: string; store?: string; registry?: string; json: boolean }) => {
       const installed = await install.execute({ guid: argv.guid, constraint: argv.constraint, ...packageSources(argv) });
+      if (argv.json) return printJson(output, installed);
       output.out(
         installed.downloaded
           ? `Installed ${installed.name} ${installed.version} (${installed.guid}) from ${installed.registry}: ${installed.path}`

@@ -6,7 +6,7 @@ import type { EncryptPackage } from '../../application/use-cases/encrypt-package
 import type { SignPackage } from '../../application/use-cases/sign-package.js';
 import type { VerifySignature } from '../../application/use-cases/verify-signature.js';
 import type { DecryptionKeys } from '../../application/signing/envelope-opener.js';
-import { printJson, type CliOutput } from './cli-output.js';
+import { JSON_OPTION, printJson, type CliOutput } from './cli-output.js';
 import { readUserFile } from './user-files.js';
 import { PASSPHRASE_OPTIONS, readPassphrase } from './passphrase-option.js';
 import { TRUST_OPTION, readTrustFiles } from './trust-option.js';
@@ -41,7 +41,8 @@ export function signingCommands(yargs: Argv, useCases: SigningUseCases, output: 
           .option('openpgp', { type: 'boolean', default: false, describe: 'sign with OpenPGP (armored detached SHA-256 signature)' })
           .options(PASSPHRASE_OPTIONS)
           .option('output', { alias: 'o', type: 'string', describe: 'for a .cap: write the signed package here instead of replacing it' })
-          .option('force', { alias: 'f', type: 'boolean', default: false, describe: 'overwrite an existing --output' }),
+          .option('force', { alias: 'f', type: 'boolean', default: false, describe: 'overwrite an existing --output' })
+          .options(JSON_OPTION),
       async (argv) => {
         if (argv.cert && argv.openpgp) throw new UsageError('--cert is for RSA/X.509 signatures, not --openpgp');
         const passphrase = await readPassphrase(argv);
@@ -52,6 +53,7 @@ export function signingCommands(yargs: Argv, useCases: SigningUseCases, output: 
           ...(argv.output ? { output: resolve(argv.output) } : {}),
           force: argv.force,
         });
+        if (argv.json) return printJson(output, result);
         output.out(`Signed ${result.path} (${result.scheme}, ${result.files} files; public key ${result.publicKeyFile})`);
       },
     )
@@ -64,7 +66,7 @@ export function signingCommands(yargs: Argv, useCases: SigningUseCases, output: 
           .option('cert', { type: 'string', describe: 'certificate or public key the package must be signed with (one more --trust)' })
           .options(TRUST_OPTION)
           .option('openpgp', { type: 'boolean', default: false, describe: 'verify as OpenPGP whatever security.json says' })
-          .option('json', { type: 'boolean', default: false, describe: 'print as JSON' }),
+          .options(JSON_OPTION),
       async (argv) => {
         const trust = [...(argv.cert ? [{ name: argv.cert, bytes: await readUserFile(argv.cert, '--cert') }] : []), ...(await readTrustFiles(argv.trust))];
         const report = await useCases.verifySignature.execute(argv.path, { openpgp: argv.openpgp, trust });
@@ -88,11 +90,13 @@ export function signingCommands(yargs: Argv, useCases: SigningUseCases, output: 
           .option('openpgp', { type: 'boolean', default: false, describe: 'wrap the key for an OpenPGP recipient' })
           .option('recipient', { type: 'string', describe: 'with --openpgp: the recipient OpenPGP public key file' })
           .option('output', { alias: 'o', type: 'string', demandOption: true, describe: 'the encrypted .cap to write' })
-          .option('force', { alias: 'f', type: 'boolean', default: false, describe: 'overwrite an existing output' }),
+          .option('force', { alias: 'f', type: 'boolean', default: false, describe: 'overwrite an existing output' })
+          .options(JSON_OPTION),
       async (argv) => {
         const recipient = argv.openpgp ? argv.recipient : argv['public-key'];
         if (!recipient) throw new UsageError(argv.openpgp ? '--openpgp needs --recipient <OpenPGP public key file>' : 'give --public-key <PEM key or certificate>, or --openpgp --recipient <public key file>');
         const result = await useCases.encrypt.execute({ location: argv.path, recipient: await readUserFile(recipient, argv.openpgp ? '--recipient' : '--public-key'), openpgp: argv.openpgp, output: resolve(argv.output), force: argv.force });
+        if (argv.json) return printJson(output, result);
         output.out(`Encrypted ${argv.path} into ${result.path} (AES-256-GCM, key management ${result.keyManagement})`);
       },
     )
@@ -107,7 +111,8 @@ export function signingCommands(yargs: Argv, useCases: SigningUseCases, output: 
           .options(PASSPHRASE_OPTIONS)
           .option('openpgp', { type: 'boolean', default: false, describe: 'accepted for symmetry; the envelope says which key it needs' })
           .option('output', { alias: 'o', type: 'string', describe: 'plaintext .cap to write (default: <name>-decrypted.cap here)' })
-          .option('force', { alias: 'f', type: 'boolean', default: false, describe: 'overwrite an existing output' }),
+          .option('force', { alias: 'f', type: 'boolean', default: false, describe: 'overwrite an existing output' })
+          .options(JSON_OPTION),
       async (argv) => {
         const result = await useCases.decrypt.execute({
           location: argv.cap,
@@ -116,6 +121,7 @@ export function signingCommands(yargs: Argv, useCases: SigningUseCases, output: 
           directory: resolve('.'),
           force: argv.force,
         });
+        if (argv.json) return printJson(output, result);
         output.out(`Decrypted ${result.name} ${result.version} into ${result.path}`);
       },
     );
