@@ -9,7 +9,7 @@ import { UnpackPackage } from '../application/use-cases/unpack-package.js';
 import { ValidatePackage } from '../application/use-cases/validate-package.js';
 import { TestPackage } from '../application/use-cases/test-package.js';
 import { createContainer } from './container.js';
-import { toolVersion } from './tool-version.js';
+import { toolVersion } from './toolkit-root.js';
 import { TOKENS } from '../application/ports/tokens.js';
 import { SignPackage } from '../application/use-cases/sign-package.js';
 import { VerifySignature } from '../application/use-cases/verify-signature.js';
@@ -18,6 +18,7 @@ import { DecryptPackage } from '../application/use-cases/decrypt-package.js';
 import { InstallPackage } from '../application/use-cases/install-package.js';
 import { PushPackage } from '../application/use-cases/push-package.js';
 import { DiffPackages } from '../application/use-cases/diff-packages.js';
+import { InitPackage } from '../application/use-cases/init-package.js';
 
 const container = createContainer();
 const status = await runCli(hideBin(process.argv), {
@@ -38,5 +39,6 @@ const status = await runCli(hideBin(process.argv), {
   },
   reactor: container.get(TOKENS.ReactorHost),
   install: container.get(InstallPackage),
+  init: container.get(InitPackage),
 });
 process.exitCode = status;

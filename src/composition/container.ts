@@ -58,6 +58,9 @@ import { DependencyLoader } from '../application/package/dependency-loader.js';
 import { InstallPackage } from '../application/use-cases/install-package.js';
 import { PushPackage } from '../application/use-cases/push-package.js';
 import { DiffPackages } from '../application/use-cases/diff-packages.js';
+import { InitPackage } from '../application/use-cases/init-package.js';
+import { FsPackageTemplates } from '../adapters/fs/fs-package-templates.js';
+import { templatesDirectory } from './toolkit-root.js';
 import type { LocalFiles } from '../application/ports/local-files.js';
 import type { AuthCrypto } from '../application/ports/auth-crypto.js';
 import type { PasswordHashes } from '../application/ports/password-hashes.js';
@@ -164,6 +167,14 @@ export function createContainer(overrides: PortOverrides = {}, options: { memory
     );
   container.bind(DecryptPackage).toDynamicValue(() => new DecryptPackage(get(TOKENS.PackageOpener), get(TOKENS.FileWriter), get(TOKENS.KeyWrappings), get(TOKENS.ContentCipher)));
   container.bind(DiffPackages).toDynamicValue(() => new DiffPackages(get(TOKENS.PackageOpener), get(TOKENS.Hasher), { schemas: get(TOKENS.SchemaValidator), sqlite: get(TOKENS.SqliteReader) }));
+  container
+    .bind(InitPackage)
+    .toDynamicValue(
+      () =>
+        new InitPackage(new FsPackageTemplates(templatesDirectory()), get(TOKENS.DirectoryWriter), get(TOKENS.FileWriter), get(PackPackage), randomUUID, () =>
+          join(tmpdir(), `pkg-init-${randomUUID()}`),
+        ),
+    );
   container.bind(InspectPackage).toDynamicValue(() => new InspectPackage(get(TOKENS.PackageOpener), get(SignatureCheck), get(DependencyLoader)));
   container
     .bind(TestPackage)

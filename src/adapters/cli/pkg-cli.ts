@@ -7,6 +7,8 @@ import { reactorCommands } from './reactor-commands.js';
 import type { ReactorHost } from '../../application/ports/reactor-host.js';
 import type { InstallPackage } from '../../application/use-cases/install-package.js';
 import { installCommand } from './registry-commands.js';
+import { initCommand } from './init-command.js';
+import type { InitPackage } from '../../application/use-cases/init-package.js';
 
 export interface CliDependencies {
   version: string;
@@ -14,6 +16,7 @@ export interface CliDependencies {
   package: PackageUseCases;
   reactor: ReactorHost;
   install: InstallPackage;
+  init: InitPackage;
 }
 
 /** Runs the `pkg` command line; resolves with the exit status. */
@@ -50,6 +53,7 @@ function commandLine(args: string[], dependencies: CliDependencies, exit: (code:
     )
     .command('reactor', 'Run the reactor HTTP server: serve', (y) => reactorCommands(y, dependencies.reactor, output))
     .command(installCommand(dependencies.install, output))
+    .command(initCommand(dependencies.init, output))
     .demandCommand(1, 'name a command')
     .middleware(refuseRepeatedOptions)
     .strictCommands()

@@ -1,0 +1,70 @@
+import { basename, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import type { Argv } from 'yargs';
+import { DEFAULT_TEMPLATE, type InitPackage } from '../../application/use-cases/init-package.js';
+import { packageNameFrom } from '../../domain/package/template-values.js';
+import { JSON_OPTION, printJson, type CliOutput } from './cli-output.js';
+
+/** `pkg init [dir]`: asks for what flags leave open only when a person is at a terminal. */
+export function initCommand(init: InitPackage, output: CliOutput, interactive = process.stdin.isTTY === true && process.stdout.isTTY === true) {
+  return {
+    command: 'init [dir]',
+    describe: 'Create a package that passes validate and test as created, from a template (site, blog, docs, dataset-app, composite)',
+    builder: (y: Argv) =>
+      y
+        .positional('dir', { type: 'string', default: '.', describe: 'directory to create the package in (empty or absent unless --force)' })
+        .option('template', { alias: 't', type: 'string', describe: `template name (default: ${DEFAULT_TEMPLATE})` })
+        .option('name', { type: 'string', describe: 'package name, kebab-case (default: from the directory name)' })
+        .option('description', { type: 'string', describe: 'one-line description' })
+        .option('package-version', { type: 'string', describe: 'first version of the package (default: 0.1.0)' })
+        .option('author', { type: 'string', describe: 'author' })
+        .option('license', { type: 'string', describe: 'license (default: UNLICENSED)' })
+        .option('guid', { type: 'string', describe: 'package GUID, a URI (default: pkg://local/<name>; use a domain of yours before publishing)' })
+        .option('force', { alias: 'f', type: 'boolean', default: false, describe: 'write into a directory that holds files: template files replace theirs, others stay' })
+        .options(JSON_OPTION),
+    handler: async (argv: { dir: string; template?: string; name?: string; description?: string; 'package-version'?: string; author?: string; license?: string; guid?: string; force: boolean; json: boolean }) => {
+      const directory = resolve(argv.dir);
+      const asked = interactive ? await ask(argv, directory, await init.templateNames()) : argv;
+      const outcome = await init.execute({
+        directory,
+        template: asked.template ?? DEFAULT_TEMPLATE,
+        name: asked.name ?? packageNameFrom(basename(directory)),
+        force: argv.force,
+        ...(asked.description !== undefined ? { description: asked.description } : {}),
+        ...(argv['package-version'] !== undefined ? { version: argv['package-version'] } : {}),
+        ...(asked.author !== undefined ? { author: asked.author } : {}),
+        ...(argv.license !== undefined ? { license: argv.license } : {}),
+        ...(argv.guid !== undefined ? { guid: argv.guid } : {}),
+      });
+      if (argv.json) return printJson(output, outcome);
+      output.out(`Created ${outcome.name} (${outcome.guid}) from the ${outcome.template} template in ${outcome.directory}: ${outcome.files.length} files`);
+      if (outcome.bundled) output.out(`Bundled its dependency: packages/${outcome.bundled}`);
+      output.out(`Next: npx pkg reactor serve ${argv.dir}, npx pkg package test ${argv.dir}, npx pkg package pack ${argv.dir}`);
+    },
+  };
+}
+
+type Answers = { template?: string; name?: string; description?: string; author?: string };
+
+/** One question per value the flags left open; an empty answer (or the end of input) keeps the default shown. */
+async function ask(argv: Answers, directory: string, templates: string[]): Promise<Answers> {
+  const prompt = createInterface({ input: process.stdin, output: process.stdout });
+  // The iterator buffers lines typed (or pasted) ahead of their question; question() would drop them.
+  const lines = prompt[Symbol.asyncIterator]();
+  const answer = async (text: string) => {
+    prompt.setPrompt(text);
+    prompt.prompt();
+    const line = await lines.next();
+    return line.done ? undefined : String(line.value).trim() || undefined;
+  };
+  try {
+    return {
+      template: argv.template ?? (await answer(`Template [${templates.join(', ')}] (${DEFAULT_TEMPLATE}): `)) ?? DEFAULT_TEMPLATE,
+      name: argv.name ?? (await answer(`Package name (${packageNameFrom(basename(directory))}): `)) ?? packageNameFrom(basename(directory)),
+      description: argv.description ?? (await answer('Description: ')),
+      author: argv.author ?? (await answer('Author: ')),
+    };
+  } finally {
+    prompt.close();
+  }
+}

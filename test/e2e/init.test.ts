@@ -1,0 +1,87 @@
+import { afterAll, describe, expect, it, jest } from '@jest/globals';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CLI, temporaryDirectory } from '../support/paths.js';
+import { runPkg } from '../support/run-cli.js';
+import { startServe } from '../support/serve-process.js';
+
+jest.setTimeout(120_000);
+
+const work = temporaryDirectory('cap-init-');
+const at = (name: string) => join(work.path, name);
+afterAll(() => work.remove());
+
+describe('pkg init', () => {
+  it.each(['site', 'blog', 'docs', 'dataset-app', 'composite'])('scaffolds the %s template: it validates, tests, packs, and the .cap serves', async (template) => {
+    const directory = at(template);
+    const created = runPkg(['init', directory, '--template', template, '--name', `my-${template}`, '--description', 'Made by "init" <test>', '--author', 'Test Author']);
+    expect(created.stderr).toBe('');
+    expect(created.status).toBe(0);
+    expect(created.stdout).toContain(`Created my-${template} (pkg://local/my-${template}) from the ${template} template`);
+    const metadata = JSON.parse(readFileSync(join(directory, 'metadata.json'), 'utf8'));
+    expect(metadata).toMatchObject({ name: `my-${template}`, version: '0.1.0', description: 'Made by "init" <test>', author: 'Test Author', guid: `pkg://local/my-${template}` });
+    expect(metadata.uuid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    const validated = runPkg(['package', 'validate', directory]);
+    expect(validated.stdout).toMatch(/Result: valid/);
+    const tested = runPkg(['package', 'test', directory]);
+    expect(tested.stdout).toMatch(/ 0 failed/);
+    expect(tested.status).toBe(0);
+    expect(runPkg(['package', 'pack', directory, '-o', work.path]).status).toBe(0);
+    const cap = at(`my-${template}-0.1.0.cap`);
+    expect(runPkg(['package', 'validate', cap]).status).toBe(0);
+    const running = await startServe([cap]);
+    try {
+      const home = await fetch(`${running.url}/`);
+      expect(home.status).toBe(200);
+      expect(await home.text()).toContain('Made by &#34;init&#34; &#60;test&#62;');
+    } finally {
+      await running.stop();
+    }
+  });
+
+  it('bundles the composite template\'s dependency, so it needs no store or registry', () => {
+    const index = JSON.parse(readFileSync(at('composite/packages/index.json'), 'utf8'));
+    expect(index).toEqual({ 'pkg://local/my-composite-theme': { file: 'packages/my-composite-theme-1.0.0.cap', version: '1.0.0', sha256: expect.stringMatching(/^[0-9a-f]{64}$/) } });
+    expect(existsSync(at('composite/packages/my-composite-theme-1.0.0.cap'))).toBe(true);
+  });
+
+  it('names the package after its directory and refuses a directory that holds files, unless --force, which keeps the others', () => {
+    const directory = at('My Café');
+    expect(runPkg(['init', directory]).status).toBe(0);
+    expect(JSON.parse(readFileSync(join(directory, 'metadata.json'), 'utf8')).name).toBe('my-cafe');
+    const again = runPkg(['init', directory]);
+    expect(again.status).toBe(1);
+    expect(again.stderr).toMatch(/^error: OutputExistsError: .*use --force/);
+    writeFileSync(join(directory, 'NOTES.md'), 'mine');
+    writeFileSync(join(directory, 'content/index.html'), 'edited');
+    expect(runPkg(['init', directory, '--force', '--template', 'docs']).status).toBe(0);
+    expect(readFileSync(join(directory, 'NOTES.md'), 'utf8')).toBe('mine');
+    expect(readFileSync(join(directory, 'content/index.html'), 'utf8')).toContain('Getting started');
+  });
+
+  it.each([
+    [['--template', 'nope'], /UsageError: no template "nope"; templates: blog, composite, dataset-app, docs, site/],
+    [['--name', 'Not Kebab'], /UsageError: --name "Not Kebab" must be kebab-case/],
+    [['--package-version', 'one'], /UsageError: --package-version "one" is not a semantic version/],
+    [['--guid', 'no uri'], /UsageError: --guid "no uri" is not a URI/],
+  ])('refuses %j with a usage error and writes nothing', (args, message) => {
+    const directory = at(`refused-${readdirSync(work.path).length}`);
+    const run = runPkg(['init', directory, ...args]);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(message);
+    expect(existsSync(directory)).toBe(false);
+  });
+
+  it('asks for what the flags leave open, only on a terminal', () => {
+    const directory = at('asked');
+    mkdirSync(directory);
+    // script(1) gives the CLI a pseudo-terminal; the answers arrive on it line by line.
+    const answers = 'blog\nasked-blog\nA blog made by answering\nAnswering Author\n';
+    const run = spawnSync('script', ['-qec', `${process.execPath} ${CLI} init .`, '/dev/null'], { cwd: directory, input: answers, encoding: 'utf8', timeout: 60_000 });
+    expect(run.stdout).toMatch(/Template \[blog, composite, dataset-app, docs, site\] \(site\):/);
+    expect(run.status).toBe(0);
+    expect(JSON.parse(readFileSync(join(directory, 'metadata.json'), 'utf8'))).toMatchObject({ name: 'asked-blog', description: 'A blog made by answering', author: 'Answering Author' });
+    expect(existsSync(join(directory, 'content/posts/hello-world.html'))).toBe(true);
+  });
+});
