@@ -56,7 +56,7 @@ export class AuthEndpoints {
   challenge(request: IncomingMessage, response: ServerResponse, auths: readonly MountAuth[]): void {
     const basic = auths.find((auth) => auth.basic)?.basic;
     const oauth2 = auths.find((auth) => auth.oauth2)?.oauth2;
-    const headers: Record<string, string> = basic ? { 'WWW-Authenticate': `Basic realm="${basic.realm.replace(/["\\]/g, '\\$&')}", charset="UTF-8"` } : {};
+    const headers: Record<string, string> = basic ? { 'WWW-Authenticate': `Basic realm="${basic.realm.replace(/["\\]/g, '\\$&')}"` } : {};
     const accept = request.headers.accept ?? '';
     if (oauth2 && request.method === 'GET' && accept.includes('text/html')) {
       const login = `${oauth2.loginPath}?returnTo=${encodeURIComponent(request.url ?? '/')}`;
