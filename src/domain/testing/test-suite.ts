@@ -32,6 +32,8 @@ function normalizeTest(raw: unknown, where: string): PackageTest | InvalidTest {
     if (typeof value !== 'string' || value === '') problems.push(`"${field}" must be a non-empty string`);
     return typeof value === 'string' ? value : undefined;
   };
+  // Package paths written rooted (`/metadata.json`, as other implementations do) mean the same file.
+  const packagePath = (field: string): string | undefined => text(field, true)?.replace(/^\/+(?=.)/, '');
   const format = (): 'json' | 'yaml' => {
     const value = raw.format;
     if (value !== 'json' && value !== 'yaml') problems.push('"format" must be "json" or "yaml"');
@@ -50,16 +52,16 @@ function normalizeTest(raw: unknown, where: string): PackageTest | InvalidTest {
       break;
     }
     case 'file': {
-      const path = text('path', true);
+      const path = packagePath('path');
       const contains = text('contains', false);
       test = { type: 'file', name, path: path ?? '', ...(contains !== undefined ? { contains } : {}) };
       break;
     }
     case 'data_validation':
-      test = { type: 'data_validation', name, format: format(), dataFile: text('data_file', true) ?? '', schemaFile: text('schema_file', true) ?? '' };
+      test = { type: 'data_validation', name, format: format(), dataFile: packagePath('data_file') ?? '', schemaFile: packagePath('schema_file') ?? '' };
       break;
     case 'config':
-      test = { type: 'config', name, format: format(), configFile: text('config_file', true) ?? '' };
+      test = { type: 'config', name, format: format(), configFile: packagePath('config_file') ?? '' };
       break;
     default:
       problems.push(`"type" must be route, file, data_validation or config (got ${JSON.stringify(raw.type)})`);

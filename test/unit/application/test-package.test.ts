@@ -60,6 +60,20 @@ describe('TestPackage', () => {
     expect(report).toMatchObject({ passed: 4, failed: 4 });
   });
 
+  it('reads package paths written rooted (/metadata.json) as the same package paths', async () => {
+    const { host, probe } = fakes({});
+    const yaml = `tests:
+  - {name: rooted file, type: file, path: /content/style.css, contains: color}
+  - {name: rooted config, type: config, format: json, config_file: /metadata.json}
+  - {name: rooted data, type: data_validation, format: json, data_file: /data/x.json, schema_file: /data/x.schema.json}
+  - {name: rooted missing, type: file, path: /content/nope.css}
+`;
+    const report = await new TestPackage(new MemoryOpener().add('p', suite(yaml)), host, probe, new AjvSchemaValidator()).execute('p');
+    expect(report.results.map((r) => [r.name, r.passed])).toEqual([['rooted file', true], ['rooted config', true], ['rooted data', false], ['rooted missing', false]]);
+    expect(report.results[2]!.messages).toEqual(['data/x.json row 2/n must be integer']);
+    expect(report.results[3]!.messages).toEqual(['content/nope.css does not exist in the package']);
+  });
+
   it('validates known configs against their canonical models', async () => {
     const { host, probe } = fakes({});
     const files = suite('tests:\n  - {name: routes, type: config, format: json, config_file: routes.json}\n');
