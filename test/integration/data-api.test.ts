@@ -108,6 +108,18 @@ describe('dataset REST API', () => {
     ]);
   });
 
+  it('400 for an id that is not well-formed Unicode (a lone surrogate), storing nothing', async () => {
+    const before = (await http.get('/api/v1/data/posts').expect(200)).body.length;
+    for (const id of ['\ud800', 'a\udc00b', '\udbff']) {
+      // Sent as raw JSON: the escape must reach the server as written.
+      const response = await http.post('/api/v1/data/posts').set('Content-Type', 'application/json').send(`{"id": ${JSON.stringify(id)}, "title": "t"}`).expect(400);
+      expect(response.body.error.message).toMatch(/not well-formed Unicode/);
+    }
+    await http.put('/api/v1/data/posts/first').set('Content-Type', 'application/json').send('{"id": "\\ud800", "title": "t"}').expect(400);
+    expect((await http.get('/api/v1/data/posts').expect(200)).body.length).toBe(before);
+    await http.post('/api/v1/data/posts').send({ id: 'astral-\u{1F600}', title: 't' }).expect(201);
+  });
+
   it('409 for a PUT whose body names another id; 404 for absent items and datasets', async () => {
     expect((await http.put('/api/v1/data/posts/first').send({ id: 'second', title: 'x' }).expect(409)).body.error.code).toBe('ID_MISMATCH');
     expect((await http.put('/api/v1/data/posts/ghost').send({ title: 'x' }).expect(404)).body.error.code).toBe('ITEM_NOT_FOUND');

@@ -4,6 +4,7 @@ import { isRecord } from '../package/documents.js';
 export type Item = Record<string, unknown>;
 
 const MAX_ID_LENGTH = 256;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** SPEC.md: an item's id is its `id` field when present, otherwise its 1-based index as a string. */
 export function itemIdOf(item: unknown, index: number): string {
@@ -33,6 +34,8 @@ function idProblem(id: string): string | undefined {
   if (id.includes('..')) return 'contains ".."';
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(id)) return 'contains a control character';
+  // A lone surrogate has no UTF-8 form: no URL, log line or response could name the item again.
+  if (LONE_SURROGATE.test(id)) return 'is not well-formed Unicode (a lone surrogate)';
   return undefined;
 }
 

@@ -16,11 +16,12 @@ describe('item ids', () => {
   });
 
   it('refuses ids with a slash, "..", control characters, empty, overlong or of the wrong type', () => {
-    for (const bad of ['a/b', 'a\\b', '..', 'x..y', '', 'a\u0000', 'x'.repeat(257), null, true, {}, [], Number.NaN, Infinity]) {
+    for (const bad of ['a/b', 'a\\b', '..', 'x..y', '', 'a\u0000', 'x'.repeat(257), '\ud800', 'a\udfffb', null, true, {}, [], Number.NaN, Infinity]) {
       expect(() => checkItemId(bad)).toThrow(InvalidItemError);
     }
     expect(checkItemId('ok-id_1.2')).toBe('ok-id_1.2');
     expect(checkItemId(42)).toBe('42');
+    expect(checkItemId('smile-\u{1F600}')).toBe('smile-\u{1F600}');
   });
 
   it('an item is a JSON object, never an array or a scalar', () => {
