@@ -60,6 +60,7 @@ import { PushPackage } from '../application/use-cases/push-package.js';
 import { DiffPackages } from '../application/use-cases/diff-packages.js';
 import { InitPackage } from '../application/use-cases/init-package.js';
 import { FsPackageTemplates } from '../adapters/fs/fs-package-templates.js';
+import { FsWorkdirs } from '../adapters/fs/fs-workdirs.js';
 import { templatesDirectory } from './toolkit-root.js';
 import type { LocalFiles } from '../application/ports/local-files.js';
 import type { AuthCrypto } from '../application/ports/auth-crypto.js';
@@ -134,22 +135,25 @@ export function createContainer(overrides: PortOverrides = {}, options: { memory
   container.bind(SavePackage).toDynamicValue(() => new SavePackage(get(PackPackage)));
   container.bind<ReactorHost>(TOKENS.ReactorHost).toDynamicValue(
     () =>
-      new HttpReactorHost({
-        loader: get(LoadPackage),
-        verifier: get(TOKENS.PackageVerifier),
-        hasher: get(TOKENS.Hasher),
-        clock: get(TOKENS.Clock),
-        readers: { schemas: get(TOKENS.SchemaValidator), sqlite: get(TOKENS.SqliteReader) },
-        saver: get(SavePackage),
-        signatures: get(SignatureCheck),
-        auth: {
-          files: get(TOKENS.LocalFiles),
-          writer: get(TOKENS.FileWriter),
-          crypto: get(TOKENS.AuthCrypto),
-          passwords: get(TOKENS.PasswordHashes),
-          provider: get(TOKENS.OAuth2Provider),
+      new HttpReactorHost(
+        {
+          loader: get(LoadPackage),
+          verifier: get(TOKENS.PackageVerifier),
+          hasher: get(TOKENS.Hasher),
+          clock: get(TOKENS.Clock),
+          readers: { schemas: get(TOKENS.SchemaValidator), sqlite: get(TOKENS.SqliteReader) },
+          saver: get(SavePackage),
+          signatures: get(SignatureCheck),
+          auth: {
+            files: get(TOKENS.LocalFiles),
+            writer: get(TOKENS.FileWriter),
+            crypto: get(TOKENS.AuthCrypto),
+            passwords: get(TOKENS.PasswordHashes),
+            provider: get(TOKENS.OAuth2Provider),
+          },
         },
-      }),
+        new FsWorkdirs(),
+      ),
   );
   container.bind(EntryDigester).toDynamicValue(() => new EntryDigester(get(TOKENS.Hasher)));
   container.bind(PackPipeline).toDynamicValue(() => new PackPipeline(get(TOKENS.ArchiveWriter), get(TOKENS.Hasher)));

@@ -5,17 +5,26 @@ import { ListenError } from '../domain/errors.js';
 import type { ReactorHost, RunningReactor } from '../application/ports/reactor-host.js';
 import { Reactor, type MountRequest, type ReactorDependencies, type ReactorSettings } from '../application/serving/reactor.js';
 import { ReactorServer } from '../adapters/http/reactor-server.js';
+import type { WorkdirHold, Workdirs } from '../application/ports/workdirs.js';
 
 /** Loads the mounts, then listens with the http adapter's server. */
 export class HttpReactorHost implements ReactorHost {
-  constructor(private readonly dependencies: ReactorDependencies) {}
+  constructor(
+    private readonly dependencies: ReactorDependencies,
+    private readonly workdirs: Workdirs,
+  ) {}
 
   async start(requests: MountRequest[], given: ReactorSettings, options: { quiet?: boolean } = {}): Promise<RunningReactor> {
     const temporary = given.workdir === undefined ? await mkdtemp(join(tmpdir(), 'pkg-reactor-')) : undefined;
     const settings = { ...given, workdir: resolve(given.workdir ?? temporary!) };
-    const removeTemporary = () => (temporary ? rm(temporary, { recursive: true, force: true }) : Promise.resolve());
+    let hold: WorkdirHold | undefined;
+    const removeTemporary = async () => {
+      await hold?.release();
+      if (temporary) await rm(temporary, { recursive: true, force: true });
+    };
     let started;
     try {
+      hold = await this.workdirs.claim(settings.workdir);
       started = await Reactor.start(requests, settings, this.dependencies);
     } catch (error) {
       await removeTemporary();

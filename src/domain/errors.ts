@@ -254,3 +254,13 @@ export class OAuth2CallbackError extends PackageError {
 export class OAuth2ProviderError extends PackageError {
   readonly code = 'OAUTH2_PROVIDER';
 }
+
+/** A content write where a file and a directory would meet: `a.txt` written while `a.txt/b.txt` is there, or the reverse (409). */
+export class ContentConflictError extends PackageError {
+  readonly code = 'CONTENT_CONFLICT';
+}
+
+/** Another reactor holds the workdir: two processes appending to one overlay would lose writes. */
+export class WorkdirLockedError extends PackageError {
+  readonly code = 'WORKDIR_LOCKED';
+}

@@ -52,7 +52,7 @@ describe('overlay durability', () => {
     const first = await startServe([EXAMPLE_SITE, '--workdir', workdir]);
     expect((await post(first.url, article('kept'))).status).toBe(201);
     await first.stop();
-    const log = join(workdir, 'overlays/example-site/data/articles.log.jsonl');
+    const log = join(workdir, 'overlays/root~example-site/data/articles.log.jsonl');
     appendFileSync(log, '{"op":"create","id":"half","item":{"id":"ha');
     const second = await startServe([EXAMPLE_SITE, '--workdir', workdir]);
     try {
@@ -69,7 +69,7 @@ describe('overlay durability', () => {
 
   it('a corrupt line inside a log stops that package with its file and line, not silently', async () => {
     const workdir = join(work.path, 'corrupt');
-    const log = join(workdir, 'overlays/example-site/data/articles.log.jsonl');
+    const log = join(workdir, 'overlays/root~example-site/data/articles.log.jsonl');
     const first = await startServe([EXAMPLE_SITE, '--workdir', workdir]);
     await post(first.url, article('one'));
     await first.stop();

@@ -82,7 +82,7 @@ describe('dataset REST API', () => {
   it('YAML datasets are served and written like JSON ones', async () => {
     await http.get('/api/v1/data/notes/n1').expect(200, { id: 'n1', text: 'yaml note' });
     await http.post('/api/v1/data/notes').send({ id: 'n2', text: 'new' }).expect(201);
-    expect(overlays.open(work.path, 'demo-site').logText('notes')).toContain('"id":"n2"');
+    expect(overlays.at(work.path).logText('notes')).toContain('"id":"n2"');
   });
 
   it.each([
@@ -184,11 +184,23 @@ describe('content writes', () => {
     expect((await http.get('/about.html').expect(200)).text).toBe('<p>back</p>');
   });
 
+  it('409 where a file and a directory would meet, either way round, and nothing left behind', async () => {
+    await http.put('/meet/a.txt/b.txt').set('Content-Type', 'text/plain').send('inner').expect(200);
+    for (let i = 0; i < 3; i++) {
+      const clash = await http.put('/meet/a.txt').set('Content-Type', 'text/plain').send('x'.repeat(1000)).expect(409);
+      expect(clash.body.error).toMatchObject({ code: 'CONTENT_CONFLICT', message: expect.stringMatching(/meet\/a\.txt cannot be written as a file: it is a directory holding meet\/a\.txt\/b\.txt/) });
+    }
+    expect((await http.put('/about.html/child.txt').set('Content-Type', 'text/plain').send('x').expect(409)).body.error.message).toMatch(/about\.html is a file/);
+    await http.delete('/meet/a.txt').expect(404);
+    expect([...overlays.at(work.path).files.keys()].filter((path) => path.startsWith('meet/'))).toEqual(['meet/a.txt/b.txt']);
+    expect((await http.get('/meet/a.txt/b.txt').expect(200)).text).toBe('inner');
+  });
+
   it('DELETE of a base file hides it even though the package still has it', async () => {
     await http.get('/style.css').expect(200);
     await http.delete('/style.css').expect(204);
     await http.get('/style.css').expect(404);
-    expect(overlays.open(work.path, 'demo-site').tombstoneList).toContain('style.css');
+    expect(overlays.at(work.path).tombstoneList).toContain('style.css');
   });
 
   it('refuses bodies that are not text, reserved names, non-content routes and read-only packages', async () => {

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FsOverlayStore } from '../../src/adapters/fs/fs-overlay-store.js';
 import { OverlayError } from '../../src/domain/errors.js';
@@ -11,13 +11,13 @@ const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 
 describe('FsOverlayStore', () => {
   it('lays the overlay out as DECISIONS.md says', async () => {
-    const overlay = new FsOverlayStore().open(work.path, 'site');
+    const overlay = await new FsOverlayStore().open(work.path, { path: '/', packageName: 'site' });
     await overlay.writeContent('docs/a.html', new TextEncoder().encode('<p>a</p>'));
     await overlay.writeTombstones(['old.html']);
     const log = await overlay.openLog('items', 0);
     await log.append(new TextEncoder().encode('{"op":"delete","id":"1"}\n'));
     await log.close();
-    const root = join(work.path, 'overlays/site');
+    const root = join(work.path, 'overlays/root~site');
     expect(readFileSync(join(root, 'content/docs/a.html'), 'utf8')).toBe('<p>a</p>');
     expect(JSON.parse(readFileSync(join(root, 'content/.pkg-tombstones'), 'utf8'))).toEqual(['old.html']);
     expect(readFileSync(join(root, 'data/items.log.jsonl'), 'utf8')).toBe('{"op":"delete","id":"1"}\n');
@@ -27,9 +27,9 @@ describe('FsOverlayStore', () => {
   });
 
   it('replaces files whole and leaves no temporary files; a file still being written is not content', async () => {
-    const overlay = new FsOverlayStore().open(work.path, 'atomic');
+    const overlay = await new FsOverlayStore().open(work.path, { path: '/', packageName: 'atomic' });
     for (let i = 0; i < 5; i++) await overlay.writeContent('page.txt', new TextEncoder().encode(`version ${i}`));
-    const dir = join(work.path, 'overlays/atomic/content');
+    const dir = join(work.path, 'overlays/root~atomic/content');
     expect(readdirSync(dir)).toEqual(['page.txt']);
     writeFileSync(join(dir, 'page.txt.abc123.pkg-partial'), 'half');
     expect((await overlay.contentFiles()).map((f) => f.path)).toEqual(['page.txt']);
@@ -38,7 +38,7 @@ describe('FsOverlayStore', () => {
   });
 
   it('opening a log cuts a torn tail, so appends follow the last whole operation', async () => {
-    const overlay = new FsOverlayStore().open(work.path, 'torn');
+    const overlay = await new FsOverlayStore().open(work.path, { path: '/', packageName: 'torn' });
     const whole = '{"op":"delete","id":"1"}\n';
     const log = await overlay.openLog('items', 0);
     await log.append(new TextEncoder().encode(whole + '{"op":"cre'));
@@ -47,11 +47,36 @@ describe('FsOverlayStore', () => {
     await reopened.append(new TextEncoder().encode('{"op":"delete","id":"2"}\n'));
     await reopened.close();
     expect(text(await overlay.readLog('items'))).toBe(whole + '{"op":"delete","id":"2"}\n');
-    expect(statSync(join(work.path, 'overlays/torn/data/items.log.jsonl')).size).toBe(2 * whole.length);
+    expect(statSync(join(work.path, 'overlays/root~torn/data/items.log.jsonl')).size).toBe(2 * whole.length);
+  });
+
+  it('never cuts complete operations written after the log was read: only a torn last line', async () => {
+    const overlay = await new FsOverlayStore().open(work.path, { path: '/', packageName: 'shared' });
+    const whole = '{"op":"delete","id":"1"}\n';
+    const first = await overlay.openLog('items', 0);
+    await first.append(new TextEncoder().encode(whole));
+    await first.close();
+    // A reader that loaded the log when it was empty must not cut what was appended since.
+    await expect(overlay.openLog('items', 0)).rejects.toThrow(/holds operations written after it was read/);
+    expect(text(await overlay.readLog('items'))).toBe(whole);
+  });
+
+  it('keeps one overlay per mount, and the first mount of a package adopts an older workdir\'s overlay, never two', async () => {
+    const store = new FsOverlayStore();
+    const legacy = join(work.path, 'overlays/old-site/content');
+    mkdirSync(legacy, { recursive: true });
+    writeFileSync(join(legacy, 'kept.html'), 'from an older version');
+    const first = await store.open(work.path, { path: '/v1/', packageName: 'old-site' });
+    const second = await store.open(work.path, { path: '/v2/', packageName: 'old-site' });
+    expect(first.location).toBe(join(work.path, 'overlays/v1~old-site'));
+    expect(second.location).toBe(join(work.path, 'overlays/v2~old-site'));
+    expect(await first.contentFiles()).toEqual([{ path: 'kept.html', size: 21 }]);
+    expect(await second.contentFiles()).toEqual([]);
+    expect(existsSync(join(work.path, 'overlays/old-site'))).toBe(false);
   });
 
   it('an absent overlay reads as empty; paths that escape it are refused', async () => {
-    const overlay = new FsOverlayStore().open(work.path, 'absent');
+    const overlay = await new FsOverlayStore().open(work.path, { path: '/', packageName: 'absent' });
     expect(await overlay.contentFiles()).toEqual([]);
     expect(await overlay.tombstones()).toEqual([]);
     expect((await overlay.readLog('none')).length).toBe(0);

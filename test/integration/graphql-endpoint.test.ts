@@ -70,7 +70,7 @@ async function load(files: Record<string, string>, options: { bodyLimit?: number
   const source = new MemoryPackageSource(files);
   const model = await readPackage(source, { generate: 'serving' });
   const store = new MemoryOverlayStore();
-  const overlay = store.open('/w', 'demo');
+  const overlay = store.at('/w', { path: '/', packageName: 'demo' });
   // The reactor refuses writes this way for a package whose metadata says readOnly.
   const refusal = model.metadata.readOnly === true ? new ReadOnlyError(`package ${model.metadata.name} is read-only`) : undefined;
   const { datasets } = await PackageDatasets.load(source, model, overlay, refusal, { schemas: new AjvSchemaValidator(), sqlite });

@@ -1,12 +1,19 @@
-import type { AppendLog, OverlayFile, OverlayStore, PackageOverlay } from '../../src/application/ports/overlay-store.js';
+import type { AppendLog, OverlayFile, OverlayMount, OverlayStore, PackageOverlay } from '../../src/application/ports/overlay-store.js';
+import { OverlayError } from '../../src/domain/errors.js';
+import { overlayKey } from '../../src/domain/serving/overlay-key.js';
 
 /** Overlays held in memory, for unit tests; `failAppends` makes every append fail. */
 export class MemoryOverlayStore implements OverlayStore {
   readonly overlays = new Map<string, MemoryPackageOverlay>();
   failAppends = false;
 
-  open(workdir: string, packageName: string): MemoryPackageOverlay {
-    const key = `${workdir}/overlays/${packageName}`;
+  async open(workdir: string, mount: OverlayMount): Promise<MemoryPackageOverlay> {
+    return this.at(workdir, mount);
+  }
+
+  /** The overlay of a mount, for assertions. */
+  at(workdir: string, mount: OverlayMount = { path: '/', packageName: 'demo-site' }): MemoryPackageOverlay {
+    const key = `${workdir}/overlays/${overlayKey(mount.path, mount.packageName)}`;
     let overlay = this.overlays.get(key);
     if (!overlay) this.overlays.set(key, (overlay = new MemoryPackageOverlay(key, this)));
     return overlay;
@@ -58,7 +65,9 @@ export class MemoryPackageOverlay implements PackageOverlay {
   }
 
   async openLog(dataset: string, length: number): Promise<AppendLog> {
-    this.logs.set(dataset, (this.logs.get(dataset) ?? new Uint8Array()).subarray(0, length));
+    const current = this.logs.get(dataset) ?? new Uint8Array();
+    if (current.subarray(length).includes(0x0a)) throw new OverlayError(`the log of ${dataset} holds operations written after it was read`);
+    this.logs.set(dataset, current.subarray(0, length));
     return {
       append: async (bytes) => {
         if (this.store.failAppends) throw new Error('append failed');

@@ -1,19 +1,37 @@
 import { createReadStream } from 'node:fs';
-import { mkdir, open, readFile, readdir, rm, stat, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, readFile, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { OverlayError } from '../../domain/errors.js';
 import { PARTIAL_SUFFIX, TOMBSTONES_FILE, unsafePathReason } from '../../domain/package/package-paths.js';
 import { writeWholeFile } from './whole-file.js';
-import type { AppendLog, OverlayFile, OverlayStore, PackageOverlay } from '../../application/ports/overlay-store.js';
+import type { AppendLog, OverlayFile, OverlayMount, OverlayStore, PackageOverlay } from '../../application/ports/overlay-store.js';
+import { overlayKey } from '../../domain/serving/overlay-key.js';
 
 /**
- * Overlays as DECISIONS.md lays them out in the workdir:
- * `overlays/<package>/content/...`, `overlays/<package>/content/.pkg-tombstones` and
- * `overlays/<package>/data/<dataset>.log.jsonl`.
+ * Overlays as DECISIONS.md lays them out in the workdir, one per mount:
+ * `overlays/<mount key>/content/...`, `overlays/<mount key>/content/.pkg-tombstones` and
+ * `overlays/<mount key>/data/<dataset>.log.jsonl`.
  */
 export class FsOverlayStore implements OverlayStore {
-  open(workdir: string, packageName: string): PackageOverlay {
-    return new FsPackageOverlay(join(workdir, 'overlays', packageName));
+  async open(workdir: string, mount: OverlayMount): Promise<PackageOverlay> {
+    const location = join(workdir, 'overlays', overlayKey(mount.path, mount.packageName));
+    await adoptLegacy(join(workdir, 'overlays', mount.packageName), location);
+    return new FsPackageOverlay(location);
+  }
+}
+
+/** `overlays/<package name>/` of older versions moves to the first mount's key: a rename, so a second mount finds nothing to adopt. */
+async function adoptLegacy(legacy: string, location: string): Promise<void> {
+  try {
+    await stat(location);
+    return;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw overlayError(`cannot read ${location}`, error);
+  }
+  try {
+    await rename(legacy, location);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw overlayError(`cannot adopt the overlay ${legacy}`, error);
   }
 }
 
@@ -58,7 +76,15 @@ class FsPackageOverlay implements PackageOverlay {
   }
 
   async removeContent(path: string): Promise<void> {
-    await rm(this.contentPath(path), { force: true });
+    const file = this.contentPath(path);
+    try {
+      const info = await stat(file);
+      if (!info.isFile()) throw new OverlayError(`${file} is not a file`);
+      await rm(file);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw error instanceof OverlayError ? error : overlayError(`cannot remove ${file}`, error);
+    }
   }
 
   async tombstones(): Promise<string[]> {
@@ -90,11 +116,20 @@ class FsPackageOverlay implements PackageOverlay {
   async openLog(dataset: string, length: number): Promise<AppendLog> {
     const path = this.logPath(dataset);
     await mkdir(dirname(path), { recursive: true });
-    const handle = await open(path, 'a');
-    const { size } = await handle.stat();
-    if (size > length) {
-      await handle.truncate(length);
-      await handle.datasync();
+    const handle = await open(path, 'a+');
+    try {
+      const { size } = await handle.stat();
+      if (size > length) {
+        const tail = Buffer.alloc(size - length);
+        await handle.read(tail, 0, tail.length, length);
+        if (tail.includes(0x0a)) throw new OverlayError(`${path} holds operations written after it was read (${size - length} bytes); it is never cut: is another reactor using this workdir?`);
+        // Only a torn last line, which was never acknowledged, is dropped.
+        await handle.truncate(length);
+        await handle.datasync();
+      }
+    } catch (error) {
+      await handle.close();
+      throw error instanceof OverlayError ? error : overlayError(`cannot open ${path}`, error);
     }
     return new FsAppendLog(handle, length);
   }

@@ -23,5 +23,11 @@ export async function writeWholeFile(path: string, data: Uint8Array | AsyncItera
     await rm(temporary, { force: true });
     throw error;
   }
-  await rename(temporary, path);
+  try {
+    await rename(temporary, path);
+  } catch (error) {
+    // A directory where the file should go, say: the bytes written so far must not stay behind.
+    await rm(temporary, { force: true });
+    throw error;
+  }
 }

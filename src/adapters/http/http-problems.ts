@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import {
   ContentNotFoundError,
   ContentPathError,
+  ContentConflictError,
   CrossSiteWriteError,
   ForbiddenError,
   OAuth2CallbackError,
@@ -61,6 +62,7 @@ const STATUS_OF: Array<[ErrorClass, number, Record<string, string>?]> = [
   [RouteNotWritableError, 405, { Allow: 'GET, HEAD' }],
   [DuplicateIdError, 409],
   [IdMismatchError, 409],
+  [ContentConflictError, 409],
   [NotTextError, 415],
   [SchemaViolationError, 422],
   [DatasetUnavailableError, 501],

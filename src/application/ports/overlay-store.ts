@@ -29,11 +29,25 @@ export interface PackageOverlay {
   writeTombstones(paths: readonly string[]): Promise<void>;
   /** The log's bytes, empty when there is none yet. */
   readLog(dataset: string): Promise<Uint8Array>;
-  /** Opens the log for appends, first cutting it to `length` bytes (dropping a torn last line). */
+  /**
+   * Opens the log for appends. Bytes past `length` (what was read at load) may only be a
+   * torn last line left by a crash, and are cut; complete lines there are never cut:
+   * OverlayError instead.
+   */
   openLog(dataset: string, length: number): Promise<AppendLog>;
 }
 
+/** Which mount an overlay belongs to: one mount path and the package mounted there. */
+export interface OverlayMount {
+  path: string;
+  packageName: string;
+}
+
 export interface OverlayStore {
-  /** The overlay of a package by name under `<workdir>/overlays/`, created on first write. */
-  open(workdir: string, packageName: string): PackageOverlay;
+  /**
+   * The overlay of one mount of a package in the workdir, created on first write. A
+   * workdir of an older layout (one overlay per package name) is adopted by the first
+   * mount of that package to open it, never by two.
+   */
+  open(workdir: string, mount: OverlayMount): Promise<PackageOverlay>;
 }

@@ -1,6 +1,6 @@
 import { ContentNotFoundError, RouteNotWritableError, type PackageError } from '../../domain/errors.js';
 import { CONTENT_DIR } from '../../domain/package/package-paths.js';
-import { checkTextBody, checkWritableContentPath } from '../../domain/serving/content-write.js';
+import { checkNoFileDirectoryClash, checkTextBody, checkWritableContentPath } from '../../domain/serving/content-write.js';
 import { RouteTable } from '../../domain/serving/route-table.js';
 import type { ServedPackage } from './served-package.js';
 
@@ -33,6 +33,7 @@ export class ContentWrites {
     const contentPath = this.target(path);
     checkTextBody(body, contentType);
     await this.exclusive(async ({ files, layer }) => {
+      checkNoFileDirectoryClash(contentPath, this.pkg.layers);
       await files.writeContent(contentPath, body);
       if (layer.tombstones.has(contentPath)) await files.writeTombstones([...layer.tombstones].filter((p) => p !== contentPath));
       this.pkg.overlayWritten(contentPath, body.length);
@@ -45,8 +46,15 @@ export class ContentWrites {
     const contentPath = this.target(path);
     await this.exclusive(async ({ files, layer }) => {
       if (!this.pkg.layers.resolve(contentPath)) throw new ContentNotFoundError(`no file at ${path}`);
-      if (!layer.tombstones.has(contentPath)) await files.writeTombstones([...layer.tombstones, contentPath]);
-      await files.removeContent(contentPath);
+      const before = [...layer.tombstones];
+      if (!layer.tombstones.has(contentPath)) await files.writeTombstones([...before, contentPath]);
+      try {
+        await files.removeContent(contentPath);
+      } catch (error) {
+        // The answer must be true after a restart too: a delete that failed leaves no tombstone behind.
+        if (!layer.tombstones.has(contentPath)) await files.writeTombstones(before).catch(() => undefined);
+        throw error;
+      }
       this.pkg.overlayDeleted(contentPath);
     });
   }

@@ -13,7 +13,7 @@ import { readPackage, readText } from '../package/package-reader.js';
 import type { Hasher } from '../ports/hasher.js';
 import type { PackageOpener, PackageSource } from '../ports/package-source.js';
 import type { PackageVerifier } from '../ports/package-verifier.js';
-import type { OverlayStore } from '../ports/overlay-store.js';
+import type { OverlayMount, OverlayStore } from '../ports/overlay-store.js';
 import { emptyLayer } from '../../domain/serving/layer-stack.js';
 import type { ByteBudget } from './byte-budget.js';
 import { NO_DEPENDENCIES, ServedPackage, packageLayers, tombstoneFiles, type ServeOptions } from './served-package.js';
@@ -35,6 +35,8 @@ export interface LoadOptions extends ServeOptions {
   constraint?: string;
   /** When given, the package and each of its dependencies must be signed by one of these keys. */
   trusted?: TrustedKeys;
+  /** The mount path the package will have, by its name: its overlay belongs to that mount. `/` when absent. */
+  mountPath?: (packageName: string) => string;
 }
 
 /** What loading needs for dependencies and `pkg://` sources. */
@@ -116,7 +118,7 @@ export class LoadPackage {
     try {
       const fromDependencies = tree ? await dependencyLayers(tree, (pkg, m) => this.tombstones(pkg, m)) : NO_DEPENDENCIES;
       const digests = new Map(Object.entries(model.security?.checksums ?? {}));
-      const overlay = options.workdir !== undefined && model.metadata.readOnly !== true ? await this.overlayOf(options.workdir, model.metadata.name) : undefined;
+      const overlay = options.workdir !== undefined && model.metadata.readOnly !== true ? await this.overlayOf(options.workdir, { path: options.mountPath?.(model.metadata.name) ?? '/', packageName: model.metadata.name }) : undefined;
       // Closing the package closes its dependencies too.
       const served = tree ? new OwnedSource(source, () => tree.close()) : source;
       const pkg = new ServedPackage(served, model, this.hasher, this.budget, options, packageLayers(source, model, await this.tombstones(source, model)), digests, overlay, fromDependencies);
@@ -180,8 +182,8 @@ export class LoadPackage {
   }
 
   /** A writable package's overlay: the files and tombstones earlier runs wrote into this workdir. */
-  private async overlayOf(workdir: string, name: string): Promise<ServedPackage['overlay']> {
-    const files = this.overlays.open(workdir, name);
+  private async overlayOf(workdir: string, mount: OverlayMount): Promise<ServedPackage['overlay']> {
+    const files = await this.overlays.open(workdir, mount);
     const layer = emptyLayer('overlay', { writable: true, exported: true });
     for (const file of await files.contentFiles()) layer.files.set(file.path, { ...file, key: file.path });
     for (const path of await files.tombstones()) layer.tombstones.add(path);

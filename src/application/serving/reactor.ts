@@ -123,7 +123,7 @@ export class Reactor {
         const first = request.prefix === undefined && positional++ === 0;
         let pkg: ServedPackage;
         try {
-          pkg = await dependencies.loader.execute(request.source, { cacheControl: settings.cacheControl, workdir: settings.workdir, keys: settings.keys, ...(trusted ? { trusted } : {}), ...packageSources(request, settings) });
+          pkg = await dependencies.loader.execute(request.source, { cacheControl: settings.cacheControl, workdir: settings.workdir, keys: settings.keys, mountPath: (name) => normalizePrefix(request.prefix ?? (first ? '/' : name)), ...(trusted ? { trusted } : {}), ...packageSources(request, settings) });
         } catch (error) {
           if (!(error instanceof PackageError)) throw error;
           failures.push({ source: request.source, error });

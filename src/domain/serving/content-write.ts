@@ -1,4 +1,5 @@
-import { ContentPathError, NotTextError } from '../errors.js';
+import { ContentConflictError, ContentPathError, NotTextError } from '../errors.js';
+import type { LayerStack } from './layer-stack.js';
 import { PARTIAL_SUFFIX, TOMBSTONES_FILE } from '../package/package-paths.js';
 import { isTextType } from '../package/media-types.js';
 
@@ -21,4 +22,19 @@ export function checkTextBody(bytes: Uint8Array, contentType: string | undefined
   } catch {
     throw new NotTextError('content writes take text bodies; the body is not valid UTF-8');
   }
+}
+
+/**
+ * A URL space, like a file system, cannot hold `a.txt` as a file and as a directory at
+ * once: refuse a write where a visible file and a directory would meet, before anything
+ * is written (a saved package holding both could not be unpacked).
+ */
+export function checkNoFileDirectoryClash(path: string, visible: LayerStack): void {
+  const segments = path.split('/');
+  for (let end = 1; end < segments.length; end++) {
+    const parent = segments.slice(0, end).join('/');
+    if (visible.resolve(parent)) throw new ContentConflictError(`${path} cannot be written: ${parent} is a file, and a file cannot hold another`);
+  }
+  const inside = visible.firstUnder(path);
+  if (inside !== undefined) throw new ContentConflictError(`${path} cannot be written as a file: it is a directory holding ${inside}`);
 }

@@ -43,6 +43,13 @@ export class LayerStack {
     return undefined;
   }
 
+  /** A visible path below `directory/`, if there is one: the directory is then in use. */
+  firstUnder(directory: string): string | undefined {
+    const prefix = `${directory}/`;
+    for (const layer of this.layers) for (const path of layer.files.keys()) if (path.startsWith(prefix) && this.resolve(path)) return path;
+    return undefined;
+  }
+
   /** Every visible content path, each once. */
   visiblePaths(): string[] {
     const seen = new Set<string>();

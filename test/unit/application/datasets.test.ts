@@ -31,7 +31,7 @@ const files = {
 async function load(store = new MemoryOverlayStore(), refusal?: ReadOnlyError) {
   const source = new MemoryPackageSource(files);
   const model = await readPackage(source, { generate: 'serving' });
-  const overlay = store.open('/w', 'demo');
+  const overlay = store.at('/w', { path: '/', packageName: 'demo' });
   const loaded = await PackageDatasets.load(source, model, overlay, refusal, { schemas: new AjvSchemaValidator(), sqlite });
   return { ...loaded, overlay, store };
 }

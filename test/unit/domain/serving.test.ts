@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { overlayKey } from '../../../src/domain/serving/overlay-key.js';
 import { MountConflictError } from '../../../src/domain/errors.js';
 import { LayerStack, emptyLayer } from '../../../src/domain/serving/layer-stack.js';
 import { MountTable, normalizePrefix } from '../../../src/domain/serving/mount-table.js';
@@ -87,5 +88,16 @@ describe('route table', () => {
     expect(table.lookup('/raw')).toMatchObject({ kind: 'file', packagePath: 'data/raw.txt' });
     expect(RouteTable.mirrored('/docs/')).toBe('docs/index.html');
     expect(RouteTable.mirrored('/a.css')).toBe('a.css');
+  });
+});
+
+describe('overlay keys', () => {
+  it('name the mount path and the package, as DECISIONS.md shows, and never meet', () => {
+    expect(overlayKey('/', 'example-site')).toBe('root~example-site');
+    expect(overlayKey('/v2/', 'example-site')).toBe('v2~example-site');
+    const paths = ['/', '/root/', '/a/b/', '/a~b/', '/a%7Eb/', '/é/', '/v1/', '/v1/v2/'];
+    const keys = paths.map((path) => overlayKey(path, 'p'));
+    expect(new Set(keys).size).toBe(paths.length);
+    for (const key of keys) expect(key).not.toMatch(/[/\\]/);
   });
 });

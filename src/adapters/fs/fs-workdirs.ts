@@ -1,0 +1,122 @@
+import { randomBytes } from 'node:crypto';
+import { chmod, link, mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { WorkdirLockedError } from '../../domain/errors.js';
+import { PARTIAL_SUFFIX } from '../../domain/package/package-paths.js';
+import type { WorkdirHold, Workdirs } from '../../application/ports/workdirs.js';
+
+export const LOCK_FILE = 'reactor.lock';
+/** Plaintext of encrypted packages: private to the reactor that holds the workdir. */
+export const DECRYPTED_DIR = 'decrypted';
+/** Where half-written files can be left by a reactor that was killed. */
+const SWEPT_DIRS = ['overlays', 'saved'];
+
+interface LockRecord {
+  pid: number;
+  host: string;
+}
+
+/**
+ * The workdir lock is a file made by link(2), which fails when the name exists: of two
+ * reactors starting at once, exactly one gets it. A lock whose process is gone (killed,
+ * crashed) is moved aside with rename(2), also atomic, so two reactors finding the same
+ * stale lock cannot both take it.
+ */
+export class FsWorkdirs implements Workdirs {
+  /** Workdirs this process holds: a lock naming our own pid is stale (a restarted container is pid 1 again) unless it is in here. */
+  private static readonly held = new Set<string>();
+
+  constructor(private readonly pid = process.pid) {}
+
+  async claim(workdir: string): Promise<WorkdirHold> {
+    await mkdir(workdir, { recursive: true });
+    const lock = join(workdir, LOCK_FILE);
+    const record: LockRecord = { pid: this.pid, host: hostname() };
+    const mine = `${lock}.${randomBytes(6).toString('hex')}${PARTIAL_SUFFIX}`;
+    await writeFile(mine, JSON.stringify(record) + '\n', { mode: 0o644 });
+    try {
+      await this.take(lock, mine);
+    } finally {
+      await rm(mine, { force: true });
+    }
+    FsWorkdirs.held.add(lock);
+    try {
+      await sweep(workdir);
+    } catch (error) {
+      FsWorkdirs.held.delete(lock);
+      await rm(lock, { force: true });
+      throw error;
+    }
+    return {
+      release: async () => {
+        FsWorkdirs.held.delete(lock);
+        await rm(lock, { force: true });
+      },
+    };
+  }
+
+  private async take(lock: string, mine: string): Promise<void> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        await link(mine, lock);
+        return;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
+      const holder = await readLock(lock);
+      const live = holder && (holder.pid === this.pid ? FsWorkdirs.held.has(lock) : isAlive(holder.pid));
+      if (holder && holder.host === hostname() && live) {
+        throw new WorkdirLockedError(`workdir ${lock.slice(0, -LOCK_FILE.length - 1)} is in use by another reactor (pid ${holder.pid}); stop it, or give this one another --workdir`);
+      }
+      if (holder && holder.host !== hostname()) {
+        throw new WorkdirLockedError(`workdir ${lock.slice(0, -LOCK_FILE.length - 1)} is locked by a reactor on ${holder.host} (pid ${holder.pid}); a workdir belongs to one reactor`);
+      }
+      // Stale: its reactor is gone. Moved aside, never deleted in place, so only one taker wins.
+      await rename(lock, `${lock}.stale-${randomBytes(6).toString('hex')}`).catch(() => undefined);
+      await rmStale(lock);
+    }
+    throw new WorkdirLockedError(`workdir ${lock.slice(0, -LOCK_FILE.length - 1)}: could not take its lock`);
+  }
+}
+
+async function readLock(lock: string): Promise<LockRecord | undefined> {
+  try {
+    const record = JSON.parse(await readFile(lock, 'utf8')) as Partial<LockRecord>;
+    return typeof record.pid === 'number' && typeof record.host === 'string' ? { pid: record.pid, host: record.host } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: the process exists but belongs to someone else.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+async function rmStale(lock: string): Promise<void> {
+  const directory = lock.slice(0, -LOCK_FILE.length - 1);
+  for (const name of await readdir(directory)) if (name.startsWith(`${LOCK_FILE}.stale-`)) await rm(join(directory, name), { force: true });
+}
+
+/** Plaintext a killed reactor left, and files it was half-way through writing. */
+async function sweep(workdir: string): Promise<void> {
+  const decrypted = join(workdir, DECRYPTED_DIR);
+  await rm(decrypted, { recursive: true, force: true });
+  await mkdir(decrypted, { mode: 0o700 });
+  await chmod(decrypted, 0o700);
+  for (const name of SWEPT_DIRS) {
+    let entries: string[];
+    try {
+      entries = await readdir(join(workdir, name), { recursive: true });
+    } catch {
+      continue;
+    }
+    for (const entry of entries) if (entry.endsWith(PARTIAL_SUFFIX)) await rm(join(workdir, name, entry), { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,15 @@
+/**
+ * The directory (or row key) of one mount's overlay, as DECISIONS.md names it:
+ * `root~example-site` for `/`, `v2~example-site` for `/v2/`. It names the mount path and
+ * the package, so two mounts never share an overlay. Segments are percent-encoded with
+ * `~` escaped, and a segment spelled `root` is escaped too, so no two mounts share a key.
+ */
+export function overlayKey(mountPath: string, packageName: string): string {
+  const segments = mountPath.split('/').filter((segment) => segment !== '').map(encodeSegment);
+  return `${segments.length === 0 ? 'root' : segments.join('~')}~${packageName}`;
+}
+
+function encodeSegment(segment: string): string {
+  const encoded = encodeURIComponent(segment).replace(/~/g, '%7E');
+  return encoded === 'root' ? '%72oot' : encoded;
+}

@@ -1,0 +1,160 @@
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { EXAMPLE_SITE, temporaryDirectory } from '../support/paths.js';
+import { runPkg } from '../support/run-cli.js';
+import { failingServe, startServe, type ServeProcess } from '../support/serve-process.js';
+
+jest.setTimeout(120_000);
+
+const work = temporaryDirectory('cap-workdir-');
+const at = (name: string) => join(work.path, name);
+afterAll(() => work.remove());
+
+/** Every file below a directory, relative to it. */
+const filesBelow = (directory: string): string[] =>
+  existsSync(directory) ? readdirSync(directory, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name).slice(directory.length + 1)) : [];
+
+const post = (url: string, body: unknown) => fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+const put = (url: string, body: string) => fetch(url, { method: 'PUT', headers: { 'Content-Type': 'text/plain' }, body });
+const ids = async (url: string) => ((await (await fetch(url)).json()) as Array<{ id: string }>).map((item) => item.id);
+
+describe('one overlay per mount of a package', () => {
+  let v1: string;
+  let v2: string;
+  beforeAll(() => {
+    v1 = at('v1');
+    v2 = at('v2');
+    cpSync(EXAMPLE_SITE, v1, { recursive: true });
+    cpSync(EXAMPLE_SITE, v2, { recursive: true });
+    const metadata = JSON.parse(readFileSync(join(v2, 'metadata.json'), 'utf8'));
+    writeFileSync(join(v2, 'metadata.json'), JSON.stringify({ ...metadata, version: '2.0.0' }));
+  });
+
+  it('two versions of one package side by side keep every acknowledged write in their own mount, across a clean restart and a SIGKILL', async () => {
+    const workdir = at('side-by-side');
+    const args = ['--mount', `/v1=${v1}`, '--mount', `/v2=${v2}`, '--workdir', workdir];
+    let running: ServeProcess = await startServe(args);
+    const written: Record<string, string[]> = { v1: [], v2: [] };
+    try {
+      for (let round = 0; round < 3; round++) {
+        // Interleaved writes, each acknowledged before the next, to both mounts.
+        const results = await Promise.all(
+          ['v1', 'v2'].flatMap((mount) => [
+            post(`${running.url}/${mount}/api/v1/data/articles`, { id: `${mount}-item-${round}`, title: `${mount} ${round}`, body: 'b' }).then((r) => [mount, `${mount}-item-${round}`, r.status] as const),
+          ]),
+        );
+        for (const [mount, id, status] of results) {
+          expect(status).toBe(201);
+          written[mount]!.push(id);
+        }
+        expect((await put(`${running.url}/${'v1'}/note-${round}.txt`, `v1 note ${round}`)).status).toBe(200);
+      }
+      expect(await running.stop()).toBe(0);
+      running = await startServe(args);
+      expect((await post(`${running.url}/v2/api/v1/data/articles`, { id: 'v2-after-restart', title: 't', body: 'b' })).status).toBe(201);
+      written.v2!.push('v2-after-restart');
+      expect(await running.stop('SIGKILL')).toBeNull();
+      running = await startServe(args);
+      for (const mount of ['v1', 'v2']) {
+        const other = mount === 'v1' ? 'v2' : 'v1';
+        const present = await ids(`${running.url}/${mount}/api/v1/data/articles`);
+        expect(present).toEqual(expect.arrayContaining(written[mount]!));
+        for (const id of written[other]!) expect(present).not.toContain(id);
+      }
+      expect(await (await fetch(`${running.url}/v1/note-2.txt`)).text()).toBe('v1 note 2');
+      expect((await fetch(`${running.url}/v2/note-2.txt`)).status).toBe(404);
+    } finally {
+      await running.stop();
+    }
+    expect(readdirSync(join(workdir, 'overlays')).sort()).toEqual(['v1~example-site', 'v2~example-site']);
+  });
+
+  it('a workdir of the older layout (overlays/<name>/) is adopted by the first mount only', async () => {
+    const workdir = at('older');
+    const legacy = join(workdir, 'overlays/example-site');
+    mkdirSync(join(legacy, 'data'), { recursive: true });
+    writeFileSync(join(legacy, 'data/articles.log.jsonl'), `${JSON.stringify({ op: 'create', id: 'from-before', item: { id: 'from-before', title: 'Old', body: 'b' } })}\n`);
+    const running = await startServe(['--mount', `/v1=${v1}`, '--mount', `/v2=${v2}`, '--workdir', workdir]);
+    try {
+      expect(await ids(`${running.url}/v1/api/v1/data/articles`)).toContain('from-before');
+      expect(await ids(`${running.url}/v2/api/v1/data/articles`)).not.toContain('from-before');
+    } finally {
+      await running.stop();
+    }
+  });
+});
+
+describe('the workdir belongs to one reactor', () => {
+  it('a second reactor on the same --workdir gets a one-line typed error and exit 1; once the first stops, it starts', async () => {
+    const workdir = at('locked');
+    const first = await startServe([EXAMPLE_SITE, '--workdir', workdir]);
+    try {
+      const second = await failingServe([EXAMPLE_SITE, '--workdir', workdir]);
+      expect(second.code).toBe(1);
+      expect(second.stderr.trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`^error: WorkdirLockedError: workdir ${workdir} is in use by another reactor \\(pid ${first.child.pid}\\)`))]);
+    } finally {
+      expect(await first.stop()).toBe(0);
+    }
+    expect(existsSync(join(workdir, 'reactor.lock'))).toBe(false);
+    const again = await startServe([EXAMPLE_SITE, '--workdir', workdir]);
+    await again.stop();
+  });
+
+  it('a lock left by a reactor that died (SIGKILL) does not keep the next one out', async () => {
+    const workdir = at('stale');
+    const killed = await startServe([EXAMPLE_SITE, '--workdir', workdir]);
+    expect(await killed.stop('SIGKILL')).toBeNull();
+    expect(JSON.parse(readFileSync(join(workdir, 'reactor.lock'), 'utf8'))).toEqual({ pid: killed.child.pid, host: hostname() });
+    const next = await startServe([EXAMPLE_SITE, '--workdir', workdir]);
+    expect(await next.stop()).toBe(0);
+  });
+});
+
+describe('what a killed reactor leaves behind', () => {
+  it('decrypted plaintext is removed at the next start, kept in a 0700 directory, and gone after a clean stop', async () => {
+    execFileSync('openssl', ['genpkey', '-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048', '-out', at('key.pem')], { stdio: 'pipe' });
+    expect(runPkg(['package', 'encrypt', EXAMPLE_SITE, '--public-key', at('key.pem'), '-o', at('sealed.cap')]).status).toBe(0);
+    const workdir = at('plaintext');
+    const args = [at('sealed.cap'), '--private-key', at('key.pem'), '--workdir', workdir];
+    const killed = await startServe(args);
+    expect(await killed.stop('SIGKILL')).toBeNull();
+    const left = readdirSync(join(workdir, 'decrypted'));
+    expect(left).toHaveLength(1);
+    const next = await startServe(args);
+    try {
+      const now = readdirSync(join(workdir, 'decrypted'));
+      expect(now).toHaveLength(1);
+      expect(now).not.toContain(left[0]);
+      expect(statSync(join(workdir, 'decrypted')).mode & 0o777).toBe(0o700);
+    } finally {
+      expect(await next.stop()).toBe(0);
+    }
+    expect(readdirSync(join(workdir, 'decrypted'))).toEqual([]);
+  });
+
+  it('where a file and a directory meet: 409, no temporary files, a DELETE whose answer holds after a restart, and stale temporary files swept at start', async () => {
+    const workdir = at('meet');
+    const site = at('meet-site');
+    cpSync(EXAMPLE_SITE, site, { recursive: true });
+    let running = await startServe([site, '--workdir', workdir]);
+    try {
+      expect((await put(`${running.url}/a.txt/b.txt`, 'inner')).status).toBe(200);
+      const big = 'x'.repeat(512 * 1024);
+      const answers = await Promise.all(Array.from({ length: 10 }, () => put(`${running.url}/a.txt`, big).then(async (r) => [r.status, ((await r.json()) as { error: { code: string } }).error.code])));
+      expect(answers).toEqual(Array.from({ length: 10 }, () => [409, 'CONTENT_CONFLICT']));
+      expect(filesBelow(workdir).filter((file) => file.endsWith('.pkg-partial'))).toEqual([]);
+      expect((await fetch(`${running.url}/a.txt`, { method: 'DELETE' })).status).toBe(404);
+      expect(await running.stop()).toBe(0);
+      writeFileSync(join(workdir, 'overlays/root~example-site/content/left.html.abc123.pkg-partial'), 'half-written by a killed reactor');
+      running = await startServe([site, '--workdir', workdir]);
+      expect(filesBelow(workdir).filter((file) => file.endsWith('.pkg-partial'))).toEqual([]);
+      expect((await fetch(`${running.url}/a.txt`)).status).toBe(404);
+      expect(await (await fetch(`${running.url}/a.txt/b.txt`)).text()).toBe('inner');
+    } finally {
+      await running.stop();
+    }
+  });
+});
