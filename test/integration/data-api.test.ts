@@ -120,6 +120,16 @@ describe('dataset REST API', () => {
     await http.post('/api/v1/data/posts').send({ id: 'astral-\u{1F600}', title: 't' }).expect(201);
   });
 
+  it('400 for a body nested 2,000 levels deep, while the writes of other clients beside it all succeed', async () => {
+    const deep = `{"id": "deep", "title": "t", "nest": ${'['.repeat(2_000)}${']'.repeat(2_000)}}`;
+    const others = Array.from({ length: 30 }, (_, i) => http.post('/api/v1/data/posts').send({ id: `beside-${i}`, title: 'fine' }).then((r) => r.status));
+    const hostile = http.post('/api/v1/data/posts').set('Content-Type', 'application/json').send(deep).then((r) => [r.status, r.body.error?.message]);
+    const [statuses, refused] = await Promise.all([Promise.all(others), hostile]);
+    expect(statuses).toEqual(Array.from({ length: 30 }, () => 201));
+    expect(refused).toEqual([400, 'the JSON body nests deeper than 64 levels of arrays and objects']);
+    await http.get('/api/v1/data/posts/deep').expect(404);
+  });
+
   it('409 for a PUT whose body names another id; 404 for absent items and datasets', async () => {
     expect((await http.put('/api/v1/data/posts/first').send({ id: 'second', title: 'x' }).expect(409)).body.error.code).toBe('ID_MISMATCH');
     expect((await http.put('/api/v1/data/posts/ghost').send({ title: 'x' }).expect(404)).body.error.code).toBe('ITEM_NOT_FOUND');

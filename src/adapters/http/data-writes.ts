@@ -1,5 +1,6 @@
 import express from 'express';
 import { MalformedJsonError } from '../../domain/errors.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../domain/data/json-depth.js';
 import type { Mount } from '../../application/serving/reactor.js';
 import { COLLECTION_METHODS, ITEM_METHODS, dataTarget } from './data-api.js';
 import { methodNotAllowed, sendJson } from './http-problems.js';
@@ -31,10 +32,14 @@ export async function readBody(request: express.Request, response: express.Respo
   return Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
 }
 
+/** The body as JSON, refused (400) when it does not parse or nests too deep: before it can reach a write batch. */
 function parseJson(body: Buffer): unknown {
+  let value: unknown;
   try {
-    return JSON.parse(body.toString('utf8'));
+    value = JSON.parse(body.toString('utf8'));
   } catch (error) {
     throw new MalformedJsonError(body.length === 0 ? 'the request body is empty; a JSON item was expected' : `malformed JSON body: ${(error as Error).message}`);
   }
+  if (nestsDeeperThan(value, MAX_JSON_DEPTH)) throw new MalformedJsonError(`the JSON body nests deeper than ${MAX_JSON_DEPTH} levels of arrays and objects`);
+  return value;
 }

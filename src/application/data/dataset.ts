@@ -176,12 +176,14 @@ export class Dataset {
             return id;
           },
         };
-        const accepted: Array<{ pending: Pending; operation: Operation }> = [];
+        const accepted: Array<{ pending: Pending; operation: Operation; line: string }> = [];
         for (const pending of batch) {
           try {
             const operation = pending.decide(view);
+            // Formatted here, one by one: an item that cannot be written fails alone, never its neighbours.
+            const line = formatOperation(operation);
             staged.set(operation.id, operation.op === 'delete' ? undefined : operation.item);
-            accepted.push({ pending, operation });
+            accepted.push({ pending, operation, line });
           } catch (error) {
             pending.reject(error);
           }
@@ -189,7 +191,7 @@ export class Dataset {
         if (accepted.length === 0) continue;
         try {
           this.appendLog ??= await this.log!.open();
-          await this.appendLog.append(encodeText(accepted.map(({ operation }) => formatOperation(operation)).join('')));
+          await this.appendLog.append(encodeText(accepted.map(({ line }) => line).join('')));
         } catch (error) {
           for (const { pending } of accepted) pending.reject(error);
           continue;

@@ -1,5 +1,6 @@
 import { InvalidItemError } from '../errors.js';
 import { isRecord } from '../package/documents.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
 
 export type Item = Record<string, unknown>;
 
@@ -42,6 +43,7 @@ function idProblem(id: string): string | undefined {
 /** Request bodies that should be items: a JSON object, never an array or a scalar. */
 export function asItem(value: unknown): Item {
   if (!isRecord(value)) throw new InvalidItemError(`an item must be a JSON object, not ${describe(value)}`);
+  if (nestsDeeperThan(value, MAX_JSON_DEPTH)) throw new InvalidItemError(`an item may nest at most ${MAX_JSON_DEPTH} levels of arrays and objects`);
   return value;
 }
 

@@ -49,6 +49,22 @@ describe('datasets', () => {
     expect(new TextDecoder().decode(again.datasets.get('items').collection().body)).toBe('[{"id":"a","n":10},{"id":"c","n":3}]');
   });
 
+  it('one item that cannot be written fails alone: its neighbours in the same batch are stored', async () => {
+    const { datasets, overlay } = await load();
+    const plain = datasets.get('plain');
+    let deep: unknown = {};
+    for (let i = 0; i < 100; i++) deep = { deep };
+    const outcomes = await Promise.allSettled([
+      plain.create({ id: 'n1', title: 'one' }),
+      plain.create({ id: 'big', n: 10n }),
+      plain.create({ id: 'deep', deep }),
+      plain.create({ id: 'n2', title: 'two' }),
+    ]);
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'fulfilled']);
+    expect(((outcomes[2] as PromiseRejectedResult).reason as Error).name).toBe('InvalidItemError');
+    expect(overlay.logText('plain').trim().split('\n').map((line) => JSON.parse(line).id)).toEqual(['n1', 'n2']);
+  });
+
   it('serializes the collection once per change', async () => {
     const { datasets } = await load();
     const items = datasets.get('items');
