@@ -158,3 +158,42 @@ describe('what a killed reactor leaves behind', () => {
     }
   });
 });
+
+describe('read-only locks', () => {
+  const writes = async (url: string, prefix = '') => [
+    (await fetch(`${url}${prefix}/api/v1/data/articles`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"id":"x","title":"t","body":"b"}' })).status,
+    (await put(`${url}${prefix}/locked.txt`, 'x')).status,
+    (await fetch(`${url}${prefix}/about`, { method: 'DELETE' })).status,
+    (await fetch(`${url}/package/example-site/save`, { method: 'POST' })).status,
+  ];
+
+  it('--read-only refuses every write and save with 403 READ_ONLY, and reads still answer', async () => {
+    const running = await startServe([EXAMPLE_SITE, '--read-only', '--workdir', at('locked-reactor')]);
+    try {
+      expect(await writes(running.url)).toEqual([403, 403, 403, 403]);
+      const refusal = (await (await fetch(`${running.url}/locked.txt`, { method: 'PUT', body: 'x' })).json()) as { error: { code: string; message: string } };
+      expect(refusal.error).toEqual({ code: 'READ_ONLY', message: expect.stringContaining('--read-only') });
+      expect((await fetch(`${running.url}/api/v1/data/articles`)).status).toBe(200);
+    } finally {
+      await running.stop();
+    }
+  });
+
+  it('"writable": false locks one mount of a --config file; the others stay writable', async () => {
+    const config = at('mounts.json');
+    cpSync(EXAMPLE_SITE, at('open-site'), { recursive: true });
+    writeFileSync(config, JSON.stringify({ mounts: [{ path: '/frozen', source: EXAMPLE_SITE, writable: false }, { path: '/open', source: at('open-site') }] }));
+    const running = await startServe(['--config', config, '--workdir', at('locked-mount')]);
+    try {
+      const [post, putted, deleted] = await writes(running.url, '/frozen');
+      expect([post, putted, deleted]).toEqual([403, 403, 403]);
+      expect((await put(`${running.url}/open/unlocked.txt`, 'x')).status).toBe(200);
+    } finally {
+      await running.stop();
+    }
+    const bad = at('bad-mounts.json');
+    writeFileSync(bad, JSON.stringify({ mounts: [{ path: '/x', source: EXAMPLE_SITE, writable: 'no' }] }));
+    const refused = await failingServe(['--config', bad]);
+    expect(refused.stderr).toMatch(/ConfigValidationError: .*mounts\[0\]\.writable: must be true or false/);
+  });
+});

@@ -29,7 +29,7 @@ export function reactorCommands(yargs: Argv, host: ReactorHost, output: CliOutpu
           .option('workdir', { type: 'string', describe: 'directory for overlays and saved packages (default: a fresh temporary directory, removed at exit)' })
           .option('cache-control', { type: 'string', default: DEFAULT_CACHE_CONTROL, describe: 'Cache-Control of static resources' })
           .option('mount', { type: 'string', array: true, default: [], describe: 'PATH=SOURCE, repeatable' })
-          .option('config', { type: 'string', describe: 'mounts file: {"mounts": [{"path", "source", "store"?}]}' })
+          .option('config', { type: 'string', describe: 'mounts file: {"mounts": [{"path", "source", "store"?, "writable"?}]}' })
           .option('store', { type: 'string', default: process.env.PKG_STORE, defaultDescription: '$PKG_STORE', describe: 'package store directory' })
           .option('registry', { type: 'string', default: process.env.PKG_REGISTRY, defaultDescription: '$PKG_REGISTRY', describe: 'registry directory or URL' })
           .option('constraint', { type: 'string', describe: 'semver range for pkg:// sources' })
@@ -38,7 +38,8 @@ export function reactorCommands(yargs: Argv, host: ReactorHost, output: CliOutpu
           .option('private-key', { type: 'string', describe: 'RSA private key PEM for encrypted packages (RSA-OAEP envelopes)' })
           .option('key', { type: 'string', describe: 'OpenPGP secret key for encrypted packages (OpenPGP envelopes)' })
           .options(PASSPHRASE_OPTIONS)
-          .options(TRUST_OPTION),
+          .options(TRUST_OPTION)
+          .option('read-only', { type: 'boolean', default: false, describe: 'refuse every write (403), save included, whatever the packages say; a mount of the --config file can also say "writable": false' }),
       async (argv) => {
         if (!Number.isInteger(argv.port) || argv.port < 0 || argv.port > 65535) throw new UsageError(`--port must be a whole number from 0 to 65535 (got ${argv.port})`);
         if (!Number.isInteger(argv['body-limit']) || argv['body-limit'] < 1) throw new UsageError(`--body-limit must be a positive whole number of bytes (got ${argv['body-limit']})`);
@@ -62,6 +63,7 @@ export function reactorCommands(yargs: Argv, host: ReactorHost, output: CliOutpu
           ...(argv.deploy ? { deploy: argv.deploy } : {}),
           ...(argv.constraint ? { constraint: argv.constraint } : {}),
           trust: await readTrustFiles(argv.trust),
+          ...(argv['read-only'] ? { readOnly: true } : {}),
         };
         // Listening for signals before the banner: a client may act on the banner at once.
         const signalled = untilSignal();
@@ -89,6 +91,7 @@ async function readMountsFile(file: string): Promise<MountRequest[]> {
     prefix: mount.path,
     source: isAbsolute(mount.source) || isPackageUrl(mount.source) ? mount.source : resolve(base, mount.source),
     ...(mount.store ? { store: resolve(base, mount.store) } : {}),
+    ...(mount.writable === false ? { writable: false } : {}),
   }));
 }
 

@@ -24,6 +24,8 @@ export interface MountRequest {
   source: string;
   /** This mount's package store (a mounts file may name one per mount); the reactor's otherwise. */
   store?: string;
+  /** `false` locks this mount read-only. */
+  writable?: boolean;
 }
 
 /** 1 MB: a write body beyond it answers 413, unless the reactor is told otherwise. */
@@ -43,6 +45,8 @@ export interface ReactorSettings {
   bodyLimit?: number;
   /** Keys for encrypted packages. */
   keys?: DecryptionKeys;
+  /** Every mount read-only (`--read-only`), whatever its package says. */
+  readOnly?: boolean;
   /** Signers every served package must be signed by (`--trust`, `PKG_TRUST`); none means any intact package is served. */
   trust?: readonly TrustFile[];
 }
@@ -132,7 +136,7 @@ export class Reactor {
         const prefix = normalizePrefix(request.prefix ?? (first ? '/' : pkg.name));
         let datasets: PackageDatasets | undefined;
         try {
-          const refusal = writeRefusal(pkg);
+          const refusal = writeRefusal(pkg, settings.readOnly ? 'this reactor was started with --read-only' : request.writable === false ? `its mount ${prefix} says "writable": false` : undefined);
           const loaded = await PackageDatasets.load(pkg.source, pkg.model, pkg.overlay?.files, refusal, dependencies.readers);
           datasets = loaded.datasets;
           warnings.push(...loaded.warnings);
@@ -288,6 +292,7 @@ export class Reactor {
 
   /** Folds a package's base and overlay into a new versioned `.cap` in the workdir. */
   save(mount: Mount): Promise<SavedPackage> {
+    mount.content.assertWritable();
     if (this.settings.workdir === undefined) throw new OverlayError('this reactor has no workdir to save into');
     return this.dependencies.saver.execute({ pkg: mount.pkg, datasets: mount.datasets, content: mount.content, workdir: this.settings.workdir });
   }
@@ -310,8 +315,9 @@ function reactorStore(settings: ReactorSettings): string | undefined {
 }
 
 /** Why a package takes no writes: it declares itself read-only, or there is no overlay to keep them. */
-function writeRefusal(pkg: ServedPackage): PackageError | undefined {
+function writeRefusal(pkg: ServedPackage, locked: string | undefined): PackageError | undefined {
   const { metadata } = pkg.model;
+  if (locked) return new ReadOnlyError(`package ${metadata.name} is read-only here (${locked}); it accepts no writes`);
   if (metadata.readOnly === true) return new ReadOnlyError(`package ${metadata.name} is read-only (its metadata.json declares "readOnly": true); it accepts no writes`);
   if (!pkg.overlay) return new OverlayError(`package ${metadata.name} has no overlay: this reactor was started without a workdir`);
   return undefined;

@@ -5,9 +5,11 @@ export interface MountEntry {
   path: string;
   source: string;
   store?: string;
+  /** `false` locks the mount read-only, whatever its package says. */
+  writable?: boolean;
 }
 
-/** The `--config` mounts file: `{mounts: [{path, source, store?}]}`. */
+/** The `--config` mounts file: `{mounts: [{path, source, store?, writable?}]}`. */
 export function normalizeMountConfig(raw: unknown, file: string): MountEntry[] {
   if (!isRecord(raw) || !Array.isArray(raw.mounts)) throw new ConfigValidationError(file, ['must be an object with a "mounts" array']);
   const issues: string[] = [];
@@ -21,7 +23,11 @@ export function normalizeMountConfig(raw: unknown, file: string): MountEntry[] {
       issues.push(`mounts[${index}].store: must be a directory path`);
       return;
     }
-    mounts.push({ path: item.path, source: item.source, ...(typeof item.store === 'string' ? { store: item.store } : {}) });
+    if (item.writable !== undefined && typeof item.writable !== 'boolean') {
+      issues.push(`mounts[${index}].writable: must be true or false`);
+      return;
+    }
+    mounts.push({ path: item.path, source: item.source, ...(typeof item.store === 'string' ? { store: item.store } : {}), ...(typeof item.writable === 'boolean' ? { writable: item.writable } : {}) });
   });
   if (issues.length > 0) throw new ConfigValidationError(file, issues);
   return mounts;
