@@ -264,3 +264,8 @@ export class ContentConflictError extends PackageError {
 export class WorkdirLockedError extends PackageError {
   readonly code = 'WORKDIR_LOCKED';
 }
+
+/** An archive that would expand past the limits: too large, too compressed, too many entries, or entries sharing bytes. */
+export class ArchiveLimitError extends PackageError {
+  readonly code = 'ARCHIVE_LIMIT';
+}

@@ -2,8 +2,9 @@ import { createReadStream } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { crc32, createInflateRaw, inflateRaw, inflateRawSync } from 'node:zlib';
-import { IntegrityError, PackageFormatError, SourceNotFoundError, UnsafeEntryError } from '../../domain/errors.js';
-import { sortByPath, sortPaths, unsafePathReason } from '../../domain/package/package-paths.js';
+import { ArchiveLimitError, IntegrityError, PackageFormatError, SourceNotFoundError, UnsafeEntryError } from '../../domain/errors.js';
+import { DEFAULT_ARCHIVE_LIMITS, checkArchiveLimits, type ArchiveLimits } from '../../domain/package/archive-limits.js';
+import { entryNamesProblem, sortByPath, sortPaths, unsafePathReason } from '../../domain/package/package-paths.js';
 import type { PackageEntry, PackageSource } from '../../application/ports/package-source.js';
 import { readCentralDirectory, ZipStructureError, type CentralEntry } from './zip/central-directory.js';
 import { DEFLATED, STORED } from './zip/zip-records.js';
@@ -53,13 +54,17 @@ export class ZipPackageSource implements PackageSource {
     private readonly byPath: Map<string, CentralEntry>,
   ) {}
 
-  static async open(location: string): Promise<ZipPackageSource> {
+  /** Opens an archive whose directory keeps within `limits`; ArchiveLimitError otherwise, before anything is inflated. */
+  static async open(location: string, limits: ArchiveLimits = DEFAULT_ARCHIVE_LIMITS): Promise<ZipPackageSource> {
     const file = await open(location, 'r').catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT') throw new SourceNotFoundError(`package file not found: ${location}`);
       throw new PackageFormatError(`${location} cannot be opened (${error.message})`);
     });
     try {
-      return new ZipPackageSource(location, file, ...indexEntries(location, await readDirectory(location, file)));
+      const central = await readDirectory(location, file);
+      checkArchiveLimits(location, central, (await file.stat()).size, limits);
+      refuseOverlaps(location, central);
+      return new ZipPackageSource(location, file, ...indexEntries(location, central));
     } catch (error) {
       await file.close();
       throw error;
@@ -236,7 +241,11 @@ function indexEntries(location: string, central: CentralEntry[]): [PackageEntry[
   for (const entry of central) {
     const reason = unsafePathReason(entry.name);
     if (reason) throw new UnsafeEntryError(entry.name, reason);
-    if (entry.isDirectory) continue;
+    if (entry.isDirectory) {
+      // A name ending in "/" with bytes: readers that trim the slash would see a second a.txt.
+      if (entry.size > 0 || entry.compressedSize > 0) throw new UnsafeEntryError(entry.name, 'a directory entry (trailing "/") that holds data');
+      continue;
+    }
     if (entry.encrypted) throw new PackageFormatError(`${location}: entry ${entry.name} uses ZIP encryption, which packages do not`);
     if (byPath.has(entry.name)) duplicates.add(entry.name);
     list.push({ path: entry.name, size: entry.size });
@@ -246,6 +255,23 @@ function indexEntries(location: string, central: CentralEntry[]): [PackageEntry[
     const names = sortPaths(duplicates);
     throw new IntegrityError(`${location} has duplicate entry names: ${names.join(', ')}`, { mismatched: names, missing: [], uncovered: [] });
   }
+  const clash = entryNamesProblem(list.map((entry) => entry.path));
+  if (clash) throw new UnsafeEntryError(clash.name, clash.reason);
   sortByPath(list, (entry) => entry.path);
   return [list, byPath];
 }
+
+/**
+ * Entries whose data overlap: many records pointing at one deflate stream is how an
+ * archive of a few kilobytes declares terabytes. A well-formed archive stores each
+ * entry's header and data once, one after another.
+ */
+function refuseOverlaps(location: string, central: readonly CentralEntry[]): void {
+  const ordered = central.filter((entry) => !entry.isDirectory || entry.compressedSize > 0).sort((a, b) => a.offset - b.offset);
+  for (let i = 1; i < ordered.length; i++) {
+    const previous = ordered[i - 1]!;
+    const end = previous.offset + LOCAL_HEADER + previous.fnameLen + previous.compressedSize;
+    if (ordered[i]!.offset < end) throw new ArchiveLimitError(`${location}: entries ${previous.name} and ${ordered[i]!.name} share bytes; refused as a likely archive bomb`);
+  }
+}
+

@@ -8,6 +8,7 @@ import type { ReactorHost } from '../../application/ports/reactor-host.js';
 import type { InstallPackage } from '../../application/use-cases/install-package.js';
 import { installCommand } from './registry-commands.js';
 import { initCommand } from './init-command.js';
+import { ARCHIVE_LIMIT_OPTIONS, applyArchiveLimits } from './archive-limit-options.js';
 import type { InitPackage } from '../../application/use-cases/init-package.js';
 
 export interface CliDependencies {
@@ -55,7 +56,9 @@ function commandLine(args: string[], dependencies: CliDependencies, exit: (code:
     .command(installCommand(dependencies.install, output))
     .command(initCommand(dependencies.init, output))
     .demandCommand(1, 'name a command')
+    .options(ARCHIVE_LIMIT_OPTIONS)
     .middleware(refuseRepeatedOptions)
+    .middleware(applyArchiveLimits)
     .strictCommands()
     .strict()
     .recommendCommands()

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, rmSync } from 'node:fs';
 import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { Readable } from 'node:stream';
@@ -17,9 +17,36 @@ export class FsDirectoryWriter implements DirectoryWriter {
     if (!options.replace && (await occupied(target))) throw new OutputExistsError(`${target} exists and is not an empty directory; use --force to replace it`);
     const draft = join(dirname(target), `.${basename(target)}.${randomBytes(6).toString('hex')}.partial`);
     await mkdir(draft, { recursive: true });
+    unfinished.add(draft);
     return new FsDirectoryDraft(target, draft);
   }
 }
+
+/**
+ * Drafts being filled: an interrupted run (Ctrl-C, a kill from a supervisor) removes them
+ * before it exits, so a stopped unpack leaves nothing behind either. The handlers are
+ * installed only while a draft exists; otherwise each signal keeps its default.
+ */
+const unfinished = new (class {
+  private readonly drafts = new Set<string>();
+  private readonly handlers = (['SIGINT', 'SIGTERM', 'SIGHUP'] as const).map((signal, index) => ({
+    signal,
+    handle: () => {
+      for (const draft of this.drafts) rmSync(draft, { recursive: true, force: true });
+      process.exit(128 + [2, 15, 1][index]!);
+    },
+  }));
+
+  add(draft: string): void {
+    if (this.drafts.size === 0) for (const { signal, handle } of this.handlers) process.on(signal, handle);
+    this.drafts.add(draft);
+  }
+
+  delete(draft: string): void {
+    this.drafts.delete(draft);
+    if (this.drafts.size === 0) for (const { signal, handle } of this.handlers) process.off(signal, handle);
+  }
+})();
 
 class FsDirectoryDraft implements DirectoryDraft {
   constructor(
@@ -38,11 +65,13 @@ class FsDirectoryDraft implements DirectoryDraft {
   async commit(): Promise<string> {
     await rm(this.target, { recursive: true, force: true });
     await rename(this.draft, this.target);
+    unfinished.delete(this.draft);
     return this.target;
   }
 
   async discard(): Promise<void> {
     await rm(this.draft, { recursive: true, force: true });
+    unfinished.delete(this.draft);
   }
 }
 

@@ -1,7 +1,7 @@
 import { UnsafeEntryError } from '../../domain/errors.js';
 import { isCoveredByChecksums, securityDocument, type DigitalSignatures } from '../../domain/integrity/security.js';
 import { isCompressedMedia, looksIncompressible } from '../../domain/package/media-types.js';
-import { SECURITY_FILE, sortByPath, unsafePathReason } from '../../domain/package/package-paths.js';
+import { SECURITY_FILE, entryNamesProblem, sortByPath, unsafePathReason } from '../../domain/package/package-paths.js';
 import type { ArchiveWriter } from '../ports/archive-writer.js';
 import type { Hasher } from '../ports/hasher.js';
 import { collectBytes } from '../shared/bytes.js';
@@ -54,6 +54,8 @@ export class PackPipeline {
       const reason = unsafePathReason(file.path);
       if (reason) throw new UnsafeEntryError(file.path, reason);
     }
+    const clash = entryNamesProblem(ordered.map((file) => file.path));
+    if (clash) throw new UnsafeEntryError(clash.name, clash.reason);
     const sink = await this.writer.create(target.directory, target.fileName, { overwrite: target.overwrite });
     try {
       const checksums: Record<string, string> = {};

@@ -19,9 +19,13 @@ export function isSigningArtifact(path: string): boolean {
 
 const PARENT_SEGMENT = /(?:^|\/)\.\.(?:\/|$)/;
 
+const CURRENT_SEGMENT = /(?:^|\/)\.(?:\/|$)/;
+
 /**
  * Why a name cannot be a package entry, or undefined when it is safe: it must stay
- * below its root (no absolute path, drive letter, `..` segment, backslash or NUL).
+ * below its root (no absolute path, drive letter, `..` segment, backslash or NUL) and
+ * be the one spelling of its path (no `.` or empty segment), so every reader (validate,
+ * the reactor, unpack, sign, push) sees the same files.
  */
 export function unsafePathReason(name: string): string | undefined {
   if (name.length === 0) return 'empty name';
@@ -30,6 +34,30 @@ export function unsafePathReason(name: string): string | undefined {
   if (name.startsWith('/')) return 'absolute path';
   if (/^[A-Za-z]:/.test(name)) return 'drive letter';
   if (PARENT_SEGMENT.test(name)) return '".." segment';
+  if (CURRENT_SEGMENT.test(name)) return '"." segment: another spelling of a path';
+  if (name.includes('//')) return 'empty segment: another spelling of a path';
+  return undefined;
+}
+
+/**
+ * Names that are safe one by one but not together: two spellings of one path after
+ * Unicode normalization (NFC), or a file that another entry treats as a directory.
+ * Exact duplicates are the caller's (an integrity matter: two records, two contents).
+ */
+export function entryNamesProblem(names: readonly string[]): { name: string; reason: string } | undefined {
+  const byNormal = new Map<string, string>();
+  for (const name of names) {
+    const normal = name.normalize('NFC');
+    const seen = byNormal.get(normal);
+    if (seen !== undefined && seen !== name) return { name, reason: `is another spelling of "${seen}" (the same name once Unicode-normalized)` };
+    byNormal.set(normal, name);
+  }
+  for (const name of names) {
+    for (let slash = name.indexOf('/'); slash > 0; slash = name.indexOf('/', slash + 1)) {
+      const parent = name.slice(0, slash).normalize('NFC');
+      if (byNormal.has(parent)) return { name, reason: `lies below "${byNormal.get(parent)}", which is a file` };
+    }
+  }
   return undefined;
 }
 

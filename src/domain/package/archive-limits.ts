@@ -1,0 +1,63 @@
+import { ArchiveLimitError, UsageError } from '../errors.js';
+
+/** How much an archive may expand to: a 1 MB file that inflates to 40 GiB is a bomb, not a package. */
+export interface ArchiveLimits {
+  /** Sum of the entries' sizes once inflated. */
+  maxExpandedSize: number;
+  /** Inflated size over compressed size, for each entry over RATIO_FLOOR and for the whole archive. */
+  maxRatio: number;
+  maxEntries: number;
+}
+
+const GIB = 1024 * 1024 * 1024;
+/** Generous for every real package (text compresses 3 to 20 times; a zero-filled file about 1000). */
+export const DEFAULT_ARCHIVE_LIMITS: ArchiveLimits = { maxExpandedSize: 4 * GIB, maxRatio: 1000, maxEntries: 100_000 };
+/** Small entries may compress as well as they like: they cannot add up to much. */
+export const RATIO_FLOOR = 1024 * 1024;
+
+export interface SizedEntry {
+  name: string;
+  size: number;
+  compressedSize: number;
+}
+
+/** Checks what the central directory declares; the reader then never inflates past a declared size. */
+export function checkArchiveLimits(location: string, entries: readonly SizedEntry[], archiveSize: number, limits: ArchiveLimits): void {
+  const refuse = (reason: string): never => {
+    throw new ArchiveLimitError(`${location}: ${reason}; refused as a likely archive bomb (limits: --max-expanded-size, --max-ratio, --max-entries)`);
+  };
+  if (entries.length > limits.maxEntries) refuse(`${entries.length} entries, more than the limit of ${limits.maxEntries}`);
+  let total = 0;
+  for (const entry of entries) {
+    total += entry.size;
+    if (entry.size > RATIO_FLOOR && entry.size > entry.compressedSize * limits.maxRatio) {
+      refuse(`entry ${entry.name} expands from ${entry.compressedSize} to ${entry.size} bytes, more than ${limits.maxRatio} times`);
+    }
+  }
+  if (total > limits.maxExpandedSize) refuse(`its entries expand to ${total} bytes, more than the limit of ${limits.maxExpandedSize}`);
+  if (total > RATIO_FLOOR && total > Math.max(archiveSize, 1) * limits.maxRatio) refuse(`its ${archiveSize} bytes expand to ${total}, more than ${limits.maxRatio} times`);
+}
+
+/** `PKG_MAX_EXPANDED_SIZE`, `PKG_MAX_RATIO`, `PKG_MAX_ENTRIES` over the defaults; a value that is not a positive whole number is a usage error. */
+export function archiveLimitsFrom(env: Record<string, string | undefined>): ArchiveLimits {
+  const read = (name: string, fallback: number): number => {
+    const text = env[name];
+    if (text === undefined || text === '') return fallback;
+    const value = parseSize(text);
+    if (value === undefined) throw new UsageError(`${name}=${JSON.stringify(text)} must be a positive whole number (sizes may end in K, M, G or T)`);
+    return value;
+  };
+  return {
+    maxExpandedSize: read('PKG_MAX_EXPANDED_SIZE', DEFAULT_ARCHIVE_LIMITS.maxExpandedSize),
+    maxRatio: read('PKG_MAX_RATIO', DEFAULT_ARCHIVE_LIMITS.maxRatio),
+    maxEntries: read('PKG_MAX_ENTRIES', DEFAULT_ARCHIVE_LIMITS.maxEntries),
+  };
+}
+
+/** `4096`, `512K`, `16M`, `4G`, `1T` (powers of 1024). */
+export function parseSize(text: string): number | undefined {
+  const match = /^(\d+)([KMGT]?)i?B?$/i.exec(text.trim());
+  if (!match) return undefined;
+  const value = Number(match[1]) * 1024 ** ' KMGT'.indexOf((match[2] || ' ').toUpperCase());
+  return Number.isSafeInteger(value) && value > 0 ? value : undefined;
+}

@@ -1,0 +1,122 @@
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CLI, EXAMPLE_SITE, temporaryDirectory } from '../support/paths.js';
+import { runPkg } from '../support/run-cli.js';
+import { failingServe } from '../support/serve-process.js';
+import { writeDeflatedZip, writeOverlappingZip } from '../support/crafted-zip.js';
+import { writeRawZip } from '../support/hostile-zip.js';
+
+jest.setTimeout(120_000);
+
+const work = temporaryDirectory('cap-hostile-archives-');
+const at = (name: string) => join(work.path, name);
+afterAll(() => work.remove());
+
+const metadata = JSON.stringify({ name: 'hostile', version: '1.0.0', description: 'd', guid: 'pkg://example.org/hostile', uuid: '123e4567-e89b-42d3-a456-426614174000' });
+const leftovers = () => readdirSync(work.path).filter((name) => name.includes('partial'));
+
+/** Every reader of an archive, each run as a user would; each must refuse with the error named. */
+async function everyReaderRefuses(cap: string, error: RegExp, env: NodeJS.ProcessEnv = {}): Promise<void> {
+  const commands = [
+    ['package', 'validate', cap],
+    ['package', 'info', cap],
+    ['package', 'unpack', cap, '-o', at(`out-${Math.random()}`)],
+    ['package', 'sign', cap, '--key', at('key.pem'), '-o', at(`signed-${Math.random()}.cap`)],
+    ['package', 'push', cap, '--registry', at('registry')],
+    ['package', 'diff', cap, cap],
+  ];
+  for (const args of commands) {
+    const started = Date.now();
+    const run = runPkg(args, { env });
+    expect({ args, status: run.status }).toEqual({ args, status: 1 });
+    expect(run.stderr).toMatch(error);
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+    expect(Date.now() - started).toBeLessThan(20_000);
+  }
+  const served = await failingServe([cap, '--workdir', at(`served-${Math.random()}`)], { env });
+  expect(served.code).toBe(1);
+  expect(served.stderr).toMatch(error);
+  expect(leftovers()).toEqual([]);
+}
+
+beforeAll(() => {
+  mkdirSync(at('registry'));
+  execFileSync('openssl', ['genpkey', '-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048', '-out', at('key.pem')], { stdio: 'pipe' });
+});
+
+describe('archive bombs', () => {
+  it('an entry that inflates more than 1000 times (64 MiB of zeros in 64 KB) is refused by every reader, nothing inflated', async () => {
+    const cap = at('zeros.cap');
+    writeDeflatedZip(cap, [['metadata.json', metadata], ['content/zeros.bin', { zeros: 64 * 1024 * 1024 }]]);
+    await everyReaderRefuses(cap, /ArchiveLimitError: .*content\/zeros\.bin expands from \d+ to 67108864 bytes, more than 1000 times/);
+  });
+
+  it('entries sharing one deflate stream are refused, whatever their sizes', async () => {
+    const cap = at('overlap.cap');
+    writeOverlappingZip(cap, ['metadata.json', 'content/a.bin', 'content/b.bin', 'content/c.bin'], Buffer.from(metadata));
+    await everyReaderRefuses(cap, /ArchiveLimitError: .*share bytes/);
+  });
+
+  it('the limits are options and environment variables: a lower total, ratio or entry count refuses an honest package', async () => {
+    expect(runPkg(['package', 'pack', EXAMPLE_SITE, '-o', work.path]).status).toBe(0);
+    const cap = at('example-site-1.0.0.cap');
+    expect(runPkg(['package', 'validate', cap]).status).toBe(0);
+    expect(runPkg(['package', 'validate', cap, '--max-expanded-size', '1K']).stderr).toMatch(/ArchiveLimitError: .*expand to \d+ bytes, more than the limit of 1024/);
+    expect(runPkg(['package', 'validate', cap], { env: { PKG_MAX_ENTRIES: '3' } }).stderr).toMatch(/ArchiveLimitError: .*entries, more than the limit of 3/);
+    expect(runPkg(['package', 'validate', cap], { env: { PKG_MAX_RATIO: 'lots' } })).toMatchObject({ status: 2, stderr: expect.stringMatching(/UsageError: PKG_MAX_RATIO="lots" must be a positive whole number/) });
+    const served = await failingServe([cap, '--max-expanded-size', '1K']);
+    expect(served.stderr).toMatch(/ArchiveLimitError/);
+  });
+});
+
+describe('entry names that alias another', () => {
+  it.each([
+    ['a "." segment', [['content/a.txt', 'real'], ['content/a.txt/.', 'alias']], /UnsafeEntryError: unsafe entry "content\/a\.txt\/\.": "\." segment/],
+    ['an empty segment', [['content//a.txt', 'alias']], /UnsafeEntryError: unsafe entry "content\/\/a\.txt": empty segment/],
+    ['a directory entry that holds data', [['content/a.txt', 'real'], ['content/a.txt/', 'alias']], /UnsafeEntryError: unsafe entry "content\/a\.txt\/": a directory entry/],
+    ['two Unicode spellings of one name', [['content/caf\u00e9.html', 'nfc'], ['content/cafe\u0301.html', 'nfd']], /UnsafeEntryError: .*another spelling of "content\/café\.html"/],
+    ['a file below a file', [['content/a.txt', 'file'], ['content/a.txt/b.txt', 'below']], /UnsafeEntryError: unsafe entry "content\/a\.txt\/b\.txt": lies below "content\/a\.txt", which is a file/],
+  ])('%s is refused by every reader with UnsafeEntryError', async (name, entries, error) => {
+    const cap = at(`${name.replace(/\W+/g, '-')}.cap`);
+    writeRawZip(cap, [['metadata.json', metadata], ...(entries as Array<[string, string]>)]);
+    await everyReaderRefuses(cap, error);
+  });
+
+  it('pack refuses a directory that holds two Unicode spellings of one name', () => {
+    const directory = at('nfc-nfd');
+    mkdirSync(join(directory, 'content'), { recursive: true });
+    writeFileSync(join(directory, 'metadata.json'), metadata);
+    writeFileSync(join(directory, 'content/caf\u00e9.html'), 'nfc');
+    writeFileSync(join(directory, 'content/cafe\u0301.html'), 'nfd');
+    const run = runPkg(['package', 'pack', directory, '-o', work.path]);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/UnsafeEntryError: .*another spelling/);
+    expect(existsSync(at('hostile-1.0.0.cap'))).toBe(false);
+  });
+});
+
+describe('an interrupted unpack', () => {
+  it('leaves nothing behind when stopped by SIGINT or SIGTERM mid-way', async () => {
+    const directory = at('large');
+    mkdirSync(join(directory, 'content'), { recursive: true });
+    writeFileSync(join(directory, 'metadata.json'), metadata);
+    for (let i = 0; i < 24; i++) writeFileSync(join(directory, `content/noise-${i}.bin`), randomBytes(4 * 1024 * 1024));
+    expect(runPkg(['package', 'pack', directory, '-o', at('large-out')]).status).toBe(0);
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      const destination = at(`unpacked-${signal}`);
+      const child = spawn(process.execPath, [CLI, 'package', 'unpack', at('large-out/hostile-1.0.0.cap'), '-o', destination], { stdio: 'ignore' });
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      // Wait for the draft directory to appear, then interrupt.
+      for (let i = 0; i < 500 && !readdirSync(work.path).some((name) => name.startsWith(`.unpacked-${signal}.`)); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+      child.kill(signal);
+      const code = await exited;
+      expect([signal === 'SIGINT' ? 130 : 143, 0]).toContain(code);
+      expect(leftovers()).toEqual([]);
+      if (code !== 0) expect(existsSync(destination)).toBe(false);
+    }
+  });
+});

@@ -1,0 +1,80 @@
+import { describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
+import { entryNamesProblem, unsafePathReason } from '../../../src/domain/package/package-paths.js';
+import { normalizeRequestPath } from '../../../src/domain/serving/request-path.js';
+import { DEFAULT_ARCHIVE_LIMITS, checkArchiveLimits, parseSize } from '../../../src/domain/package/archive-limits.js';
+import { ArchiveLimitError } from '../../../src/domain/errors.js';
+
+/** Segments strangers write: dots, slashes, backslashes, NULs, percent signs, non-ASCII, combining marks. */
+const segment = fc.oneof(
+  fc.constantFrom('', '.', '..', '...', 'a', 'a.txt', '%2e', '%2f', '%2E%2E', '%00', '%5c', '\\', '\0', 'é', 'e\u0301', '\uD800', 'con', ' '),
+  fc.string({ maxLength: 6 }),
+);
+const name = fc.array(segment, { minLength: 1, maxLength: 6 }).map((parts) => parts.join('/'));
+
+describe('entry names from strangers', () => {
+  it('an accepted name stays below its root and is the one spelling of its path', () => {
+    fc.assert(
+      fc.property(name, (candidate) => {
+        if (unsafePathReason(candidate) !== undefined) return;
+        const parts = candidate.replace(/\/$/, '').split('/');
+        expect(parts.every((part) => part !== '' && part !== '.' && part !== '..' && !part.includes('\\') && !part.includes('\0'))).toBe(true);
+        expect(candidate.startsWith('/')).toBe(false);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('a set of accepted names has no two that mean one file once normalized, and no file below a file', () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(name, { maxLength: 8 }), (names) => {
+        const safe = names.filter((candidate) => unsafePathReason(candidate) === undefined && !candidate.endsWith('/'));
+        if (entryNamesProblem(safe) !== undefined) return;
+        const normal = safe.map((candidate) => candidate.normalize('NFC'));
+        expect(new Set(normal).size).toBe(normal.length);
+        for (const file of normal) for (const other of normal) expect(other.startsWith(`${file}/`)).toBe(false);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
+describe('URL paths from strangers', () => {
+  it('a decoded path never steps outside its root, however it was spelled', () => {
+    fc.assert(
+      // What can arrive in a request line: no lone surrogates (they have no UTF-8 form).
+      fc.property(name.filter((raw) => !/[\uD800-\uDFFF]/.test(raw)), (raw) => {
+        const parsed = normalizeRequestPath(`/${raw}`);
+        if (!parsed.ok) return;
+        const parts = parsed.path.split('/').slice(1);
+        expect(parts.every((part) => part !== '.' && part !== '..' && !part.includes('\\') && !part.includes('\0'))).toBe(true);
+        expect(parsed.path.startsWith('/')).toBe(true);
+        // Normalizing again changes nothing: one spelling per path.
+        const again = normalizeRequestPath(parsed.path.split('/').map(encodeURIComponent).join('/'));
+        expect(again).toEqual(parsed);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+});
+
+describe('archive limits', () => {
+  it('refuses any directory declaring more than the total, whatever the split into entries', () => {
+    fc.assert(
+      fc.property(fc.array(fc.nat({ max: 2 ** 31 }), { minLength: 1, maxLength: 20 }), (sizes) => {
+        const entries = sizes.map((size, i) => ({ name: `e${i}`, size, compressedSize: Math.ceil(size / 10) }));
+        const total = sizes.reduce((sum, size) => sum + size, 0);
+        const check = () => checkArchiveLimits('x.cap', entries, total, DEFAULT_ARCHIVE_LIMITS);
+        if (total > DEFAULT_ARCHIVE_LIMITS.maxExpandedSize) expect(check).toThrow(ArchiveLimitError);
+        else expect(check).not.toThrow();
+      }),
+    );
+  });
+
+  it('reads sizes with binary suffixes', () => {
+    expect(parseSize('4G')).toBe(4 * 1024 ** 3);
+    expect(parseSize('512k')).toBe(512 * 1024);
+    expect(parseSize('16MiB')).toBe(16 * 1024 ** 2);
+    for (const bad of ['0', '-1', '1.5G', 'lots', '', '9'.repeat(30)]) expect(parseSize(bad)).toBeUndefined();
+  });
+});
