@@ -51,6 +51,17 @@ export class DirectoryPackageSource implements PackageSource {
     return createReadStream(this.file(path), { highWaterMark: 256 * 1024 });
   }
 
+  async current(path: string): Promise<{ size: number; version: string } | undefined> {
+    const entry = this.byPath.get(path);
+    if (!entry) return undefined;
+    try {
+      const info = await stat(entry.file, { bigint: true });
+      return { size: Number(info.size), version: `${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}` };
+    } catch {
+      return undefined;
+    }
+  }
+
   async close(): Promise<void> {}
 
   private file(path: string): string {

@@ -16,6 +16,11 @@ export interface PackageSource {
   stream(path: string): AsyncIterable<Uint8Array>;
   /** The archive file's own bytes, for sources that are one (its SHA-256 is the content hash). */
   archiveBytes?(): AsyncIterable<Uint8Array>;
+  /**
+   * For sources whose files may change while served (a directory being edited): the
+   * file's size now and a token that changes with its bytes; undefined once it is gone.
+   */
+  current?(path: string): Promise<{ size: number; version: string } | undefined>;
   close(): Promise<void>;
 }
 

@@ -55,6 +55,10 @@ interface FileState {
   type: string;
   sha256?: string;
   bytes?: Uint8Array;
+  /** The bytes measured when the state was made: what Content-Length says and the body holds. */
+  size: number;
+  /** The source's version token of the file, for files that may change while served. */
+  version?: string;
 }
 
 /**
@@ -94,14 +98,14 @@ export class ServedPackage {
     return this.model.metadata.name;
   }
 
-  /** The cached answer for a path, when one was computed already: the synchronous hot path. */
+  /** The cached answer for a path, when one was computed already: the synchronous hot path. A source that may change is checked on every request instead. */
   cached(path: string): StaticLookup | undefined {
-    return this.responses.get(path);
+    return this.source.current ? undefined : this.responses.get(path);
   }
 
   async lookup(path: string): Promise<StaticLookup> {
     const known = this.responses.get(path);
-    if (known) return known;
+    if (known && (known.kind !== 'hit' || !this.source.current)) return known;
     const target: RouteTarget | undefined = this.routes.lookup(path);
     let result: StaticLookup = { kind: 'miss' };
     if (target?.kind === 'dataset') result = { kind: 'dataset', dataset: target.dataset, route: target.route };
@@ -152,7 +156,16 @@ export class ServedPackage {
     if (!found) return { kind: 'miss' };
     const { file } = found;
     const reader = this.readerOf(found.layer);
-    const state = await this.load(file, reader);
+    let state = await this.load(file, reader);
+    if (reader.current) {
+      // A file edited since it was measured is measured again: size, digest and bytes always agree.
+      const now = await reader.current(file.key);
+      if (!now) return { kind: 'miss' };
+      if (now.version !== state.version) {
+        this.forget(file);
+        state = await this.load(file, reader);
+      }
+    }
     const headers = new Map<string, [string, string]>();
     const set = (name: string, value: string) => headers.set(name.toLowerCase(), [name, value]);
     set('Content-Type', contentTypeHeader(state.type));
@@ -166,7 +179,7 @@ export class ServedPackage {
       const body = new TextEncoder().encode(rewrite.body);
       return { kind: 'hit', response: this.response(headers, this.hasher.sha256(body), body, body.length, file, reader) };
     }
-    return { kind: 'hit', response: this.response(headers, state.sha256!, state.bytes, file.size, file, reader) };
+    return { kind: 'hit', response: this.response(headers, state.sha256!, state.bytes, state.size, file, reader) };
   }
 
   private readerOf(layer: Layer | undefined): FileReader {
@@ -175,7 +188,8 @@ export class ServedPackage {
       return { read: (key) => files.readContent(key), stream: (key) => files.streamContent(key) };
     }
     const owner = (layer && this.dependencies.owners.get(layer)) ?? { source: this.source, manifest: this.model.manifest, digests: this.digests };
-    return { read: (key) => owner.source.read(key), stream: (key) => owner.source.stream(key), known: owner };
+    const { source } = owner;
+    return { read: (key) => source.read(key), stream: (key) => source.stream(key), known: owner, ...(source.current ? { current: (key: string) => source.current!(key) } : {}) };
   }
 
   private response(headers: Map<string, [string, string]>, sha256: string, body: Uint8Array | undefined, size: number, file: LayerFile, reader: FileReader): StaticResponse {
@@ -186,7 +200,7 @@ export class ServedPackage {
       etag,
       size,
       ...(body ? { body } : {}),
-      stream: (start, end) => streamRange(reader.stream(file.key), start, end),
+      stream: (start, end) => exactly(streamRange(reader.stream(file.key), start, end), end - start + 1, file.key),
     };
   }
 
@@ -203,19 +217,28 @@ export class ServedPackage {
 
   private async read(file: LayerFile, reader: FileReader): Promise<FileState> {
     const known = reader.known?.manifest[file.key];
-    const state: FileState = { type: typeOf(known?.type, file.key), sha256: reader.known?.digests.get(file.key) };
-    if (file.size <= MEMORY_FILE_LIMIT && this.budget.take(file.size)) {
-      state.bytes = compactBytes(await reader.read(file.key));
+    const now = await reader.current?.(file.key);
+    const size = now?.size ?? file.size;
+    // A file that may change is hashed as read: a digest from load time may describe other bytes.
+    const state: FileState = { type: typeOf(known?.type, file.key), sha256: reader.current ? undefined : reader.known?.digests.get(file.key), size, ...(now ? { version: now.version } : {}) };
+    if (size <= MEMORY_FILE_LIMIT && this.budget.take(size)) {
+      const bytes = compactBytes(await reader.read(file.key));
+      this.budget.give(size);
+      if (this.budget.take(bytes.length)) state.bytes = bytes;
+      state.size = bytes.length;
+      state.sha256 ??= this.hasher.sha256(bytes);
     }
     // No manifest entry and an extension that says nothing: sniff the bytes, as generation would.
     if (!known && typeByExtension(file.key) === undefined && state.bytes) state.type = detectType(file.key, state.bytes.subarray(0, 512));
     if (state.sha256 === undefined) {
-      if (state.bytes) state.sha256 = this.hasher.sha256(state.bytes);
-      else {
-        const hash = this.hasher.createSha256();
-        for await (const chunk of reader.stream(file.key)) hash.update(chunk);
-        state.sha256 = hash.digest();
+      const hash = this.hasher.createSha256();
+      let measured = 0;
+      for await (const chunk of reader.stream(file.key)) {
+        hash.update(chunk);
+        measured += chunk.length;
       }
+      state.sha256 = hash.digest();
+      state.size = measured;
     }
     return state;
   }
@@ -224,6 +247,8 @@ export class ServedPackage {
 interface FileReader {
   read(key: string): Promise<Uint8Array>;
   stream(key: string): AsyncIterable<Uint8Array>;
+  /** Present for files that may change while served. */
+  current?(key: string): Promise<{ size: number; version: string } | undefined>;
   /** Package files have manifest types and verified digests; overlay files have neither. */
   known?: { manifest: Manifest; digests: ReadonlyMap<string, string> };
 }
@@ -236,6 +261,22 @@ async function* streamRange(stream: AsyncIterable<Uint8Array>, start: number, en
     position = chunkEnd;
     if (position > end) return;
   }
+}
+
+/**
+ * Exactly `length` bytes, the Content-Length already sent: extra bytes (a file grown since
+ * it was measured) are not sent, and a file that shrank fails the response, which closes
+ * the connection, rather than leave the client waiting or the next response misframed.
+ */
+async function* exactly(stream: AsyncIterable<Uint8Array>, length: number, key: string): AsyncIterable<Uint8Array> {
+  let left = length;
+  for await (const chunk of stream) {
+    if (left <= 0) return;
+    const part = chunk.length > left ? chunk.subarray(0, left) : chunk;
+    left -= part.length;
+    yield part;
+  }
+  if (left > 0) throw new Error(`${key} shrank while it was being sent (${left} of ${length} bytes missing)`);
 }
 
 /**

@@ -1,0 +1,65 @@
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { cpSync, writeFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { EXAMPLE_SITE, temporaryDirectory } from '../support/paths.js';
+import { startServe, type ServeProcess } from '../support/serve-process.js';
+
+jest.setTimeout(60_000);
+
+const work = temporaryDirectory('cap-edited-');
+const site = join(work.path, 'site');
+let running: ServeProcess;
+// One socket for every request: a body longer or shorter than its header would spill into, or stall, the next answer.
+const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+
+beforeAll(async () => {
+  cpSync(EXAMPLE_SITE, site, { recursive: true });
+  writeFileSync(join(site, 'content/notes.txt'), 'version one');
+  writeFileSync(join(site, 'content/big.txt'), 'a'.repeat(3 * 1024 * 1024));
+  running = await startServe([site]);
+});
+afterAll(async () => {
+  agent.destroy();
+  await running.stop();
+  work.remove();
+});
+
+function get(path: string): Promise<{ status: number; length: number; etag: string; body: string; socket: unknown }> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${running.url}${path}`, { agent }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode!, length: Number(response.headers['content-length']), etag: String(response.headers.etag), body: Buffer.concat(chunks).toString(), socket: req.socket }));
+      response.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+const sha = (text: string) => `"${createHash('sha256').update(text).digest('hex')}"`;
+
+describe('a directory source edited while it is served', () => {
+  it.each([
+    ['a small file held in memory', '/notes.txt', 'version one', ['version two, which is longer than the first', 'v3']],
+    ['a large file that is streamed', '/big.txt', 'a'.repeat(3 * 1024 * 1024), ['b'.repeat(3 * 1024 * 1024 + 1234), 'c'.repeat(2 * 1024 * 1024)]],
+  ])('%s: every answer carries the bytes it measured, with the length and ETag of those bytes, on one keep-alive connection', async (_name, path, first, edits) => {
+    const file = join(site, 'content', path.slice(1));
+    const before = await get(path);
+    expect(before).toMatchObject({ status: 200, length: first.length, etag: sha(first) });
+    expect(before.body).toBe(first);
+    for (const edit of edits) {
+      writeFileSync(file, edit);
+      const after = await get(path);
+      expect(after.socket).toBe(before.socket);
+      expect({ status: after.status, length: after.length, bodyLength: after.body.length, etag: after.etag }).toEqual({ status: 200, length: edit.length, bodyLength: edit.length, etag: sha(edit) });
+      // The next answer on the same connection is framed right.
+      const next = await get('/about');
+      expect(next.socket).toBe(before.socket);
+      expect(next.status).toBe(200);
+      expect(next.body).toMatch(/<html/i);
+    }
+  });
+});
