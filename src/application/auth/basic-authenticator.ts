@@ -1,4 +1,5 @@
 import { rolesOf, type Identity } from '../../domain/auth/access.js';
+import { costliestHash } from '../../domain/auth/hash-cost.js';
 import type { AuthCrypto } from '../ports/auth-crypto.js';
 import type { PasswordHashes } from '../ports/password-hashes.js';
 import type { PasswordTable } from './password-table.js';
@@ -8,12 +9,6 @@ const REMEMBER_MS = 60_000;
 const REMEMBERED_MAX = 10_000;
 /** Longer `Authorization` values are refused unread. */
 const HEADER_MAX = 4096;
-/**
- * A bcrypt hash of a random password: an unknown user is checked against it, so the
- * answer takes as long as for a known user with a wrong password and does not tell
- * which user names exist.
- */
-const DECOY_HASH = '$2y$10$v3gTglhy.NegH/4SU4sjPORzpFnln77TZ3cqGOX8IEPPZ/bxLvQju';
 
 /**
  * HTTP Basic credentials against a password file. A verified header is remembered
@@ -23,6 +18,12 @@ const DECOY_HASH = '$2y$10$v3gTglhy.NegH/4SU4sjPORzpFnln77TZ3cqGOX8IEPPZ/bxLvQju
 export class BasicAuthenticator {
   private readonly remembered = new Map<string, { identity: Identity; until: number }>();
   private readonly pending = new Map<string, Promise<Identity | undefined>>();
+  /**
+   * A hash of a random password as costly to check as the costliest in the file: an
+   * unknown user is checked against it, so the answer takes as long as for a known user
+   * with a wrong password and does not tell which names exist. Remade when the file changes.
+   */
+  private decoy: { of: string; hash: Promise<string> } | undefined;
 
   constructor(
     private readonly table: PasswordTable,
@@ -56,14 +57,24 @@ export class BasicAuthenticator {
     const credentials = parseBasic(header);
     if (!credentials) return undefined;
     const hash = this.table.users().get(credentials.user);
-    const valid = await this.hashes.verify(credentials.password, hash ?? DECOY_HASH);
+    const valid = await this.hashes.verify(credentials.password, hash ?? (await this.decoyHash()));
     if (!valid || hash === undefined) return undefined;
     const identity: Identity = { name: credentials.user, roles: rolesOf([credentials.user], this.roles), via: 'basic' };
     if (this.remembered.size >= REMEMBERED_MAX) this.remembered.delete(this.remembered.keys().next().value!);
     this.remembered.set(key, { identity, until: this.now() + REMEMBER_MS });
     return identity;
   }
+
+  /** The hash an unknown user is checked against. */
+  decoyHash(): Promise<string> {
+    const costliest = costliestHash(this.table.users().values()) ?? FALLBACK_COST;
+    if (this.decoy?.of !== costliest) this.decoy = { of: costliest, hash: this.hashes.decoyLike(costliest) };
+    return this.decoy.hash;
+  }
 }
+
+/** An empty password file still costs a bcrypt check per attempt. */
+const FALLBACK_COST = '$2y$10$';
 
 /** `Basic base64(user:password)`; undefined for anything else (no colon, bad base64, another scheme). */
 export function parseBasic(header: string): { user: string; password: string } | undefined {

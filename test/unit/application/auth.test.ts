@@ -15,9 +15,14 @@ const header = (user: string, password: string) => `Basic ${Buffer.from(`${user}
 /** "Hashes" that are the password reversed, counted. */
 class ReversedHashes implements PasswordHashes {
   calls = 0;
+  checked: string[] = [];
   async verify(password: string, hash: string): Promise<boolean> {
     this.calls++;
+    this.checked.push(hash);
     return [...password].reverse().join('') === hash;
+  }
+  async decoyLike(like: string): Promise<string> {
+    return `decoy-like:${like}`;
   }
 }
 
@@ -63,11 +68,13 @@ describe('BasicAuthenticator', () => {
     expect(hashes.calls).toBe(2);
   });
 
-  it('checks an unknown user against a decoy, so it costs what a wrong password costs', async () => {
+  it('checks an unknown user against a decoy as costly as the costliest hash in the file', async () => {
     const hashes = new ReversedHashes();
-    const basic = new BasicAuthenticator(fixedPasswordTable('ann:wp\n'), hashes, crypto, 'key', {});
+    const costly = '$2y$12$' + 'a'.repeat(53);
+    const basic = new BasicAuthenticator(fixedPasswordTable(`ann:$2y$04$${'b'.repeat(53)}\nbob:${costly}\ncy:$6$rounds=5000$salt$x\n`), hashes, crypto, 'key', {});
     expect(await basic.authenticate(header('nobody', 'pw'))).toBeUndefined();
     expect(hashes.calls).toBe(1);
+    expect(hashes.checked).toEqual([`decoy-like:${costly}`]);
     expect(await basic.authenticate(`Basic ${'A'.repeat(5000)}`)).toBeUndefined();
     expect(hashes.calls).toBe(1);
   });
