@@ -61,6 +61,7 @@ import { DiffPackages } from '../application/use-cases/diff-packages.js';
 import { InitPackage } from '../application/use-cases/init-package.js';
 import { FsPackageTemplates } from '../adapters/fs/fs-package-templates.js';
 import { FsWorkdirs } from '../adapters/fs/fs-workdirs.js';
+import { FsSessionRevocationStore } from '../adapters/fs/fs-session-revocations.js';
 import { templatesDirectory } from './toolkit-root.js';
 import type { LocalFiles } from '../application/ports/local-files.js';
 import type { AuthCrypto } from '../application/ports/auth-crypto.js';
@@ -150,6 +151,7 @@ export function createContainer(overrides: PortOverrides = {}, options: { memory
             crypto: get(TOKENS.AuthCrypto),
             passwords: get(TOKENS.PasswordHashes),
             provider: get(TOKENS.OAuth2Provider),
+            revocations: new FsSessionRevocationStore(),
           },
         },
         new FsWorkdirs(),

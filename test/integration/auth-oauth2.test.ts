@@ -110,7 +110,7 @@ describe('the login', () => {
   });
 
   it('exchanges the code with the PKCE verifier, sets a signed pkg_session cookie and returns to the page', async () => {
-    provider.server.service.once('beforeUserinfo', (userinfo: { body: Record<string, unknown> }) => (userinfo.body = { sub: 'jo-subject', email: 'jo@example.org' }));
+    provider.server.service.once('beforeUserinfo', (userinfo: { body: Record<string, unknown> }) => (userinfo.body = { sub: 'jo-subject', email: 'jo@example.org', email_verified: true }));
     const { callback, stateCookie } = await startLogin();
     const done = await request(fixture.http).get(callback).set('Cookie', `pkg_oauth_state=${stateCookie}`).expect(302);
     expect(done.headers.location).toBe('/admin.html');
@@ -131,10 +131,53 @@ describe('the login', () => {
     expect((await request(fixture.http).get('/admin.html').set('Cookie', `pkg_session=${plain}`).expect(403)).body.error.code).toBe('FORBIDDEN');
   });
 
+  it('gives the roles of an email only when the provider says it is verified', async () => {
+    for (const verified of [false, 'false', undefined]) {
+      provider.server.service.once('beforeUserinfo', (userinfo: { body: Record<string, unknown> }) => (userinfo.body = { sub: 'mallory', email: 'jo@example.org', ...(verified === undefined ? {} : { email_verified: verified }) }));
+      const session = await signIn();
+      expect((await request(fixture.http).get('/admin.html').set('Cookie', `pkg_session=${session}`).expect(403)).body.error.message).toMatch(/^mallory lacks/);
+    }
+    provider.server.service.once('beforeUserinfo', (userinfo: { body: Record<string, unknown> }) => (userinfo.body = { sub: 'jo-subject', email: 'jo@example.org', email_verified: 'true' }));
+    await request(fixture.http).get('/admin.html').set('Cookie', `pkg_session=${await signIn()}`).expect(200);
+  });
+
   it('logs out: the session cookie is cleared', async () => {
     const out = await request(fixture.http).get('/auth/logout').expect(302);
     expect(out.headers.location).toBe('/');
     expect(setCookies(out).get('pkg_session')).toEqual({ value: '', attributes: 'Max-Age=0; Path=/; HttpOnly; SameSite=Lax' });
+  });
+
+  it('logs out for good: the same cookie, replayed, is refused, also by the next reactor on the workdir', async () => {
+    provider.server.service.once('beforeUserinfo', (userinfo: { body: Record<string, unknown> }) => (userinfo.body = { sub: 'jo-subject', email: 'jo@example.org', email_verified: true }));
+    const session = `pkg_session=${await signIn()}`;
+    const other = `pkg_session=${await signIn()}`;
+    await request(fixture.http).get('/admin.html').set('Cookie', session).expect(200);
+    await request(fixture.http).post('/auth/logout').set('Cookie', session).set('Origin', BASE).expect(204);
+    await request(fixture.http).get('/admin.html').set('Cookie', session).expect(401);
+    await request(fixture.http).get('/').set('Cookie', other).expect(200);
+    expect(statSync(join(directory, 'revoked-sessions.json')).mode & 0o777).toBe(0o600);
+    const deploy = writeDeploy('deploy-restart.json', { baseUrl: BASE, authentication: { sessionSecret: SECRET, roles: { 'jo@example.org': ['admin'] } } });
+    const restarted = await startReactor(new MemoryOpener().add('site', sitePackage(endpoints(provider.url))), [{ source: 'site' }], { deploy, workdir: directory });
+    try {
+      await request(restarted.http).get('/admin.html').set('Cookie', session).expect(401);
+      await request(restarted.http).get('/').set('Cookie', other).expect(200);
+    } finally {
+      await restarted.stop();
+    }
+  });
+
+  it('a session is accepted only by the mount and provider that issued it', async () => {
+    const deploy = writeDeploy('deploy-two-mounts.json', { baseUrl: BASE, authentication: { sessionSecret: SECRET } });
+    const opener = new MemoryOpener().add('site', sitePackage(endpoints(provider.url))).add('other', sitePackage({ ...endpoints(provider.url), clientId: 'other-client' }));
+    const two = await startReactor(opener, [{ source: 'site' }, { prefix: '/other/', source: 'other' }], { deploy, workdir: join(directory, 'two') });
+    try {
+      const root = await signIn(two.http);
+      await request(two.http).get('/').set('Cookie', `pkg_session=${root}`).expect(200);
+      await request(two.http).get('/other/').set('Cookie', `pkg_session=${root}`).expect(401);
+      await request(two.http).get('/other/api/v1/data/items').set('Cookie', `pkg_session=${root}`).expect(401);
+    } finally {
+      await two.stop();
+    }
   });
 });
 
@@ -209,20 +252,22 @@ describe('a provider that fails during the exchange', () => {
 });
 
 describe('the session cookie', () => {
-  const sessions = (now: () => number) => new Sessions(SECRET, new NodeAuthCrypto(), {}, now);
+  const audience = () => JSON.stringify(['/', `${provider.url}/authorize`, 'reactor-client']);
+  const sessions = (now: () => number, secret = SECRET) => new Sessions(secret, new NodeAuthCrypto(), {}, { has: () => false, revoke: async () => undefined }, now);
 
   it('is refused when tampered, truncated, expired or signed with another secret', async () => {
     const good = await signIn();
     await request(fixture.http).get('/').set('Cookie', `pkg_session=${good}`).expect(200);
     const [payload, signature] = [good.slice(0, good.lastIndexOf('.')), good.slice(good.lastIndexOf('.') + 1)];
     const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), r: ['admin'] })).toString('base64url');
-    for (const bad of [`${forged}.${signature}`, good.slice(0, -4), payload, 'garbage', sessions(() => Date.now() - 9 * 3600 * 1000).issue({ name: 'jo', names: ['jo'], roles: [] })]) {
+    for (const bad of [`${forged}.${signature}`, good.slice(0, -4), payload, 'garbage', sessions(() => Date.now() - 9 * 3600 * 1000).issue({ name: 'jo', names: ['jo'], roles: [] }, audience())]) {
       await request(fixture.http).get('/').set('Cookie', `pkg_session=${bad}`).expect(401);
     }
-    const other = new Sessions('another-secret-0123456789abcdef', new NodeAuthCrypto(), {}).issue({ name: 'jo', names: ['jo'], roles: [] });
+    const other = sessions(Date.now, 'another-secret-0123456789abcdef').issue({ name: 'jo', names: ['jo'], roles: [] }, audience());
     await request(fixture.http).get('/').set('Cookie', `pkg_session=${other}`).expect(401);
     // A cookie this reactor signed for a live session passes: the check is the signature, not a server-side list.
-    await request(fixture.http).get('/').set('Cookie', `pkg_session=${sessions(Date.now).issue({ name: 'jo', names: ['jo'], roles: [] })}`).expect(200);
+    await request(fixture.http).get('/').set('Cookie', `pkg_session=${sessions(Date.now).issue({ name: 'jo', names: ['jo'], roles: [] }, audience())}`).expect(200);
+    await request(fixture.http).get('/').set('Cookie', `pkg_session=${sessions(Date.now).issue({ name: 'jo', names: ['jo'], roles: [] }, JSON.stringify(['/', 'https://elsewhere/authorize', 'reactor-client']))}`).expect(401);
   });
 
   it('cannot write from another site: writes need Origin or Sec-Fetch-Site of this site', async () => {

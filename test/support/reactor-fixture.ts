@@ -23,6 +23,7 @@ import { FsFileWriter } from '../../src/adapters/fs/fs-file-writer.js';
 import { FsLocalFiles } from '../../src/adapters/fs/fs-local-files.js';
 import { NodeAuthCrypto } from '../../src/adapters/crypto/node-auth-crypto.js';
 import { HtpasswdPasswordHashes } from '../../src/adapters/crypto/htpasswd-password-hashes.js';
+import { FsSessionRevocationStore } from '../../src/adapters/fs/fs-session-revocations.js';
 import { FetchOAuth2Provider } from '../../src/adapters/oauth2/fetch-oauth2-provider.js';
 import type { AuthDependencies } from '../../src/application/auth/reactor-auth.js';
 
@@ -52,7 +53,7 @@ export async function startReactor(
     readers: { schemas: new AjvSchemaValidator(), sqlite: new SqlJsTableReader() },
     saver: new SavePackage(new PackPackage(opener, new PackPipeline(new ZipArchiveWriter(), hasher))),
     signatures,
-    auth: { files: new FsLocalFiles(), writer: new FsFileWriter(), crypto: new NodeAuthCrypto(), passwords: new HtpasswdPasswordHashes(), provider: new FetchOAuth2Provider(), ...auth },
+    auth: { files: new FsLocalFiles(), writer: new FsFileWriter(), crypto: new NodeAuthCrypto(), passwords: new HtpasswdPasswordHashes(), provider: new FetchOAuth2Provider(), revocations: new FsSessionRevocationStore(), ...auth },
   });
   const lines: string[] = [];
   const server = new ReactorServer(reactor, { log: (text) => void lines.push(...text.trim().split('\n')) });

@@ -110,11 +110,17 @@ function parseCookie(payload: string): PendingLogin | undefined {
   }
 }
 
-/** Email names the identity, else the subject; a userinfo with neither identifies no one. */
+/**
+ * A verified email names the identity, else the subject; a userinfo with neither
+ * identifies no one. Roles given to an email in deploy.json reach the user only when the
+ * provider says the email is verified (`email_verified` true): anyone can type someone
+ * else's address into an account at a provider that does not check it.
+ */
 function claimsOf(userinfo: Record<string, unknown>): SessionClaims {
-  const email = nonEmpty(userinfo.email);
+  const verified = userinfo.email_verified === true || userinfo.email_verified === 'true';
+  const email = verified ? nonEmpty(userinfo.email) : undefined;
   const subject = nonEmpty(userinfo.sub);
-  if (email === undefined && subject === undefined) throw new OAuth2ProviderError('the userinfo endpoint answered without an email or a subject');
+  if (email === undefined && subject === undefined) throw new OAuth2ProviderError(nonEmpty(userinfo.email) ? 'the userinfo endpoint answered with an unverified email and no subject' : 'the userinfo endpoint answered without an email or a subject');
   const roles = Array.isArray(userinfo.roles) ? userinfo.roles.filter((role): role is string => typeof role === 'string') : [];
   return { name: (email ?? subject)!, names: [email, subject].filter((name): name is string => name !== undefined), roles };
 }

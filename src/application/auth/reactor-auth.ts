@@ -16,6 +16,7 @@ import { BasicAuthenticator } from './basic-authenticator.js';
 import { OAuth2Login } from './oauth2-login.js';
 import { FilePasswordTable, fixedPasswordTable } from './password-table.js';
 import { Sessions } from './sessions.js';
+import type { SessionRevocationStore, SessionRevocations } from '../ports/session-revocations.js';
 
 export interface AuthDependencies {
   files: LocalFiles;
@@ -23,6 +24,7 @@ export interface AuthDependencies {
   crypto: AuthCrypto;
   passwords: PasswordHashes;
   provider: OAuth2Provider;
+  revocations: SessionRevocationStore;
 }
 
 export const SESSION_SECRET_FILE = 'session-secret';
@@ -33,7 +35,7 @@ export interface MountAuth {
   /** Whether every request to the mount needs an identity (unless a route says otherwise). */
   enabled: boolean;
   basic?: { realm: string; authenticator: BasicAuthenticator };
-  oauth2?: { login: OAuth2Login; loginPath: string; callbackPath: string; logoutPath: string };
+  oauth2?: { login: OAuth2Login; loginPath: string; callbackPath: string; logoutPath: string; audience: string };
   /** Route access rules by dataset id, for the data API paths below a dataset route. */
   datasetRules: ReadonlyMap<string, AccessControl>;
 }
@@ -54,6 +56,7 @@ export class ReactorAuth {
     private readonly deployFile: string | undefined,
     private readonly workdir: string | undefined,
     private readonly dependencies: AuthDependencies,
+    private readonly revocations: SessionRevocations,
   ) {
     this.credentialKey = dependencies.crypto.random(32);
   }
@@ -65,7 +68,7 @@ export class ReactorAuth {
       if (bytes === undefined) throw new UsageError(`deploy file ${deployFile} does not exist`);
       deploy = normalizeDeploy(parseDocument(Buffer.from(bytes).toString('utf8'), deployFile), deployFile);
     }
-    return new ReactorAuth(deploy, deployFile, workdir, dependencies);
+    return new ReactorAuth(deploy, deployFile, workdir, dependencies, await dependencies.revocations.open(workdir));
   }
 
   /** Whether cookies must carry `Secure`: the reactor is reached over https. */
@@ -94,9 +97,11 @@ export class ReactorAuth {
       const base = prefix.slice(0, -1);
       const callbackPath = base + (oauth.redirectPath ?? DEFAULT_REDIRECT_PATH);
       const secret = await this.sessionSecret();
-      this.sessionCodec ??= new Sessions(secret, this.dependencies.crypto, this.deploy.roles);
+      this.sessionCodec ??= new Sessions(secret, this.dependencies.crypto, this.deploy.roles, this.revocations);
       const login = new OAuth2Login({ config: oauth, clientSecret: this.deploy.clientSecret, callbackPath, ...(this.deploy.baseUrl ? { baseUrl: this.deploy.baseUrl } : {}) }, secret, this.dependencies.crypto, this.dependencies.provider);
-      auth.oauth2 = { login, loginPath: `${base}/auth/login`, logoutPath: `${base}/auth/logout`, callbackPath };
+      // A session belongs to the mount and the provider that issued it: no other mount accepts it.
+      const audience = JSON.stringify([prefix, oauth.authorizationUrl, oauth.clientId]);
+      auth.oauth2 = { login, loginPath: `${base}/auth/login`, logoutPath: `${base}/auth/logout`, callbackPath, audience };
     }
     return auth;
   }

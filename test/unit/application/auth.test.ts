@@ -104,17 +104,33 @@ describe('Sessions', () => {
   it('carries the claims, looks deploy roles up on every read, and expires', () => {
     let now = 1000;
     const roles: Record<string, string[]> = { 'jo@example.org': ['admin'] };
-    const sessions = new Sessions('secret-0123456789abcdef', crypto, roles, () => now);
-    const cookie = sessions.issue({ name: 'jo@example.org', names: ['jo@example.org', 'sub-1'], roles: ['viewer'] });
-    expect(sessions.read(cookie)).toEqual({ name: 'jo@example.org', roles: ['viewer', 'admin'], via: 'session' });
+    const revoked = new Map<string, number>();
+    const sessions = new Sessions('secret-0123456789abcdef', crypto, roles, { has: (id) => revoked.has(id), revoke: async (id, until) => void revoked.set(id, until) }, () => now);
+    const mine = new Set(['mount-a']);
+    const cookie = sessions.issue({ name: 'jo@example.org', names: ['jo@example.org', 'sub-1'], roles: ['viewer'] }, 'mount-a');
+    expect(sessions.read(cookie, mine)).toEqual({ name: 'jo@example.org', roles: ['viewer', 'admin'], via: 'session' });
+    expect(sessions.read(cookie, new Set(['mount-b']))).toBeUndefined();
     now += 8 * 3600 * 1000;
-    expect(sessions.read(cookie)).toBeUndefined();
+    expect(sessions.read(cookie, mine)).toBeUndefined();
+  });
+
+  it('never reads a revoked session again, and revokes it until it would have expired', async () => {
+    const revoked = new Map<string, number>();
+    const sessions = new Sessions('secret-0123456789abcdef', crypto, {}, { has: (id) => revoked.has(id), revoke: async (id, until) => void revoked.set(id, until) }, () => 1000);
+    const cookie = sessions.issue({ name: 'jo', names: ['jo'], roles: [] }, 'a');
+    const other = sessions.issue({ name: 'jo', names: ['jo'], roles: [] }, 'a');
+    await sessions.revoke(cookie);
+    expect(sessions.read(cookie, new Set(['a']))).toBeUndefined();
+    expect(sessions.read(other, new Set(['a']))).toBeDefined();
+    expect([...revoked.values()]).toEqual([1000 + 8 * 3600 * 1000]);
+    await sessions.revoke('garbage');
+    expect(revoked.size).toBe(1);
   });
 });
 
 class ScriptedProvider implements OAuth2Provider {
   requests: TokenRequest[] = [];
-  userinfoBody: Record<string, unknown> = { sub: 'sub-1', email: 'jo@example.org', roles: ['editor', 3] };
+  userinfoBody: Record<string, unknown> = { sub: 'sub-1', email: 'jo@example.org', email_verified: true, roles: ['editor', 3] };
   async exchangeCode(request: TokenRequest) {
     this.requests.push(request);
     return { accessToken: 'token' };

@@ -23,8 +23,18 @@ export class AuthEndpoints {
     const query = new URLSearchParams((request.url ?? '').split('?')[1] ?? '');
     if (path === oauth2.logoutPath) {
       if (method !== 'GET' && method !== 'POST') return this.refuse(response, methodNotAllowed('GET, POST'));
-      this.redirect(response, method === 'GET' ? prefix : undefined, [this.cookie(SESSION_COOKIE, '', 0)]);
-      return true;
+      const session = request.headers.cookie === undefined ? undefined : parseCookie(request.headers.cookie)[SESSION_COOKIE];
+      // Revoked server-side before the answer: the same cookie, replayed, signs no one in again.
+      return (session === undefined ? Promise.resolve() : this.auth.sessions!.revoke(session)).then(
+        () => {
+          this.redirect(response, method === 'GET' ? prefix : undefined, [this.cookie(SESSION_COOKIE, '', 0)]);
+          return true as const;
+        },
+        (error: unknown) => {
+          sendProblem(response, error);
+          return true as const;
+        },
+      );
     }
     if (method !== 'GET') return this.refuse(response, methodNotAllowed('GET'));
     if (path === oauth2.loginPath) {
@@ -38,7 +48,7 @@ export class AuthEndpoints {
     const clearState = this.cookie(STATE_COOKIE, '', 0);
     return oauth2.login.complete(callback, cookies[STATE_COOKIE]).then(
       ({ claims, returnTo }) => {
-        this.redirect(response, returnTo, [clearState, this.cookie(SESSION_COOKIE, this.auth.sessions!.issue(claims), SESSION_MAX_AGE_S)]);
+        this.redirect(response, returnTo, [clearState, this.cookie(SESSION_COOKIE, this.auth.sessions!.issue(claims, oauth2.audience), SESSION_MAX_AGE_S)]);
         return true as const;
       },
       (error: unknown) => {

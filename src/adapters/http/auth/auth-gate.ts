@@ -20,12 +20,12 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 interface Checks {
   auths: readonly MountAuth[];
   basics: readonly BasicAuthenticator[];
-  /** Whether a session cookie counts: only where OAuth2, the way to get one, is on. */
-  sessions: boolean;
+  /** The sessions that count: those issued by these mounts' OAuth2 logins, the only way to get one. */
+  audiences: ReadonlySet<string>;
 }
 
 function checksOf(auths: readonly MountAuth[]): Checks {
-  return { auths, basics: auths.flatMap((auth) => (auth.basic ? [auth.basic.authenticator] : [])), sessions: auths.some((auth) => auth.oauth2) };
+  return { auths, basics: auths.flatMap((auth) => (auth.basic ? [auth.basic.authenticator] : [])), audiences: new Set(auths.flatMap((auth) => (auth.oauth2 ? [auth.oauth2.audience] : []))) };
 }
 
 /**
@@ -108,13 +108,13 @@ export class AuthGate {
   }
 
   /** Basic credentials when the request sends them (a wrong one is not rescued by a cookie), else the session. */
-  private identify(request: IncomingMessage, { basics, sessions: sessionsCount }: Checks): Identity | undefined | Promise<Identity | undefined> {
+  private identify(request: IncomingMessage, { basics, audiences }: Checks): Identity | undefined | Promise<Identity | undefined> {
     const header = request.headers.authorization;
     if (header !== undefined && basics.length > 0) return basics.length === 1 ? basics[0]!.authenticate(header) : firstIdentity(basics.map((basic) => () => basic.authenticate(header)));
     const sessions = this.reactor.auth.sessions;
-    if (!sessions || !sessionsCount || request.headers.cookie === undefined) return undefined;
+    if (!sessions || audiences.size === 0 || request.headers.cookie === undefined) return undefined;
     const value = parseCookie(request.headers.cookie)[SESSION_COOKIE];
-    return value === undefined ? undefined : sessions.read(value);
+    return value === undefined ? undefined : sessions.read(value, audiences);
   }
 
   private sameOrigin(request: IncomingMessage): boolean {
