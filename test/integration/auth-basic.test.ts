@@ -143,6 +143,10 @@ describe('route access control', () => {
     await request(fixture.http).post('/api/v1/data/items').set('Authorization', basic('dave', 'dave-pw')).send({ id: 'z' }).expect(403);
     await request(fixture.http).get('/api/v1/data/items/a').set('Authorization', basic('bob', 'bob-pw')).expect(200);
     await request(fixture.http).post('/api/v1/data/items').set('Authorization', basic('bob', 'bob-pw')).send({ id: 'c' }).expect(201);
+    // Browsers send cached basic credentials on their own: a page of another site still cannot write with them.
+    const crossSite = await request(fixture.http).post('/api/v1/data/items').set('Authorization', basic('bob', 'bob-pw')).set('Origin', 'https://evil.example').set('Content-Type', 'text/plain').send('{"id": "evil"}').expect(403);
+    expect(crossSite.body.error.code).toBe('CROSS_SITE_WRITE');
+    await request(fixture.http).post('/api/v1/data/items').set('Authorization', basic('bob', 'bob-pw')).set('Sec-Fetch-Site', 'cross-site').send({ id: 'evil2' }).expect(403);
     await request(fixture.http).delete('/api/v1/data/items/c').set('Authorization', basic('bob', 'bob-pw')).expect(204);
   });
 

@@ -87,7 +87,7 @@ function withoutEagerHelp(cli: Argv): Argv {
 }
 
 /** Options and positionals that take several values; yargs makes any other repeated option an array too. */
-const REPEATABLE = new Set(['_', '$0', 'mount', 'sources', 'trust']);
+const REPEATABLE = new Set(['_', '$0', 'mount', 'sources', 'trust', 'cors']);
 
 /** A single-valued option given twice would reach its handler as an array: refuse it. */
 function refuseRepeatedOptions(argv: Record<string, unknown>): void {

@@ -4,6 +4,7 @@ import { UsageError } from '../../domain/errors.js';
 import { parseDocument } from '../../domain/package/documents.js';
 import { normalizeMountConfig, parseMountOption } from '../../domain/serving/mount-config.js';
 import { isPackageUrl } from '../../domain/dependencies/package-url.js';
+import { normalizeOrigin } from '../../domain/auth/same-origin.js';
 import type { ReactorHost } from '../../application/ports/reactor-host.js';
 import { DEFAULT_BODY_LIMIT, type MountRequest } from '../../application/serving/reactor.js';
 import type { CliOutput } from './cli-output.js';
@@ -29,7 +30,7 @@ export function reactorCommands(yargs: Argv, host: ReactorHost, output: CliOutpu
           .option('workdir', { type: 'string', describe: 'directory for overlays and saved packages (default: a fresh temporary directory, removed at exit)' })
           .option('cache-control', { type: 'string', default: DEFAULT_CACHE_CONTROL, describe: 'Cache-Control of static resources' })
           .option('mount', { type: 'string', array: true, default: [], describe: 'PATH=SOURCE, repeatable' })
-          .option('config', { type: 'string', describe: 'mounts file: {"mounts": [{"path", "source", "store"?, "writable"?}]}' })
+          .option('config', { type: 'string', describe: 'mounts file: {"mounts": [{"path", "source", "store"?, "writable"?, "cors"?}]}' })
           .option('store', { type: 'string', default: process.env.PKG_STORE, defaultDescription: '$PKG_STORE', describe: 'package store directory' })
           .option('registry', { type: 'string', default: process.env.PKG_REGISTRY, defaultDescription: '$PKG_REGISTRY', describe: 'registry directory or URL' })
           .option('constraint', { type: 'string', describe: 'semver range for pkg:// sources' })
@@ -39,6 +40,7 @@ export function reactorCommands(yargs: Argv, host: ReactorHost, output: CliOutpu
           .option('key', { type: 'string', describe: 'OpenPGP secret key for encrypted packages (OpenPGP envelopes)' })
           .options(PASSPHRASE_OPTIONS)
           .options(TRUST_OPTION)
+          .option('cors', { type: 'string', array: true, default: [], describe: 'origin (like https://app.example) whose pages may write to the reactor, with CORS answers; repeatable. Writes from other sites are refused (403)' })
           .option('read-only', { type: 'boolean', default: false, describe: 'refuse every write (403), save included, whatever the packages say; a mount of the --config file can also say "writable": false' }),
       async (argv) => {
         if (!Number.isInteger(argv.port) || argv.port < 0 || argv.port > 65535) throw new UsageError(`--port must be a whole number from 0 to 65535 (got ${argv.port})`);
@@ -64,6 +66,7 @@ export function reactorCommands(yargs: Argv, host: ReactorHost, output: CliOutpu
           ...(argv.constraint ? { constraint: argv.constraint } : {}),
           trust: await readTrustFiles(argv.trust),
           ...(argv['read-only'] ? { readOnly: true } : {}),
+          cors: (argv.cors as string[]).map((origin) => normalizeOrigin(origin) ?? usage(`--cors takes an origin like https://app.example (scheme, host and port only), not ${JSON.stringify(origin)}`)),
         };
         // Listening for signals before the banner: a client may act on the banner at once.
         const signalled = untilSignal();
@@ -92,6 +95,7 @@ async function readMountsFile(file: string): Promise<MountRequest[]> {
     source: isAbsolute(mount.source) || isPackageUrl(mount.source) ? mount.source : resolve(base, mount.source),
     ...(mount.store ? { store: resolve(base, mount.store) } : {}),
     ...(mount.writable === false ? { writable: false } : {}),
+    ...(mount.cors ? { cors: mount.cors } : {}),
   }));
 }
 
@@ -105,4 +109,8 @@ function untilSignal(): Promise<NodeJS.Signals> {
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });
+}
+
+function usage(message: string): never {
+  throw new UsageError(message);
 }

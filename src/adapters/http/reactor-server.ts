@@ -10,6 +10,7 @@ import { LineSink } from './line-sink.js';
 import { pathOf, resolveRequest, type Resolution } from './request-resolution.js';
 import { writeStatic } from './static-responder.js';
 import { AuthGate, REACTOR_PATHS } from './auth/auth-gate.js';
+import { CrossSiteGuard } from './cross-site-guard.js';
 
 /**
  * The reactor's HTTP front door. Static GET/HEAD hits and data reads are answered here,
@@ -27,6 +28,7 @@ export class ReactorServer {
   private readonly graphqlMounts: ReadonlySet<Mount>;
   /** Absent when no mount enables authentication or restricts a route: then nothing is checked. */
   private readonly gate: AuthGate | undefined;
+  private readonly guard: CrossSiteGuard;
 
   constructor(
     private readonly reactor: Reactor,
@@ -41,12 +43,14 @@ export class ReactorServer {
       this.graphql.set(mount, lazyGraphqlEndpoint(mount.datasets, dataSets, { bodyLimit, ...(gate ? { authorize: (request, datasetId) => gate.authorizeDataset(mount, request, datasetId) } : {}) }));
     }
     this.graphqlMounts = new Set(this.graphql.keys());
+    this.guard = new CrossSiteGuard(reactor);
     this.sink = new LineSink(options.quiet ? () => undefined : options.log);
     this.server = createServer({ maxHeaderSize: 16 * 1024, requestTimeout: 60_000 }, (request, response) => this.handle(request, response));
     this.server.keepAliveTimeout = 65_000;
   }
 
   private handle(request: IncomingMessage, response: ServerResponse): void {
+    if (this.guard.screen(request, response)) return this.logOnFinish(request.method ?? 'GET', request.url ?? '/', response);
     const screened = this.gate?.screen(request, response) ?? false;
     if (screened === false) return this.route(request, response);
     this.logOnFinish(request.method ?? 'GET', request.url ?? '/', response);

@@ -26,6 +26,8 @@ export interface MountRequest {
   store?: string;
   /** `false` locks this mount read-only. */
   writable?: boolean;
+  /** Origins whose pages may write to this mount, besides the reactor's. */
+  cors?: string[];
 }
 
 /** 1 MB: a write body beyond it answers 413, unless the reactor is told otherwise. */
@@ -47,6 +49,8 @@ export interface ReactorSettings {
   keys?: DecryptionKeys;
   /** Every mount read-only (`--read-only`), whatever its package says. */
   readOnly?: boolean;
+  /** Origins whose pages may write to every mount (`--cors`), with CORS answers for them; other sites' writes are refused. */
+  cors?: string[];
   /** Signers every served package must be signed by (`--trust`, `PKG_TRUST`); none means any intact package is served. */
   trust?: readonly TrustFile[];
 }
@@ -59,6 +63,8 @@ export interface Mount {
   content: ContentWrites;
   /** Absent when the package neither enables authentication nor restricts a route. */
   auth?: MountAuth;
+  /** Origins allowed to write here: the reactor's `--cors` and the mount's own. */
+  cors: readonly string[];
 }
 
 export interface MountFailure {
@@ -141,7 +147,8 @@ export class Reactor {
           datasets = loaded.datasets;
           warnings.push(...loaded.warnings);
           const auth = await reactor.auth.forPackage(pkg, prefix);
-          reactor.mount({ prefix, location: request.source, pkg, datasets, content: new ContentWrites(pkg, refusal), ...(auth ? { auth } : {}) });
+          const cors = [...(settings.cors ?? []), ...(request.cors ?? [])];
+          reactor.mount({ prefix, location: request.source, pkg, datasets, content: new ContentWrites(pkg, refusal), cors, ...(auth ? { auth } : {}) });
         } catch (error) {
           await datasets?.close();
           await pkg.source.close();

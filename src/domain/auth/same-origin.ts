@@ -9,6 +9,34 @@ export function isSameOrigin(headers: { origin?: string; secFetchSite?: string }
   return ownOrigins.includes(headers.origin.toLowerCase());
 }
 
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Whether a request is a write a web page of another site made, whatever credential it
+ * carries (browsers send cached basic credentials and cookies on their own, and a reactor
+ * on a user's machine needs none): an `Origin` that is neither the reactor's own nor an
+ * allowed one, `Origin: null` (sandboxed pages, files), or `Sec-Fetch-Site` of another
+ * site. A request with neither header did not come from a browser page (curl, a script):
+ * it is not cross-site.
+ */
+export function isCrossSiteWrite(method: string, headers: { origin?: string; secFetchSite?: string }, ownOrigins: readonly string[], allowed: readonly string[]): boolean {
+  if (SAFE_METHODS.has(method)) return false;
+  const origin = headers.origin?.toLowerCase();
+  if (origin !== undefined) return origin === 'null' || !(ownOrigins.includes(origin) || allowed.includes(origin));
+  return headers.secFetchSite === 'cross-site' || headers.secFetchSite === 'same-site';
+}
+
+/** `https://App.example:8443/` -> `https://app.example:8443`; undefined for what is not an origin (a path, another scheme). */
+export function normalizeOrigin(text: string): string | undefined {
+  try {
+    const url = new URL(text);
+    if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.pathname !== '/' || url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') return undefined;
+    return url.origin;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Where to send the browser after login: only a path on this server, never `//host`
  * or a scheme, so the login cannot be turned into an open redirect.

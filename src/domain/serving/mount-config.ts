@@ -1,5 +1,6 @@
 import { ConfigValidationError } from '../errors.js';
 import { isRecord } from '../package/documents.js';
+import { normalizeOrigin } from '../auth/same-origin.js';
 
 export interface MountEntry {
   path: string;
@@ -7,9 +8,11 @@ export interface MountEntry {
   store?: string;
   /** `false` locks the mount read-only, whatever its package says. */
   writable?: boolean;
+  /** Origins whose pages may write to this mount (with CORS answers for them). */
+  cors?: string[];
 }
 
-/** The `--config` mounts file: `{mounts: [{path, source, store?, writable?}]}`. */
+/** The `--config` mounts file: `{mounts: [{path, source, store?, writable?, cors?}]}`. */
 export function normalizeMountConfig(raw: unknown, file: string): MountEntry[] {
   if (!isRecord(raw) || !Array.isArray(raw.mounts)) throw new ConfigValidationError(file, ['must be an object with a "mounts" array']);
   const issues: string[] = [];
@@ -27,7 +30,18 @@ export function normalizeMountConfig(raw: unknown, file: string): MountEntry[] {
       issues.push(`mounts[${index}].writable: must be true or false`);
       return;
     }
-    mounts.push({ path: item.path, source: item.source, ...(typeof item.store === 'string' ? { store: item.store } : {}), ...(typeof item.writable === 'boolean' ? { writable: item.writable } : {}) });
+    const cors = item.cors === undefined ? [] : Array.isArray(item.cors) ? item.cors.map((origin) => (typeof origin === 'string' ? normalizeOrigin(origin) : undefined)) : [undefined];
+    if (cors.includes(undefined)) {
+      issues.push(`mounts[${index}].cors: must be an array of origins like "https://app.example"`);
+      return;
+    }
+    mounts.push({
+      path: item.path,
+      source: item.source,
+      ...(typeof item.store === 'string' ? { store: item.store } : {}),
+      ...(typeof item.writable === 'boolean' ? { writable: item.writable } : {}),
+      ...(cors.length > 0 ? { cors: cors as string[] } : {}),
+    });
   });
   if (issues.length > 0) throw new ConfigValidationError(file, issues);
   return mounts;

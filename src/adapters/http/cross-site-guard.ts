@@ -1,0 +1,69 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isCrossSiteWrite } from '../../domain/auth/same-origin.js';
+import { CrossSiteWriteError } from '../../domain/errors.js';
+import { normalizeRequestPath } from '../../domain/serving/request-path.js';
+import type { Reactor } from '../../application/serving/reactor.js';
+import { sendProblem } from './http-problems.js';
+
+const PACKAGE_PATH = /^\/package\/([^/]+)\//;
+const CORS_METHODS = 'GET, HEAD, POST, PUT, DELETE, OPTIONS';
+const CORS_EXPOSED = 'ETag, Location, X-Total-Count, Content-Range';
+
+/**
+ * The first check of every request: a write that a page of another site made is refused
+ * with 403 `CROSS_SITE_WRITE`, whatever credential it carries or none, unless its origin
+ * is allowed (`--cors`, or a mount's `"cors"`); pages of allowed origins get CORS answers,
+ * preflights included.
+ */
+export class CrossSiteGuard {
+  constructor(private readonly reactor: Reactor) {}
+
+  /** True when the guard answered: a refused write, or a preflight of an allowed origin. */
+  screen(request: IncomingMessage, response: ServerResponse): boolean {
+    const method = request.method ?? 'GET';
+    const origin = request.headers.origin;
+    const site = request.headers['sec-fetch-site'];
+    // The hot path: a plain read from the address bar or a same-site page.
+    if (origin === undefined && (method === 'GET' || method === 'HEAD' || site === undefined)) return false;
+    const allowed = this.allowedFor(request.url ?? '/');
+    const permitted = origin !== undefined && allowed.includes(origin.toLowerCase());
+    if (permitted) {
+      response.setHeader('Access-Control-Allow-Origin', origin);
+      response.setHeader('Access-Control-Allow-Credentials', 'true');
+      response.setHeader('Access-Control-Expose-Headers', CORS_EXPOSED);
+      response.setHeader('Vary', 'Origin');
+      if (method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined) {
+        response.writeHead(204, {
+          'Access-Control-Allow-Methods': CORS_METHODS,
+          'Access-Control-Allow-Headers': request.headers['access-control-request-headers'] ?? 'Content-Type, Authorization',
+          'Access-Control-Max-Age': '600',
+        });
+        response.end();
+        return true;
+      }
+      return false;
+    }
+    if (!isCrossSiteWrite(method, { origin, secFetchSite: typeof site === 'string' ? site : undefined }, this.ownOrigins(request), allowed)) return false;
+    sendProblem(response, new CrossSiteWriteError(`a write from another site (${origin ?? `Sec-Fetch-Site: ${String(site)}`}) is refused; allow its origin with --cors or a mount's "cors"`));
+    return true;
+  }
+
+  /** The reactor's own origins: the Host the request was sent to (over http, or https behind a proxy) and deploy.json's baseUrl. */
+  private ownOrigins(request: IncomingMessage): string[] {
+    const host = (request.headers.host ?? '').toLowerCase();
+    const origins = [`http://${host}`, `https://${host}`];
+    const base = this.reactor.auth.deploy.baseUrl;
+    if (base !== undefined) origins.push(new URL(base).origin.toLowerCase());
+    return origins;
+  }
+
+  /** The reactor's `--cors` origins and those of the mount the path reaches (for `/package/<name>/...`, that package's). */
+  private allowedFor(url: string): readonly string[] {
+    const query = url.indexOf('?');
+    const parsed = normalizeRequestPath(query < 0 ? url : url.slice(0, query));
+    if (!parsed.ok) return this.reactor.settings.cors ?? [];
+    const named = PACKAGE_PATH.exec(parsed.path);
+    const mount = named ? this.reactor.byName(decodeURIComponent(named[1]!)) : this.reactor.mounts.match(parsed.path)?.mount;
+    return mount?.cors ?? this.reactor.settings.cors ?? [];
+  }
+}

@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import request from 'supertest';
+import { MemoryOpener, VALID_METADATA, demoPackage } from '../support/memory-opener.js';
+import { startReactor } from '../support/reactor-fixture.js';
+import { temporaryDirectory } from '../support/paths.js';
+
+const site = (name: string) =>
+  demoPackage({
+    'metadata.json': JSON.stringify({ ...VALID_METADATA, name }),
+    'data/items.json': JSON.stringify([{ id: 'a' }]),
+    'storage.json': JSON.stringify({ storage: { dataSets: { items: { source: 'data/items.json' } } } }),
+  });
+
+const work = temporaryDirectory('cap-cross-site-');
+let fixture: Awaited<ReturnType<typeof startReactor>>;
+beforeAll(async () => {
+  const opener = new MemoryOpener().add('site', site('demo-site')).add('app', site('app-site'));
+  fixture = await startReactor(opener, [{ source: 'site' }, { prefix: '/app/', source: 'app', cors: ['https://app.example'] }], { workdir: work.path, cors: ['https://everywhere.example'] });
+});
+afterAll(async () => {
+  await fixture.stop();
+  work.remove();
+});
+
+const ids = async (prefix = '') => (await request(fixture.http).get(`${prefix}/api/v1/data/items`).expect(200)).body.map((item: { id: string }) => item.id);
+
+describe('writes from another site, with no authentication at all', () => {
+  it('are refused with 403 CROSS_SITE_WRITE, whatever the body type, and store nothing', async () => {
+    const post = () => request(fixture.http).post('/api/v1/data/items').set('Content-Type', 'text/plain');
+    for (const refused of [
+      post().set('Origin', 'https://evil.example'),
+      post().set('Origin', 'null'),
+      post().set('Sec-Fetch-Site', 'cross-site'),
+      post().set('Sec-Fetch-Site', 'same-site'),
+      post().set('Origin', 'https://evil.example').set('Sec-Fetch-Site', 'same-origin'),
+    ]) {
+      const response = await refused.send('{"id": "evil"}').expect(403);
+      expect(response.body.error).toEqual({ code: 'CROSS_SITE_WRITE', message: expect.stringMatching(/from another site .* allow its origin with --cors/) });
+    }
+    await request(fixture.http).put('/evil.txt').set('Origin', 'https://evil.example').set('Content-Type', 'text/plain').send('x').expect(403);
+    await request(fixture.http).delete('/index.html').set('Origin', 'https://evil.example').expect(403);
+    await request(fixture.http).post('/package/demo-site/save').set('Origin', 'https://evil.example').expect(403);
+    expect(await ids()).toEqual(['a']);
+    await request(fixture.http).get('/evil.txt').expect(404);
+  });
+
+  it('from the reactor\'s own pages, and from tools that are not browsers, still work', async () => {
+    await request(fixture.http).post('/api/v1/data/items').set('Sec-Fetch-Site', 'same-origin').send({ id: 'own-page' }).expect(201);
+    await request(fixture.http).post('/api/v1/data/items').send({ id: 'curl' }).expect(201);
+    await request(fixture.http).post('/api/v1/data/items').set('Host', 'reactor.local:8864').set('Origin', 'http://reactor.local:8864').send({ id: 'same-origin' }).expect(201);
+    await request(fixture.http).post('/api/v1/data/items').set('Host', 'reactor.local').set('Origin', 'https://reactor.local').send({ id: 'behind-tls' }).expect(201);
+    expect(await ids()).toEqual(['a', 'own-page', 'curl', 'same-origin', 'behind-tls']);
+  });
+
+  it('reads from another site answer as before, without CORS headers', async () => {
+    const response = await request(fixture.http).get('/api/v1/data/items').set('Origin', 'https://evil.example').expect(200);
+    expect(response.headers['access-control-allow-origin']).toBeUndefined();
+  });
+});
+
+describe('origins allowed to write', () => {
+  it('--cors origins may write to every mount, with CORS answers and preflights', async () => {
+    const preflight = await request(fixture.http).options('/api/v1/data/items').set('Origin', 'https://everywhere.example').set('Access-Control-Request-Method', 'POST').set('Access-Control-Request-Headers', 'content-type').expect(204);
+    expect(preflight.headers).toMatchObject({ 'access-control-allow-origin': 'https://everywhere.example', 'access-control-allow-methods': expect.stringContaining('POST'), 'access-control-allow-headers': 'content-type', 'access-control-allow-credentials': 'true' });
+    const created = await request(fixture.http).post('/api/v1/data/items').set('Origin', 'https://everywhere.example').send({ id: 'allowed' }).expect(201);
+    expect(created.headers['access-control-allow-origin']).toBe('https://everywhere.example');
+    expect(created.headers.vary).toMatch(/Origin/);
+  });
+
+  it('a mount\'s own "cors" origins may write to that mount only', async () => {
+    await request(fixture.http).post('/app/api/v1/data/items').set('Origin', 'https://app.example').send({ id: 'from-app' }).expect(201);
+    await request(fixture.http).post('/api/v1/data/items').set('Origin', 'https://app.example').send({ id: 'not-here' }).expect(403);
+    await request(fixture.http).post('/app/api/v1/data/items').set('Origin', 'https://everywhere.example').send({ id: 'everywhere' }).expect(201);
+    expect(await ids('/app')).toEqual(['a', 'from-app', 'everywhere']);
+  });
+});
