@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { cpSync } from 'node:fs';
+import { cpSync, writeFileSync } from 'node:fs';
 import { EXAMPLE_SITE, temporaryDirectory } from '../support/paths.js';
 import { startServe, type ServeProcess } from '../support/serve-process.js';
 
@@ -9,6 +9,9 @@ const work = temporaryDirectory('cap-hostile-');
 let running: ServeProcess;
 beforeAll(async () => {
   cpSync(EXAMPLE_SITE, `${work.path}/site`, { recursive: true });
+  // 30,000 articles: enough for one unbounded GraphQL query to hold the reactor for seconds.
+  const articles = Array.from({ length: 30_000 }, (_, i) => ({ id: `article-${i}`, title: `Article ${i}`, body: 'x'.repeat(40), tags: ['a', 'b'], published: '2026-01-01' }));
+  writeFileSync(`${work.path}/site/data/articles.json`, JSON.stringify(articles));
   running = await startServe([`${work.path}/site`, '--workdir', `${work.path}/workdir`]);
 });
 afterAll(async () => {
@@ -28,5 +31,45 @@ describe('a hostile client beside honest ones', () => {
     expect(refusals).toEqual(Array.from({ length: 5 }, () => [400, 'MALFORMED_JSON']));
     expect((await fetch(`${running.url}/api/v1/data/articles/deep`)).status).toBe(404);
     expect(running.stderr()).not.toMatch(/unexpected error|RangeError/);
+  });
+});
+
+describe('GraphQL queries that would stop the reactor', () => {
+  const graphql = (query: string) => fetch(`${running.url}/graphql`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ query }) });
+
+  it('a small query with 100 aliases over 30,000 items is refused before it runs, and static GETs keep answering beside heavy queries', async () => {
+    const hostile = `{ ${Array.from({ length: 100 }, (_, i) => `a${i}: articles { id title }`).join(' ')} }`;
+    expect(hostile.length).toBeLessThan(3000);
+    let stop = false;
+    const latencies: number[] = [];
+    const poll = (async () => {
+      while (!stop) {
+        const started = Date.now();
+        expect((await fetch(`${running.url}/css/style.css`)).status).toBe(200);
+        latencies.push(Date.now() - started);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    })();
+    const refusals = Promise.all(Array.from({ length: 10 }, async () => {
+      const started = Date.now();
+      const body = (await (await graphql(hostile)).json()) as { data?: unknown; errors: Array<{ extensions: { code: string } }> };
+      return { took: Date.now() - started, data: body.data, code: body.errors[0]!.extensions.code };
+    }));
+    // The heaviest queries the limits let through, one after another: 15,000 articles, three fields each.
+    const heavy = (async () => {
+      const sizes: number[] = [];
+      for (let i = 0; i < 3; i++) sizes.push(((await (await graphql(`{ articles(limit: 15000, offset: ${(i % 2) * 15000}) { id title tags } }`)).json()) as { data: { articles: unknown[] } }).data.articles.length);
+      return sizes;
+    })();
+    const [refused, served] = await Promise.all([refusals, heavy]);
+    stop = true;
+    await poll;
+    for (const outcome of refused) expect(outcome).toMatchObject({ data: undefined, code: 'QUERY_TOO_MANY_ALIASES' });
+    expect(served).toEqual([15_000, 15_000, 15_000]);
+    expect(latencies.length).toBeGreaterThan(3);
+    // Generous: a heavy query holds the loop for a fraction of a second, not the 7 s an unbounded one did.
+    expect(Math.max(...latencies)).toBeLessThan(1500);
+    const whole = (await (await graphql('{ articles { id title tags } }')).json()) as { errors: Array<{ extensions: { code: string } }> };
+    expect(whole.errors[0]!.extensions.code).toBe('QUERY_TOO_COSTLY');
   });
 });

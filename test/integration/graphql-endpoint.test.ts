@@ -391,3 +391,46 @@ describe('HTTP', () => {
     expect(any.body.data).toEqual({ notes: [{ text: 'first' }] });
   });
 });
+
+describe('query limits, checked before anything executes', () => {
+  const many = (count: number) => Array.from({ length: count }, (_, i) => ({ id: `n${i}`, title: `Title ${i}`, views: i, tags: ['x'] }));
+
+  it('refuses more than 20 aliases, in the errors array', async () => {
+    const query = `{ ${Array.from({ length: 21 }, (_, i) => `a${i}: blog_posts(limit: 1) { id }`).join(' ')} }`;
+    const { body } = await gql(loaded.app, query);
+    expect(body.data).toBeUndefined();
+    expect(body.errors!.map((error) => error.extensions?.code)).toContain('QUERY_TOO_MANY_ALIASES');
+    // GraphQL over HTTP: the newer media type answers a refused operation with 400.
+    expect((await request(loaded.app).post('/graphql').set('Accept', 'application/graphql-response+json').send({ query })).status).toBe(400);
+    expect((await gql(loaded.app, `{ ${Array.from({ length: 20 }, (_, i) => `a${i}: blog_posts(limit: 1) { id }`).join(' ')} }`)).body.errors).toBeUndefined();
+  });
+
+  it('refuses queries nested deeper than the limit, through fragments too, and brace bombs before parsing', async () => {
+    const fragments = Array.from({ length: 14 }, (_, i) => `fragment F${i} on Query { blog_posts { ...F${i + 1} } }`).join(' ');
+    const deep = await gql(loaded.app, `{ ...F0 } ${fragments} fragment F14 on Query { notes }`);
+    expect(deep.body.errors!.map((error) => error.extensions?.code)).toContain('QUERY_TOO_DEEP');
+    const bomb = await request(loaded.app).post('/graphql').send({ query: `${'{a'.repeat(100_000)}${'}'.repeat(100_000)}` });
+    expect(bomb.status).toBe(400);
+    expect(bomb.body.errors[0].extensions.code).toBe('QUERY_TOO_DEEP');
+    const bombGet = await request(loaded.app).get('/graphql').query({ query: `${'{a'.repeat(1000)}${'}'.repeat(1000)}` }).set('Accept', 'application/json');
+    expect(bombGet.status).toBe(400);
+  });
+
+  it('refuses a result estimated past the limit, counting rows after limit and offset, aliases and fields', async () => {
+    const big = await load({ ...packageFiles(), 'data/blog-posts.json': JSON.stringify(many(30_000)) });
+    try {
+      const half = await gql(big.app, '{ blog_posts(limit: 12000) { id title views tags } }');
+      expect((half.body.data!.blog_posts as unknown[]).length).toBe(12_000);
+      const costly = await gql(big.app, '{ blog_posts { id title views tags } }');
+      expect(costly.body.data).toBeUndefined();
+      expect(costly.body.errors![0]).toMatchObject({ message: expect.stringMatching(/about 120000 values, more than the limit of 50000/), extensions: { code: 'QUERY_TOO_COSTLY' } });
+      const paged = await gql(big.app, `{ ${Array.from({ length: 5 }, (_, i) => `a${i}: blog_posts(limit: 100, offset: ${i * 100}) { id title }`).join(' ')} }`);
+      expect(paged.body.errors).toBeUndefined();
+      const twice = 'query($n: Int) { a: blog_posts(limit: $n) { id title } b: blog_posts(limit: $n) { id title } }';
+      expect((await gql(big.app, twice, { n: 15_000 })).body.errors?.[0]?.extensions?.code).toBe('QUERY_TOO_COSTLY');
+      expect((await gql(big.app, twice, { n: 10 })).body.errors).toBeUndefined();
+    } finally {
+      await big.datasets.close();
+    }
+  });
+});

@@ -73,6 +73,11 @@ export class Dataset {
     return this.collectionCache.collection;
   }
 
+  /** How many items the collection holds now. */
+  get size(): number {
+    return this.index().size;
+  }
+
   /** `[id, item]` pairs in collection order. */
   entries(): Array<[string, unknown]> {
     return this.index().entries();

@@ -122,6 +122,7 @@ function typedFields(dataset: Dataset, itemType: GraphQLObjectType): DatasetFiel
       type: new GraphQLList(new GraphQLNonNull(itemType)),
       description: listDescription(dataset),
       args: listArgs,
+      extensions: { complexity: listCost(dataset) },
       resolve: guard(dataset.id, (_root, args: ListArgs) => listed(dataset, args)),
     },
     create: {
@@ -145,6 +146,7 @@ function jsonFields(dataset: Dataset): DatasetFields {
       type: new GraphQLList(new GraphQLNonNull(GraphQLJSON)),
       description: listDescription(dataset),
       args: listArgs,
+      extensions: { complexity: listCost(dataset) },
       resolve: guard(dataset.id, (_root, args: ListArgs) => listed(dataset, args).map((entry) => entry.item)),
     },
     create: {
@@ -159,6 +161,16 @@ function jsonFields(dataset: Dataset): DatasetFields {
       args: updateArgs,
       resolve: guard(dataset.id, async (_root, { id, item }: { id: string; item: unknown }) => (await dataset.replace(id, item)).item),
     },
+  };
+}
+
+/** A list field costs its rows (as many as `id`, `limit` and `offset` leave, from the dataset's size now) times what each row asks for. */
+function listCost(dataset: Dataset): (options: { args: ListArgs; childComplexity: number }) => number {
+  return ({ args, childComplexity }) => {
+    const size = dataset.size;
+    const start = Math.max(args.offset ?? 0, 0);
+    const rows = args.id !== undefined && args.id !== null ? 1 : Math.max(Math.min(args.limit ?? size, size - start), 0);
+    return rows * Math.max(childComplexity, 1);
   };
 }
 

@@ -4,6 +4,7 @@ import type { GraphQLSchema } from 'graphql';
 import { createHandler } from 'graphql-http/lib/use/express';
 import { HttpProblem, methodNotAllowed, sendProblem } from '../http-problems.js';
 import { GRAPHIQL_PAGE } from './graphiql-page.js';
+import { nestsTooDeep, queryLimitRules } from './query-limits.js';
 import { DEFAULT_BODY_LIMIT } from '../../../application/serving/reactor.js';
 
 export interface GraphqlEndpointOptions {
@@ -26,7 +27,11 @@ export function createGraphqlEndpoint(schema: GraphQLSchema, options: GraphqlEnd
   // and its failures then take the project's error body (400 or 413) instead of reaching graphql-http.
   const parseJson = express.json({ limit: options.bodyLimit ?? DEFAULT_BODY_LIMIT });
   const { authorize } = options;
-  const handle = createHandler({ schema, ...(authorize ? { context: (request) => ({ authorize: (datasetId: string) => authorize(request.raw, datasetId) }) } : {}) });
+  const handle = createHandler({
+    schema,
+    validationRules: (_request, args, specified) => [...specified, ...queryLimitRules(args.variableValues ?? undefined, args.operationName ?? undefined)],
+    ...(authorize ? { context: (request) => ({ authorize: (datasetId: string) => authorize(request.raw, datasetId) }) } : {}),
+  });
   return (request, response, next) => {
     if (request.method !== 'GET' && request.method !== 'POST') return sendProblem(response, methodNotAllowed(ALLOWED));
     // One URL answers HTML or JSON by Accept; caches must keep them apart, and data changes.
@@ -42,6 +47,11 @@ export function createGraphqlEndpoint(schema: GraphQLSchema, options: GraphqlEnd
     response.setHeader('Content-Type', 'application/json; charset=utf-8');
     parseJson(request, response, (error?: unknown) => {
       if (error) return sendProblem(response, error);
+      const query = request.method === 'POST' ? (request.body as { query?: unknown } | undefined)?.query : request.query.query;
+      if (typeof query === 'string' && nestsTooDeep(query)) {
+        response.status(400).end(JSON.stringify({ errors: [{ message: 'the query nests its braces too deep to parse', extensions: { code: 'QUERY_TOO_DEEP' } }] }));
+        return;
+      }
       // graphql-http answers its own failures; this only guards against a rejection escaping it.
       Promise.resolve(handle(request, response, next)).catch((failure: unknown) => sendProblem(response, failure));
     });

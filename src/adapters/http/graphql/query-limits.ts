@@ -1,0 +1,89 @@
+import { GraphQLError, Kind, type FragmentDefinitionNode, type SelectionSetNode, type ValidationRule } from 'graphql';
+import { createComplexityRule, fieldExtensionsEstimator, simpleEstimator } from 'graphql-query-complexity';
+
+/** How deep fields may nest below an operation. The dataset schema is three levels deep; nested item types add a few. */
+export const MAX_QUERY_DEPTH = 12;
+/** Aliases let one small query ask for the same large list many times over. */
+export const MAX_QUERY_ALIASES = 20;
+/** Estimated field values in a result: list fields count their rows (after `limit` and `offset`) times the fields asked of each. About half a second of the event loop at most: larger results are paged. */
+export const MAX_QUERY_COST = 50_000;
+/** Braces nested deeper than this are refused before parsing: a parser descends once per level. */
+const MAX_BRACE_DEPTH = 64;
+
+/**
+ * Bounds on what one GraphQL operation may ask for, checked before anything executes,
+ * so one query can neither exhaust memory nor hold the event loop that static files
+ * are served from. Refusals come back in the `errors` array, with a code in extensions.
+ */
+export function queryLimitRules(variables: Record<string, unknown> | undefined, operationName: string | undefined): ValidationRule[] {
+  return [
+    depthLimit(MAX_QUERY_DEPTH),
+    aliasLimit(MAX_QUERY_ALIASES),
+    createComplexityRule({
+      maximumComplexity: MAX_QUERY_COST,
+      variables: variables ?? {},
+      ...(operationName ? { operationName } : {}),
+      estimators: [fieldExtensionsEstimator(), simpleEstimator({ defaultComplexity: 1 })],
+      createError: (max, actual) =>
+        new GraphQLError(`the query would produce about ${actual} values, more than the limit of ${max}; ask for fewer fields, fewer aliases, or page with limit and offset`, {
+          extensions: { code: 'QUERY_TOO_COSTLY' },
+        }),
+    }),
+  ];
+}
+
+/** Whether a query text nests braces deeper than a parser should be asked to descend; strings and comments aside. */
+export function nestsTooDeep(query: string): boolean {
+  let depth = 0;
+  for (let i = 0; i < query.length; i++) {
+    const char = query[i];
+    if (char === '#') while (i < query.length && query[i] !== '\n') i++;
+    else if (char === '"') {
+      const block = query.startsWith('"""', i);
+      for (i += block ? 3 : 1; i < query.length && !(block ? query.startsWith('"""', i) : query[i] === '"'); i++) if (query[i] === '\\') i++;
+      if (block) i += 2;
+    } else if (char === '{' || char === '(' || char === '[') {
+      if (++depth > MAX_BRACE_DEPTH) return true;
+    } else if (char === '}' || char === ')' || char === ']') depth--;
+  }
+  return false;
+}
+
+function depthLimit(max: number): ValidationRule {
+  return (context) => {
+    const fragments = new Map<string, FragmentDefinitionNode>();
+    for (const definition of context.getDocument().definitions) if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+    return {
+      OperationDefinition(operation) {
+        const depth = depthOf(operation.selectionSet, fragments, new Set());
+        if (depth > max) context.reportError(new GraphQLError(`the query nests ${depth} levels deep, more than the limit of ${max}`, { nodes: [operation], extensions: { code: 'QUERY_TOO_DEEP' } }));
+      },
+    };
+  };
+}
+
+function depthOf(set: SelectionSetNode, fragments: ReadonlyMap<string, FragmentDefinitionNode>, visiting: ReadonlySet<string>): number {
+  let deepest = 0;
+  for (const selection of set.selections) {
+    if (selection.kind === Kind.FIELD) deepest = Math.max(deepest, 1 + (selection.selectionSet ? depthOf(selection.selectionSet, fragments, visiting) : 0));
+    else if (selection.kind === Kind.INLINE_FRAGMENT) deepest = Math.max(deepest, depthOf(selection.selectionSet, fragments, visiting));
+    else {
+      const name = selection.name.value;
+      const fragment = fragments.get(name);
+      // A cycle is graphql's own NoFragmentCycles error; here it just ends the walk.
+      if (fragment && !visiting.has(name)) deepest = Math.max(deepest, depthOf(fragment.selectionSet, fragments, new Set([...visiting, name])));
+    }
+  }
+  return deepest;
+}
+
+function aliasLimit(max: number): ValidationRule {
+  return (context) => {
+    let aliases = 0;
+    return {
+      Field(field) {
+        if (field.alias && ++aliases === max + 1) context.reportError(new GraphQLError(`the query uses more than ${max} aliases`, { nodes: [field], extensions: { code: 'QUERY_TOO_MANY_ALIASES' } }));
+      },
+    };
+  };
+}
