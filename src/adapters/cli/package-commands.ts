@@ -135,7 +135,7 @@ function inspectCommand(item: InspectItem, description: string, useCases: Packag
     describe: description,
     builder: (y: Argv) => storeAndRegistry(pathAndJson(y)),
     handler: async (argv: { path: string; json: boolean; store?: string; registry?: string }) => {
-      const value = await useCases.inspect.execute(argv.path, item, packageSources(argv));
+      const value = await useCases.inspect.execute(argv.path, item, packageSources(argv), (warning) => output.err(`warning: ${warning}`));
       if (item === 'info' && !argv.json) printInfo(output, value as PackageInfo);
       else printJson(output, value);
     },

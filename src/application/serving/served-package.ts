@@ -31,7 +31,7 @@ export interface StaticResponse {
   stream(start: number, end: number): AsyncIterable<Uint8Array>;
 }
 
-export type StaticLookup = { kind: 'hit'; response: StaticResponse } | { kind: 'dataset'; dataset: string; route: Route } | { kind: 'miss' };
+export type StaticLookup = { kind: 'hit'; response: StaticResponse } | { kind: 'dataset'; dataset: string; route: Route } | { kind: 'handler'; route: Route } | { kind: 'miss' };
 
 /** A package whose files some layers hold: where to read them, their manifest types and verified digests. */
 export interface LayerOwner {
@@ -109,6 +109,7 @@ export class ServedPackage {
     const target: RouteTarget | undefined = this.routes.lookup(path);
     let result: StaticLookup = { kind: 'miss' };
     if (target?.kind === 'dataset') result = { kind: 'dataset', dataset: target.dataset, route: target.route };
+    else if (target?.kind === 'handler') result = { kind: 'handler', route: target.route };
     else if (target?.kind === 'content') result = await this.hit(this.layers.resolve(target.contentPath), target.route);
     else if (target?.kind === 'file') result = await this.hit(this.packageFile(target.packagePath), target.route);
     else if (target?.kind === 'dependency') result = await this.hit(this.dependencies.byGuid.get(target.guid)?.resolve(target.contentPath), target.route);

@@ -1,6 +1,7 @@
+import { metadataGaps } from '../../domain/package/metadata.js';
 import { compareChecksums, describeIntegrity, normalizeSecurity, type Security } from '../../domain/integrity/security.js';
 import { checkResult, validationReport, type CheckResult, type ValidationReport } from '../../domain/validation/check-report.js';
-import { duplicateRoutePaths, manifestErrors, routeErrors, storageFileErrors } from '../../domain/validation/package-checks.js';
+import { duplicateRoutePaths, handlerRouteWarnings, manifestErrors, routeErrors, storageFileErrors } from '../../domain/validation/package-checks.js';
 import { generateManifest, normalizeManifest, type Manifest } from '../../domain/package/manifest.js';
 import { detectType, isTextType } from '../../domain/package/media-types.js';
 import { normalizeMetadata, type Metadata } from '../../domain/package/metadata.js';
@@ -81,7 +82,7 @@ export class ValidatePackage {
   private checkMetadata(metadata: Parsed<Metadata>): CheckResult {
     if ('absent' in metadata) return checkResult('metadata', [`${METADATA_FILE} is missing`]);
     if ('error' in metadata) return checkResult('metadata', [metadata.error]);
-    return checkResult('metadata', [], [`${metadata.value.name} ${metadata.value.version}`]);
+    return checkResult('metadata', metadataGaps(metadata.value), [`${metadata.value.name} ${metadata.value.version}`]);
   }
 
   private checkManifest(manifest: Parsed<Manifest>, files: ReadonlySet<string>): CheckResult {
@@ -100,7 +101,7 @@ export class ValidatePackage {
       ]);
     }
     const duplicates = duplicateRoutePaths(routes.value).map((path) => `warning: route ${path} is declared more than once; the first wins`);
-    return checkResult('routes', routeErrors(routes.value, files, storage, dependencies), [`${routes.value.routes.length} routes`, ...duplicates]);
+    return checkResult('routes', routeErrors(routes.value, files, storage, dependencies), [`${routes.value.routes.length} routes`, ...duplicates, ...handlerRouteWarnings(routes.value)]);
   }
 
   private async checkStorage(source: PackageSource, storage: Parsed<Storage>, files: ReadonlySet<string>): Promise<CheckResult> {

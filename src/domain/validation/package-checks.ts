@@ -27,6 +27,13 @@ export function routeErrors(routes: Routes, files: ReadonlySet<string>, storage:
   return errors;
 }
 
+/** Routes of kinds other implementations run and this one only lists (answered 501): a warning each, never a failure. */
+export function handlerRouteWarnings(routes: Routes): string[] {
+  return routes.routes
+    .filter((route) => route.handler !== undefined)
+    .map((route) => `warning: route ${route.method ?? 'GET'} ${route.path} runs handler ${route.handler}, which this toolkit does not run: it answers 501 HANDLER_NOT_SUPPORTED`);
+}
+
 export function duplicateRoutePaths(routes: Routes): string[] {
   const seen = new Set<string>();
   const duplicates = new Set<string>();

@@ -1,0 +1,101 @@
+import { afterAll, describe, expect, it, jest } from '@jest/globals';
+import { cpSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT, temporaryDirectory } from '../support/paths.js';
+import { runPkg } from '../support/run-cli.js';
+import { startServe } from '../support/serve-process.js';
+import { readZipEntries } from '../support/zip-entries.js';
+
+jest.setTimeout(120_000);
+
+const FIXTURES = join(ROOT, 'test/fixtures');
+const fixture = (name: string) => join(FIXTURES, name);
+const work = temporaryDirectory('cap-real-');
+const at = (name: string) => join(work.path, name);
+afterAll(() => work.remove());
+
+/** Every file of a directory with its bytes: what "the source is never touched" compares. */
+const snapshot = (directory: string) =>
+  Object.fromEntries(readdirSync(directory, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()).map((entry) => [join(entry.parentPath, entry.name), readFileSync(join(entry.parentPath, entry.name)).toString('base64') + statSync(join(entry.parentPath, entry.name)).mtimeMs]));
+
+describe('packages in the forms other implementations write', () => {
+  it('legacy configuration forms validate and serve, and pack writes every configuration file in its canonical form, source untouched', async () => {
+    const before = snapshot(fixture('legacy-forms'));
+    expect(runPkg(['package', 'validate', fixture('legacy-forms')]).status).toBe(0);
+    expect(runPkg(['package', 'test', fixture('legacy-forms')]).stdout).toMatch(/4 passed, 0 failed/);
+    expect(runPkg(['package', 'pack', fixture('legacy-forms'), '-o', work.path]).status).toBe(0);
+    expect(snapshot(fixture('legacy-forms'))).toEqual(before);
+    const cap = at('legacy-forms-1.0.0.cap');
+    const entries = readZipEntries(cap);
+    const json = (path: string) => JSON.parse(entries[path]!.toString()) as Record<string, unknown>;
+    expect(json('manifest.json')).toEqual({ 'content/birds.html': { type: 'text/html', visibility: 'exported' }, 'content/index.html': { type: 'text/html', visibility: 'exported' } });
+    expect(json('routes.json')).toEqual({ routes: [{ path: '/', resource: 'content/index.html' }, { path: '/birds', resource: 'content/birds.html' }, { path: '/api/v1/data/birds', dataset: 'birds' }] });
+    expect(json('storage.json')).toEqual({ storage: { dataSets: { birds: { source: 'data/birds.json', schemaFile: 'data/birds-schema.json', schemaType: 'json-schema' } } } });
+    expect(json('metadata.json').dependencies).toEqual({});
+    expect(runPkg(['package', 'validate', cap]).status).toBe(0);
+    // Saved from a reactor, the package is canonical too, and validates.
+    const running = await startServe([cap, '--workdir', at('legacy-work')]);
+    try {
+      expect((await fetch(`${running.url}/birds`)).status).toBe(200);
+      expect((await fetch(`${running.url}/api/v1/data/birds`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"id":"robin","name":"Robin","wingspan_cm":22}' })).status).toBe(201);
+      const saved = (await (await fetch(`${running.url}/package/legacy-forms/save`, { method: 'POST' })).json()) as { path: string };
+      expect(runPkg(['package', 'validate', saved.path]).status).toBe(0);
+      expect(JSON.parse(readZipEntries(saved.path)['data/birds.json']!.toString()).map((bird: { id: string }) => bird.id)).toEqual(['wren', 'heron', 'robin']);
+    } finally {
+      await running.stop();
+    }
+  });
+
+  it('old 0.1.x metadata without guid and uuid: read with a warning, validate fails saying what to add, pack refuses the same way, serve serves with a warning', async () => {
+    const old = fixture('old-0.1-package');
+    for (const item of ['info', 'manifest', 'routes', 'metadata']) {
+      const run = runPkg(['package', item, old]);
+      expect({ item, status: run.status }).toEqual({ item, status: 0 });
+      expect(run.stderr).toMatch(/^warning: metadata\.json: "guid" is missing \(0\.1\.x metadata had none\): add "guid": "pkg:\/\/<your domain>\/old-garden"/);
+    }
+    const validated = runPkg(['package', 'validate', old]);
+    expect(validated.status).toBe(1);
+    expect(validated.stdout).toMatch(/FAIL metadata\n {2}- "guid" is missing .*add "guid"[^\n]*\n {2}- "uuid" is missing .*add "uuid"/);
+    expect(validated.stdout).toMatch(/PASS routes/);
+    expect(validated.stdout).toMatch(/PASS storage/);
+    const packed = runPkg(['package', 'pack', old, '-o', work.path]);
+    expect(packed.status).toBe(1);
+    expect(packed.stderr).toMatch(/^error: ConfigValidationError: metadata\.json: "guid" is missing .*add "guid".*"uuid" is missing/);
+    expect(runPkg(['package', 'test', old]).stdout).toMatch(/3 passed, 0 failed/);
+    const running = await startServe([old]);
+    try {
+      expect(running.stderr()).toMatch(/warning: .*old-0\.1-package: metadata\.json: "guid" is missing/);
+      expect(await (await fetch(`${running.url}/plants`)).text()).toContain('Fern');
+      expect(((await (await fetch(`${running.url}/api/v1/data/plants`)).json()) as unknown[]).length).toBe(2);
+    } finally {
+      await running.stop();
+    }
+  });
+
+  it('a handler route is loaded, listed in introspection, answered 501, and validate warns without failing', async () => {
+    const validated = runPkg(['package', 'validate', fixture('handler-routes')]);
+    expect(validated.status).toBe(0);
+    expect(validated.stdout).toMatch(/! route POST \/api\/v1\/handler\/score runs handler handlers\/score\.js, which this toolkit does not run/);
+    expect(runPkg(['package', 'info', fixture('handler-routes')]).status).toBe(0);
+    expect(runPkg(['package', 'pack', fixture('handler-routes'), '-o', work.path]).status).toBe(0);
+    const running = await startServe([at('scoreboard-1.0.0.cap')]);
+    try {
+      const answer = await fetch(`${running.url}/api/v1/handler/score`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"hits":3}' });
+      expect(answer.status).toBe(501);
+      expect(((await answer.json()) as { error: { code: string; message: string } }).error).toEqual({ code: 'HANDLER_NOT_SUPPORTED', message: expect.stringMatching(/POST \/api\/v1\/handler\/score runs handler handlers\/score\.js/) });
+      const routes = ((await (await fetch(`${running.url}/api/v1/introspect/routes`)).json()) as { routes: Array<{ routes: Array<Record<string, unknown>> }> }).routes[0]!.routes;
+      expect(routes).toContainEqual({ method: 'POST', path: '/api/v1/handler/score', handler: 'handlers/score.js', served: false });
+      expect((await fetch(`${running.url}/`)).status).toBe(200);
+    } finally {
+      await running.stop();
+    }
+  });
+
+  it('test definitions with rooted package paths (/metadata.json) pass', () => {
+    const copy = at('rooted');
+    cpSync(fixture('legacy-forms'), copy, { recursive: true });
+    const run = runPkg(['package', 'test', copy, '--json']);
+    const report = JSON.parse(run.stdout) as { results: Array<{ name: string; passed: boolean }> };
+    expect(report.results.filter((result) => result.name.includes('rooted'))).toEqual([expect.objectContaining({ passed: true })]);
+  });
+});
