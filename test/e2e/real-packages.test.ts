@@ -99,3 +99,41 @@ describe('packages in the forms other implementations write', () => {
     expect(report.results.filter((result) => result.name.includes('rooted'))).toEqual([expect.objectContaining({ passed: true })]);
   });
 });
+
+describe('datasets in the forms other implementations write', () => {
+  const graphql = (url: string, query: string) => fetch(`${url}/graphql`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ query }) }).then((r) => r.json() as Promise<{ data?: Record<string, unknown>; errors?: unknown[] }>);
+
+  it('a schema of the whole collection: validate passes, writes are checked against its items, GraphQL types them, and a saved package validates', async () => {
+    expect(runPkg(['package', 'validate', fixture('collection-schema')]).stdout).toMatch(/PASS storage {2}\(dataset notes: 2 items valid against data\/notes\.schema\.json\)/);
+    const running = await startServe([fixture('collection-schema'), '--workdir', at('collection-work')]);
+    try {
+      const post = (body: unknown) => fetch(`${running.url}/api/v1/data/notes`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+      expect((await post({ id: 'n3', title: 'Dusk', minutes: 10 })).status).toBe(201);
+      expect((await post({ id: 'n4', title: '' })).status).toBe(422);
+      const typed = await graphql(running.url, '{ notes { id title minutes weather { wind temperature } } }');
+      expect(typed.errors).toBeUndefined();
+      expect(typed.data!.notes).toEqual([
+        { id: 'n1', title: 'Dawn chorus', minutes: 40, weather: { wind: 'calm', temperature: 9.5 } },
+        { id: 'n2', title: 'Low tide', minutes: 25, weather: { wind: 'breezy', temperature: 12 } },
+        { id: 'n3', title: 'Dusk', minutes: 10, weather: null },
+      ]);
+      const saved = (await (await fetch(`${running.url}/package/field-notes/save`, { method: 'POST' })).json()) as { path: string };
+      expect(runPkg(['package', 'validate', saved.path]).status).toBe(0);
+    } finally {
+      await running.stop();
+    }
+  });
+
+  it('a dataset that is one document of lists answers GraphQL, typed from its schema', async () => {
+    expect(runPkg(['package', 'validate', fixture('document-dataset')]).status).toBe(0);
+    const running = await startServe([fixture('document-dataset')]);
+    try {
+      const answer = await graphql(running.url, '{ orchard { varieties { id name } trees { planted row { number sunny } } } }');
+      expect(answer).toEqual({ data: { orchard: { varieties: [{ id: 1, name: 'Bramley' }, { id: 2, name: 'Cox' }], trees: [{ planted: 2019, row: { number: 3, sunny: true } }, { planted: 2021, row: { number: 4, sunny: false } }] } } });
+      const introspected = (await graphql(running.url, '{ __type(name: "OrchardDocumentVarieties") { fields { name type { name } } } }')) as { data: { __type: { fields: Array<{ name: string; type: { name: string } }> } } };
+      expect(introspected.data.__type.fields).toContainEqual({ name: 'id', type: { name: 'Int' } });
+    } finally {
+      await running.stop();
+    }
+  });
+});

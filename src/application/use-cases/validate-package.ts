@@ -1,3 +1,4 @@
+import { datasetViolations } from '../data/dataset-violations.js';
 import { metadataGaps } from '../../domain/package/metadata.js';
 import { compareChecksums, describeIntegrity, normalizeSecurity, type Security } from '../../domain/integrity/security.js';
 import { checkResult, validationReport, type CheckResult, type ValidationReport } from '../../domain/validation/check-report.js';
@@ -117,16 +118,9 @@ export class ValidatePackage {
       }
       if (!files.has(dataSet.schemaFile)) continue;
       try {
-        const validate = await this.schemas.compile(await readDocument(source, dataSet.schemaFile), dataSet.schemaFile);
-        const data = await readDocument(source, dataSet.source);
-        const rows = Array.isArray(data) ? data : [data];
-        rows.forEach((row, index) => {
-          for (const violation of validate(row)) {
-            const where = Array.isArray(data) ? `row ${index + 1}` : 'document';
-            errors.push(`dataset ${id}: ${dataSet.source} ${where}${violation.path} ${violation.message}`);
-          }
-        });
-        notes.push(`dataset ${id}: ${rows.length} ${rows.length === 1 ? 'item' : 'items'} valid against ${dataSet.schemaFile}`);
+        const checked = await datasetViolations(this.schemas, await readDocument(source, dataSet.schemaFile), dataSet.schemaFile, await readDocument(source, dataSet.source), dataSet.source);
+        errors.push(...checked.violations.map((violation) => `dataset ${id}: ${violation}`));
+        notes.push(`dataset ${id}: ${checked.items} ${checked.items === 1 ? 'item' : 'items'} valid against ${dataSet.schemaFile}`);
       } catch (error) {
         errors.push(`dataset ${id}: ${messageOf(error)}`);
       }
