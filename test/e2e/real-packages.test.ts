@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it, jest } from '@jest/globals';
-import { cpSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { cpSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, temporaryDirectory } from '../support/paths.js';
 import { runPkg } from '../support/run-cli.js';
@@ -135,5 +135,47 @@ describe('datasets in the forms other implementations write', () => {
     } finally {
       await running.stop();
     }
+  });
+});
+
+describe('validate sees what the reactor serves', () => {
+  it('resources in declared layers pass the manifest and routes checks, and a saved layered package validates', async () => {
+    const validated = runPkg(['package', 'validate', fixture('layered')]);
+    expect(validated.stdout).toMatch(/PASS manifest {2}\(5 resources\)/);
+    expect(validated.stdout).toMatch(/PASS routes {2}\(4 routes\)/);
+    expect(validated.status).toBe(0);
+    const running = await startServe([fixture('layered'), '--workdir', at('layered-work')]);
+    try {
+      expect(await (await fetch(`${running.url}/chapter-1`)).text()).toContain('From the base layer.');
+      expect(await (await fetch(`${running.url}/chapter-2`)).text()).toContain('From the update layer.');
+      expect(await (await fetch(`${running.url}/style.css`)).text()).toContain('sans-serif');
+      expect((await fetch(`${running.url}/draft.html`)).status).toBe(404);
+      const saved = (await (await fetch(`${running.url}/package/layered-notebook/save`, { method: 'POST' })).json()) as { path: string };
+      expect(runPkg(['package', 'validate', saved.path]).status).toBe(0);
+    } finally {
+      await running.stop();
+    }
+  });
+
+  it('a composite package: without a store or registry the dependency resources are named as unchecked; with one they are resolved and checked', () => {
+    const composite = join(ROOT, 'examples/composite');
+    const alone = runPkg(['package', 'validate', composite]);
+    expect(alone.status).toBe(0);
+    expect(alone.stdout).toMatch(/! 1 resource could not be checked, as it may come from dependencies \(give --store or --registry to resolve them\): pkg:\/\/example\.org\/example-theme\/content\/theme\.css/);
+    const registry = at('registry');
+    expect(runPkg(['package', 'pack', join(ROOT, 'examples/theme'), '-o', work.path]).status).toBe(0);
+    expect(runPkg(['package', 'push', at('example-theme-1.1.0.cap'), '--registry', registry]).status).toBe(0);
+    const resolved = runPkg(['package', 'validate', composite, '--registry', registry, '--store', at('store')]);
+    expect(resolved.status).toBe(0);
+    expect(resolved.stdout).not.toMatch(/could not be checked/);
+    // A route to a file the dependency does not export fails once the dependency is known.
+    const broken = at('broken-composite');
+    cpSync(composite, broken, { recursive: true });
+    const routes = JSON.parse(readFileSync(join(broken, 'routes.json'), 'utf8')) as { routes: Array<Record<string, string>> };
+    routes.routes.push({ path: '/missing.css', resource: 'pkg://example.org/example-theme/content/missing.css' });
+    writeFileSync(join(broken, 'routes.json'), JSON.stringify(routes));
+    const failed = runPkg(['package', 'validate', broken, '--registry', registry, '--store', at('store')]);
+    expect(failed.status).toBe(1);
+    expect(failed.stdout).toMatch(/FAIL routes\n {2}- route \/missing\.css: resource pkg:\/\/example\.org\/example-theme\/content\/missing\.css does not exist/);
   });
 });
