@@ -53,6 +53,7 @@ import { join } from 'node:path';
 import type { PackageStores } from '../application/ports/package-store.js';
 import type { RegistryClients } from '../application/ports/registry-client.js';
 import { FsPackageStores } from '../adapters/fs/fs-package-store.js';
+import { StoreCatalog } from '../application/package/store-catalog.js';
 import { LocalRegistryClients } from './registry-clients.js';
 import { DependencyLoader } from '../application/package/dependency-loader.js';
 import { InstallPackage } from '../application/use-cases/install-package.js';
@@ -103,7 +104,8 @@ export function createContainer(overrides: PortOverrides = {}, options: { memory
   port<ContentCipher>(TOKENS.ContentCipher, () => new AesGcmContentCipher());
   port<FileWriter>(TOKENS.FileWriter, () => new FsFileWriter());
   port<RegistryClients>(TOKENS.RegistryClients, () => new LocalRegistryClients());
-  port<PackageStores>(TOKENS.PackageStores, () => new FsPackageStores());
+  // The store catalog finds packages in stores without an index.json too.
+  port<PackageStores>(TOKENS.PackageStores, () => new StoreCatalog(new FsPackageStores(), container.get(TOKENS.PackageOpener)));
   port<LocalFiles>(TOKENS.LocalFiles, () => new FsLocalFiles());
   port<AuthCrypto>(TOKENS.AuthCrypto, () => new NodeAuthCrypto());
   port<PasswordHashes>(TOKENS.PasswordHashes, () => new HtpasswdPasswordHashes());

@@ -179,3 +179,26 @@ describe('validate sees what the reactor serves', () => {
     expect(failed.stdout).toMatch(/FAIL routes\n {2}- route \/missing\.css: resource pkg:\/\/example\.org\/example-theme\/content\/missing\.css does not exist/);
   });
 });
+
+describe('a store that is only .cap files (no index.json)', () => {
+  it('resolves a composite package\'s dependency for info, pack --bundle, validate and serve', async () => {
+    const store = at('plain-store');
+    expect(runPkg(['package', 'pack', join(ROOT, 'examples/theme'), '-o', store]).status).toBe(0);
+    expect(readdirSync(store)).toEqual(['example-theme-1.1.0.cap']);
+    const composite = join(ROOT, 'examples/composite');
+    const info = runPkg(['package', 'info', composite, '--store', store]);
+    expect(info.status).toBe(0);
+    expect(info.stdout).toMatch(/pkg:\/\/example\.org\/example-theme \^1\.0\.0 -> 1\.1\.0/);
+    expect(runPkg(['package', 'validate', composite, '--store', store]).stdout).not.toMatch(/could not be checked/);
+    const bundled = runPkg(['package', 'pack', composite, '--bundle', '--store', store, '-o', at('bundled')]);
+    expect(bundled.status).toBe(0);
+    expect(bundled.stdout).toMatch(/Bundled pkg:\/\/example\.org\/example-theme 1\.1\.0/);
+    const running = await startServe([composite, '--store', store]);
+    try {
+      expect((await fetch(`${running.url}/style.css`)).status).toBe(200);
+    } finally {
+      await running.stop();
+    }
+    expect(readdirSync(store)).toEqual(['example-theme-1.1.0.cap']);
+  });
+});

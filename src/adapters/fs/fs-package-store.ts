@@ -1,10 +1,10 @@
-import { readdir, readFile, rm } from 'node:fs/promises';
+import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { packageFileName, parsePackageFileName } from '../../domain/dependencies/package-file-name.js';
 import { parseStoreIndex, STORE_INDEX_FILE, type StoreIndex } from '../../domain/dependencies/store-index.js';
 import { ConfigParseError } from '../../domain/errors.js';
 import { compareVersions } from '../../domain/package/version-range.js';
-import type { PackageStore, PackageStores, StoredPackage } from '../../application/ports/package-store.js';
+import type { PackageStore, PackageStores, StoreArchive, StoredPackage } from '../../application/ports/package-store.js';
 import { withFileLock } from './file-lock.js';
 import { writeWholeFile } from './whole-file.js';
 
@@ -69,13 +69,28 @@ export class FsPackageStore implements PackageStore {
     return { version: entry.version, path };
   }
 
-  /** Every whole `<name>-<version>.cap` in the store, oldest version first. */
-  private async versionsOf(name: string): Promise<StoredPackage[]> {
-    const files = await readdir(this.location).catch((error: NodeJS.ErrnoException) => {
+  async archives(): Promise<StoreArchive[]> {
+    const archives: StoreArchive[] = [];
+    for (const file of await this.fileNames()) {
+      const parsed = parsePackageFileName(file);
+      if (!parsed) continue;
+      const path = join(this.location, file);
+      const info = await stat(path).catch(() => undefined);
+      if (info?.isFile()) archives.push({ path, ...parsed, identity: `${info.dev}:${info.ino}:${info.size}:${info.mtimeMs}` });
+    }
+    return archives;
+  }
+
+  private fileNames(): Promise<string[]> {
+    return readdir(this.location).catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT') return [] as string[];
       throw error;
     });
-    return files
+  }
+
+  /** Every whole `<name>-<version>.cap` in the store, oldest version first. */
+  private async versionsOf(name: string): Promise<StoredPackage[]> {
+    return (await this.fileNames())
       .map((file) => ({ file, parsed: parsePackageFileName(file) }))
       .filter(({ parsed }) => parsed?.name === name)
       .map(({ file, parsed }) => ({ version: parsed!.version, path: join(this.location, file) }))

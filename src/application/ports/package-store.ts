@@ -25,6 +25,15 @@ export interface PackageStore {
     check?: (path: string) => Promise<void>,
   ): Promise<StoredPackage>;
   index(): Promise<StoreIndex>;
+  /** Every `<name>-<version>.cap` file in the store, with a token that changes whenever the file does (device, inode, size, time). */
+  archives(): Promise<StoreArchive[]>;
+}
+
+export interface StoreArchive {
+  path: string;
+  name: string;
+  version: string;
+  identity: string;
 }
 
 export interface PackageStores {
