@@ -202,3 +202,18 @@ describe('a store that is only .cap files (no index.json)', () => {
     expect(readdirSync(store)).toEqual(['example-theme-1.1.0.cap']);
   });
 });
+
+describe('the content check', () => {
+  it('passes a vendored library that only mentions URLs, and fails a page that loads one, with file:line', () => {
+    const vendored = runPkg(['package', 'validate', fixture('vendored-library')]);
+    expect(vendored.stdout).toMatch(/PASS content/);
+    expect(vendored.status).toBe(0);
+    const loading = at('loading');
+    cpSync(fixture('vendored-library'), loading, { recursive: true });
+    const page = readFileSync(join(loading, 'content/index.html'), 'utf8').replace('<script src="/js/tinymark.min.js"></script>', '<script src="https://cdn.example.org/tinymark.min.js"></script>');
+    writeFileSync(join(loading, 'content/index.html'), page);
+    const failed = runPkg(['package', 'validate', loading]);
+    expect(failed.status).toBe(1);
+    expect(failed.stdout).toMatch(/FAIL content\n {2}- content\/index\.html:13: external reference https:\/\/cdn\.example\.org\/tinymark\.min\.js\n/);
+  });
+});

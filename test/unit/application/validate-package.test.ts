@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { NodeHasher } from '../../../src/adapters/crypto/node-hasher.js';
 import { AjvSchemaValidator } from '../../../src/adapters/schema/ajv-schema-validator.js';
+import { ParsedReferenceScanner } from '../../../src/adapters/content/parsed-reference-scanner.js';
 import { EntryDigester } from '../../../src/application/integrity/entry-digester.js';
 import { ValidatePackage } from '../../../src/application/use-cases/validate-package.js';
 import type { CheckName } from '../../../src/domain/validation/check-report.js';
@@ -12,7 +13,7 @@ import { fakeScheme } from '../../support/fake-signature-scheme.js';
 const hasher = new NodeHasher();
 const validate = async (files: Record<string, string | Uint8Array>) => {
   const signatures = new SignatureCheck({ rsa: fakeScheme(), openpgp: fakeScheme('OpenPGP') }, hasher);
-  const report = await new ValidatePackage(new MemoryOpener().add('pkg', files), new EntryDigester(hasher), new AjvSchemaValidator(), signatures).execute('pkg');
+  const report = await new ValidatePackage(new MemoryOpener().add('pkg', files), new EntryDigester(hasher, new ParsedReferenceScanner()), new AjvSchemaValidator(), signatures).execute('pkg');
   const check = (name: CheckName) => report.checks.find((c) => c.check === name)!;
   return { report, check };
 };
