@@ -16,7 +16,9 @@ describe('overlay durability', () => {
   it('every acknowledged write survives SIGKILL mid-flight, and a restart on the same workdir shows it', async () => {
     const workdir = join(work.path, 'killed');
     const first = await startServe([EXAMPLE_SITE, '--workdir', workdir]);
-    const acknowledged: string[] = [];
+    // The first write loads the write path (express, the log); the clock starts once it is answered.
+    expect((await post(first.url, article('warm-up'))).status).toBe(201);
+    const acknowledged: string[] = ['warm-up'];
     const acknowledgedFiles: string[] = [];
     let stop = false;
     const writer = async (worker: number) => {

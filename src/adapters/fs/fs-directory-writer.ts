@@ -16,8 +16,9 @@ export class FsDirectoryWriter implements DirectoryWriter {
     const target = resolve(destination);
     if (!options.replace && (await occupied(target))) throw new OutputExistsError(`${target} exists and is not an empty directory; use --force to replace it`);
     const draft = join(dirname(target), `.${basename(target)}.${randomBytes(6).toString('hex')}.partial`);
-    await mkdir(draft, { recursive: true });
+    // Watched before it exists: a signal between the two would otherwise leave it behind.
     unfinished.add(draft);
+    await mkdir(draft, { recursive: true });
     return new FsDirectoryDraft(target, draft);
   }
 }
