@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import express from 'express';
-import { printSchema, type GraphQLSchema } from 'graphql';
+import { getIntrospectionQuery, printSchema, type GraphQLSchema } from 'graphql';
 import request from 'supertest';
 import { MemoryPackageSource } from '../../src/adapters/archive/memory-package-source.js';
 import { buildDatasetSchema } from '../../src/adapters/http/graphql/dataset-schema.js';
@@ -406,9 +406,15 @@ describe('query limits, checked before anything executes', () => {
     expect((await gql(loaded.app, `{ ${Array.from({ length: 20 }, (_, i) => `a${i}: blog_posts(limit: 1) { id }`).join(' ')} }`)).body.errors).toBeUndefined();
   });
 
+  it('answers the introspection query tools send (GraphiQL), whatever its depth', async () => {
+    const { body } = await gql(loaded.app, getIntrospectionQuery());
+    expect(body.errors).toBeUndefined();
+    expect((body.data!.__schema as { types: unknown[] }).types.length).toBeGreaterThan(5);
+  });
+
   it('refuses queries nested deeper than the limit, through fragments too, and brace bombs before parsing', async () => {
-    const fragments = Array.from({ length: 14 }, (_, i) => `fragment F${i} on Query { blog_posts { ...F${i + 1} } }`).join(' ');
-    const deep = await gql(loaded.app, `{ ...F0 } ${fragments} fragment F14 on Query { notes }`);
+    const fragments = Array.from({ length: 17 }, (_, i) => `fragment F${i} on Query { blog_posts { ...F${i + 1} } }`).join(' ');
+    const deep = await gql(loaded.app, `{ ...F0 } ${fragments} fragment F17 on Query { notes }`);
     expect(deep.body.errors!.map((error) => error.extensions?.code)).toContain('QUERY_TOO_DEEP');
     const bomb = await request(loaded.app).post('/graphql').send({ query: `${'{a'.repeat(100_000)}${'}'.repeat(100_000)}` });
     expect(bomb.status).toBe(400);
@@ -462,6 +468,20 @@ describe('types from schemas other implementations write', () => {
       expect(answer.body).toEqual({ data: { zoo: { categories: [{ id: 1, name: 'Mammals' }], animals: [{ name: 'Lion', weight: 190.5, habitat: { biome: 'savannah' } }] } } });
     } finally {
       await zoo.datasets.close();
+    }
+  });
+
+  it('a document of long lists costs what its lists hold', async () => {
+    const big = await load({
+      'metadata.json': JSON.stringify(VALID_METADATA),
+      'data/zoo.json': JSON.stringify({ animals: Array.from({ length: 30_000 }, (_, i) => ({ name: `a${i}`, weight: i })) }),
+      'data/zoo.schema.json': JSON.stringify({ type: 'object', properties: { animals: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, weight: { type: 'number' } } } } } }),
+      'storage.json': JSON.stringify({ storage: { dataSets: { zoo: { source: 'data/zoo.json', schemaFile: 'data/zoo.schema.json' } } } }),
+    });
+    try {
+      expect((await gql(big.app, '{ zoo { animals { name weight } } }')).body.errors?.[0]?.extensions?.code).toBe('QUERY_TOO_COSTLY');
+    } finally {
+      await big.datasets.close();
     }
   });
 

@@ -78,9 +78,12 @@ export function buildDatasetSchema(datasets: PackageDatasets, dataSets: Record<s
     if (!dataset.isCollection) {
       // One document, read whole: typed from its schema where the schema describes it.
       const schema = dataset.schema?.raw;
+      // A document never changes (it takes no writes): its lists' lengths are counted once, for the cost of a query.
+      const rows = Math.max(arrayElements(dataset.document()), 1);
       queries[field] = {
         type: schema === undefined ? GraphQLJSON : outputTypeOf(schema, schema, `${pascal}Document`, types),
         description: `Dataset ${dataset.id}: one document, read whole.`,
+        extensions: { complexity: ({ childComplexity }: { childComplexity: number }) => rows * Math.max(childComplexity, 1) },
         resolve: guard(dataset.id, () => dataset.document()),
       };
       continue;
@@ -173,6 +176,20 @@ function jsonFields(dataset: Dataset): DatasetFields {
       resolve: guard(dataset.id, async (_root, { id, item }: { id: string; item: unknown }) => (await dataset.replace(id, item)).item),
     },
   };
+}
+
+/** How many list elements a document holds, all the way down: what a query over it may produce, at most, per field. */
+function arrayElements(value: unknown): number {
+  let count = 0;
+  const stack = [value];
+  while (stack.length > 0) {
+    const current = stack.pop();
+    if (Array.isArray(current)) {
+      count += current.length;
+      stack.push(...current);
+    } else if (isRecord(current)) stack.push(...Object.values(current));
+  }
+  return count;
 }
 
 /** A list field costs its rows (as many as `id`, `limit` and `offset` leave, from the dataset's size now) times what each row asks for. */

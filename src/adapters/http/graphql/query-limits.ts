@@ -1,8 +1,8 @@
 import { GraphQLError, Kind, type FragmentDefinitionNode, type SelectionSetNode, type ValidationRule } from 'graphql';
 import { createComplexityRule, fieldExtensionsEstimator, simpleEstimator } from 'graphql-query-complexity';
 
-/** How deep fields may nest below an operation. The dataset schema is three levels deep; nested item types add a few. */
-export const MAX_QUERY_DEPTH = 12;
+/** How deep fields may nest below an operation: the introspection query GraphiQL and other tools send needs exactly 15. */
+export const MAX_QUERY_DEPTH = 15;
 /** Aliases let one small query ask for the same large list many times over. */
 export const MAX_QUERY_ALIASES = 20;
 /** Estimated field values in a result: list fields count their rows (after `limit` and `offset`) times the fields asked of each. About half a second of the event loop at most: larger results are paged. */
