@@ -150,8 +150,13 @@ describe('validate sees what the reactor serves', () => {
       expect(await (await fetch(`${running.url}/chapter-2`)).text()).toContain('From the update layer.');
       expect(await (await fetch(`${running.url}/style.css`)).text()).toContain('sans-serif');
       expect((await fetch(`${running.url}/draft.html`)).status).toBe(404);
+      // Deleting files through the reactor tombstones them in the saved package: it still validates, with a warning each.
+      expect((await fetch(`${running.url}/chapter-1`, { method: 'DELETE' })).status).toBe(204);
+      expect((await fetch(`${running.url}/style.css`, { method: 'DELETE' })).status).toBe(204);
       const saved = (await (await fetch(`${running.url}/package/layered-notebook/save`, { method: 'POST' })).json()) as { path: string };
-      expect(runPkg(['package', 'validate', saved.path]).status).toBe(0);
+      const revalidated = runPkg(['package', 'validate', saved.path]);
+      expect(revalidated.status).toBe(0);
+      expect(revalidated.stdout).toMatch(/! content\/chapter-1\.html is deleted by a layer's tombstone: it answers 404/);
     } finally {
       await running.stop();
     }

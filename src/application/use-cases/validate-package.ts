@@ -3,7 +3,7 @@ import { metadataGaps } from '../../domain/package/metadata.js';
 import { compareChecksums, describeIntegrity, normalizeSecurity, type Security } from '../../domain/integrity/security.js';
 import { checkResult, validationReport, type CheckResult, type ValidationReport } from '../../domain/validation/check-report.js';
 import { duplicateRoutePaths, handlerRouteWarnings, manifestErrors, resourceExists, routeErrors, storageFileErrors, type ResourceExists } from '../../domain/validation/package-checks.js';
-import { LayerStack } from '../../domain/serving/layer-stack.js';
+import { LayerStack, type Layer } from '../../domain/serving/layer-stack.js';
 import { readPackageLayers, readTombstones } from '../package/package-layer-stack.js';
 import { packageLayers } from '../serving/served-package.js';
 import { dependencyLayers } from '../serving/dependency-layers.js';
@@ -96,18 +96,18 @@ export class ValidatePackage {
     const canResolve = this.dependencies !== undefined && (context.store !== undefined || context.registry !== undefined);
     if (Object.keys(declared).length === 0 || !canResolve) {
       const stack = new LayerStack(own);
-      return { exists: resourceExists(files, (path) => stack.resolve(path) !== undefined, declared, undefined), close: async () => undefined };
+      return { exists: resourceExists(files, visibleIn(stack, own), declared, undefined), close: async () => undefined };
     }
     let tree: DependencyTree;
     try {
       tree = await this.dependencies!.resolve(source, metadata!, context);
     } catch (error) {
       const stack = new LayerStack(own);
-      return { exists: resourceExists(files, (path) => stack.resolve(path) !== undefined, declared, undefined), problem: `dependencies could not be resolved: ${messageOf(error)}`, close: async () => undefined };
+      return { exists: resourceExists(files, visibleIn(stack, own), declared, undefined), problem: `dependencies could not be resolved: ${messageOf(error)}`, close: async () => undefined };
     }
     const layers = await dependencyLayers(tree, readTombstones);
     const stack = new LayerStack([...layers.layers, ...own]);
-    const exists = resourceExists(files, (path) => stack.resolve(path) !== undefined, declared, (guid, path) => layers.byGuid.get(guid)?.resolve(path) !== undefined);
+    const exists = resourceExists(files, visibleIn(stack, [...layers.layers, ...own]), declared, (guid, path) => layers.byGuid.get(guid)?.resolve(path) !== undefined);
     return { exists, close: () => tree.close() };
   }
 
@@ -127,7 +127,7 @@ export class ValidatePackage {
     if ('absent' in manifest) return checkResult('manifest', [], [`${MANIFEST_FILE} absent: generated from content/ at pack or load time`]);
     if ('error' in manifest) return checkResult('manifest', [manifest.error]);
     const findings = manifestErrors(manifest.value, exists);
-    return checkResult('manifest', findings.errors, [`${Object.keys(manifest.value).length} resources`, ...uncheckedWarning(findings.unchecked)]);
+    return checkResult('manifest', findings.errors, [`${Object.keys(manifest.value).length} resources`, ...uncheckedWarning(findings.unchecked), ...deletedWarning(findings.deleted)]);
   }
 
   private checkRoutes(routes: Parsed<Routes>, files: ReadonlySet<string>, storage: Storage | undefined, resources: { exists: ResourceExists; problem?: string }): CheckResult {
@@ -146,6 +146,7 @@ export class ValidatePackage {
       ...duplicates,
       ...handlerRouteWarnings(routes.value),
       ...uncheckedWarning(findings.unchecked),
+      ...deletedWarning(findings.deleted),
     ]);
   }
 
@@ -194,4 +195,14 @@ function uncheckedWarning(unchecked: string[]): string[] {
   if (unchecked.length === 0) return [];
   unchecked = [...new Set(unchecked)];
   return [`warning: ${unchecked.length} resource${unchecked.length === 1 ? '' : 's'} could not be checked, as ${unchecked.length === 1 ? 'it' : 'they'} may come from dependencies (give --store or --registry to resolve them): ${unchecked.join(', ')}`];
+}
+
+/** Resources a layer holds and a tombstone above deletes (a file deleted through the reactor, then saved): they answer 404, as meant. */
+function deletedWarning(deleted: string[]): string[] {
+  return [...new Set(deleted)].map((resource) => `warning: ${resource} is deleted by a layer's tombstone: it answers 404`);
+}
+
+/** A content path: visible through the stack, held by a layer but hidden by a tombstone, or neither. */
+function visibleIn(stack: LayerStack, layers: readonly Layer[]): (contentPath: string) => boolean | 'deleted' {
+  return (path) => (stack.resolve(path) !== undefined ? true : layers.some((layer) => layer.files.has(path)) ? 'deleted' : false);
 }

@@ -6,23 +6,26 @@ import { CONTENT_DIR } from '../package/package-paths.js';
 /**
  * Whether a resource exists as the reactor would find it: through the package's layers
  * (and its dependencies' exported content, when they were resolved); undefined when that
- * cannot be told here (a dependency that was not resolved).
+ * cannot be told here (a dependency that was not resolved); `deleted` when a layer holds
+ * it but a tombstone above hides it (a file deleted through the reactor, then saved).
  */
-export type ResourceExists = (resource: string) => boolean | undefined;
+export type ResourceExists = (resource: string) => boolean | 'deleted' | undefined;
 
-/** Problems of a check, and the resources it could not check. */
+/** Problems of a check, the resources it could not check, and those a tombstone deletes. */
 export interface ResourceFindings {
   errors: string[];
   unchecked: string[];
+  deleted: string[];
 }
 
 /** Every manifest resource must exist in the package. */
 export function manifestErrors(manifest: Manifest, exists: ResourceExists): ResourceFindings {
-  const findings: ResourceFindings = { errors: [], unchecked: [] };
+  const findings: ResourceFindings = { errors: [], unchecked: [], deleted: [] };
   for (const path of Object.keys(manifest)) {
     const found = exists(path);
     if (found === false) findings.errors.push(`resource ${path} does not exist`);
     else if (found === undefined) findings.unchecked.push(path);
+    else if (found === 'deleted') findings.deleted.push(path);
   }
   return findings;
 }
@@ -30,11 +33,13 @@ export function manifestErrors(manifest: Manifest, exists: ResourceExists): Reso
 export function routeErrors(routes: Routes, exists: ResourceExists, storage: Storage | undefined): ResourceFindings {
   const errors: string[] = [];
   const unchecked: string[] = [];
+  const deleted: string[] = [];
   for (const route of routes.routes) {
     if (route.resource !== undefined) {
       const found = exists(route.resource);
       if (found === false) errors.push(`route ${route.path}: resource ${route.resource} does not exist`);
       else if (found === undefined) unchecked.push(route.resource);
+      else if (found === 'deleted') deleted.push(route.resource);
     }
     if (route.dataset !== undefined) {
       if (!route.path.startsWith(DATA_API_PREFIX)) errors.push(`route ${route.path}: dataset routes must live under ${DATA_API_PREFIX}`);
@@ -45,7 +50,7 @@ export function routeErrors(routes: Routes, exists: ResourceExists, storage: Sto
     if (exists(routes.index) === false) errors.push(`index ${routes.index} does not exist`);
     else if (!isHtml(routes.index)) errors.push(`index ${routes.index} is not an HTML file`);
   }
-  return { errors, unchecked };
+  return { errors, unchecked, deleted };
 }
 
 /**
@@ -56,7 +61,7 @@ export function routeErrors(routes: Routes, exists: ResourceExists, storage: Sto
  */
 export function resourceExists(
   files: ReadonlySet<string>,
-  content: (contentPath: string) => boolean,
+  content: (contentPath: string) => boolean | 'deleted',
   declared: Readonly<Record<string, string>>,
   dependencies: ((guid: string, contentPath: string) => boolean) | undefined,
 ): ResourceExists {
@@ -65,7 +70,9 @@ export function resourceExists(
     const reference = resource.startsWith(CONTENT_DIR) ? undefined : dependencyReference(resource, { ...declared });
     if (reference) return dependencies ? dependencies(reference.guid, reference.path.slice(CONTENT_DIR.length)) : undefined;
     // The file itself counts too: a tombstone hides it from serving, not from the package.
-    if (files.has(resource) || (resource.startsWith(CONTENT_DIR) && content(resource.slice(CONTENT_DIR.length)))) return true;
+    if (files.has(resource)) return true;
+    const found = resource.startsWith(CONTENT_DIR) ? content(resource.slice(CONTENT_DIR.length)) : false;
+    if (found !== false) return found;
     return hasDependencies && resource.startsWith(CONTENT_DIR) && !dependencies ? undefined : false;
   };
 }
