@@ -26,7 +26,8 @@ await build({
   sourcemap: true,
   logLevel: 'warning',
   // sql.js finds its wasm file beside its own JS, so it is loaded from node_modules at run time.
-  external: ['sql.js'],
+  // css-tree reads its JSON data files with require() relative to itself: bundled, they are not there.
+  external: ['sql.js', 'css-tree'],
   // CommonJS dependencies bundled into ESM still call require().
   banner: { js: "import { createRequire as __pkgCreateRequire } from 'node:module'; const require = __pkgCreateRequire(import.meta.url);" },
 });

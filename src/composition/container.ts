@@ -64,6 +64,7 @@ import { DiffPackages } from '../application/use-cases/diff-packages.js';
 import { InitPackage } from '../application/use-cases/init-package.js';
 import { FsPackageTemplates } from '../adapters/fs/fs-package-templates.js';
 import { FsWorkdirs } from '../adapters/fs/fs-workdirs.js';
+import { LazyReferenceScanner } from '../adapters/content/lazy-reference-scanner.js';
 import { FsSessionRevocationStore } from '../adapters/fs/fs-session-revocations.js';
 import { templatesDirectory } from './toolkit-root.js';
 import type { LocalFiles } from '../application/ports/local-files.js';
@@ -162,11 +163,11 @@ export function createContainer(overrides: PortOverrides = {}, options: { memory
         new FsWorkdirs(),
       ),
   );
-  container.bind(EntryDigester).toDynamicValue(() => new EntryDigester(get(TOKENS.Hasher)));
+  container.bind(EntryDigester).toDynamicValue(() => new EntryDigester(get(TOKENS.Hasher), new LazyReferenceScanner()));
   container.bind(PackPipeline).toDynamicValue(() => new PackPipeline(get(TOKENS.ArchiveWriter), get(TOKENS.Hasher)));
   container.bind(PackPackage).toDynamicValue(() => new PackPackage(get(TOKENS.PackageOpener), get(PackPipeline), { dependencies: get(DependencyLoader), hasher: get(TOKENS.Hasher) }));
   container.bind(UnpackPackage).toDynamicValue(() => new UnpackPackage(get(TOKENS.PackageOpener), get(TOKENS.DirectoryWriter), get(TOKENS.Hasher)));
-  container.bind(ValidatePackage).toDynamicValue(() => new ValidatePackage(get(TOKENS.PackageOpener), get(EntryDigester), get(TOKENS.SchemaValidator), get(SignatureCheck)));
+  container.bind(ValidatePackage).toDynamicValue(() => new ValidatePackage(get(TOKENS.PackageOpener), get(EntryDigester), get(TOKENS.SchemaValidator), get(SignatureCheck), get(DependencyLoader)));
   container
     .bind(SignPackage)
     .toDynamicValue(() => new SignPackage(get(TOKENS.PackageOpener), get(TOKENS.SignatureSchemes), get(PackPipeline), get(TOKENS.FileWriter), get(TOKENS.Hasher)));

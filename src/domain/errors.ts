@@ -269,3 +269,8 @@ export class WorkdirLockedError extends PackageError {
 export class ArchiveLimitError extends PackageError {
   readonly code = 'ARCHIVE_LIMIT';
 }
+
+/** A route of a kind this reactor does not run (a `handler` route, code of another implementation): 501. */
+export class HandlerNotSupportedError extends PackageError {
+  readonly code = 'HANDLER_NOT_SUPPORTED';
+}

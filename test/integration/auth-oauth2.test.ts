@@ -6,7 +6,7 @@ import request from 'supertest';
 import { NodeAuthCrypto } from '../../src/adapters/crypto/node-auth-crypto.js';
 import { FetchOAuth2Provider } from '../../src/adapters/oauth2/fetch-oauth2-provider.js';
 import { Sessions } from '../../src/application/auth/sessions.js';
-import { MemoryOpener, demoPackage } from '../support/memory-opener.js';
+import { MemoryOpener, VALID_METADATA, demoPackage } from '../support/memory-opener.js';
 import { startBrokenEndpoint, startProvider } from '../support/oauth2-provider.js';
 import { startReactor } from '../support/reactor-fixture.js';
 
@@ -168,13 +168,15 @@ describe('the login', () => {
 
   it('a session is accepted only by the mount and provider that issued it', async () => {
     const deploy = writeDeploy('deploy-two-mounts.json', { baseUrl: BASE, authentication: { sessionSecret: SECRET } });
-    const opener = new MemoryOpener().add('site', sitePackage(endpoints(provider.url))).add('other', sitePackage({ ...endpoints(provider.url), clientId: 'other-client' }));
+    const opener = new MemoryOpener().add('site', sitePackage(endpoints(provider.url))).add('other', { ...sitePackage({ ...endpoints(provider.url), clientId: 'other-client' }), 'metadata.json': JSON.stringify({ ...VALID_METADATA, name: 'other-site' }) });
     const two = await startReactor(opener, [{ source: 'site' }, { prefix: '/other/', source: 'other' }], { deploy, workdir: join(directory, 'two') });
     try {
       const root = await signIn(two.http);
       await request(two.http).get('/').set('Cookie', `pkg_session=${root}`).expect(200);
       await request(two.http).get('/other/').set('Cookie', `pkg_session=${root}`).expect(401);
       await request(two.http).get('/other/api/v1/data/items').set('Cookie', `pkg_session=${root}`).expect(401);
+      // The reactor's own endpoints for that package take its mount's sessions only.
+      await request(two.http).post('/package/other-site/save').set('Cookie', `pkg_session=${root}`).set('Origin', BASE).expect(401);
     } finally {
       await two.stop();
     }

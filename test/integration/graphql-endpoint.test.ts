@@ -21,7 +21,7 @@ const POST_SCHEMA = {
     id: { type: 'string' },
     title: { type: 'string', minLength: 1 },
     views: { type: 'integer', minimum: 0, maximum: 1000000 },
-    big: { type: 'integer' },
+    big: { type: 'integer', maximum: 10000000000 },
     rating: { type: ['number', 'null'] },
     published: { type: 'boolean' },
     tags: { type: 'array', items: { type: 'string' } },
@@ -126,17 +126,18 @@ describe('schema derived from datasets', () => {
     expect(block).not.toContain('bad');
   });
 
-  it('skips SQLite datasets and documents that are not lists', async () => {
+  it('skips SQLite datasets, and serves a document dataset whole', async () => {
     const fields = Object.keys(loaded.schema!.getQueryType()!.getFields());
-    expect(fields).toEqual(['blog_posts', 'notes', 'tasks']);
+    expect(fields).toEqual(['blog_posts', 'notes', 'tasks', 'settings']);
+    expect((await gql(loaded.app, '{ settings }')).body).toEqual({ data: { settings: { theme: 'dark' } } });
     const { status, body } = await gql(loaded.app, '{ people }');
     expect(status).not.toBe(500);
     expect(body.errors?.[0]?.message).toMatch(/Cannot query field "people"/);
   });
 
-  it('is undefined when no JSON dataset is a collection', async () => {
+  it('is undefined when no dataset is outside SQLite', async () => {
     const files = packageFiles();
-    const storage = { storage: { dataSets: { settings: { source: 'data/settings.json' }, people: { databaseFile: 'data/people.sqlite', table: 'people' } } } };
+    const storage = { storage: { dataSets: { people: { databaseFile: 'data/people.sqlite', table: 'people' } } } };
     const only = await load({ ...files, 'storage.json': JSON.stringify(storage) });
     expect(only.schema).toBeUndefined();
     await only.datasets.close();
@@ -431,6 +432,53 @@ describe('query limits, checked before anything executes', () => {
       expect((await gql(big.app, twice, { n: 10 })).body.errors).toBeUndefined();
     } finally {
       await big.datasets.close();
+    }
+  });
+});
+
+describe('types from schemas other implementations write', () => {
+  it('a document dataset (an object of lists) answers GraphQL, typed from its schema, integers as Int', async () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        categories: { type: 'array', items: { type: 'object', properties: { id: { type: 'integer' }, name: { type: 'string' } } } },
+        animals: { type: 'array', items: { $ref: '#/$defs/animal' } },
+      },
+      $defs: { animal: { type: 'object', properties: { name: { type: 'string' }, weight: { type: 'number' }, habitat: { type: 'object', properties: { biome: { type: 'string' } } } } } },
+    };
+    const zoo = await load({
+      'metadata.json': JSON.stringify(VALID_METADATA),
+      'data/zoo.json': JSON.stringify({ categories: [{ id: 1, name: 'Mammals' }], animals: [{ name: 'Lion', weight: 190.5, habitat: { biome: 'savannah' } }] }),
+      'data/zoo.schema.json': JSON.stringify(schema),
+      'storage.json': JSON.stringify({ storage: { dataSets: { zoo: { source: 'data/zoo.json', schemaFile: 'data/zoo.schema.json' } } } }),
+    });
+    try {
+      const printed = printSchema(zoo.schema!);
+      expect(printed).toContain('zoo: ZooDocument');
+      expect(printed).toMatch(/type ZooDocumentCategories \{\n {2}id: Int\n {2}name: String\n\}/);
+      expect(printed).toMatch(/type ZooDocumentAnimals \{\n {2}name: String\n {2}weight: Float\n {2}habitat: ZooDocumentAnimalsHabitat\n\}/);
+      expect(printed).not.toContain('type Mutation');
+      const answer = await gql(zoo.app, '{ zoo { categories { id name } animals { name weight habitat { biome } } } }');
+      expect(answer.body).toEqual({ data: { zoo: { categories: [{ id: 1, name: 'Mammals' }], animals: [{ name: 'Lion', weight: 190.5, habitat: { biome: 'savannah' } }] } } });
+    } finally {
+      await zoo.datasets.close();
+    }
+  });
+
+  it('a schema of the whole collection types its items and checks writes against them', async () => {
+    const notes = await load({
+      'metadata.json': JSON.stringify(VALID_METADATA),
+      'data/notes.json': JSON.stringify([{ id: 'a', title: 'A', minutes: 3, weather: { wind: 'calm' } }]),
+      'data/notes.schema.json': JSON.stringify({ type: 'array', items: { type: 'object', required: ['title'], additionalProperties: false, properties: { id: { type: 'string' }, title: { type: 'string' }, minutes: { type: 'integer' }, weather: { type: 'object', properties: { wind: { type: 'string' } } } } } }),
+      'storage.json': JSON.stringify({ storage: { dataSets: { notes: { source: 'data/notes.json', schemaFile: 'data/notes.schema.json' } } } }),
+    });
+    try {
+      expect(printSchema(notes.schema!)).toMatch(/notes\(id: ID, limit: Int, offset: Int\): \[NotesItem!\]/);
+      expect((await gql(notes.app, '{ notes { id minutes weather { wind } } }')).body).toEqual({ data: { notes: [{ id: 'a', minutes: 3, weather: { wind: 'calm' } }] } });
+      expect((await gql(notes.app, 'mutation { createNotes(item: {id: "b", title: "B"}) { id title } }')).body).toEqual({ data: { createNotes: { id: 'b', title: 'B' } } });
+      expect((await gql(notes.app, 'mutation { createNotes(item: {id: "c", extra: 1}) { id } }')).body.errors![0]!.extensions!.code).toBe('SCHEMA_VIOLATION');
+    } finally {
+      await notes.datasets.close();
     }
   });
 });

@@ -77,6 +77,14 @@ describe('HtpasswdPasswordHashes, decoys', () => {
     expect(await verify('pw', decoy)).toBe(false);
   });
 
+  it('never checks a SHA-crypt hash of more than a million rounds (each check would stall the reactor), nor makes such a decoy', async () => {
+    const huge = '$6$rounds=999999999$salt$' + 'a'.repeat(86);
+    const started = Date.now();
+    expect(await verify('pw', huge)).toBe(false);
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(await hashes.decoyLike(huge)).toMatch(/^\$6\$rounds=1000000\$/);
+  });
+
   it('keeps the bcrypt cost and the SHA-crypt rounds', async () => {
     expect(await hashes.decoyLike(htpasswd(['-B', '-C', '6'], 'pw'))).toMatch(/^\$2[aby]\$06\$/);
     expect(await hashes.decoyLike(htpasswd(['-5', '-r', '20000'], 'pw'))).toMatch(/^\$6\$rounds=20000\$/);

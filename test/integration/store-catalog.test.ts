@@ -17,7 +17,7 @@ import { DirectoryRegistryClient } from '../../src/adapters/fs/directory-registr
 import { ZipPackageSource } from '../../src/adapters/archive/zip-package-source.js';
 import { LIB_GUID, writeCompositeFixtures } from '../support/composite-fixtures.js';
 import { writeRawZip } from '../support/hostile-zip.js';
-import { temporaryDirectory } from '../support/paths.js';
+import { EXAMPLE_SITE, temporaryDirectory } from '../support/paths.js';
 
 const work = temporaryDirectory('cap-store-catalog-');
 afterAll(() => work.remove());
@@ -145,5 +145,38 @@ describe('a store without index.json', () => {
     writeFileSync(join(store, 'index.json'), '{"half');
     expect(await installer.execute({ guid: LIB_GUID, registry: registryDirectory, store })).toMatchObject({ downloaded: true, version: '2.0.0' });
     expect(JSON.parse(readFileSync(join(store, 'index.json'), 'utf8'))).toEqual({ [LIB_GUID]: 'ui-lib-2.0.0.cap' });
+  });
+});
+
+describe('a store of the example site', () => {
+  const at = (name: string) => join(work.path, name);
+  const newCatalog = (opener = new LocalPackageOpener()) => new StoreCatalog(new FsStoreDirectories(), opener, { warn: () => undefined });
+  let cap: string;
+  it('finds a package by the GUID in its .cap, reads each file once, and again only when it changes', async () => {
+    cap = (await packer.execute({ source: EXAMPLE_SITE, outputDirectory: at('example'), force: true })).path;
+    const store = at('plain-store');
+    mkdirSync(store);
+    copyFileSync(cap, join(store, 'example-site-1.0.0.cap'));
+    writeFileSync(join(store, 'broken-1.0.0.cap'), 'not a zip');
+    const opener = new CountingOpener();
+    const catalog = newCatalog(opener);
+    expect(await catalog.open(store).versions('pkg://example.org/example-site')).toEqual([{ version: '1.0.0', path: join(store, 'example-site-1.0.0.cap') }]);
+    expect(await catalog.open(store).versions('pkg://example.org/nothing')).toEqual([]);
+    expect(opener.opened).toHaveLength(2);
+    utimesSync(join(store, 'example-site-1.0.0.cap'), new Date(), new Date(Date.now() + 5000));
+    await catalog.open(store).versions('pkg://example.org/example-site');
+    expect(opener.opened).toHaveLength(3);
+  });
+
+  it('takes index.json as a hint: a .cap it does not name is found, a file it names that is gone is not', async () => {
+    const store = at('hinted-store');
+    mkdirSync(store);
+    copyFileSync(cap, join(store, 'example-site-1.0.0.cap'));
+    writeFileSync(join(store, 'index.json'), JSON.stringify({ 'pkg://example.org/gone': 'gone-2.0.0.cap' }));
+    const catalog = newCatalog();
+    expect((await catalog.open(store).versions('pkg://example.org/example-site')).map((stored) => stored.version)).toEqual(['1.0.0']);
+    expect(await catalog.open(store).versions('pkg://example.org/gone')).toEqual([]);
+    writeFileSync(join(store, 'index.json'), '{ not json');
+    expect((await catalog.open(store).versions('pkg://example.org/example-site')).map((stored) => stored.version)).toEqual(['1.0.0']);
   });
 });

@@ -78,13 +78,15 @@ export function packageCommands(yargs: Argv, useCases: PackageUseCases, output: 
         output.out(`Unpacked ${result.files} files into ${result.destination}`);
       },
     )
-    .command(
-      reportCommand('validate', 'Check a package directory or .cap: metadata, manifest, routes, storage, security, content', output, exit, {
-        run: (path) => useCases.validate.execute(path),
+    .command({
+      ...reportCommand('validate', 'Check a package directory or .cap: metadata, manifest, routes, storage, security, content', output, exit, {
+        run: (path, argv) => useCases.validate.execute(path, packageSources(argv as { store?: string; registry?: string })),
         print: printValidation,
         failed: (report) => !report.valid,
       }),
-    )
+      // A composite package's resources in its dependencies are checked when they can be resolved.
+      builder: (y: Argv) => storeAndRegistry(pathAndJson(y)),
+    })
     .command(
       reportCommand('test', 'Run the package tests in tests/*.yaml: route, file, data_validation and config tests', output, exit, {
         run: (path) => useCases.test.execute(path),
@@ -114,14 +116,14 @@ function reportCommand<R>(
   description: string,
   output: CliOutput,
   exit: ExitStatus,
-  report: { run: (path: string) => Promise<R>; print: (output: CliOutput, report: R) => void; failed: (report: R) => boolean },
+  report: { run: (path: string, argv: Record<string, unknown>) => Promise<R>; print: (output: CliOutput, report: R) => void; failed: (report: R) => boolean },
 ) {
   return {
     command: `${name} <path>`,
     describe: description,
     builder: pathAndJson,
     handler: async (argv: { path: string; json: boolean }) => {
-      const result = await report.run(argv.path);
+      const result = await report.run(argv.path, argv);
       if (argv.json) printJson(output, result);
       else report.print(output, result);
       if (report.failed(result)) exit(1);
@@ -135,7 +137,7 @@ function inspectCommand(item: InspectItem, description: string, useCases: Packag
     describe: description,
     builder: (y: Argv) => storeAndRegistry(pathAndJson(y)),
     handler: async (argv: { path: string; json: boolean; store?: string; registry?: string }) => {
-      const value = await useCases.inspect.execute(argv.path, item, packageSources(argv));
+      const value = await useCases.inspect.execute(argv.path, item, packageSources(argv), (warning) => output.err(`warning: ${warning}`));
       if (item === 'info' && !argv.json) printInfo(output, value as PackageInfo);
       else printJson(output, value);
     },

@@ -6,7 +6,12 @@ import { encrypt as encryptShaCrypt, verify as verifyShaCrypt } from 'unixcrypt'
 import type { PasswordHashes } from '../../application/ports/password-hashes.js';
 
 const BCRYPT = /^\$2[aby]\$\d\d\$[./0-9A-Za-z]{53}$/;
-const SHA_CRYPT = /^\$([56])\$(rounds=\d+\$)?[^$]{0,16}\$[./0-9A-Za-z]+$/;
+const SHA_CRYPT = /^\$([56])\$(rounds=(\d{1,9})\$)?[^$]{0,16}\$[./0-9A-Za-z]+$/;
+/**
+ * A check runs on the event loop: more rounds than this (some 2 s a check) would let one
+ * hash, in a password file a package carries, stall the reactor on every login attempt.
+ */
+export const SHA_CRYPT_MAX_ROUNDS = 1_000_000;
 const MD5_CRYPT = /^\$(?:apr1|1)\$/;
 const SHA1 = '{SHA}';
 // Anything else must look like traditional DES crypt; otherwise it may be a plain-text
@@ -29,7 +34,7 @@ export class HtpasswdPasswordHashes implements PasswordHashes {
     const bcryptCost = /^\$2[aby]\$(\d\d)\$/.exec(like);
     if (bcryptCost) return bcrypt.hash(password, Math.min(Math.max(Number(bcryptCost[1]), 4), 31));
     const sha = SHA_CRYPT.exec(like);
-    if (sha) return encryptShaCrypt(password, `$${sha[1]}$${sha[2] ?? ''}${randomBytes(12).toString('base64').replace(/[^./0-9A-Za-z]/g, '.').slice(0, 16)}`);
+    if (sha) return encryptShaCrypt(password, `$${sha[1]}$${sha[3] === undefined ? '' : `rounds=${Math.min(Number(sha[3]), SHA_CRYPT_MAX_ROUNDS)}$`}${randomBytes(12).toString('base64').replace(/[^./0-9A-Za-z]/g, '.').slice(0, 16)}`);
     if (MD5_CRYPT.test(like)) return aprMd5(password, `$apr1$${randomBytes(6).toString('hex').slice(0, 8)}$`);
     return `${SHA1}${createHash('sha1').update(password).digest('base64')}`;
   }
@@ -37,6 +42,7 @@ export class HtpasswdPasswordHashes implements PasswordHashes {
 
 /** unixcrypt (pure JS) hashes the UTF-8 bytes of the password, as openssl and htpasswd do. */
 async function shaCryptMatches(password: string, hash: string): Promise<boolean> {
+  if (Number(SHA_CRYPT.exec(hash)?.[3] ?? 0) > SHA_CRYPT_MAX_ROUNDS) return false;
   try {
     return verifyShaCrypt(password, hash);
   } catch {

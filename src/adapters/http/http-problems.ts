@@ -2,7 +2,9 @@ import type { ServerResponse } from 'node:http';
 import {
   ContentNotFoundError,
   ContentPathError,
+  ConfigValidationError,
   ContentConflictError,
+  HandlerNotSupportedError,
   CrossSiteWriteError,
   ForbiddenError,
   OAuth2CallbackError,
@@ -63,9 +65,12 @@ const STATUS_OF: Array<[ErrorClass, number, Record<string, string>?]> = [
   [DuplicateIdError, 409],
   [IdMismatchError, 409],
   [ContentConflictError, 409],
+  // A package that cannot be saved as it is (0.1.x metadata without its identifiers): the state conflicts with the request.
+  [ConfigValidationError, 409],
   [NotTextError, 415],
   [SchemaViolationError, 422],
   [DatasetUnavailableError, 501],
+  [HandlerNotSupportedError, 501],
   [OAuth2ProviderError, 502],
   [OverlayError, 503],
 ];

@@ -1,9 +1,10 @@
 import type { IncomingMessage } from 'node:http';
-import { DATA_API_PREFIX } from '../../domain/package/routes.js';
+import { DATA_API_PREFIX, type Route } from '../../domain/package/routes.js';
 import { normalizeRequestPath } from '../../domain/serving/request-path.js';
 import type { Mount, Reactor } from '../../application/serving/reactor.js';
 import type { StaticLookup, StaticResponse } from '../../application/serving/served-package.js';
-import { HttpProblem, notFound } from './http-problems.js';
+import { HttpProblem, notFound, problemOf } from './http-problems.js';
+import { HandlerNotSupportedError } from '../../domain/errors.js';
 
 /** What a request path under the mounts comes to, decided once per request. */
 export type Resolution =
@@ -38,6 +39,7 @@ export function resolveRequest(reactor: Reactor, request: IncomingMessage, path:
   if (request.method !== 'GET' && request.method !== 'HEAD') {
     const target = mount.pkg.routes.lookup(match.path);
     if (target?.kind === 'dataset') return keep(request, { kind: 'data', mount, rest: target.dataset });
+    if (target?.kind === 'handler') return handlerProblem(target.route);
     return keep(request, { kind: 'content', mount, path: match.path });
   }
   const cached = mount.pkg.cached(match.path);
@@ -46,9 +48,14 @@ export function resolveRequest(reactor: Reactor, request: IncomingMessage, path:
   const settle = (found: StaticLookup): Resolution => {
     if (found.kind === 'hit') return found;
     if (found.kind === 'dataset') return keep(request, { kind: 'data', mount, rest: found.dataset });
+    if (found.kind === 'handler') return handlerProblem(found.route);
     return { kind: 'problem', problem: notFound(`no route or file for ${parsed.path}`) };
   };
   return cached ? settle(cached) : mount.pkg.lookup(match.path).then(settle);
+}
+
+function handlerProblem(route: Route): Resolution {
+  return { kind: 'problem', problem: problemOf(new HandlerNotSupportedError(`${route.method ?? 'GET'} ${route.path} runs handler ${route.handler}, code another implementation runs; this reactor serves files and datasets only`)) };
 }
 
 function keep(request: IncomingMessage, resolution: Resolution): Resolution {

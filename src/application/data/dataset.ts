@@ -73,6 +73,12 @@ export class Dataset {
     return this.collectionCache.collection;
   }
 
+  /** The data of a dataset that is one document (not a list of items). */
+  document(): unknown {
+    if ('index' in this.data) throw new NotACollectionError(`dataset ${this.id} is a list of items, not one document`);
+    return this.data.document;
+  }
+
   /** How many items the collection holds now. */
   get size(): number {
     return this.index().size;

@@ -9,6 +9,7 @@ import type { PackageSource } from '../ports/package-source.js';
 import type { SchemaValidator } from '../ports/schema-validator.js';
 import type { SqliteReader } from '../ports/sqlite-reader.js';
 import { Dataset } from './dataset.js';
+import { itemSchemaOf } from '../../domain/data/dataset-schema.js';
 
 export interface DatasetReaders {
   schemas: SchemaValidator;
@@ -84,8 +85,9 @@ async function loadDataset(
   const data = await readDocument(source, dataSet.source);
   let schema: Dataset['schema'];
   if (dataSet.schemaFile) {
-    const raw = await readDocument(source, dataSet.schemaFile);
-    schema = { raw, validate: await readers.schemas.compile(raw, dataSet.schemaFile) };
+    // A schema of the whole collection checks each written item with its `items` schema.
+    const raw = itemSchemaOf(await readDocument(source, dataSet.schemaFile));
+    if (raw !== undefined) schema = { raw, validate: await readers.schemas.compile(raw, dataSet.schemaFile) };
   }
   if (!Array.isArray(data)) return new Dataset(id, { document: data }, schema, idPolicyOf(schema?.raw, []), undefined, refusal);
   const index = new DatasetIndex(data);

@@ -1,4 +1,4 @@
-import { findExternalReferences } from '../../domain/validation/external-references.js';
+import type { ContentReferenceScanner } from '../ports/content-references.js';
 import type { Hasher } from '../ports/hasher.js';
 import type { PackageSource } from '../ports/package-source.js';
 import { digestEntries, type ChunkObserver } from './digest-entries.js';
@@ -22,10 +22,13 @@ export interface EntryDigests {
  * nothing: reads and inflating already keep both cores busy on the thread pool.)
  */
 export class EntryDigester {
-  constructor(private readonly hasher: Hasher) {}
+  constructor(
+    private readonly hasher: Hasher,
+    private readonly references: ContentReferenceScanner,
+  ) {}
 
   async digest(source: PackageSource, paths: readonly string[], scanned: ReadonlySet<string>): Promise<EntryDigests> {
-    const references: FoundReference[] = [];
+    const scans: Array<Promise<FoundReference[]>> = [];
     const scanner = (path: string): ChunkObserver | undefined => {
       if (!scanned.has(path)) return undefined;
       const decoder = new TextDecoder();
@@ -34,11 +37,11 @@ export class EntryDigester {
         update: (chunk) => (text += decoder.decode(chunk, { stream: true })),
         end: () => {
           text += decoder.decode();
-          for (const { line, url } of findExternalReferences(text)) references.push({ path, line, url });
+          scans.push(this.references.scan(path, text).then((found) => found.map(({ line, url }) => ({ path, line, url }))));
         },
       };
     };
     const digests = await digestEntries(source, this.hasher, paths, scanner);
-    return { digests, references };
+    return { digests, references: (await Promise.all(scans)).flat() };
   }
 }

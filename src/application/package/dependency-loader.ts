@@ -114,7 +114,8 @@ export class DependencyLoader {
     };
     try {
       const rootBundle = await readOptional(holder, BUNDLE_INDEX_FILE, parseBundleIndex);
-      const tree = await resolveDependencies(metadata, rootBundle ? [{ index: rootBundle, holder }] : [], lookup, options);
+      // A root without a GUID (0.1.x metadata) still heads its chain, under its name.
+      const tree = await resolveDependencies({ guid: metadata.guid ?? metadata.name, ...(metadata.dependencies ? { dependencies: metadata.dependencies } : {}) }, rootBundle ? [{ index: rootBundle, holder }] : [], lookup, options);
       return new DependencyTree(tree.map(loaded), opened);
     } catch (error) {
       await new DependencyTree([], opened).close();

@@ -3,7 +3,7 @@ import { normalizeAuthentication, type Authentication } from '../../domain/packa
 import { parseDocument } from '../../domain/package/documents.js';
 import { generateManifest, normalizeManifest, type Manifest } from '../../domain/package/manifest.js';
 import { detectType, typeByExtension } from '../../domain/package/media-types.js';
-import { normalizeMetadata, type Metadata } from '../../domain/package/metadata.js';
+import { metadataGaps, normalizeMetadata, type Metadata } from '../../domain/package/metadata.js';
 import { AUTHENTICATION_FILE, MANIFEST_FILE, METADATA_FILE, ROUTES_FILE, SECURITY_FILE, STORAGE_FILE, isContentPath } from '../../domain/package/package-paths.js';
 import { generateRoutes, normalizeRoutes, type Routes } from '../../domain/package/routes.js';
 import { normalizeStorage, type Storage } from '../../domain/package/storage.js';
@@ -22,6 +22,8 @@ export interface PackageModel {
   storage?: Storage;
   security?: Security;
   authentication?: Authentication;
+  /** What reading accepted but a current package would not have (0.1.x metadata without identifiers). */
+  warnings: string[];
 }
 
 const decoder = new TextDecoder('utf-8');
@@ -72,6 +74,7 @@ export async function readPackage(source: PackageSource, options: ReadOptions = 
     routes: routes ?? generated!.routes,
     routesGenerated: routes === undefined,
     routeCollisions: generated?.collisions ?? [],
+    warnings: metadataGaps(metadata).map((gap) => `${METADATA_FILE}: ${gap}`),
   };
   if (storage) model.storage = storage;
   if (security) model.security = security;

@@ -13,7 +13,7 @@ import { packageLayers, type DependencyLayers, type LayerOwner } from './served-
  * come along, without the files the dependency's manifest marks private, and none of
  * them takes writes.
  */
-export async function dependencyLayers(tree: DependencyTree, tombstonesOf: (source: PackageSource, model: PackageModel) => Promise<Map<string, string[]>>): Promise<DependencyLayers> {
+export async function dependencyLayers(tree: DependencyTree, tombstonesOf: (source: PackageSource, model: Pick<PackageModel, 'storage'>) => Promise<Map<string, string[]>>): Promise<DependencyLayers> {
   const layers: Layer[] = [];
   const owners = new Map<Layer, LayerOwner>();
   const byGuid = new Map<string, LayerStack>();

@@ -1,4 +1,4 @@
-import { ConfigValidationError, SignatureMismatchError, UsageError } from '../../domain/errors.js';
+import { SignatureMismatchError, UsageError } from '../../domain/errors.js';
 import { isEncryptedPackage } from '../../domain/integrity/envelope.js';
 import type { ContentCipher } from '../ports/envelope-crypto.js';
 import type { FileWriter } from '../ports/file-writer.js';
@@ -7,16 +7,16 @@ import { decryptEnvelope, type DecryptionKeys } from '../signing/envelope-opener
 import type { SignatureCheck } from '../signing/signature-check.js';
 import type { TrustedKeys } from '../signing/trusted-keys.js';
 import type { KeyWrappings } from '../signing/signature-schemes.js';
-import { parseDocument } from '../../domain/package/documents.js';
 import { assertIntact } from '../integrity/digest-entries.js';
-import { readPackage, readText } from '../package/package-reader.js';
+import { readPackage } from '../package/package-reader.js';
 import type { Hasher } from '../ports/hasher.js';
 import type { PackageOpener, PackageSource } from '../ports/package-source.js';
 import type { PackageVerifier } from '../ports/package-verifier.js';
 import type { OverlayMount, OverlayStore } from '../ports/overlay-store.js';
 import { emptyLayer } from '../../domain/serving/layer-stack.js';
 import type { ByteBudget } from './byte-budget.js';
-import { NO_DEPENDENCIES, ServedPackage, packageLayers, tombstoneFiles, type ServeOptions } from './served-package.js';
+import { NO_DEPENDENCIES, ServedPackage, type ServeOptions } from './served-package.js';
+import { readPackageLayers, readTombstones } from '../package/package-layer-stack.js';
 import type { DependencyContext, DependencyLoader, DependencyTree } from '../package/dependency-loader.js';
 import type { InstallPackage } from '../use-cases/install-package.js';
 import { checkDependencyRoutes, dependencyLayers } from './dependency-layers.js';
@@ -116,12 +116,12 @@ export class LoadPackage {
     await this.verify(source, model, options.trusted);
     const tree = await this.resolveDependencies(source, model, options);
     try {
-      const fromDependencies = tree ? await dependencyLayers(tree, (pkg, m) => this.tombstones(pkg, m)) : NO_DEPENDENCIES;
+      const fromDependencies = tree ? await dependencyLayers(tree, readTombstones) : NO_DEPENDENCIES;
       const digests = new Map(Object.entries(model.security?.checksums ?? {}));
       const overlay = options.workdir !== undefined && model.metadata.readOnly !== true ? await this.overlayOf(options.workdir, { path: options.mountPath?.(model.metadata.name) ?? '/', packageName: model.metadata.name }) : undefined;
       // Closing the package closes its dependencies too.
       const served = tree ? new OwnedSource(source, () => tree.close()) : source;
-      const pkg = new ServedPackage(served, model, this.hasher, this.budget, options, packageLayers(source, model, await this.tombstones(source, model)), digests, overlay, fromDependencies);
+      const pkg = new ServedPackage(served, model, this.hasher, this.budget, options, await readPackageLayers(source, model), digests, overlay, fromDependencies);
       if (tree) checkDependencyRoutes(pkg.routes, fromDependencies, tree);
       return pkg;
     } catch (error) {
@@ -168,17 +168,6 @@ export class LoadPackage {
       }
     }
     throw missing;
-  }
-
-  private async tombstones(source: PackageSource, model: PackageModel): Promise<Map<string, string[]>> {
-    const tombstones = new Map<string, string[]>();
-    for (const file of tombstoneFiles(model)) {
-      if (!source.has(file)) continue;
-      const list = parseDocument(await readText(source, file), file);
-      if (!Array.isArray(list) || !list.every((item) => typeof item === 'string')) throw new ConfigValidationError(file, ['must be a JSON array of content-relative paths']);
-      tombstones.set(file.slice(0, file.lastIndexOf('/') + 1), list as string[]);
-    }
-    return tombstones;
   }
 
   /** A writable package's overlay: the files and tombstones earlier runs wrote into this workdir. */

@@ -72,6 +72,15 @@ export interface MountFailure {
   error: unknown;
 }
 
+/** One route in `/api/v1/introspect/routes`; a handler route is listed with `served: false` (it answers 501). */
+export interface RouteReport {
+  method: string;
+  path: string;
+  requestHeaders?: Record<string, string>;
+  handler?: string;
+  served?: false;
+}
+
 export interface Validity {
   package: string;
   valid: boolean;
@@ -140,6 +149,7 @@ export class Reactor {
           continue;
         }
         const prefix = normalizePrefix(request.prefix ?? (first ? '/' : pkg.name));
+        warnings.push(...pkg.model.warnings.map((warning) => `${request.source}: ${warning}`));
         let datasets: PackageDatasets | undefined;
         try {
           const refusal = writeRefusal(pkg, settings.readOnly ? 'this reactor was started with --read-only' : request.writable === false ? `its mount ${prefix} says "writable": false` : undefined);
@@ -210,16 +220,21 @@ export class Reactor {
     return { packages: this.ordered.map(({ pkg: { model } }) => ({ name: model.metadata.name, version: model.metadata.version, author: model.metadata.author ?? null, description: model.metadata.description })) };
   }
 
-  routesReport(): { routes: Array<{ package: string; routes: Array<{ method: string; path: string; requestHeaders?: Record<string, string> }> }> } {
+  routesReport(): { routes: Array<{ package: string; routes: RouteReport[] }> } {
     return {
       routes: this.ordered.map((mount) => {
         const base = mount.prefix.slice(0, -1);
-        const routes: Array<{ method: string; path: string; requestHeaders?: Record<string, string> }> = [];
+        const routes: RouteReport[] = [];
         const declared = new Set<string>();
         for (const [path, target] of mount.pkg.routes.declared()) {
           if (target.kind === 'moved') continue;
           declared.add(path);
-          const entry = { method: 'GET', path: base + path, ...(target.route?.requestHeaders ? { requestHeaders: target.route.requestHeaders } : {}) };
+          const entry: RouteReport = {
+            method: target.kind === 'handler' ? (target.route.method ?? 'GET') : 'GET',
+            path: base + path,
+            ...(target.route?.requestHeaders ? { requestHeaders: target.route.requestHeaders } : {}),
+            ...(target.kind === 'handler' ? { handler: target.route.handler!, served: false } : {}),
+          };
           routes.push(entry);
         }
         for (const path of sortPaths(mount.pkg.layers.visiblePaths())) if (!declared.has(`/${path}`)) routes.push({ method: 'GET', path: `${base}/${path}` });

@@ -31,7 +31,7 @@ export interface StaticResponse {
   stream(start: number, end: number): AsyncIterable<Uint8Array>;
 }
 
-export type StaticLookup = { kind: 'hit'; response: StaticResponse } | { kind: 'dataset'; dataset: string; route: Route } | { kind: 'miss' };
+export type StaticLookup = { kind: 'hit'; response: StaticResponse } | { kind: 'dataset'; dataset: string; route: Route } | { kind: 'handler'; route: Route } | { kind: 'miss' };
 
 /** A package whose files some layers hold: where to read them, their manifest types and verified digests. */
 export interface LayerOwner {
@@ -109,6 +109,7 @@ export class ServedPackage {
     const target: RouteTarget | undefined = this.routes.lookup(path);
     let result: StaticLookup = { kind: 'miss' };
     if (target?.kind === 'dataset') result = { kind: 'dataset', dataset: target.dataset, route: target.route };
+    else if (target?.kind === 'handler') result = { kind: 'handler', route: target.route };
     else if (target?.kind === 'content') result = await this.hit(this.layers.resolve(target.contentPath), target.route);
     else if (target?.kind === 'file') result = await this.hit(this.packageFile(target.packagePath), target.route);
     else if (target?.kind === 'dependency') result = await this.hit(this.dependencies.byGuid.get(target.guid)?.resolve(target.contentPath), target.route);
@@ -283,7 +284,7 @@ async function* exactly(stream: AsyncIterable<Uint8Array>, length: number, key: 
  * The layer stack of a package: its declared layers bottom to top, with content/ at the
  * bottom when no layer names it, or content/ alone when none are declared.
  */
-export function packageLayers(source: PackageSource, model: PackageModel, tombstones: ReadonlyMap<string, string[]>): Layer[] {
+export function packageLayers(source: PackageSource, model: Pick<PackageModel, 'storage'>, tombstones: ReadonlyMap<string, string[]>): Layer[] {
   const layers = layerRoots(model).map(({ root, writable, exported }) => {
     const layer = emptyLayer(root.slice(0, -1), { writable, exported });
     for (const path of tombstones.get(root) ?? []) layer.tombstones.add(path);
@@ -300,12 +301,12 @@ export function packageLayers(source: PackageSource, model: PackageModel, tombst
 }
 
 /** The `.pkg-tombstones` file of each layer root that has one. */
-export function tombstoneFiles(model: PackageModel): string[] {
+export function tombstoneFiles(model: Pick<PackageModel, 'storage'>): string[] {
   return layerRoots(model).map(({ root }) => root + TOMBSTONES_FILE);
 }
 
 /** Declared layers bottom to top, as `dir/` roots, with content/ at the bottom unless declared. */
-export function layerRoots(model: PackageModel): Array<{ root: string; writable: boolean; exported: boolean }> {
+export function layerRoots(model: Pick<PackageModel, 'storage'>): Array<{ root: string; writable: boolean; exported: boolean }> {
   const roots = (model.storage?.layers ?? []).map((layer) => ({ root: layer.path.replace(/\/?$/, '/'), writable: layer.writable, exported: layer.visibility === 'exported' }));
   if (!roots.some((layer) => layer.root === CONTENT_DIR)) roots.unshift({ root: CONTENT_DIR, writable: false, exported: true });
   return roots;

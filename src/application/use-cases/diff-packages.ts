@@ -5,7 +5,7 @@ import type { Route } from '../../domain/package/routes.js';
 import { PackageDatasets, type DatasetReaders } from '../data/package-datasets.js';
 import { digestEntries } from '../integrity/digest-entries.js';
 import { readMetadata, readPackage } from '../package/package-reader.js';
-import { generatedFiles } from '../package/generated-files.js';
+import { packedConfigFiles } from '../package/generated-files.js';
 import type { Hasher } from '../ports/hasher.js';
 import type { PackageOpener, PackageSource } from '../ports/package-source.js';
 
@@ -42,8 +42,8 @@ export class DiffPackages {
         return { ...identity(metadata), files, routes: new Map(), signature: 'unknown (encrypted)', encrypted: true };
       }
       const model = await readPackage(source);
-      // Compared as packed: a directory's generated manifest and routes are what its .cap holds.
-      for (const file of generatedFiles(model)) files.set(file.path, this.hasher.sha256(file.data));
+      // Compared as packed: the canonical configuration files (generated ones too) are what its .cap holds.
+      if (source.kind === 'directory') for (const file of packedConfigFiles(model, (path) => source.has(path))) files.set(file.path, this.hasher.sha256(file.data));
       const signatures = model.security?.digitalSignatures;
       return {
         ...identity(model.metadata),

@@ -47,11 +47,13 @@ export class InspectPackage {
     private readonly dependencies?: DependencyLoader,
   ) {}
 
-  async execute(location: string, item: InspectItem, context: DependencyContext = {}): Promise<unknown> {
+  /** `warn` hears what reading accepted but a current package would not have (0.1.x metadata): reading never refuses it. */
+  async execute(location: string, item: InspectItem, context: DependencyContext = {}, warn: (warning: string) => void = () => undefined): Promise<unknown> {
     const source = await this.opener.open(location);
     try {
       refuseEncrypted(source, item === 'info' ? 'inspect' : `print the ${item} of`);
       const model = await readPackage(source);
+      for (const warning of model.warnings) warn(warning);
       if (model.security?.digitalSignatures) {
         const verdict = await this.signatures.check(source, model.security);
         if (!verdict.valid) throw new SignatureMismatchError(`${location}: ${verdict.reason}`);

@@ -1,7 +1,8 @@
-import { MANIFEST_FILE, ROUTES_FILE, SECURITY_FILE, isSigningArtifact } from '../../domain/package/package-paths.js';
-import { routesDocument } from '../../domain/package/routes.js';
+import { SECURITY_FILE, isSigningArtifact } from '../../domain/package/package-paths.js';
 import type { PackFile, PackPipeline, PackResult } from '../package/pack-pipeline.js';
 import { readPackage, toJsonBytes } from '../package/package-reader.js';
+import { identified } from '../../domain/package/metadata.js';
+import { packedConfigFiles } from '../package/generated-files.js';
 import type { PackageOpener, PackageSource } from '../ports/package-source.js';
 import { BUNDLE_DIR, BUNDLE_INDEX_FILE, type BundleIndex } from '../../domain/dependencies/bundle-index.js';
 import { packageFileName, parsePackageFileName } from '../../domain/dependencies/package-file-name.js';
@@ -56,6 +57,8 @@ export class PackPackage {
   /** Packs any package source into `<directory>/<name>-<version>.cap`: CLI pack and the reactor's save both come here. */
   async pack(source: PackageSource, target: { directory: string; overwrite: boolean }, bundle?: DependencyContext): Promise<PackOutcome> {
     const model = await readPackage(source, { security: false });
+    // A package is written only with its identity: 0.1.x metadata is read, never packed as it is.
+    identified(model.metadata);
     const files: PackFile[] = source
       .entries()
       .filter(({ path }) => path !== SECURITY_FILE && !isSigningArtifact(path) && !(bundle && isBundleEntry(path)))
@@ -97,14 +100,12 @@ export class PackPackage {
 
   private async write(model: PackageModel, files: PackFile[], target: { directory: string; overwrite: boolean }, bundled: PackOutcome['bundled']): Promise<PackOutcome> {
     const generated: string[] = [];
-    if (model.manifestGenerated) {
-      files.push({ path: MANIFEST_FILE, data: toJsonBytes(model.manifest) });
-      generated.push(MANIFEST_FILE);
-    }
-    if (model.routesGenerated) {
-      files.push({ path: ROUTES_FILE, data: toJsonBytes(routesDocument(model.routes)) });
-      generated.push(ROUTES_FILE);
-    }
+    const present = new Set(files.map((file) => file.path));
+    // Configuration files go in their canonical form, whatever form they were read in; the source is never touched.
+    const configs = packedConfigFiles(model, (path) => present.has(path));
+    const replaced = new Set(configs.map((config) => config.path));
+    files = [...files.filter((file) => !replaced.has(file.path)), ...configs.map(({ path, data }) => ({ path, data }))];
+    for (const config of configs) if (config.generated) generated.push(config.path);
     const { name, version } = model.metadata;
     const result = await this.pipeline.write(files, { directory: target.directory, fileName: `${name}-${version}.cap`, overwrite: target.overwrite });
     return { ...result, name, version, generated, bundled };

@@ -1,5 +1,6 @@
 import { ChecksumMismatchError, InvalidPackageError, InvalidRegistryError, RegistryNotConfiguredError, UsageError } from '../../domain/errors.js';
 import { readMetadata } from '../package/package-reader.js';
+import { identified } from '../../domain/package/metadata.js';
 import { digestOf, verifiedBytes } from '../package/verified-bytes.js';
 import { refuseEncrypted } from '../signing/envelope-opener.js';
 import type { Hasher } from '../ports/hasher.js';
@@ -52,7 +53,8 @@ export class PushPackage {
         const failures = report.checks.filter((check) => !check.passed).map((check) => `${check.check}: ${check.errors.join('; ')}`);
         throw new InvalidPackageError(`${request.cap} does not validate, so it is not pushed: ${failures.join(' | ')}`);
       }
-      const { guid, name, version } = await readMetadata(source);
+      // validate refused metadata without identifiers already; identified() says so again, typed.
+      const { guid, name, version } = identified(await readMetadata(source));
       const digest = await digestOf(source.archiveBytes(), this.hasher);
       // The file could change between hashing and copying: what is copied must be what was hashed.
       const bytes = verifiedBytes(source.archiveBytes(), digest, this.hasher, () => new ChecksumMismatchError(`${request.cap} changed while it was being pushed; nothing was published`));

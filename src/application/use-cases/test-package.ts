@@ -1,3 +1,4 @@
+import { datasetViolations } from '../data/dataset-violations.js';
 import { normalizeSecurity } from '../../domain/integrity/security.js';
 import { parseDocument, parseJson, parseYaml } from '../../domain/package/documents.js';
 import { normalizeManifest } from '../../domain/package/manifest.js';
@@ -123,10 +124,9 @@ export class TestPackage {
 
   private async data(test: Extract<PackageTest, { type: 'data_validation' }>, source: PackageSource): Promise<string[]> {
     for (const path of [test.dataFile, test.schemaFile]) if (!source.has(path)) return [`${path} does not exist in the package`];
-    const validate = await this.schemas.compile(parseDocument(await readText(source, test.schemaFile), test.schemaFile), test.schemaFile);
+    const schema = parseDocument(await readText(source, test.schemaFile), test.schemaFile);
     const data = parseAs(await readText(source, test.dataFile), test.dataFile, test.format);
-    const rows = Array.isArray(data) ? data : [data];
-    return rows.flatMap((row, index) => validate(row).map((v) => `${test.dataFile} ${Array.isArray(data) ? `row ${index + 1}` : 'document'}${v.path} ${v.message}`));
+    return (await datasetViolations(this.schemas, schema, test.schemaFile, data, test.dataFile)).violations;
   }
 
   private async config(test: Extract<PackageTest, { type: 'config' }>, source: PackageSource): Promise<string[]> {

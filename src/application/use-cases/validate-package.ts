@@ -1,6 +1,13 @@
+import { datasetViolations } from '../data/dataset-violations.js';
+import { metadataGaps } from '../../domain/package/metadata.js';
 import { compareChecksums, describeIntegrity, normalizeSecurity, type Security } from '../../domain/integrity/security.js';
 import { checkResult, validationReport, type CheckResult, type ValidationReport } from '../../domain/validation/check-report.js';
-import { duplicateRoutePaths, manifestErrors, routeErrors, storageFileErrors } from '../../domain/validation/package-checks.js';
+import { duplicateRoutePaths, handlerRouteWarnings, manifestErrors, resourceExists, routeErrors, storageFileErrors, type ResourceExists } from '../../domain/validation/package-checks.js';
+import { LayerStack } from '../../domain/serving/layer-stack.js';
+import { readPackageLayers, readTombstones } from '../package/package-layer-stack.js';
+import { packageLayers } from '../serving/served-package.js';
+import { dependencyLayers } from '../serving/dependency-layers.js';
+import type { DependencyContext, DependencyLoader, DependencyTree } from '../package/dependency-loader.js';
 import { generateManifest, normalizeManifest, type Manifest } from '../../domain/package/manifest.js';
 import { detectType, isTextType } from '../../domain/package/media-types.js';
 import { normalizeMetadata, type Metadata } from '../../domain/package/metadata.js';
@@ -29,19 +36,21 @@ export class ValidatePackage {
     private readonly digester: EntryDigester,
     private readonly schemas: SchemaValidator,
     private readonly signatures: SignatureCheck,
+    private readonly dependencies?: DependencyLoader,
   ) {}
 
-  async execute(location: string): Promise<ValidationReport> {
+  /** With a store or registry in `context`, a composite package's dependencies are resolved and its resources checked through them. */
+  async execute(location: string, context: DependencyContext = {}): Promise<ValidationReport> {
     const source = await this.opener.open(location);
     try {
       refuseEncrypted(source, 'validate');
-      return await this.validate(source);
+      return await this.validate(source, context);
     } finally {
       await source.close();
     }
   }
 
-  async validate(source: PackageSource): Promise<ValidationReport> {
+  async validate(source: PackageSource, context: DependencyContext = {}): Promise<ValidationReport> {
     const files = new Set(source.entries().map((entry) => entry.path));
     const parse = async <T>(path: string, normalize: (raw: unknown) => T): Promise<Parsed<T>> => {
       if (!files.has(path)) return { absent: true };
@@ -57,19 +66,49 @@ export class ValidatePackage {
     const storage = await parse(STORAGE_FILE, normalizeStorage);
     const security = await parse(SECURITY_FILE, normalizeSecurity);
     const storageValue = 'value' in storage ? storage.value : undefined;
-    const dependencies = 'value' in metadata ? (metadata.value.dependencies ?? {}) : {};
     const manifestValue = 'value' in manifest ? manifest.value : generateManifest(files, (path) => detectType(path));
 
     const { digests, references } = await this.readEverything(source, manifestValue, 'value' in security);
-    return validationReport(source.location, [
-      this.checkMetadata(metadata),
-      this.checkManifest(manifest, files),
-      this.checkRoutes(routes, files, storageValue, dependencies),
-      await this.checkStorage(source, storage, files),
-      this.checkSecurity(security, digests),
-      ...('value' in security && security.value.digitalSignatures ? [await this.checkSignature(source, security.value)] : []),
-      checkResult('content', references),
-    ]);
+    const resources = await this.resources(source, files, storageValue, 'value' in metadata ? metadata.value : undefined, context);
+    try {
+      return validationReport(source.location, [
+        this.checkMetadata(metadata),
+        this.checkManifest(manifest, resources.exists),
+        this.checkRoutes(routes, files, storageValue, resources),
+        await this.checkStorage(source, storage, files),
+        this.checkSecurity(security, digests),
+        ...('value' in security && security.value.digitalSignatures ? [await this.checkSignature(source, security.value)] : []),
+        checkResult('content', references),
+      ]);
+    } finally {
+      await resources.close();
+    }
+  }
+
+  /**
+   * Resources as the reactor finds them: `content/` paths through the package's layer
+   * stack (and its dependencies' exported content, when a store or registry lets them be
+   * resolved), `<guid>/content/...` through that dependency.
+   */
+  private async resources(source: PackageSource, files: ReadonlySet<string>, storage: Storage | undefined, metadata: Metadata | undefined, context: DependencyContext): Promise<{ exists: ResourceExists; problem?: string; close: () => Promise<void> }> {
+    const own = await readPackageLayers(source, storage ? { storage } : {}).catch(() => packageLayers(source, storage ? { storage } : {}, new Map()));
+    const declared = metadata?.dependencies ?? {};
+    const canResolve = this.dependencies !== undefined && (context.store !== undefined || context.registry !== undefined);
+    if (Object.keys(declared).length === 0 || !canResolve) {
+      const stack = new LayerStack(own);
+      return { exists: resourceExists(files, (path) => stack.resolve(path) !== undefined, declared, undefined), close: async () => undefined };
+    }
+    let tree: DependencyTree;
+    try {
+      tree = await this.dependencies!.resolve(source, metadata!, context);
+    } catch (error) {
+      const stack = new LayerStack(own);
+      return { exists: resourceExists(files, (path) => stack.resolve(path) !== undefined, declared, undefined), problem: `dependencies could not be resolved: ${messageOf(error)}`, close: async () => undefined };
+    }
+    const layers = await dependencyLayers(tree, readTombstones);
+    const stack = new LayerStack([...layers.layers, ...own]);
+    const exists = resourceExists(files, (path) => stack.resolve(path) !== undefined, declared, (guid, path) => layers.byGuid.get(guid)?.resolve(path) !== undefined);
+    return { exists, close: () => tree.close() };
   }
 
   /** Only for a package that declares a signature; an unsigned package is not invalid. */
@@ -81,16 +120,17 @@ export class ValidatePackage {
   private checkMetadata(metadata: Parsed<Metadata>): CheckResult {
     if ('absent' in metadata) return checkResult('metadata', [`${METADATA_FILE} is missing`]);
     if ('error' in metadata) return checkResult('metadata', [metadata.error]);
-    return checkResult('metadata', [], [`${metadata.value.name} ${metadata.value.version}`]);
+    return checkResult('metadata', metadataGaps(metadata.value), [`${metadata.value.name} ${metadata.value.version}`]);
   }
 
-  private checkManifest(manifest: Parsed<Manifest>, files: ReadonlySet<string>): CheckResult {
+  private checkManifest(manifest: Parsed<Manifest>, exists: ResourceExists): CheckResult {
     if ('absent' in manifest) return checkResult('manifest', [], [`${MANIFEST_FILE} absent: generated from content/ at pack or load time`]);
     if ('error' in manifest) return checkResult('manifest', [manifest.error]);
-    return checkResult('manifest', manifestErrors(manifest.value, files), [`${Object.keys(manifest.value).length} resources`]);
+    const findings = manifestErrors(manifest.value, exists);
+    return checkResult('manifest', findings.errors, [`${Object.keys(manifest.value).length} resources`, ...uncheckedWarning(findings.unchecked)]);
   }
 
-  private checkRoutes(routes: Parsed<Routes>, files: ReadonlySet<string>, storage: Storage | undefined, dependencies: Record<string, string>): CheckResult {
+  private checkRoutes(routes: Parsed<Routes>, files: ReadonlySet<string>, storage: Storage | undefined, resources: { exists: ResourceExists; problem?: string }): CheckResult {
     if ('error' in routes) return checkResult('routes', [routes.error]);
     if ('absent' in routes) {
       const generated = generateRoutes(files, Object.keys(storage?.dataSets ?? {}));
@@ -100,7 +140,13 @@ export class ValidatePackage {
       ]);
     }
     const duplicates = duplicateRoutePaths(routes.value).map((path) => `warning: route ${path} is declared more than once; the first wins`);
-    return checkResult('routes', routeErrors(routes.value, files, storage, dependencies), [`${routes.value.routes.length} routes`, ...duplicates]);
+    const findings = routeErrors(routes.value, resources.exists, storage);
+    return checkResult('routes', [...findings.errors, ...(resources.problem ? [resources.problem] : [])], [
+      `${routes.value.routes.length} routes`,
+      ...duplicates,
+      ...handlerRouteWarnings(routes.value),
+      ...uncheckedWarning(findings.unchecked),
+    ]);
   }
 
   private async checkStorage(source: PackageSource, storage: Parsed<Storage>, files: ReadonlySet<string>): Promise<CheckResult> {
@@ -116,16 +162,9 @@ export class ValidatePackage {
       }
       if (!files.has(dataSet.schemaFile)) continue;
       try {
-        const validate = await this.schemas.compile(await readDocument(source, dataSet.schemaFile), dataSet.schemaFile);
-        const data = await readDocument(source, dataSet.source);
-        const rows = Array.isArray(data) ? data : [data];
-        rows.forEach((row, index) => {
-          for (const violation of validate(row)) {
-            const where = Array.isArray(data) ? `row ${index + 1}` : 'document';
-            errors.push(`dataset ${id}: ${dataSet.source} ${where}${violation.path} ${violation.message}`);
-          }
-        });
-        notes.push(`dataset ${id}: ${rows.length} ${rows.length === 1 ? 'item' : 'items'} valid against ${dataSet.schemaFile}`);
+        const checked = await datasetViolations(this.schemas, await readDocument(source, dataSet.schemaFile), dataSet.schemaFile, await readDocument(source, dataSet.source), dataSet.source);
+        errors.push(...checked.violations.map((violation) => `dataset ${id}: ${violation}`));
+        notes.push(`dataset ${id}: ${checked.items} ${checked.items === 1 ? 'item' : 'items'} valid against ${dataSet.schemaFile}`);
       } catch (error) {
         errors.push(`dataset ${id}: ${messageOf(error)}`);
       }
@@ -148,4 +187,11 @@ export class ValidatePackage {
     const lines = references.map(({ path, line, url }) => `${path}:${line}: external reference ${url}`);
     return { digests, references: lines.sort() };
   }
+}
+
+/** Resources that may come from dependencies nobody resolved: named, not failed. */
+function uncheckedWarning(unchecked: string[]): string[] {
+  if (unchecked.length === 0) return [];
+  unchecked = [...new Set(unchecked)];
+  return [`warning: ${unchecked.length} resource${unchecked.length === 1 ? '' : 's'} could not be checked, as ${unchecked.length === 1 ? 'it' : 'they'} may come from dependencies (give --store or --registry to resolve them): ${unchecked.join(', ')}`];
 }

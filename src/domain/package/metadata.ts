@@ -13,8 +13,9 @@ export interface Metadata {
   name: string;
   version: string;
   description: string;
-  guid: string;
-  uuid: string;
+  /** Absent only in old (0.1.x) metadata, which reading accepts with a warning: see metadataGaps. */
+  guid?: string;
+  uuid?: string;
   author?: string;
   license?: string;
   repository?: Repository;
@@ -69,8 +70,9 @@ function metadataIssues(m: Record<string, unknown>): string[] {
   requireString('name', (v) => KEBAB_CASE.test(v), 'must be kebab-case (^[a-z0-9]+(?:-[a-z0-9]+)*$)');
   requireString('version', (v) => SEMVER.test(v), 'must be a semantic version 2.0.0');
   requireString('description', (v) => v.length > 0, 'must not be empty');
-  requireString('guid', isUri, 'must be a URI');
-  requireString('uuid', isUuid, 'must be a UUID (version 1-8, variant 8, 9, a or b), the nil UUID or the max UUID');
+  // Old (0.1.x) metadata had neither: reading accepts that (see metadataGaps); a value that is there must be right.
+  if (m.guid !== undefined) requireString('guid', isUri, 'must be a URI');
+  if (m.uuid !== undefined) requireString('uuid', isUuid, 'must be a UUID (version 1-8, variant 8, 9, a or b), the nil UUID or the max UUID');
   optionalString('author');
   optionalString('license');
   if (m.repository !== undefined) {
@@ -99,4 +101,25 @@ function metadataIssues(m: Record<string, unknown>): string[] {
       });
   }
   return issues;
+}
+
+/** A package whose metadata has both identifiers. */
+export type IdentifiedMetadata = Metadata & { guid: string; uuid: string };
+
+/**
+ * What old (0.1.x) metadata lacks to be a package today, each with what to add: empty
+ * for current metadata. Reading warns with these; validate fails with them; pack refuses.
+ */
+export function metadataGaps(metadata: Metadata): string[] {
+  const gaps: string[] = [];
+  if (metadata.guid === undefined) gaps.push(`"guid" is missing (0.1.x metadata had none): add "guid": "pkg://<your domain>/${metadata.name}", the package's lasting identity`);
+  if (metadata.uuid === undefined) gaps.push(`"uuid" is missing (0.1.x metadata had none): add "uuid": "<a new UUID, from uuidgen>"`);
+  return gaps;
+}
+
+/** The metadata, when it has both identifiers; otherwise ConfigValidationError saying what to add. */
+export function identified(metadata: Metadata): IdentifiedMetadata {
+  const gaps = metadataGaps(metadata);
+  if (gaps.length > 0) throw new ConfigValidationError(METADATA_FILE, gaps);
+  return metadata as IdentifiedMetadata;
 }

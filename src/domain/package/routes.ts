@@ -19,6 +19,13 @@ export interface Route {
   path: string;
   resource?: string;
   dataset?: string;
+  /**
+   * Code another implementation runs for the route (`handlers/score.js`): read, listed and
+   * kept, but not run here; such a route answers 501 HANDLER_NOT_SUPPORTED.
+   */
+  handler?: string;
+  /** The method a handler route answers (GET when absent). */
+  method?: string;
   accessControl?: AccessControl;
   remap?: string;
   responseRewrite?: ResponseRewrite;
@@ -84,12 +91,17 @@ function canonicalRoute(raw: unknown, where: string, keyPath: string | undefined
   const target = isRecord(raw.target) ? raw.target : {};
   const resource = raw.resource ?? target.file ?? target.resource;
   const dataset = raw.dataset ?? target.dataset;
+  const handler = raw.handler ?? target.handler;
   if (resource !== undefined && typeof resource !== 'string') issues.push(`${where}: "resource" must be a string`);
   if (dataset !== undefined && typeof dataset !== 'string') issues.push(`${where}: "dataset" must be a string`);
-  if ((resource === undefined) === (dataset === undefined)) issues.push(`${where}: needs exactly one of "resource" or "dataset"`);
+  if (handler !== undefined && typeof handler !== 'string') issues.push(`${where}: "handler" must be a string`);
+  if ([resource, dataset, handler].filter((value) => value !== undefined).length !== 1) issues.push(`${where}: needs exactly one of "resource", "dataset" or "handler"`);
+  if (raw.method !== undefined && (typeof raw.method !== 'string' || !/^[A-Za-z]+$/.test(raw.method))) issues.push(`${where}: "method" must be an HTTP method`);
   const route: Route = { path: path as string };
   if (typeof resource === 'string') route.resource = resource;
   if (typeof dataset === 'string') route.dataset = dataset;
+  if (typeof handler === 'string') route.handler = handler;
+  if (typeof raw.method === 'string' && /^[A-Za-z]+$/.test(raw.method)) route.method = raw.method.toUpperCase();
   if (raw.accessControl !== undefined) {
     const access = raw.accessControl;
     if (!isRecord(access)) issues.push(`${where}.accessControl: must be an object`);

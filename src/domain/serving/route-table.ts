@@ -9,6 +9,8 @@ export type RouteTarget =
   /** A file of a dependency's exported content: a resource `<dependency guid>/content/<file>`. */
   | { kind: 'dependency'; guid: string; contentPath: string; route: Route }
   | { kind: 'dataset'; dataset: string; route: Route }
+  /** A route to code another implementation runs: it answers 501. */
+  | { kind: 'handler'; route: Route }
   /** A declared path that a `remap` moved elsewhere: it answers 404. */
   | { kind: 'moved'; route: Route };
 
@@ -27,6 +29,7 @@ export class RouteTable {
       if (route.remap !== undefined && route.remap !== route.path && !this.byPath.has(route.path)) this.byPath.set(route.path, { kind: 'moved', route });
       if (this.byPath.has(served) && this.byPath.get(served)!.kind !== 'moved') continue;
       if (route.dataset !== undefined) this.byPath.set(served, { kind: 'dataset', dataset: route.dataset, route });
+      else if (route.handler !== undefined) this.byPath.set(served, { kind: 'handler', route });
       else if (route.resource !== undefined) {
         const dependency = route.resource.startsWith(CONTENT_DIR) ? undefined : dependencyReference(route.resource, dependencies);
         this.byPath.set(

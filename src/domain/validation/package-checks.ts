@@ -1,19 +1,40 @@
 import { dataSetFiles, type Storage } from '../package/storage.js';
 import type { Manifest } from '../package/manifest.js';
 import { DATA_API_PREFIX, dependencyReference, isHtml, type Routes } from '../package/routes.js';
+import { CONTENT_DIR } from '../package/package-paths.js';
 
-/** Every manifest resource must exist in the package. */
-export function manifestErrors(manifest: Manifest, files: ReadonlySet<string>): string[] {
-  return Object.keys(manifest)
-    .filter((path) => !files.has(path))
-    .map((path) => `resource ${path} does not exist`);
+/**
+ * Whether a resource exists as the reactor would find it: through the package's layers
+ * (and its dependencies' exported content, when they were resolved); undefined when that
+ * cannot be told here (a dependency that was not resolved).
+ */
+export type ResourceExists = (resource: string) => boolean | undefined;
+
+/** Problems of a check, and the resources it could not check. */
+export interface ResourceFindings {
+  errors: string[];
+  unchecked: string[];
 }
 
-export function routeErrors(routes: Routes, files: ReadonlySet<string>, storage: Storage | undefined, dependencies: Record<string, string>): string[] {
+/** Every manifest resource must exist in the package. */
+export function manifestErrors(manifest: Manifest, exists: ResourceExists): ResourceFindings {
+  const findings: ResourceFindings = { errors: [], unchecked: [] };
+  for (const path of Object.keys(manifest)) {
+    const found = exists(path);
+    if (found === false) findings.errors.push(`resource ${path} does not exist`);
+    else if (found === undefined) findings.unchecked.push(path);
+  }
+  return findings;
+}
+
+export function routeErrors(routes: Routes, exists: ResourceExists, storage: Storage | undefined): ResourceFindings {
   const errors: string[] = [];
+  const unchecked: string[] = [];
   for (const route of routes.routes) {
     if (route.resource !== undefined) {
-      if (!files.has(route.resource) && !dependencyReference(route.resource, dependencies)) errors.push(`route ${route.path}: resource ${route.resource} does not exist`);
+      const found = exists(route.resource);
+      if (found === false) errors.push(`route ${route.path}: resource ${route.resource} does not exist`);
+      else if (found === undefined) unchecked.push(route.resource);
     }
     if (route.dataset !== undefined) {
       if (!route.path.startsWith(DATA_API_PREFIX)) errors.push(`route ${route.path}: dataset routes must live under ${DATA_API_PREFIX}`);
@@ -21,10 +42,39 @@ export function routeErrors(routes: Routes, files: ReadonlySet<string>, storage:
     }
   }
   if (routes.index !== undefined) {
-    if (!files.has(routes.index)) errors.push(`index ${routes.index} does not exist`);
+    if (exists(routes.index) === false) errors.push(`index ${routes.index} does not exist`);
     else if (!isHtml(routes.index)) errors.push(`index ${routes.index} is not an HTML file`);
   }
-  return errors;
+  return { errors, unchecked };
+}
+
+/**
+ * A resource check over files that may come from layers and dependencies: `content/x`
+ * through the layer stack, `<guid>/content/x` through that dependency's exported content,
+ * anything else as a package file. `dependencies` undefined: a resource the package does
+ * not hold may come from a dependency that was not resolved, and is not judged.
+ */
+export function resourceExists(
+  files: ReadonlySet<string>,
+  content: (contentPath: string) => boolean,
+  declared: Readonly<Record<string, string>>,
+  dependencies: ((guid: string, contentPath: string) => boolean) | undefined,
+): ResourceExists {
+  const hasDependencies = Object.keys(declared).length > 0;
+  return (resource) => {
+    const reference = resource.startsWith(CONTENT_DIR) ? undefined : dependencyReference(resource, { ...declared });
+    if (reference) return dependencies ? dependencies(reference.guid, reference.path.slice(CONTENT_DIR.length)) : undefined;
+    // The file itself counts too: a tombstone hides it from serving, not from the package.
+    if (files.has(resource) || (resource.startsWith(CONTENT_DIR) && content(resource.slice(CONTENT_DIR.length)))) return true;
+    return hasDependencies && resource.startsWith(CONTENT_DIR) && !dependencies ? undefined : false;
+  };
+}
+
+/** Routes of kinds other implementations run and this one only lists (answered 501): a warning each, never a failure. */
+export function handlerRouteWarnings(routes: Routes): string[] {
+  return routes.routes
+    .filter((route) => route.handler !== undefined)
+    .map((route) => `warning: route ${route.method ?? 'GET'} ${route.path} runs handler ${route.handler}, which this toolkit does not run: it answers 501 HANDLER_NOT_SUPPORTED`);
 }
 
 export function duplicateRoutePaths(routes: Routes): string[] {

@@ -32,7 +32,7 @@ describe('PackPackage', () => {
     expect(entry('routes.json').index).toBe('content/index.html');
   });
 
-  it('keeps hand-written manifest and routes and drops stale signing artifacts and security.json', async () => {
+  it('writes hand-written manifest and routes in their canonical form and drops stale signing artifacts and security.json', async () => {
     const { run, archive, entry } = setup(
       demoPackage({
         'manifest.json': JSON.stringify({ content: [{ file: 'content/index.html', mime: 'text/html' }] }),
@@ -49,8 +49,9 @@ describe('PackPackage', () => {
     expect(paths).not.toContain('signature.pub.pem');
     expect(paths.filter((p) => p === 'security.json')).toHaveLength(1);
     expect(entry('security.json').security.digitalSignatures).toBeUndefined();
-    // Hand-written files are packed as they are: the archive keeps the author's bytes.
-    expect(entry('manifest.json')).toEqual({ content: [{ file: 'content/index.html', mime: 'text/html' }] });
+    // A legacy manifest goes into the archive in the form SPEC.md describes; the source is not touched.
+    expect(entry('manifest.json')).toEqual({ 'content/index.html': { type: 'text/html', visibility: 'exported' } });
+    expect(entry('routes.json')).toEqual({ routes: [{ path: '/', resource: 'content/index.html' }] });
   });
 
   it('stores already-compressed media and deflates the rest', async () => {

@@ -2,7 +2,8 @@ import { describe, expect, it } from '@jest/globals';
 import { decideAccess, rolesOf, type Identity } from '../../../src/domain/auth/access.js';
 import { normalizeDeploy } from '../../../src/domain/auth/deploy-config.js';
 import { parseHtpasswd } from '../../../src/domain/auth/htpasswd.js';
-import { isSameOrigin, safeReturnPath } from '../../../src/domain/auth/same-origin.js';
+import { isCrossSiteWrite, isSameOrigin, normalizeOrigin, safeReturnPath } from '../../../src/domain/auth/same-origin.js';
+import fc from 'fast-check';
 import { ConfigValidationError } from '../../../src/domain/errors.js';
 
 const who = (...roles: string[]): Identity => ({ name: 'ann', roles, via: 'basic' });
@@ -82,5 +83,35 @@ describe('same-origin checks', () => {
   it('returns after login only to a path on this server', () => {
     expect(safeReturnPath('/docs/a?x=1', '/')).toBe('/docs/a?x=1');
     for (const bad of ['//evil.test/', 'https://evil.test/', '/\\evil.test', 'docs', '/a\nb', undefined]) expect(safeReturnPath(bad, '/home/')).toBe('/home/');
+  });
+});
+
+describe('cross-site writes, with strangers\' headers (property)', () => {
+  it('never takes a stranger\'s Origin or Sec-Fetch-Site for the reactor\'s own or an allowed one', () => {
+    const own = ['http://reactor.test', 'https://reactor.test'];
+    const allowed = ['https://app.example'];
+    const sites = fc.option(fc.oneof(fc.constantFrom('cross-site', 'same-site', 'same-origin', 'none'), fc.string()), { nil: undefined });
+    const origins = fc.option(fc.oneof(fc.webUrl(), fc.string(), fc.constantFrom('null', 'http://reactor.test', 'https://app.example', 'HTTPS://APP.EXAMPLE')), { nil: undefined });
+    fc.assert(
+      fc.property(fc.constantFrom('POST', 'PUT', 'DELETE', 'PATCH'), origins, sites, (method, origin, secFetchSite) => {
+        const cross = isCrossSiteWrite(method, { ...(origin !== undefined ? { origin } : {}), ...(secFetchSite !== undefined ? { secFetchSite } : {}) }, own, allowed);
+        const lower = origin?.toLowerCase();
+        if (lower !== undefined && !own.includes(lower) && !allowed.includes(lower)) expect(cross).toBe(true);
+        if (lower === undefined && (secFetchSite === 'cross-site' || secFetchSite === 'same-site')) expect(cross).toBe(true);
+        if (lower !== undefined && (own.includes(lower) || allowed.includes(lower))) expect(cross).toBe(false);
+        expect(isCrossSiteWrite('GET', { ...(origin !== undefined ? { origin } : {}) }, own, allowed)).toBe(false);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('reads any text as an origin or nothing, never throwing, and reads its own answer back the same', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.webUrl(), fc.string(), fc.webUrl().map((url) => url.toUpperCase())), (text) => {
+        const origin = normalizeOrigin(text);
+        if (origin !== undefined) expect(normalizeOrigin(origin)).toBe(origin);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

@@ -2,7 +2,6 @@ import { describe, expect, it } from '@jest/globals';
 import { canonicalChecksumJson, compareChecksums, isCoveredByChecksums, normalizeSecurity, securityDocument, signedPayloadOrder } from '../../../src/domain/integrity/security.js';
 import { ConfigValidationError } from '../../../src/domain/errors.js';
 import { comparePaths, isSigningArtifact, sortByPath, sortPaths, unsafePathReason } from '../../../src/domain/package/package-paths.js';
-import { findExternalReferences } from '../../../src/domain/validation/external-references.js';
 import { detectType, isCompressedMedia, sniffType } from '../../../src/domain/package/media-types.js';
 import { incrementPatch, newestSatisfying } from '../../../src/domain/package/version-range.js';
 
@@ -52,17 +51,6 @@ describe('entry names', () => {
   ])('refuses %j', (name, reason) => expect(unsafePathReason(name)).toBe(reason));
 
   it.each(['content/a.html', 'content/..hidden', 'a..b/c', '.pkg-tombstones', 'content/...', 'content/x..'])('accepts %j', (name) => expect(unsafePathReason(name)).toBeUndefined());
-});
-
-describe('external references', () => {
-  it('finds http(s) URLs with their lines but not XML namespaces', () => {
-    const html = '<svg xmlns="http://www.w3.org/2000/svg"></svg>\n<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0//EN" "http://www.w3.org/TR/xhtml1/DTD/xhtml1-strict.dtd">\n<img src="https://cdn.example.com/a.png">\n<style>body{background:url(http://x.org/b.png)}</style>';
-    expect(findExternalReferences(html)).toEqual([
-      { line: 3, url: 'https://cdn.example.com/a.png' },
-      { line: 4, url: 'http://x.org/b.png' },
-    ]);
-    expect(findExternalReferences('<a href="/about">About</a>')).toEqual([]);
-  });
 });
 
 describe('media types', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { ConfigValidationError } from '../../../src/domain/errors.js';
-import { normalizeMetadata } from '../../../src/domain/package/metadata.js';
+import { identified, metadataGaps, normalizeMetadata } from '../../../src/domain/package/metadata.js';
 import { VALID_METADATA } from '../../support/memory-opener.js';
 
 const issuesOf = (document: unknown): string[] => {
@@ -20,10 +20,20 @@ describe('metadata.json rules', () => {
     expect(Object.keys(normalizeMetadata({ uuid, readOnly: true, ...rest }))).toEqual(['name', 'version', 'description', 'guid', 'uuid', 'readOnly']);
   });
 
-  it.each(['name', 'version', 'description', 'guid', 'uuid'])('requires %s', (field) => {
+  it.each(['name', 'version', 'description'])('requires %s', (field) => {
     const document: Record<string, unknown> = { ...VALID_METADATA };
     delete document[field];
     expect(issuesOf(document)).toEqual([`${field}: required`]);
+  });
+
+  it('reads old (0.1.x) metadata without guid and uuid, and says what to add', () => {
+    const { guid: _guid, uuid: _uuid, ...old } = VALID_METADATA;
+    const metadata = normalizeMetadata(old);
+    expect(metadata.guid).toBeUndefined();
+    expect(metadataGaps(metadata)).toEqual([expect.stringMatching(/^"guid" is missing \(0\.1\.x metadata had none\): add "guid": "pkg:\/\/<your domain>\/demo-site"/), expect.stringMatching(/^"uuid" is missing.*add "uuid"/)]);
+    expect(() => identified(metadata)).toThrow(ConfigValidationError);
+    expect(metadataGaps(normalizeMetadata(VALID_METADATA))).toEqual([]);
+    expect(issuesOf({ ...old, guid: 'not a uri' })).toEqual(['guid: must be a URI (got "not a uri")']);
   });
 
   it.each(['site', 'my-site-2', 'a1'])('accepts kebab-case name %s', (name) => expect(issuesOf(withField('name', name))).toEqual([]));

@@ -15,6 +15,7 @@ import { AuthEndpoints } from './auth-endpoints.js';
 /** Paths the reactor itself answers at any mount: gated whenever any mount enables authentication. */
 export const REACTOR_PATHS = /^\/(api\/v1\/introspect\/|introspect\/|package\/|auth\/)/;
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+const PACKAGE_PATH = /^\/package\/([^/]+)\//;
 
 /** How identities are established for a part of the URL space, worked out once. */
 interface Checks {
@@ -69,7 +70,10 @@ export class AuthGate {
     let rule: AccessControl | undefined;
     let enabled = true;
     if (REACTOR_PATHS.test(parsed.path)) {
-      checks = this.reactorChecks;
+      // `/package/<name>/...` is that package's: only its own mount's identities, where it enables authentication.
+      const named = PACKAGE_PATH.exec(parsed.path);
+      const auth = named ? this.reactor.byName(decodeURIComponent(named[1]!))?.auth : undefined;
+      checks = auth?.enabled ? this.mountChecks.get(auth)! : this.reactorChecks;
       if (checks.auths.length === 0) return false;
     } else {
       if (!own) return false;

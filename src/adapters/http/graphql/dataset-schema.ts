@@ -62,9 +62,9 @@ const ITEM_FIELDS = new Set(['id', '_json']);
 
 /**
  * The GraphQL schema of a package's datasets (SPEC.md endpoint rule 10): one list field
- * and three mutations per JSON collection dataset. Resolvers only call Dataset methods,
- * so validation, id rules and persistence are the REST API's, to the letter.
- * Undefined when there is nothing to serve: no collection outside SQLite.
+ * and three mutations per collection dataset, one field per document dataset. Resolvers
+ * only call Dataset methods, so validation, id rules and persistence are the REST API's,
+ * to the letter. Undefined when there is nothing to serve: no dataset outside SQLite.
  */
 export function buildDatasetSchema(datasets: PackageDatasets, dataSets: Record<string, DataSet>): GraphQLSchema | undefined {
   const served = graphqlDatasets(datasets, dataSets);
@@ -72,9 +72,20 @@ export function buildDatasetSchema(datasets: PackageDatasets, dataSets: Record<s
   const queries: GraphQLFieldConfigMap<unknown, unknown> = {};
   const mutations: GraphQLFieldConfigMap<unknown, unknown> = {};
   const names = new NameAllocator();
+  const types = new TypeNames();
   for (const dataset of served) {
     const { field, pascal } = names.allocate(dataset.id);
-    const itemType = itemTypeOf(dataset, `${pascal}Item`);
+    if (!dataset.isCollection) {
+      // One document, read whole: typed from its schema where the schema describes it.
+      const schema = dataset.schema?.raw;
+      queries[field] = {
+        type: schema === undefined ? GraphQLJSON : outputTypeOf(schema, schema, `${pascal}Document`, types),
+        description: `Dataset ${dataset.id}: one document, read whole.`,
+        resolve: guard(dataset.id, () => dataset.document()),
+      };
+      continue;
+    }
+    const itemType = itemTypeOf(dataset, `${pascal}Item`, types);
     const fields = itemType ? typedFields(dataset, itemType) : jsonFields(dataset);
     queries[field] = fields.list;
     mutations[`create${pascal}`] = fields.create;
@@ -91,7 +102,7 @@ export function buildDatasetSchema(datasets: PackageDatasets, dataSets: Record<s
   }
   return new GraphQLSchema({
     query: new GraphQLObjectType({ name: 'Query', fields: queries }),
-    mutation: new GraphQLObjectType({ name: 'Mutation', fields: mutations }),
+    ...(Object.keys(mutations).length > 0 ? { mutation: new GraphQLObjectType({ name: 'Mutation', fields: mutations }) } : {}),
   });
 }
 
@@ -194,12 +205,13 @@ function pageNumber(value: number | null | undefined, name: string): number | un
 }
 
 /** An object type when the schema describes items as objects with properties; otherwise the JSON scalar serves. */
-function itemTypeOf(dataset: Dataset, name: string): GraphQLObjectType | undefined {
+function itemTypeOf(dataset: Dataset, name: string, types: TypeNames): GraphQLObjectType | undefined {
   const raw = dataset.schema?.raw;
-  if (!isRecord(raw) || !typesOf(raw).includes('object') || !isRecord(raw.properties)) return undefined;
-  const properties = raw.properties;
+  const resolved = resolveRef(raw, raw);
+  if (!isRecord(resolved) || !typesOf(resolved).includes('object') || !isRecord(resolved.properties)) return undefined;
+  const properties = resolved.properties;
   return new GraphQLObjectType<StoredItem>({
-    name,
+    name: types.take(name),
     description: `An item of dataset ${dataset.id}.`,
     fields: () => {
       const fields: GraphQLFieldConfigMap<StoredItem, unknown> = {
@@ -207,7 +219,7 @@ function itemTypeOf(dataset: Dataset, name: string): GraphQLObjectType | undefin
       };
       for (const [property, schema] of Object.entries(properties)) {
         if (!GRAPHQL_NAME.test(property) || property.startsWith('__') || ITEM_FIELDS.has(property)) continue;
-        fields[property] = { type: outputTypeOf(schema), resolve: (entry) => (isRecord(entry.item) && Object.hasOwn(entry.item, property) ? entry.item[property] : null) };
+        fields[property] = { type: outputTypeOf(schema, raw, `${name}${pascalOf(property)}`, types), resolve: (entry) => (isRecord(entry.item) && Object.hasOwn(entry.item, property) ? entry.item[property] : null) };
       }
       fields._json = { type: GraphQLJSON, description: 'The whole stored item, including what the typed fields cannot show.', resolve: (entry) => entry.item };
       return fields;
@@ -215,14 +227,47 @@ function itemTypeOf(dataset: Dataset, name: string): GraphQLObjectType | undefin
   });
 }
 
-function outputTypeOf(schema: unknown): GraphQLOutputType {
-  const scalar = scalarTypeOf(schema);
+/**
+ * The GraphQL type of a value a schema describes: scalars for string, number, integer
+ * and boolean; an object type for an object with properties (nested ones too, each named
+ * after its path); a list for an array of any of these; the JSON scalar for the rest.
+ * `root` holds the definitions a local `$ref` points into.
+ */
+function outputTypeOf(schema: unknown, root: unknown, name: string, types: TypeNames): GraphQLOutputType {
+  const resolved = resolveRef(schema, root);
+  const scalar = scalarTypeOf(resolved);
   if (scalar) return scalar;
-  if (isRecord(schema) && soleType(schema) === 'array') {
-    const items = scalarTypeOf(schema.items);
-    if (items) return new GraphQLList(items);
+  if (!isRecord(resolved)) return GraphQLJSON;
+  const sole = soleType(resolved) ?? (isRecord(resolved.properties) ? 'object' : undefined);
+  if (sole === 'array') {
+    const items = resolved.items;
+    return items === undefined || Array.isArray(items) ? GraphQLJSON : new GraphQLList(outputTypeOf(items, root, name, types));
+  }
+  if (sole === 'object' && isRecord(resolved.properties)) {
+    const properties = Object.entries(resolved.properties).filter(([property]) => GRAPHQL_NAME.test(property) && !property.startsWith('__'));
+    if (properties.length === 0) return GraphQLJSON;
+    return new GraphQLObjectType<Record<string, unknown>>({
+      name: types.take(name),
+      fields: () =>
+        Object.fromEntries(
+          properties.map(([property, inner]) => [property, { type: outputTypeOf(inner, root, `${name}${pascalOf(property)}`, types), resolve: (value: unknown) => (isRecord(value) && Object.hasOwn(value, property) ? value[property] : null) }]),
+        ),
+    });
   }
   return GraphQLJSON;
+}
+
+/** A local `$ref` (`#/$defs/x`, `#/definitions/x`) followed, a few steps at most; anything else as it is. */
+function resolveRef(schema: unknown, root: unknown): unknown {
+  let current = schema;
+  for (let hops = 0; hops < 8 && isRecord(current) && typeof current.$ref === 'string'; hops++) {
+    const ref = current.$ref;
+    if (!ref.startsWith('#/')) return current;
+    let target: unknown = root;
+    for (const part of ref.slice(2).split('/')) target = isRecord(target) ? target[decodeURIComponent(part.replace(/~1/g, '/').replace(/~0/g, '~'))] : undefined;
+    current = target;
+  }
+  return current;
 }
 
 function scalarTypeOf(schema: unknown): GraphQLOutputType | undefined {
@@ -235,10 +280,30 @@ function scalarTypeOf(schema: unknown): GraphQLOutputType | undefined {
     case 'boolean':
       return GraphQLBoolean;
     case 'integer':
-      // GraphQL's Int is 32-bit and fails to serialize anything wider; Float holds every integer JSON carries.
-      return fitsInt32(schema) ? GraphQLInt : GraphQLFloat;
+      // GraphQL's Int is 32-bit: a schema whose bounds allow more gets Float, which holds every integer JSON carries.
+      return beyondInt32(schema) ? GraphQLFloat : GraphQLInt;
     default:
       return undefined;
+  }
+}
+
+function pascalOf(text: string): string {
+  return text
+    .split(/[^A-Za-z0-9]+/)
+    .filter((part) => part !== '')
+    .map((part) => part[0]!.toUpperCase() + part.slice(1))
+    .join('');
+}
+
+/** Type names are global to a schema: a name taken twice gets a numeric suffix. */
+class TypeNames {
+  private readonly taken = new Set<string>();
+
+  take(name: string): string {
+    let candidate = name;
+    for (let n = 2; this.taken.has(candidate); n++) candidate = `${name}${n}`;
+    this.taken.add(candidate);
+    return candidate;
   }
 }
 
@@ -253,10 +318,10 @@ function typesOf(schema: Record<string, unknown>): unknown[] {
   return ([] as unknown[]).concat(schema.type ?? []);
 }
 
-function fitsInt32(schema: Record<string, unknown>): boolean {
+function beyondInt32(schema: Record<string, unknown>): boolean {
   const lower = bound(schema.minimum, schema.exclusiveMinimum, Math.max);
   const upper = bound(schema.maximum, schema.exclusiveMaximum, Math.min);
-  return lower !== undefined && upper !== undefined && lower >= INT32.min && upper <= INT32.max;
+  return (lower !== undefined && lower < INT32.min) || (upper !== undefined && upper > INT32.max);
 }
 
 /** The tighter of an inclusive and a (draft-06+ numeric) exclusive bound; the boolean draft-04 form adds nothing. */

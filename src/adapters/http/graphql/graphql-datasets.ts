@@ -2,7 +2,7 @@ import type { Dataset } from '../../../application/data/dataset.js';
 import type { PackageDatasets } from '../../../application/data/package-datasets.js';
 import type { DataSet } from '../../../domain/package/storage.js';
 
-/** The datasets GraphQL serves: the JSON ones that are lists of items (SQLite datasets are skipped). */
+/** The datasets GraphQL serves: every JSON or YAML one, lists and documents alike (SQLite datasets are skipped). */
 export function graphqlDatasets(datasets: PackageDatasets, dataSets: Record<string, DataSet>): Dataset[] {
-  return datasets.all().filter((dataset) => dataSets[dataset.id]?.kind !== 'sqlite' && dataset.isCollection);
+  return datasets.all().filter((dataset) => dataSets[dataset.id]?.kind !== 'sqlite');
 }

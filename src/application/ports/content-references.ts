@@ -1,0 +1,14 @@
+/** A reference to another host in a content file: what a browser would load or follow. */
+export interface ContentReference {
+  line: number;
+  url: string;
+}
+
+/**
+ * Finds the external references of one content file by its type: HTML attributes that
+ * load or link, CSS `url()` and `@import`, module import specifiers. Mentions (URLs in
+ * comments, text, strings) are not references.
+ */
+export interface ContentReferenceScanner {
+  scan(path: string, text: string): Promise<ContentReference[]>;
+}

@@ -1,0 +1,81 @@
+import { describe, expect, it } from '@jest/globals';
+import { ParsedReferenceScanner } from '../../src/adapters/content/parsed-reference-scanner.js';
+
+const scanner = new ParsedReferenceScanner();
+const scan = (path: string, text: string) => scanner.scan(path, text);
+
+describe('external references in HTML: what a browser loads or follows', () => {
+  it('finds src, href, srcset, action, formaction, poster, object data, background, meta refresh, with their lines', async () => {
+    const html = [
+      '<!doctype html>',
+      '<img src="https://cdn.example.com/a.png" srcset="/b.png 1x, https://cdn.example.com/b@2x.png 2x">',
+      '<a href="//other.example/page">x</a>',
+      '<form action="https://forms.example/post"><button formaction="http://forms.example/alt">go</button></form>',
+      '<video poster="https://media.example/poster.jpg"></video><object data="https://media.example/x.swf"></object>',
+      '<table background="https://img.example/bg.gif"></table>',
+      '<meta http-equiv="refresh" content="0; url=https://elsewhere.example/">',
+      '<svg><use xlink:href="https://icons.example/sprite.svg#a"></use></svg>',
+    ].join('\n');
+    expect(await scan('content/index.html', html)).toEqual([
+      { line: 2, url: 'https://cdn.example.com/a.png' },
+      { line: 2, url: 'https://cdn.example.com/b@2x.png' },
+      { line: 3, url: '//other.example/page' },
+      { line: 4, url: 'https://forms.example/post' },
+      { line: 4, url: 'http://forms.example/alt' },
+      { line: 5, url: 'https://media.example/poster.jpg' },
+      { line: 5, url: 'https://media.example/x.swf' },
+      { line: 6, url: 'https://img.example/bg.gif' },
+      { line: 7, url: 'https://elsewhere.example/' },
+      { line: 8, url: 'https://icons.example/sprite.svg#a' },
+    ]);
+  });
+
+  it('finds url() and @import in <style> and style=, and imports in module scripts, at the line they are on', async () => {
+    const html = ['<style>', '  @import "https://fonts.example/a.css";', '  body { background: url(https://img.example/b.png) }', '</style>', '<p style="background-image: url(\'https://img.example/c.png\')">x</p>', '<script type="module">', "  import x from 'https://esm.example/x.js';", "  const y = import('https://esm.example/y.js');", '</script>'].join('\n');
+    expect(await scan('content/a.html', html)).toEqual([
+      { line: 2, url: 'https://fonts.example/a.css' },
+      { line: 3, url: 'https://img.example/b.png' },
+      { line: 5, url: 'https://img.example/c.png' },
+      { line: 7, url: 'https://esm.example/x.js' },
+      { line: 8, url: 'https://esm.example/y.js' },
+    ]);
+  });
+
+  it('does not count mentions: text, comments, cite, XML namespaces, DOCTYPE identifiers, relative and data URLs', async () => {
+    const html = [
+      '<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Strict//EN" "http://www.w3.org/TR/xhtml1/DTD/xhtml1-strict.dtd">',
+      '<html xmlns="http://www.w3.org/1999/xhtml">',
+      '<!-- see https://comment.example/ -->',
+      '<p>Visit https://text.example/ someday.</p>',
+      '<blockquote cite="https://quote.example/">q</blockquote>',
+      '<img src="/local.png"><img src="data:image/png;base64,AAAA"><a href="mailto:a@b.example">m</a><a href="#top">t</a>',
+      '<script>console.log("https://string.example/")</script>',
+    ].join('\n');
+    expect(await scan('content/a.html', html)).toEqual([]);
+  });
+});
+
+describe('external references in stylesheets and modules', () => {
+  it('CSS: url() and @import, not comments', async () => {
+    const css = '/* https://comment.example */\n@import url("https://fonts.example/b.css");\n.a { background: url(/ok.png) }\n.b { background: url(https://img.example/x.png) }';
+    expect(await scan('content/s.css', css)).toEqual([
+      { line: 2, url: 'https://fonts.example/b.css' },
+      { line: 4, url: 'https://img.example/x.png' },
+    ]);
+  });
+
+  it('JS: static, dynamic and re-export specifiers, not strings or comments', async () => {
+    const js = "// https://comment.example\nimport a from 'https://esm.example/a.js';\nexport { b } from 'https://esm.example/b.js';\nconst msg = 'https://string.example/';\nawait import('https://esm.example/c.js');\nimport d from './local.js';";
+    expect(await scan('content/m.js', js)).toEqual([
+      { line: 2, url: 'https://esm.example/a.js' },
+      { line: 3, url: 'https://esm.example/b.js' },
+      { line: 5, url: 'https://esm.example/c.js' },
+    ]);
+  });
+
+  it('other files are not scanned, and a file no parser can read reports nothing rather than failing', async () => {
+    expect(await scan('content/readme.txt', 'https://text.example/')).toEqual([]);
+    expect(await scan('content/broken.js', 'import from from from "')).toEqual([]);
+    expect(await scan('content/broken.css', '@import url(')).toEqual([]);
+  });
+});
