@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { afterAll, describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
 import { copyFileSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
@@ -145,6 +146,24 @@ describe('a store without index.json', () => {
     writeFileSync(join(store, 'index.json'), '{"half');
     expect(await installer.execute({ guid: LIB_GUID, registry: registryDirectory, store })).toMatchObject({ downloaded: true, version: '2.0.0' });
     expect(JSON.parse(readFileSync(join(store, 'index.json'), 'utf8'))).toEqual({ [LIB_GUID]: 'ui-lib-2.0.0.cap' });
+  });
+});
+
+describe('a store holding bytes from strangers', () => {
+  it('never fails a lookup over a .cap it cannot read: random bytes and cut-off archives are skipped, the good file is found', async () => {
+    const good = readFileSync(packed['1.4.0']!);
+    let round = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(fc.uint8Array({ maxLength: 2048 }), fc.integer({ min: 0, max: good.length - 1 }).map((end) => good.subarray(0, end))), async (bytes) => {
+        const directory = storeOf(`strangers-${round++}`, { 'ui-lib-1.4.0.cap': packed['1.4.0']! });
+        writeFileSync(join(directory, 'ui-lib-1.5.0.cap'), bytes);
+        const seen: string[] = [];
+        const store = new StoreCatalog(new FsStoreDirectories(), new LocalPackageOpener(), { warn: (message) => void seen.push(message) }).open(directory);
+        expect((await store.versions(LIB_GUID)).map(({ version }) => version)).toEqual(['1.4.0']);
+        expect(seen).toEqual([expect.stringContaining('skipped ui-lib-1.5.0.cap: ')]);
+      }),
+      { numRuns: 40 },
+    );
   });
 });
 
