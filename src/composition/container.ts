@@ -50,10 +50,12 @@ import { FsFileWriter } from '../adapters/fs/fs-file-writer.js';
 import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { PackageStores } from '../application/ports/package-store.js';
-import type { RegistryClients } from '../application/ports/registry-client.js';
-import { FsPackageStores } from '../adapters/fs/fs-package-store.js';
+import type { StoreDirectories } from '../application/ports/package-store.js';
+import type { Warnings } from '../application/ports/warnings.js';
 import { StoreCatalog } from '../application/package/store-catalog.js';
+import type { RegistryClients } from '../application/ports/registry-client.js';
+import { FsStoreDirectories } from '../adapters/fs/fs-store-directory.js';
+import { StderrWarnings } from '../adapters/cli/stderr-warnings.js';
 import { LocalRegistryClients } from './registry-clients.js';
 import { DependencyLoader } from '../application/package/dependency-loader.js';
 import { InstallPackage } from '../application/use-cases/install-package.js';
@@ -105,8 +107,8 @@ export function createContainer(overrides: PortOverrides = {}, options: { memory
   port<ContentCipher>(TOKENS.ContentCipher, () => new AesGcmContentCipher());
   port<FileWriter>(TOKENS.FileWriter, () => new FsFileWriter());
   port<RegistryClients>(TOKENS.RegistryClients, () => new LocalRegistryClients());
-  // The store catalog finds packages in stores without an index.json too.
-  port<PackageStores>(TOKENS.PackageStores, () => new StoreCatalog(new FsPackageStores(), container.get(TOKENS.PackageOpener)));
+  port<StoreDirectories>(TOKENS.StoreDirectories, () => new FsStoreDirectories());
+  port<Warnings>(TOKENS.Warnings, () => new StderrWarnings());
   port<LocalFiles>(TOKENS.LocalFiles, () => new FsLocalFiles());
   port<AuthCrypto>(TOKENS.AuthCrypto, () => new NodeAuthCrypto());
   port<PasswordHashes>(TOKENS.PasswordHashes, () => new HtpasswdPasswordHashes());
@@ -126,13 +128,14 @@ export function createContainer(overrides: PortOverrides = {}, options: { memory
         files: get(TOKENS.FileWriter),
       }, { loader: get(DependencyLoader), installer: get(InstallPackage) }),
   );
-  container.bind(InstallPackage).toDynamicValue(() => new InstallPackage(get(TOKENS.RegistryClients), get(TOKENS.PackageStores), get(TOKENS.PackageOpener), get(TOKENS.Hasher)));
+  container.bind(StoreCatalog).toDynamicValue(() => new StoreCatalog(get(TOKENS.StoreDirectories), get(TOKENS.PackageOpener), get(TOKENS.Warnings)));
+  container.bind(InstallPackage).toDynamicValue(() => new InstallPackage(get(TOKENS.RegistryClients), get(StoreCatalog), get(TOKENS.PackageOpener), get(TOKENS.Hasher)));
   container.bind(PushPackage).toDynamicValue(() => new PushPackage(get(TOKENS.PackageOpener), get(ValidatePackage), get(TOKENS.RegistryClients), get(TOKENS.Hasher)));
   container
     .bind(DependencyLoader)
     .toDynamicValue(
       () =>
-        new DependencyLoader(get(TOKENS.PackageOpener), get(TOKENS.Hasher), get(TOKENS.FileWriter), get(TOKENS.PackageStores), get(TOKENS.RegistryClients), get(InstallPackage), () =>
+        new DependencyLoader(get(TOKENS.PackageOpener), get(TOKENS.Hasher), get(TOKENS.FileWriter), get(StoreCatalog), get(TOKENS.RegistryClients), get(InstallPackage), () =>
           join(tmpdir(), `pkg-dependency-${randomUUID()}.cap`),
         ),
     );

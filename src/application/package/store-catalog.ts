@@ -1,64 +1,104 @@
+import { packageFileName } from '../../domain/dependencies/package-file-name.js';
 import { compareVersions } from '../../domain/package/version-range.js';
-import type { PackageStore, PackageStores, StoredPackage } from '../ports/package-store.js';
+import type { PackageStore, PackageStores, StoreDirectories, StoreDirectory, StoredPackage, StoreFile } from '../ports/package-store.js';
 import type { PackageOpener } from '../ports/package-source.js';
+import type { Warnings } from '../ports/warnings.js';
 import { readMetadata } from './package-reader.js';
 
+/** What one `.cap` of a store says it is, or why it could not be read. */
+type Entry = { guid: string; name: string; version: string } | { skipped: string };
+
+interface Cached {
+  identity: string;
+  entry: Promise<Entry>;
+}
+
+/** How many store files are opened at once, across every lookup. */
+const OPEN_AT_ONCE = 8;
+
 /**
- * SPEC.md: a store is `<name>-<version>.cap` files "plus an optional index.json". The
- * index is a hint: a `.cap` it does not name is still found, by the GUID in its own
- * metadata.json. What each file holds is read once and kept by file identity, so a big
- * store is not read again on every lookup; a file that cannot be read is passed over.
+ * The packages a store holds, known from the `.cap` files themselves: each file's
+ * metadata.json gives its GUID, name and version, whatever the file is called and
+ * whether or not `index.json` lists it (the index is written for other tools, never
+ * trusted here). Files are opened through the PackageOpener, so archive limits and
+ * entry-name checks apply; one that cannot be read is skipped with a warning. What a
+ * file said is kept by its identity (device, inode, size, modification time), so a
+ * lookup reads only files that are new or changed since the last one.
  */
 export class StoreCatalog implements PackageStores {
-  /** File identity -> the GUID its metadata names (undefined: unreadable, or no GUID). */
-  private readonly guids = new Map<string, Promise<string | undefined>>();
+  /** Per store directory: file path -> what was read from it. */
+  private readonly read = new Map<string, Map<string, Cached>>();
+  private opening = 0;
+  private readonly queued: Array<() => void> = [];
 
   constructor(
-    private readonly stores: PackageStores,
+    private readonly directories: StoreDirectories,
     private readonly opener: PackageOpener,
+    private readonly warnings: Warnings,
   ) {}
 
   open(directory: string): PackageStore {
-    const store = this.stores.open(directory);
+    const store = this.directories.open(directory);
     return {
       location: store.location,
-      index: () => store.index(),
-      archives: () => store.archives(),
-      install: (entry, data, check) => store.install(entry, data, check),
       versions: (guid) => this.versions(store, guid),
+      install: (entry, data, check) => store.install(entry, data, check),
+      index: () => store.index(),
     };
   }
 
-  private async versions(store: PackageStore, guid: string): Promise<StoredPackage[]> {
-    // An index that cannot be read is no reason to miss the files beside it.
-    const hinted = await store.versions(guid).catch(() => [] as StoredPackage[]);
-    const found = new Map(hinted.map((stored) => [stored.path, stored]));
-    for (const archive of await store.archives()) {
-      if (found.has(archive.path)) continue;
-      if ((await this.guidOf(archive.path, archive.identity)) === guid) found.set(archive.path, { version: archive.version, path: archive.path });
+  private async versions(store: StoreDirectory, guid: string): Promise<StoredPackage[]> {
+    const files = await store.files();
+    let cache = this.read.get(store.location);
+    if (!cache) this.read.set(store.location, (cache = new Map()));
+    const listed = new Set(files.map((file) => file.path));
+    // Forget files that are gone, so a store that churns does not grow the cache.
+    for (const path of cache.keys()) if (!listed.has(path)) cache.delete(path);
+    const entries = await Promise.all(
+      files.map(async (file) => {
+        let cached = cache.get(file.path);
+        if (cached?.identity !== file.identity) cache.set(file.path, (cached = { identity: file.identity, entry: this.limited(() => this.entryOf(store, file)) }));
+        return { file, entry: await cached.entry };
+      }),
+    );
+    const byVersion = new Map<string, StoredPackage & { canonical: boolean }>();
+    for (const { file, entry } of entries) {
+      if ('skipped' in entry || entry.guid !== guid) continue;
+      const canonical = file.name === packageFileName(entry.name, entry.version);
+      // Two files of one version: the one named as install names it, else the first by name.
+      if (byVersion.has(entry.version) && (byVersion.get(entry.version)!.canonical || !canonical)) continue;
+      byVersion.set(entry.version, { version: entry.version, path: file.path, canonical });
     }
-    return [...found.values()].sort((a, b) => compareVersions(a.version, b.version));
+    return [...byVersion.values()].map(({ version, path }) => ({ version, path })).sort((a, b) => compareVersions(a.version, b.version));
   }
 
-  private guidOf(path: string, identity: string): Promise<string | undefined> {
-    let guid = this.guids.get(identity);
-    if (!guid) {
-      guid = this.read(path);
-      this.guids.set(identity, guid);
-    }
-    return guid;
-  }
-
-  private async read(path: string): Promise<string | undefined> {
+  private async entryOf(store: StoreDirectory, file: StoreFile): Promise<Entry> {
     try {
-      const source = await this.opener.open(path);
+      const source = await this.opener.open(file.path);
       try {
-        return (await readMetadata(source)).guid;
+        const { guid, name, version } = await readMetadata(source);
+        if (!guid) throw new Error('its metadata.json has no guid, so nothing can depend on it');
+        return { guid, name, version };
       } finally {
         await source.close();
       }
-    } catch {
-      return undefined;
+    } catch (error) {
+      const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+      this.warnings.warn(`store ${store.location}: skipped ${file.name}: ${reason}`);
+      return { skipped: reason };
+    }
+  }
+
+  private async limited<T>(task: () => Promise<T>): Promise<T> {
+    // A finishing task hands its slot to the next in line, so the count never overshoots.
+    if (this.opening >= OPEN_AT_ONCE) await new Promise<void>((resolve) => this.queued.push(resolve));
+    else this.opening++;
+    try {
+      return await task();
+    } finally {
+      const next = this.queued.shift();
+      if (next) next();
+      else this.opening--;
     }
   }
 }

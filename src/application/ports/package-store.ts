@@ -2,18 +2,17 @@ import type { StoreIndex } from '../../domain/dependencies/store-index.js';
 
 export interface StoredPackage {
   version: string;
-  /** Full path of the `<name>-<version>.cap` file. */
+  /** Full path of the `.cap` file. */
   path: string;
 }
 
 /**
- * A package store: `<name>-<version>.cap` files and an `index.json` of GUID to file.
- * Installing writes the file whole, then rewrites the index whole; installs that run at
- * once (two processes, one store) leave both complete and the index consistent.
+ * A package store as dependency resolution and `pkg install` see it: which versions of a
+ * GUID it holds, and installing one more.
  */
 export interface PackageStore {
   readonly location: string;
-  /** The versions of a GUID the store holds: every `<name>-*.cap` of the name its index records. */
+  /** The versions of a GUID the store holds, oldest first: every `.cap` whose metadata.json names that GUID. */
   versions(guid: string): Promise<StoredPackage[]>;
   /**
    * Installs one version. `check` runs on the written file before the index names it;
@@ -25,17 +24,34 @@ export interface PackageStore {
     check?: (path: string) => Promise<void>,
   ): Promise<StoredPackage>;
   index(): Promise<StoreIndex>;
-  /** Every `<name>-<version>.cap` file in the store, with a token that changes whenever the file does (device, inode, size, time). */
-  archives(): Promise<StoreArchive[]>;
-}
-
-export interface StoreArchive {
-  path: string;
-  name: string;
-  version: string;
-  identity: string;
 }
 
 export interface PackageStores {
   open(directory: string): PackageStore;
+}
+
+/** One `.cap` file of a store directory. */
+export interface StoreFile {
+  /** The file's name in the store directory. */
+  name: string;
+  path: string;
+  /** Changes whenever the file's bytes may have: device, inode, size and modification time. */
+  identity: string;
+}
+
+/**
+ * The directory a store lives in: `<name>-<version>.cap` files and an `index.json` of GUID
+ * to file. Installing writes the file whole, then rewrites the index whole; installs that
+ * run at once (two processes, one store) leave both complete and the index consistent.
+ */
+export interface StoreDirectory {
+  readonly location: string;
+  /** Every `.cap` file in the directory, by name; none when the directory does not exist. */
+  files(): Promise<StoreFile[]>;
+  install: PackageStore['install'];
+  index(): Promise<StoreIndex>;
+}
+
+export interface StoreDirectories {
+  open(directory: string): StoreDirectory;
 }

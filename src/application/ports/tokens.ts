@@ -16,9 +16,10 @@ export const TOKENS = {
   ContentCipher: Symbol.for('ContentCipher'),
   FileWriter: Symbol.for('FileWriter'),
   RegistryClients: Symbol.for('RegistryClients'),
-  PackageStores: Symbol.for('PackageStores'),
+  StoreDirectories: Symbol.for('StoreDirectories'),
   LocalFiles: Symbol.for('LocalFiles'),
   AuthCrypto: Symbol.for('AuthCrypto'),
   PasswordHashes: Symbol.for('PasswordHashes'),
   OAuth2Provider: Symbol.for('OAuth2Provider'),
+  Warnings: Symbol.for('Warnings'),
 } as const;

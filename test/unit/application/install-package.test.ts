@@ -49,9 +49,6 @@ class MemoryStore implements PackageStore, PackageStores {
   async index() {
     return {};
   }
-  async archives() {
-    return [];
-  }
   async install(entry: { guid: string; name: string; version: string }, data: AsyncIterable<Uint8Array>, check?: (path: string) => Promise<void>) {
     for await (const chunk of data) void chunk;
     const stored = { version: entry.version, path: `${entry.name}-${entry.version}` };

@@ -2,15 +2,15 @@ import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { packageFileName, parsePackageFileName } from '../../domain/dependencies/package-file-name.js';
 import { parseStoreIndex, STORE_INDEX_FILE, type StoreIndex } from '../../domain/dependencies/store-index.js';
-import { ConfigParseError } from '../../domain/errors.js';
+import { ConfigParseError, ConfigValidationError } from '../../domain/errors.js';
 import { compareVersions } from '../../domain/package/version-range.js';
-import type { PackageStore, PackageStores, StoreArchive, StoredPackage } from '../../application/ports/package-store.js';
+import type { StoreDirectories, StoreDirectory, StoredPackage, StoreFile } from '../../application/ports/package-store.js';
 import { withFileLock } from './file-lock.js';
 import { writeWholeFile } from './whole-file.js';
 
-export class FsPackageStores implements PackageStores {
-  open(directory: string): PackageStore {
-    return new FsPackageStore(resolve(directory));
+export class FsStoreDirectories implements StoreDirectories {
+  open(directory: string): StoreDirectory {
+    return new FsStoreDirectory(resolve(directory));
   }
 }
 
@@ -19,7 +19,7 @@ export class FsPackageStores implements PackageStores {
  * same version installed twice at once ends as one whole file either way; the index
  * is re-read and rewritten under a lock file, so no install loses another's entry.
  */
-export class FsPackageStore implements PackageStore {
+export class FsStoreDirectory implements StoreDirectory {
   private readonly indexPath: string;
 
   constructor(readonly location: string) {
@@ -43,10 +43,22 @@ export class FsPackageStore implements PackageStore {
     return parseStoreIndex(raw, this.indexPath);
   }
 
-  async versions(guid: string): Promise<StoredPackage[]> {
-    const file = (await this.index())[guid];
-    if (file === undefined) return [];
-    return this.versionsOf(parsePackageFileName(file)!.name);
+  /**
+   * Regular files (or links to them) named `*.cap`; hidden names are skipped, which
+   * leaves out the partial files of installs under way.
+   */
+  async files(): Promise<StoreFile[]> {
+    const found: StoreFile[] = [];
+    for (const name of (await this.names()).filter((file) => /\.cap$/i.test(file) && !file.startsWith('.')).sort()) {
+      const path = join(this.location, name);
+      const stats = await stat(path, { bigint: true }).catch((error: NodeJS.ErrnoException) => {
+        // Removed since the listing, or a link to nothing: not a file of the store.
+        if (error.code === 'ENOENT') return undefined;
+        throw error;
+      });
+      if (stats?.isFile()) found.push({ name, path, identity: `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}` });
+    }
+    return found;
   }
 
   async install(entry: { guid: string; name: string; version: string }, data: AsyncIterable<Uint8Array>, check?: (path: string) => Promise<void>): Promise<StoredPackage> {
@@ -61,36 +73,31 @@ export class FsPackageStore implements PackageStore {
       }
     }
     await withFileLock(`${this.indexPath}.lock`, async () => {
-      const index = await this.index();
+      // The index is a hint for readers, never the truth: a broken one is replaced, and
+      // entries whose file is gone are dropped.
+      const index = await this.index().catch((error: unknown) => {
+        if (error instanceof ConfigParseError || error instanceof ConfigValidationError) return {} as StoreIndex;
+        throw error;
+      });
+      const present = new Set(await this.names());
+      const kept = Object.fromEntries(Object.entries(index).filter(([, file]) => present.has(file)));
       // The index names the newest version beside it, whatever order installs finish in.
       const newest = (await this.versionsOf(entry.name)).at(-1)!;
-      await writeWholeFile(this.indexPath, new TextEncoder().encode(JSON.stringify({ ...index, [entry.guid]: packageFileName(entry.name, newest.version) }, null, 2) + '\n'));
+      await writeWholeFile(this.indexPath, new TextEncoder().encode(JSON.stringify({ ...kept, [entry.guid]: packageFileName(entry.name, newest.version) }, null, 2) + '\n'));
     });
     return { version: entry.version, path };
   }
 
-  async archives(): Promise<StoreArchive[]> {
-    const archives: StoreArchive[] = [];
-    for (const file of await this.fileNames()) {
-      const parsed = parsePackageFileName(file);
-      if (!parsed) continue;
-      const path = join(this.location, file);
-      const info = await stat(path).catch(() => undefined);
-      if (info?.isFile()) archives.push({ path, ...parsed, identity: `${info.dev}:${info.ino}:${info.size}:${info.mtimeMs}` });
-    }
-    return archives;
-  }
-
-  private fileNames(): Promise<string[]> {
+  private async names(): Promise<string[]> {
     return readdir(this.location).catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT') return [] as string[];
       throw error;
     });
   }
 
-  /** Every whole `<name>-<version>.cap` in the store, oldest version first. */
+  /** Every `<name>-<version>.cap` of one name in the store, oldest version first. */
   private async versionsOf(name: string): Promise<StoredPackage[]> {
-    return (await this.fileNames())
+    return (await this.names())
       .map((file) => ({ file, parsed: parsePackageFileName(file) }))
       .filter(({ parsed }) => parsed?.name === name)
       .map(({ file, parsed }) => ({ version: parsed!.version, path: join(this.location, file) }))
