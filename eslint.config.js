@@ -7,7 +7,7 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   { languageOptions: { globals: globals.node } },
-  { files: ['examples/**/content/**/*.js'], languageOptions: { globals: globals.browser } },
+  { files: ['examples/**/content/**/*.js', 'templates/**/content/**/*.js', 'test/fixtures/**/content/**/*.js'], languageOptions: { globals: globals.browser } },
   { files: ['**/*.cjs'], languageOptions: { sourceType: 'commonjs' } },
   {
     rules: {
