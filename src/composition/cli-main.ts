@@ -19,6 +19,9 @@ import { InstallPackage } from '../application/use-cases/install-package.js';
 import { PushPackage } from '../application/use-cases/push-package.js';
 import { DiffPackages } from '../application/use-cases/diff-packages.js';
 import { InitPackage } from '../application/use-cases/init-package.js';
+import { IndexRegistry } from '../application/use-cases/index-registry.js';
+import { SearchRegistry } from '../application/use-cases/search-registry.js';
+import { UninstallPackage } from '../application/use-cases/uninstall-package.js';
 
 const container = createContainer();
 const status = await runCli(hideBin(process.argv), {
@@ -40,5 +43,8 @@ const status = await runCli(hideBin(process.argv), {
   reactor: container.get(TOKENS.ReactorHost),
   install: container.get(InstallPackage),
   init: container.get(InitPackage),
+  indexRegistry: container.get(IndexRegistry),
+  search: container.get(SearchRegistry),
+  uninstall: container.get(UninstallPackage),
 });
 process.exitCode = status;

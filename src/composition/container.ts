@@ -62,6 +62,9 @@ import { InstallPackage } from '../application/use-cases/install-package.js';
 import { PushPackage } from '../application/use-cases/push-package.js';
 import { DiffPackages } from '../application/use-cases/diff-packages.js';
 import { InitPackage } from '../application/use-cases/init-package.js';
+import { IndexRegistry } from '../application/use-cases/index-registry.js';
+import { SearchRegistry } from '../application/use-cases/search-registry.js';
+import { UninstallPackage } from '../application/use-cases/uninstall-package.js';
 import { FsPackageTemplates } from '../adapters/fs/fs-package-templates.js';
 import { FsWorkdirs } from '../adapters/fs/fs-workdirs.js';
 import { LazyReferenceScanner } from '../adapters/content/lazy-reference-scanner.js';
@@ -187,6 +190,9 @@ export function createContainer(overrides: PortOverrides = {}, options: { memory
           join(tmpdir(), `pkg-init-${randomUUID()}`),
         ),
     );
+  container.bind(IndexRegistry).toDynamicValue(() => new IndexRegistry(get(TOKENS.StoreDirectories), get(TOKENS.PackageOpener), get(TOKENS.Hasher), get(TOKENS.RegistryClients), get(TOKENS.FileWriter)));
+  container.bind(SearchRegistry).toDynamicValue(() => new SearchRegistry(get(TOKENS.RegistryClients)));
+  container.bind(UninstallPackage).toDynamicValue(() => new UninstallPackage(get(StoreCatalog), get(TOKENS.FileWriter)));
   container.bind(InspectPackage).toDynamicValue(() => new InspectPackage(get(TOKENS.PackageOpener), get(SignatureCheck), get(DependencyLoader)));
   container
     .bind(TestPackage)

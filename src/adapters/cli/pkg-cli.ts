@@ -6,7 +6,10 @@ import { packageCommands, type PackageUseCases } from './package-commands.js';
 import { reactorCommands } from './reactor-commands.js';
 import type { ReactorHost } from '../../application/ports/reactor-host.js';
 import type { InstallPackage } from '../../application/use-cases/install-package.js';
-import { installCommand } from './registry-commands.js';
+import { installCommand, registryCommands, searchCommand, uninstallCommand } from './registry-commands.js';
+import type { UninstallPackage } from '../../application/use-cases/uninstall-package.js';
+import type { IndexRegistry } from '../../application/use-cases/index-registry.js';
+import type { SearchRegistry } from '../../application/use-cases/search-registry.js';
 import { initCommand } from './init-command.js';
 import { ARCHIVE_LIMIT_OPTIONS, applyArchiveLimits } from './archive-limit-options.js';
 import type { InitPackage } from '../../application/use-cases/init-package.js';
@@ -18,6 +21,9 @@ export interface CliDependencies {
   reactor: ReactorHost;
   install: InstallPackage;
   init: InitPackage;
+  indexRegistry: IndexRegistry;
+  search: SearchRegistry;
+  uninstall: UninstallPackage;
 }
 
 /** Runs the `pkg` command line; resolves with the exit status. */
@@ -55,6 +61,9 @@ function commandLine(args: string[], dependencies: CliDependencies, exit: (code:
     .command('reactor', 'Run the reactor HTTP server: serve', (y) => reactorCommands(y, dependencies.reactor, output))
     .command(installCommand(dependencies.install, output))
     .command(initCommand(dependencies.init, output))
+    .command(registryCommands(dependencies.indexRegistry, output))
+    .command(searchCommand(dependencies.search, output))
+    .command(uninstallCommand(dependencies.uninstall, output))
     .demandCommand(1, 'name a command')
     .options(ARCHIVE_LIMIT_OPTIONS)
     .middleware(refuseRepeatedOptions)

@@ -1,0 +1,46 @@
+import { STORE_INDEX_FILE, type StoreIndex } from '../../domain/dependencies/store-index.js';
+import { PackageNotFoundError } from '../../domain/errors.js';
+import { toJsonBytes } from '../package/package-reader.js';
+import type { FileWriter } from '../ports/file-writer.js';
+import type { PackageStores, StoredPackage } from '../ports/package-store.js';
+
+export interface Uninstalled {
+  guid: string;
+  removed: StoredPackage[];
+  /** The versions of the GUID the store still holds. */
+  remaining: string[];
+}
+
+/**
+ * `pkg uninstall <guid>`: removes every version of a package from a store, or one with
+ * `version`, and updates the store's index.json (the GUID names its newest remaining
+ * file, or leaves the index).
+ */
+export class UninstallPackage {
+  constructor(
+    private readonly stores: PackageStores,
+    private readonly files: FileWriter,
+  ) {}
+
+  async execute(request: { guid: string; store: string; version?: string }): Promise<Uninstalled> {
+    const store = this.stores.open(request.store);
+    const held = await store.versions(request.guid);
+    const removed = held.filter((stored) => request.version === undefined || stored.version === request.version);
+    if (removed.length === 0) {
+      const versions = held.map((stored) => stored.version).join(', ');
+      throw new PackageNotFoundError(`${request.guid}${request.version ? ` ${request.version}` : ''} is not in store ${store.location}${versions ? `; it holds ${versions}` : ''}`);
+    }
+    for (const stored of removed) await this.files.remove(stored.path);
+    const remaining = held.filter((stored) => !removed.includes(stored));
+    const index: StoreIndex = { ...(await store.index().catch(() => ({}))) };
+    delete index[request.guid];
+    const newest = remaining.at(-1);
+    if (newest) index[request.guid] = newest.path.slice(newest.path.lastIndexOf('/') + 1);
+    await this.files.write(`${store.location}/${STORE_INDEX_FILE}`, once(toJsonBytes(index)), { overwrite: true });
+    return { guid: request.guid, removed, remaining: remaining.map((stored) => stored.version) };
+  }
+}
+
+async function* once(bytes: Uint8Array): AsyncIterable<Uint8Array> {
+  yield bytes;
+}

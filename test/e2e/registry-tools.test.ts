@@ -1,0 +1,62 @@
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT, temporaryDirectory } from '../support/paths.js';
+import { runPkg } from '../support/run-cli.js';
+
+const work = temporaryDirectory('cap-registry-tools-');
+const at = (name: string) => join(work.path, name);
+afterAll(() => work.remove());
+
+const index = (directory: string) => JSON.parse(readFileSync(join(directory, 'index.json'), 'utf8')) as { packages: Record<string, { name: string; versions: Record<string, { file: string; sha256: string; size: number }> }> };
+
+describe('registries like Helm\'s', () => {
+  it('pkg registry index rebuilds index.json from the .cap files, skipping what is not a package; --merge keeps the entries there', () => {
+    const registry = at('registry');
+    mkdirSync(registry);
+    expect(runPkg(['package', 'pack', join(ROOT, 'examples/site'), '-o', registry]).status).toBe(0);
+    expect(runPkg(['package', 'pack', join(ROOT, 'examples/theme'), '-o', registry]).status).toBe(0);
+    writeFileSync(join(registry, 'junk-1.0.0.cap'), 'not a package');
+    const run = runPkg(['registry', 'index', registry]);
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(/^Indexed 2 versions of 2 packages: /);
+    expect(run.stderr).toMatch(/warning: skipped junk-1\.0\.0\.cap: .*not a ZIP archive/);
+    const built = index(registry);
+    expect(Object.keys(built.packages)).toEqual(['pkg://example.org/example-site', 'pkg://example.org/example-theme']);
+    expect(built.packages['pkg://example.org/example-theme']!.versions['1.1.0']).toMatchObject({ file: 'example-theme-1.1.0.cap', sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    // What it wrote is a registry: install reads it and checks every byte.
+    expect(runPkg(['install', 'pkg://example.org/example-theme', '--registry', registry, '--store', at('store')]).status).toBe(0);
+    // --merge: an index kept from elsewhere keeps its entries; without it, only the files found count.
+    const other = at('other');
+    mkdirSync(other);
+    copyFileSync(join(registry, 'example-site-1.0.0.cap'), join(other, 'example-site-1.0.0.cap'));
+    writeFileSync(join(other, 'index.json'), JSON.stringify({ packages: { 'pkg://example.org/gone': built.packages['pkg://example.org/example-theme'] } }));
+    expect(runPkg(['registry', 'index', other, '--merge']).status).toBe(0);
+    expect(Object.keys(index(other).packages)).toEqual(['pkg://example.org/example-site', 'pkg://example.org/gone']);
+    expect(runPkg(['registry', 'index', other, '--json']).stdout).toMatch(/"packages": 1/);
+    expect(Object.keys(index(other).packages)).toEqual(['pkg://example.org/example-site']);
+  });
+
+  it('pkg search lists matching packages and their versions, newest first, by GUID or name in any case', () => {
+    const registry = at('registry');
+    const found = runPkg(['search', 'THEME', '--registry', registry]);
+    expect(found.status).toBe(0);
+    expect(found.stdout.trim()).toBe('example-theme  1.1.0  pkg://example.org/example-theme');
+    expect(JSON.parse(runPkg(['search', 'example.org', '--registry', registry, '--json']).stdout).map((hit: { name: string }) => hit.name)).toEqual(['example-site', 'example-theme']);
+    expect(runPkg(['search', 'nothing', '--registry', registry]).stdout).toMatch(/No package matches "nothing"/);
+    expect(runPkg(['search', 'x'], { env: { PKG_REGISTRY: '' } }).stderr).toMatch(/RegistryNotConfiguredError/);
+  });
+
+  it('pkg uninstall removes a package from a store, one version or all, and updates its index', () => {
+    const store = at('store');
+    expect(readdirSync(store)).toContain('example-theme-1.1.0.cap');
+    const missing = runPkg(['uninstall', 'pkg://example.org/example-theme', '--version', '9.9.9', '--store', store]);
+    expect(missing.status).toBe(1);
+    expect(missing.stderr).toMatch(/PackageNotFoundError: pkg:\/\/example\.org\/example-theme 9\.9\.9 is not in store .*; it holds 1\.1\.0/);
+    const removed = runPkg(['uninstall', 'pkg://example.org/example-theme', '--version', '1.1.0', '--store', store]);
+    expect(removed.status).toBe(0);
+    expect(removed.stdout).toBe('Uninstalled pkg://example.org/example-theme 1.1.0\n');
+    expect(existsSync(join(store, 'example-theme-1.1.0.cap'))).toBe(false);
+    expect(JSON.parse(readFileSync(join(store, 'index.json'), 'utf8'))).toEqual({});
+  });
+});
