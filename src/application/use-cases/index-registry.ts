@@ -1,3 +1,4 @@
+import { once } from '../shared/bytes.js';
 import { REGISTRY_INDEX_FILE, withVersion, type RegistryIndex } from '../../domain/dependencies/registry-index.js';
 import { sortPaths } from '../../domain/package/package-paths.js';
 import { readMetadata, toJsonBytes } from '../package/package-reader.js';
@@ -56,8 +57,4 @@ export class IndexRegistry {
     const versions = Object.values(sorted.packages).reduce((sum, entry) => sum + Object.keys(entry.versions).length, 0);
     return { path, packages: Object.keys(sorted.packages).length, versions, skipped };
   }
-}
-
-async function* once(bytes: Uint8Array): AsyncIterable<Uint8Array> {
-  yield bytes;
 }

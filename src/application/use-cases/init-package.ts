@@ -1,3 +1,4 @@
+import { once } from '../shared/bytes.js';
 import { UsageError } from '../../domain/errors.js';
 import { BUNDLE_INDEX_FILE, type BundleIndex } from '../../domain/dependencies/bundle-index.js';
 import { KEBAB_CASE, SEMVER, isUri } from '../../domain/package/field-rules.js';
@@ -134,8 +135,4 @@ function filled(file: TemplateFile, values: TemplateValues): TemplateFile {
   const metadata = JSON.parse(text) as Record<string, unknown>;
   for (const field of ['author', 'license']) if (metadata[field] === '') delete metadata[field];
   return { path: file.path, bytes: toJsonBytes(metadata) };
-}
-
-async function* once(bytes: Uint8Array): AsyncIterable<Uint8Array> {
-  yield bytes;
 }

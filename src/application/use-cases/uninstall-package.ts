@@ -1,3 +1,4 @@
+import { once } from '../shared/bytes.js';
 import { STORE_INDEX_FILE, type StoreIndex } from '../../domain/dependencies/store-index.js';
 import { PackageNotFoundError } from '../../domain/errors.js';
 import { toJsonBytes } from '../package/package-reader.js';
@@ -39,8 +40,4 @@ export class UninstallPackage {
     await this.files.write(`${store.location}/${STORE_INDEX_FILE}`, once(toJsonBytes(index)), { overwrite: true });
     return { guid: request.guid, removed, remaining: remaining.map((stored) => stored.version) };
   }
-}
-
-async function* once(bytes: Uint8Array): AsyncIterable<Uint8Array> {
-  yield bytes;
 }
