@@ -190,7 +190,7 @@ export function createContainer(overrides: PortOverrides = {}, options: { memory
           join(tmpdir(), `pkg-init-${randomUUID()}`),
         ),
     );
-  container.bind(IndexRegistry).toDynamicValue(() => new IndexRegistry(get(TOKENS.StoreDirectories), get(TOKENS.PackageOpener), get(TOKENS.Hasher), get(TOKENS.RegistryClients), get(TOKENS.FileWriter)));
+  container.bind(IndexRegistry).toDynamicValue(() => new IndexRegistry(get(TOKENS.StoreDirectories), get(TOKENS.PackageOpener), get(TOKENS.Hasher), get(TOKENS.RegistryClients), get(TOKENS.FileWriter), get(TOKENS.LocalFiles)));
   container.bind(SearchRegistry).toDynamicValue(() => new SearchRegistry(get(TOKENS.RegistryClients)));
   container.bind(UninstallPackage).toDynamicValue(() => new UninstallPackage(get(StoreCatalog), get(TOKENS.FileWriter)));
   container.bind(InspectPackage).toDynamicValue(() => new InspectPackage(get(TOKENS.PackageOpener), get(SignatureCheck), get(DependencyLoader)));

@@ -60,6 +60,12 @@ describe('pkg init', () => {
     expect(readFileSync(join(directory, 'content/index.html'), 'utf8')).toContain('Getting started');
   });
 
+  it('answers a destination that cannot be written with a typed error, never a hang', () => {
+    const run = runPkg(['init', '/proc/cannot-be-written']);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(/^error: UsageError: cannot write into \/proc/);
+  });
+
   it.each([
     [['--template', 'nope'], /UsageError: no template "nope"; templates: blog, composite, dataset-app, docs, site/],
     [['--name', 'Not Kebab'], /UsageError: --name "Not Kebab" must be kebab-case/],

@@ -45,6 +45,7 @@ describe('registries like Helm\'s', () => {
     expect(JSON.parse(runPkg(['search', 'example.org', '--registry', registry, '--json']).stdout).map((hit: { name: string }) => hit.name)).toEqual(['example-site', 'example-theme']);
     expect(runPkg(['search', 'nothing', '--registry', registry]).stdout).toMatch(/No package matches "nothing"/);
     expect(runPkg(['search', 'x'], { env: { PKG_REGISTRY: '' } }).stderr).toMatch(/RegistryNotConfiguredError/);
+    expect(runPkg(['registry', 'index', at('nowhere')]).stderr).toMatch(/InvalidRegistryError: registry .*nowhere is not a directory/);
   });
 
   it('pkg uninstall removes a package from a store, one version or all, and updates its index', () => {

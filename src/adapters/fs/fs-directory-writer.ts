@@ -4,7 +4,7 @@ import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { OutputExistsError, UnsafeEntryError } from '../../domain/errors.js';
+import { OutputExistsError, UnsafeEntryError, UsageError } from '../../domain/errors.js';
 import type { DirectoryDraft, DirectoryWriter } from '../../application/ports/directory-writer.js';
 
 /**
@@ -16,9 +16,17 @@ export class FsDirectoryWriter implements DirectoryWriter {
     const target = resolve(destination);
     if (!options.replace && (await occupied(target))) throw new OutputExistsError(`${target} exists and is not an empty directory; use --force to replace it`);
     const draft = join(dirname(target), `.${basename(target)}.${randomBytes(6).toString('hex')}.partial`);
+    // The parent is made first and the draft alone after it: a recursive mkdir below a
+    // directory that refuses children (/proc) never returns.
+    await mkdir(dirname(target), { recursive: true }).catch((error: NodeJS.ErrnoException) => {
+      throw new UsageError(`cannot create ${dirname(target)}: ${error.code ?? error.message}`);
+    });
     // Watched before it exists: a signal between the two would otherwise leave it behind.
     unfinished.add(draft);
-    await mkdir(draft, { recursive: true });
+    await mkdir(draft).catch((error: NodeJS.ErrnoException) => {
+      unfinished.delete(draft);
+      throw new UsageError(`cannot write into ${dirname(target)}: ${error.code ?? error.message}`);
+    });
     return new FsDirectoryDraft(target, draft);
   }
 }

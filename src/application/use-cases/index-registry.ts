@@ -5,6 +5,8 @@ import { readMetadata, toJsonBytes } from '../package/package-reader.js';
 import { digestOf } from '../package/verified-bytes.js';
 import { messageOf } from '../shared/error-message.js';
 import type { FileWriter } from '../ports/file-writer.js';
+import type { LocalFiles } from '../ports/local-files.js';
+import { InvalidRegistryError } from '../../domain/errors.js';
 import type { Hasher } from '../ports/hasher.js';
 import type { PackageOpener } from '../ports/package-source.js';
 import type { StoreDirectories } from '../ports/package-store.js';
@@ -31,9 +33,11 @@ export class IndexRegistry {
     private readonly hasher: Hasher,
     private readonly registries: RegistryClients,
     private readonly files: FileWriter,
+    private readonly local: LocalFiles,
   ) {}
 
   async execute(request: { directory: string; merge: boolean }): Promise<IndexOutcome> {
+    if ((await this.local.version(request.directory)) === undefined) throw new InvalidRegistryError(`registry ${request.directory} is not a directory`);
     let index: RegistryIndex = request.merge ? await this.registries.open(request.directory).index().catch(() => ({ packages: {} })) : { packages: {} };
     const skipped: string[] = [];
     const found = await this.directories.open(request.directory).files();
