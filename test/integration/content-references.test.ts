@@ -9,7 +9,7 @@ describe('external references in HTML: what a browser loads or follows', () => {
     const html = [
       '<!doctype html>',
       '<img src="https://cdn.example.com/a.png" srcset="/b.png 1x, https://cdn.example.com/b@2x.png 2x">',
-      '<a href="//other.example/page">x</a>',
+      '<a href="//other.example/page" ping="/local https://track.example/ping">x</a>',
       '<form action="https://forms.example/post"><button formaction="http://forms.example/alt">go</button></form>',
       '<video poster="https://media.example/poster.jpg"></video><object data="https://media.example/x.swf"></object>',
       '<table background="https://img.example/bg.gif"></table>',
@@ -20,6 +20,7 @@ describe('external references in HTML: what a browser loads or follows', () => {
       { line: 2, url: 'https://cdn.example.com/a.png' },
       { line: 2, url: 'https://cdn.example.com/b@2x.png' },
       { line: 3, url: '//other.example/page' },
+      { line: 3, url: 'https://track.example/ping' },
       { line: 4, url: 'https://forms.example/post' },
       { line: 4, url: 'http://forms.example/alt' },
       { line: 5, url: 'https://media.example/poster.jpg' },

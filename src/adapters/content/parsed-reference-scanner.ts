@@ -66,6 +66,9 @@ function scanHtml(text: string, lexer: typeof parseModule): ContentReference[] {
               const url = candidate.trim().split(/\s+/)[0] ?? '';
               if (isExternal(url)) found.push({ line, url });
             }
+          } else if (lower === 'ping') {
+            // Hyperlink auditing: the browser posts to each of these URLs when the link is followed.
+            for (const url of value.trim().split(/\s+/)) if (isExternal(url)) found.push({ line, url });
           } else if (lower === 'style') {
             found.push(...scanCss(value, line, true));
           } else if (lower === 'content' && name === 'meta' && attributes['http-equiv']?.toLowerCase() === 'refresh') {
