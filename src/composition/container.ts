@@ -67,6 +67,7 @@ import { SearchRegistry } from '../application/use-cases/search-registry.js';
 import { UninstallPackage } from '../application/use-cases/uninstall-package.js';
 import { FsPackageTemplates } from '../adapters/fs/fs-package-templates.js';
 import { FsWorkdirs } from '../adapters/fs/fs-workdirs.js';
+import { FsSourceWatcher } from '../adapters/fs/fs-source-watcher.js';
 import { LazyReferenceScanner } from '../adapters/content/lazy-reference-scanner.js';
 import { FsSessionRevocationStore } from '../adapters/fs/fs-session-revocations.js';
 import { templatesDirectory } from './toolkit-root.js';
@@ -154,6 +155,7 @@ export function createContainer(overrides: PortOverrides = {}, options: { memory
           readers: { schemas: get(TOKENS.SchemaValidator), sqlite: get(TOKENS.SqliteReader) },
           saver: get(SavePackage),
           signatures: get(SignatureCheck),
+          watcher: new FsSourceWatcher(),
           auth: {
             files: get(TOKENS.LocalFiles),
             writer: get(TOKENS.FileWriter),

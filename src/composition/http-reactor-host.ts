@@ -14,7 +14,7 @@ export class HttpReactorHost implements ReactorHost {
     private readonly workdirs: Workdirs,
   ) {}
 
-  async start(requests: MountRequest[], given: ReactorSettings, options: { quiet?: boolean } = {}): Promise<RunningReactor> {
+  async start(requests: MountRequest[], given: ReactorSettings, options: { quiet?: boolean; warn?: (warning: string) => void } = {}): Promise<RunningReactor> {
     const temporary = given.workdir === undefined ? await mkdtemp(join(tmpdir(), 'pkg-reactor-')) : undefined;
     const settings = { ...given, workdir: resolve(given.workdir ?? temporary!) };
     let hold: WorkdirHold | undefined;
@@ -31,6 +31,10 @@ export class HttpReactorHost implements ReactorHost {
       throw error;
     }
     const { reactor, failures, warnings } = started;
+    // `--watch`: an edit that no longer loads is said where the operator looks, and the last good version keeps serving.
+    reactor.onEvent((event) => {
+      if (event.kind === 'reload-failed') options.warn?.(event.problem);
+    });
     const server = new ReactorServer(reactor, { quiet: options.quiet });
     let port: number;
     try {

@@ -41,6 +41,8 @@ export function reactorCommands(yargs: Argv, host: ReactorHost, output: CliOutpu
           .options(PASSPHRASE_OPTIONS)
           .options(TRUST_OPTION)
           .option('cors', { type: 'string', array: true, default: [], describe: 'origin (like https://app.example) whose pages may write to the reactor, with CORS answers; repeatable. Writes from other sites are refused (403)' })
+          .option('watch', { type: 'boolean', default: false, describe: 'serve each change to a directory source on the next request (content, data, configuration); an edit that does not load is reported and the last good version keeps serving' })
+          .option('live-reload', { type: 'boolean', default: false, describe: 'with --watch: HTML pages reload themselves after each change' })
           .option('read-only', { type: 'boolean', default: false, describe: 'refuse every write (403), save included, whatever the packages say; a mount of the --config file can also say "writable": false' }),
       async (argv) => {
         if (!Number.isInteger(argv.port) || argv.port < 0 || argv.port > 65535) throw new UsageError(`--port must be a whole number from 0 to 65535 (got ${argv.port})`);
@@ -66,11 +68,14 @@ export function reactorCommands(yargs: Argv, host: ReactorHost, output: CliOutpu
           ...(argv.constraint ? { constraint: argv.constraint } : {}),
           trust: await readTrustFiles(argv.trust),
           ...(argv['read-only'] ? { readOnly: true } : {}),
+          ...(argv.watch ? { watch: true } : {}),
+          ...(argv['live-reload'] ? { liveReload: true } : {}),
           cors: (argv.cors as string[]).map((origin) => normalizeOrigin(origin) ?? usage(`--cors takes an origin like https://app.example (scheme, host and port only), not ${JSON.stringify(origin)}`)),
         };
         // Listening for signals before the banner: a client may act on the banner at once.
         const signalled = untilSignal();
-        const running = await host.start(requests, settings);
+        if (argv['live-reload'] && !argv.watch) throw new UsageError('--live-reload reloads pages after changes that --watch serves: give --watch too');
+        const running = await host.start(requests, settings, { warn: (warning) => output.err(`warning: ${warning}`) });
         for (const warning of running.warnings) output.err(`warning: ${warning}`);
         for (const failure of running.failures) output.err(`warning: not mounted: ${failure.source}: ${(failure.error as Error).name}: ${(failure.error as Error).message}`);
         const width = Math.max(...running.mounts.map((m) => m.prefix.length));

@@ -11,6 +11,8 @@ import { pathOf, resolveRequest, type Resolution } from './request-resolution.js
 import { writeStatic } from './static-responder.js';
 import { AuthGate, REACTOR_PATHS } from './auth/auth-gate.js';
 import { CrossSiteGuard } from './cross-site-guard.js';
+import { LiveReloadStream } from './live-reload-stream.js';
+import { LIVE_RELOAD_PATH } from '../../application/serving/served-package.js';
 
 /**
  * The reactor's HTTP front door. Static GET/HEAD hits and data reads are answered here,
@@ -29,6 +31,7 @@ export class ReactorServer {
   /** Absent when no mount enables authentication or restricts a route: then nothing is checked. */
   private readonly gate: AuthGate | undefined;
   private readonly guard: CrossSiteGuard;
+  private readonly liveReload: LiveReloadStream | undefined;
 
   constructor(
     private readonly reactor: Reactor,
@@ -40,16 +43,18 @@ export class ReactorServer {
       const dataSets = mount.pkg.model.storage?.dataSets ?? {};
       if (graphqlDatasets(mount.datasets, dataSets).length === 0) continue;
       const gate = mount.auth ? this.gate : undefined;
-      this.graphql.set(mount, lazyGraphqlEndpoint(mount.datasets, dataSets, { bodyLimit, ...(gate ? { authorize: (request, datasetId) => gate.authorizeDataset(mount, request, datasetId) } : {}) }));
+      this.graphql.set(mount, lazyGraphqlEndpoint(() => mount.datasets, () => mount.pkg.model.storage?.dataSets ?? {}, { bodyLimit, ...(gate ? { authorize: (request, datasetId) => gate.authorizeDataset(mount, request, datasetId) } : {}) }));
     }
     this.graphqlMounts = new Set(this.graphql.keys());
     this.guard = new CrossSiteGuard(reactor);
+    this.liveReload = reactor.settings.watch && reactor.settings.liveReload ? new LiveReloadStream(reactor) : undefined;
     this.sink = new LineSink(options.quiet ? () => undefined : options.log);
     this.server = createServer({ maxHeaderSize: 16 * 1024, requestTimeout: 60_000 }, (request, response) => this.handle(request, response));
     this.server.keepAliveTimeout = 65_000;
   }
 
   private handle(request: IncomingMessage, response: ServerResponse): void {
+    if (this.liveReload && request.method === 'GET' && pathOf(request.url ?? '/') === LIVE_RELOAD_PATH) return this.liveReload.add(response);
     if (this.guard.screen(request, response)) return this.logOnFinish(request.method ?? 'GET', request.url ?? '/', response);
     const screened = this.gate?.screen(request, response) ?? false;
     if (screened === false) return this.route(request, response);

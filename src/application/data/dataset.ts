@@ -29,7 +29,8 @@ interface Staged {
   nextId(): number;
 }
 
-interface Pending {
+/** A write waiting its turn; one held while its package is loaded again moves to the new version's dataset. */
+export interface Pending {
   decide(view: Staged): Operation;
   resolve(operation: Operation): void;
   reject(error: unknown): void;
@@ -45,7 +46,9 @@ interface Pending {
 export class Dataset {
   private collectionCache?: { generation: number; collection: Collection };
   private readonly queue: Pending[] = [];
-  private flushing = false;
+  private flushing: Promise<void> | undefined;
+  /** Writes are held, not appended, while the package is loaded again (`--watch`). */
+  private paused = false;
   private appendLog?: AppendLog;
   private counter = 1;
 
@@ -147,6 +150,27 @@ export class Dataset {
     this.appendLog = undefined;
   }
 
+  /** Holds later writes once the append in flight is done: the log is whole until `resume` or `takeHeld`. */
+  async pause(): Promise<void> {
+    this.paused = true;
+    await this.flushing;
+  }
+
+  resume(): void {
+    this.paused = false;
+    this.startFlush();
+  }
+
+  /** The writes held by `pause`, for the dataset that replaces this one. */
+  takeHeld(): Pending[] {
+    return this.queue.splice(0);
+  }
+
+  adopt(writes: Pending[]): void {
+    this.queue.push(...writes);
+    this.startFlush();
+  }
+
   private index(): DatasetIndex {
     if (!('index' in this.data)) throw new NotACollectionError(`dataset ${this.id} is not a list of items: it can only be read whole`);
     return this.data.index;
@@ -166,15 +190,24 @@ export class Dataset {
   private submit(decide: (view: Staged) => Operation): Promise<Operation> {
     return new Promise((resolve, reject) => {
       this.queue.push({ decide, resolve, reject });
-      if (!this.flushing) void this.flush();
+      this.startFlush();
     });
   }
 
+  private startFlush(): void {
+    if (this.flushing || this.paused || this.queue.length === 0) return;
+    // A write queued while the finished flush let go is picked up by the next one.
+    const run = this.flush().then(() => {
+      this.flushing = undefined;
+      this.startFlush();
+    });
+    this.flushing = run;
+  }
+
   private async flush(): Promise<void> {
-    this.flushing = true;
-    const index = this.index();
     try {
-      while (this.queue.length > 0) {
+      const index = this.index();
+      while (this.queue.length > 0 && !this.paused) {
         const batch = this.queue.splice(0);
         const staged = new Map<string, unknown>();
         const view: Staged = {
@@ -212,8 +245,8 @@ export class Dataset {
           pending.resolve(operation);
         }
       }
-    } finally {
-      this.flushing = false;
+    } catch (error) {
+      for (const pending of this.queue.splice(0)) pending.reject(error);
     }
   }
 }

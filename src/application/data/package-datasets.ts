@@ -63,6 +63,30 @@ export class PackageDatasets {
     return [...this.byId.values()];
   }
 
+  /**
+   * Holds writes while the package is loaded again (`--watch`): appends in flight finish
+   * first, so the logs the new version reads are whole and no acknowledged write is missed.
+   */
+  async pause(): Promise<void> {
+    await Promise.all(this.all().map((dataset) => dataset.pause()));
+  }
+
+  /** The new version did not load: the held writes go on here. */
+  resume(): void {
+    for (const dataset of this.all()) dataset.resume();
+  }
+
+  /** The held writes move to the new version's datasets of the same ids, and these close. */
+  async handOver(next: PackageDatasets): Promise<void> {
+    for (const dataset of this.all()) {
+      const held = dataset.takeHeld();
+      const successor = next.byId.get(dataset.id);
+      if (successor) successor.adopt(held);
+      else for (const write of held) write.reject(new DatasetNotFoundError(`no dataset ${dataset.id}: it is gone from the package`));
+    }
+    await this.close();
+  }
+
   async close(): Promise<void> {
     await Promise.all(this.all().map((dataset) => dataset.close()));
   }

@@ -24,5 +24,5 @@ export interface RunningReactor {
 
 /** Starts a reactor over HTTP: the CLI's serve command and package tests both use it. */
 export interface ReactorHost {
-  start(requests: MountRequest[], settings: ReactorSettings, options?: { quiet?: boolean }): Promise<RunningReactor>;
+  start(requests: MountRequest[], settings: ReactorSettings, options?: { quiet?: boolean; warn?: (warning: string) => void }): Promise<RunningReactor>;
 }

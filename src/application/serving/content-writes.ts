@@ -14,10 +14,16 @@ export class ContentWrites {
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(
-    private readonly pkg: ServedPackage,
+    private pkg: ServedPackage,
     /** Why writes are refused (a read-only package, which has no overlay), when they are. */
-    private readonly refusal: PackageError | undefined,
+    private refusal: PackageError | undefined,
   ) {}
+
+  /** The package was loaded again (`--watch`, inside `quiet`): later writes go to its new version. */
+  replace(pkg: ServedPackage, refusal: PackageError | undefined): void {
+    this.pkg = pkg;
+    this.refusal = refusal;
+  }
 
   get writable(): boolean {
     return this.refusal === undefined;

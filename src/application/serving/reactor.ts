@@ -2,6 +2,7 @@ import { MountConflictError, OverlayError, PackageError, ReadOnlyError, UsageErr
 import { canonicalChecksumJson, describeIntegrity, isIntact } from '../../domain/integrity/security.js';
 import { MountTable, normalizePrefix } from '../../domain/serving/mount-table.js';
 import type { TrustFile, TrustedKeys } from '../signing/trusted-keys.js';
+import type { SourceWatcher } from '../ports/source-watcher.js';
 import { redactCredentials } from '../../domain/dependencies/registry-reference.js';
 import { sortPaths } from '../../domain/package/package-paths.js';
 import { coveredPaths, digestEntries } from '../integrity/digest-entries.js';
@@ -49,6 +50,10 @@ export interface ReactorSettings {
   keys?: DecryptionKeys;
   /** Every mount read-only (`--read-only`), whatever its package says. */
   readOnly?: boolean;
+  /** Directory sources are loaded again when their files change (`--watch`). */
+  watch?: boolean;
+  /** With `watch`, HTML answers carry a script that reloads the page after each reload (`--live-reload`). */
+  liveReload?: boolean;
   /** Origins whose pages may write to every mount (`--cors`), with CORS answers for them; other sites' writes are refused. */
   cors?: string[];
   /** Signers every served package must be signed by (`--trust`, `PKG_TRUST`); none means any intact package is served. */
@@ -81,6 +86,9 @@ export interface RouteReport {
   served?: false;
 }
 
+/** What `--watch` reports: a mount served in its new version, or an edit that no longer loads. */
+export type ReactorEvent = { kind: 'reloaded'; mount: Mount } | { kind: 'reload-failed'; mount: Mount; problem: string };
+
 export interface Validity {
   package: string;
   valid: boolean;
@@ -100,6 +108,8 @@ export interface ReactorDependencies {
   saver: SavePackage;
   signatures: SignatureCheck;
   auth: AuthDependencies;
+  /** For `--watch`; without one, nothing is watched. */
+  watcher?: SourceWatcher;
 }
 
 /**
@@ -115,6 +125,13 @@ export class Reactor {
   private readonly validations = new Map<Mount, Promise<Validity>>();
   /** The outcome of each package's latest verification; loading verified it first. */
   private readonly lastValid = new Map<Mount, boolean>();
+  /** How each mount was loaded, to load it again when its source changes (`--watch`). */
+  private readonly recipes = new Map<Mount, { options: LoadOptions; lock: string | undefined }>();
+  /** Why a mount's source, edited while served, no longer loads: the last good version keeps serving. */
+  private readonly reloadProblems = new Map<Mount, string>();
+  private readonly reloading = new Map<Mount, Promise<void>>();
+  private readonly listeners: Array<(event: ReactorEvent) => void> = [];
+  private readonly watchers: Array<{ close(): void }> = [];
 
   private constructor(
     readonly settings: ReactorSettings,
@@ -141,8 +158,17 @@ export class Reactor {
       for (const request of requests) {
         const first = request.prefix === undefined && positional++ === 0;
         let pkg: ServedPackage;
+        const options: LoadOptions = {
+          cacheControl: settings.cacheControl,
+          ...(settings.liveReload ? { liveReload: true } : {}),
+          workdir: settings.workdir,
+          keys: settings.keys,
+          mountPath: (name) => normalizePrefix(request.prefix ?? (first ? '/' : name)),
+          ...(trusted ? { trusted } : {}),
+          ...packageSources(request, settings),
+        };
         try {
-          pkg = await dependencies.loader.execute(request.source, { cacheControl: settings.cacheControl, workdir: settings.workdir, keys: settings.keys, mountPath: (name) => normalizePrefix(request.prefix ?? (first ? '/' : name)), ...(trusted ? { trusted } : {}), ...packageSources(request, settings) });
+          pkg = await dependencies.loader.execute(request.source, options);
         } catch (error) {
           if (!(error instanceof PackageError)) throw error;
           failures.push({ source: request.source, error });
@@ -152,13 +178,16 @@ export class Reactor {
         warnings.push(...pkg.model.warnings.map((warning) => `${request.source}: ${warning}`));
         let datasets: PackageDatasets | undefined;
         try {
-          const refusal = writeRefusal(pkg, settings.readOnly ? 'this reactor was started with --read-only' : request.writable === false ? `its mount ${prefix} says "writable": false` : undefined);
+          const lock = settings.readOnly ? 'this reactor was started with --read-only' : request.writable === false ? `its mount ${prefix} says "writable": false` : undefined;
+          const refusal = writeRefusal(pkg, lock);
           const loaded = await PackageDatasets.load(pkg.source, pkg.model, pkg.overlay?.files, refusal, dependencies.readers);
           datasets = loaded.datasets;
           warnings.push(...loaded.warnings);
           const auth = await reactor.auth.forPackage(pkg, prefix);
           const cors = [...(settings.cors ?? []), ...(request.cors ?? [])];
-          reactor.mount({ prefix, location: request.source, pkg, datasets, content: new ContentWrites(pkg, refusal), cors, ...(auth ? { auth } : {}) });
+          const mount: Mount = { prefix, location: request.source, pkg, datasets, content: new ContentWrites(pkg, refusal), cors, ...(auth ? { auth } : {}) };
+          reactor.mount(mount);
+          reactor.recipes.set(mount, { options, lock });
         } catch (error) {
           await datasets?.close();
           await pkg.source.close();
@@ -173,6 +202,10 @@ export class Reactor {
     if (reactor.ordered.length === 0) {
       await reactor.close();
       throw failures[0]?.error ?? new UsageError('nothing to serve: name a package directory or .cap, or use --mount or --config');
+    }
+    if (settings.watch && dependencies.watcher) {
+      // Only directories change while served; a .cap is read in place and never edited under the reactor.
+      for (const mount of reactor.ordered) if (mount.pkg.source.kind === 'directory') reactor.watchers.push(dependencies.watcher.watch(mount.location, () => void reactor.reload(mount)));
     }
     return { reactor, failures, warnings };
   }
@@ -293,6 +326,8 @@ export class Reactor {
     const signed = model.security?.digitalSignatures !== undefined;
     const result: Validity = { package: mount.pkg.name, valid: true, lastChecked: '', signed, encrypted: mount.pkg.encrypted };
     const reasons: string[] = [];
+    const problem = this.reloadProblems.get(mount);
+    if (problem) reasons.push(problem);
     if (signed) {
       // One read checks the checksums and the signature: the signed payload is every covered file.
       const verdict = await this.dependencies.signatures.check(source, model.security, this.trusted ? { trusted: this.trusted } : {});
@@ -319,7 +354,62 @@ export class Reactor {
     return this.dependencies.saver.execute({ pkg: mount.pkg, datasets: mount.datasets, content: mount.content, workdir: this.settings.workdir });
   }
 
+  /** Hears reloads of sources edited while served (`--watch`). */
+  onEvent(listener: (event: ReactorEvent) => void): void {
+    this.listeners.push(listener);
+  }
+
+  /**
+   * Loads a mount's source again, as at start (routes and manifest generated again, every
+   * cache dropped), and serves the new version from the next request; one reload at a time
+   * per mount. A source that no longer loads is reported, and the last good version keeps
+   * serving.
+   */
+  reload(mount: Mount): Promise<void> {
+    const next = (this.reloading.get(mount) ?? Promise.resolve()).then(() => this.reloadNow(mount));
+    this.reloading.set(mount, next);
+    return next;
+  }
+
+  private async reloadNow(mount: Mount): Promise<void> {
+    const recipe = this.recipes.get(mount);
+    if (!recipe || !this.ordered.includes(mount)) return;
+    try {
+      // Writes wait while the package and its overlay are read again, then go on against the
+      // new version: it holds every acknowledged write.
+      await mount.content.quiet(async () => {
+        const pkg = await this.dependencies.loader.execute(mount.location, recipe.options);
+        const refusal = writeRefusal(pkg, recipe.lock);
+        const old = { pkg: mount.pkg, datasets: mount.datasets };
+        await old.datasets.pause();
+        let datasets: PackageDatasets;
+        try {
+          datasets = (await PackageDatasets.load(pkg.source, pkg.model, pkg.overlay?.files, refusal, this.dependencies.readers)).datasets;
+        } catch (error) {
+          old.datasets.resume();
+          await pkg.source.close();
+          throw error;
+        }
+        mount.pkg = pkg;
+        mount.datasets = datasets;
+        mount.content.replace(pkg, refusal);
+        for (const cache of [this.contentHashes, this.validations, this.lastValid, this.reloadProblems]) cache.delete(mount);
+        await Promise.all([old.datasets.handOver(datasets), old.pkg.source.close()]).catch(() => undefined);
+      });
+      for (const listener of this.listeners) listener({ kind: 'reloaded', mount });
+    } catch (error) {
+      // Whatever stopped it (a typed error, or the file system), the reactor keeps serving.
+      const { name, message } = error instanceof Error ? error : new Error(String(error));
+      const problem = `${mount.location} changed and no longer loads: ${name}: ${message}; the last good version keeps serving`;
+      this.reloadProblems.set(mount, problem);
+      this.lastValid.set(mount, false);
+      this.validations.delete(mount);
+      for (const listener of this.listeners) listener({ kind: 'reload-failed', mount, problem });
+    }
+  }
+
   async close(): Promise<void> {
+    for (const watcher of this.watchers.splice(0)) watcher.close();
     await Promise.all(this.ordered.map((mount) => Promise.all([mount.pkg.source.close(), mount.datasets.close()]).catch(() => undefined)));
     this.ordered.length = 0;
   }

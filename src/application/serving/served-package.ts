@@ -17,7 +17,13 @@ export const MEMORY_FILE_LIMIT = 1024 * 1024;
 
 export interface ServeOptions {
   cacheControl: string;
+  /** HTML pages of a directory source carry the live-reload script (`--watch --live-reload`). */
+  liveReload?: boolean;
 }
+
+/** The path of the live-reload event stream, and the script HTML pages get with `--live-reload`. */
+export const LIVE_RELOAD_PATH = '/__pkg/live-reload';
+const LIVE_RELOAD_SCRIPT = `<script>new EventSource('${LIVE_RELOAD_PATH}').onmessage = () => location.reload();</script>\n`;
 
 /** A static response, computed once per path and reused until the content changes. */
 export interface StaticResponse {
@@ -180,6 +186,10 @@ export class ServedPackage {
       const body = new TextEncoder().encode(rewrite.body);
       return { kind: 'hit', response: this.response(headers, this.hasher.sha256(body), body, body.length, file, reader) };
     }
+    if (this.options.liveReload && this.source.current && state.bytes && state.type.startsWith('text/html')) {
+      const body = withLiveReload(state.bytes);
+      return { kind: 'hit', response: this.response(headers, this.hasher.sha256(body), body, body.length, file, reader) };
+    }
     return { kind: 'hit', response: this.response(headers, state.sha256!, state.bytes, state.size, file, reader) };
   }
 
@@ -262,6 +272,13 @@ async function* streamRange(stream: AsyncIterable<Uint8Array>, start: number, en
     position = chunkEnd;
     if (position > end) return;
   }
+}
+
+/** The page with the live-reload script before its closing body tag (or at its end). */
+function withLiveReload(page: Uint8Array): Uint8Array {
+  const text = new TextDecoder().decode(page);
+  const at = text.toLowerCase().lastIndexOf('</body>');
+  return new TextEncoder().encode(at < 0 ? text + LIVE_RELOAD_SCRIPT : text.slice(0, at) + LIVE_RELOAD_SCRIPT + text.slice(at));
 }
 
 /**

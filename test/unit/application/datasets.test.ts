@@ -119,6 +119,31 @@ describe('datasets', () => {
     expect(new Set(ids.map((created) => created.id)).size).toBe(20);
   });
 
+  it('loaded again while written (--watch): writes in flight land first, held ones move to the new version, none is lost', async () => {
+    const { datasets, store, overlay } = await load();
+    const items = datasets.get('items');
+    const before = Array.from({ length: 50 }, (_, i) => items.create({ id: `b${i}`, n: i }));
+    await datasets.pause();
+    const held = Array.from({ length: 50 }, (_, i) => items.create({ id: `h${i}`, n: i }));
+    // The log is whole while paused: a second load reads every write acknowledged so far.
+    const next = (await load(store)).datasets;
+    await datasets.handOver(next);
+    const outcomes = await Promise.allSettled([...before, ...held]);
+    expect(outcomes.every((outcome) => outcome.status === 'fulfilled')).toBe(true);
+    expect(next.get('items').collection().items).toHaveLength(2 + 100);
+    expect(overlay.logText('items').trim().split('\n')).toHaveLength(100);
+    expect((await load(store)).datasets.get('items').collection().items).toHaveLength(2 + 100);
+  });
+
+  it('a version that did not load: writes held by pause go on in the old one', async () => {
+    const { datasets, overlay } = await load();
+    await datasets.pause();
+    const held = datasets.get('items').create({ id: 'h', n: 1 });
+    datasets.resume();
+    await held;
+    expect(overlay.logText('items').trim().split('\n')).toHaveLength(1);
+  });
+
   it('a torn last log line is dropped with a warning and cut off at the first write', async () => {
     const { store, overlay } = await load();
     overlay.logs.set('items', new TextEncoder().encode('{"op":"delete","id":"a"}\n{"op":"create","id":"q","item":{"n'));

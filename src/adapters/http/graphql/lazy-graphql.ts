@@ -8,12 +8,20 @@ import type { DataSet } from '../../../domain/package/storage.js';
  * of the bundle, and a reactor start that loads them before any GraphQL request pays
  * for them in start-up time and memory for nothing.
  */
-export function lazyGraphqlEndpoint(datasets: PackageDatasets, dataSets: Record<string, DataSet>, options: GraphqlEndpointOptions): RequestHandler {
-  let endpoint: Promise<RequestHandler> | undefined;
+export function lazyGraphqlEndpoint(datasets: () => PackageDatasets, dataSets: () => Record<string, DataSet>, options: GraphqlEndpointOptions): RequestHandler {
+  let built: { of: PackageDatasets; endpoint: Promise<RequestHandler> } | undefined;
   return (request, response, next) => {
-    endpoint ??= Promise.all([import('./dataset-schema.js'), import('./graphql-endpoint.js')]).then(([{ buildDatasetSchema }, { createGraphqlEndpoint }]) =>
-      createGraphqlEndpoint(buildDatasetSchema(datasets, dataSets)!, options),
-    );
-    endpoint.then((handle) => handle(request, response, next), next);
+    // A package reloaded while served (`--watch`) has new datasets: the schema is built again for them.
+    const current = datasets();
+    if (built?.of !== current) {
+      const schemaOf = dataSets();
+      built = {
+        of: current,
+        endpoint: Promise.all([import('./dataset-schema.js'), import('./graphql-endpoint.js')]).then(([{ buildDatasetSchema }, { createGraphqlEndpoint }]) =>
+          createGraphqlEndpoint(buildDatasetSchema(current, schemaOf)!, options),
+        ),
+      };
+    }
+    built.endpoint.then((handle) => handle(request, response, next), next);
   };
 }

@@ -1,0 +1,24 @@
+import type { ServerResponse } from 'node:http';
+import type { Reactor } from '../../application/serving/reactor.js';
+
+/**
+ * `--live-reload`: the Server-Sent Events stream the script in served HTML listens to.
+ * Each reload of a package sends one `reload` event to every open page.
+ */
+export class LiveReloadStream {
+  private readonly pages = new Set<ServerResponse>();
+
+  constructor(reactor: Reactor) {
+    reactor.onEvent((event) => {
+      if (event.kind !== 'reloaded') return;
+      for (const page of this.pages) page.write('data: reload\n\n');
+    });
+  }
+
+  add(response: ServerResponse): void {
+    response.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store', Connection: 'keep-alive' });
+    response.write(': live reload\n\n');
+    this.pages.add(response);
+    response.once('close', () => this.pages.delete(response));
+  }
+}

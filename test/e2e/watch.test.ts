@@ -1,0 +1,133 @@
+/// <reference lib="dom" />
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { launchChromium } from '../support/chromium.js';
+import { EXAMPLE_SITE, temporaryDirectory } from '../support/paths.js';
+import { runPkg } from '../support/run-cli.js';
+import { startServe } from '../support/serve-process.js';
+
+jest.setTimeout(120_000);
+
+const work = temporaryDirectory('cap-watch-');
+const at = (name: string) => join(work.path, name);
+afterAll(() => work.remove());
+
+/** Polls until `check` holds (a watcher reacts within a fraction of a second; the bound is generous). */
+async function eventually(check: () => Promise<boolean>, what: string): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`never: ${what}`);
+}
+
+describe('pkg reactor serve --watch', () => {
+  it('serves added files, data and configuration changes on the next request; an edit that does not load is reported and the last good version keeps serving', async () => {
+    const site = at('site');
+    cpSync(EXAMPLE_SITE, site, { recursive: true });
+    const running = await startServe([site, '--watch', '--workdir', at('work')]);
+    try {
+      expect((await fetch(`${running.url}/news.html`)).status).toBe(404);
+      writeFileSync(join(site, 'content/news.html'), '<p>news</p>');
+      await eventually(async () => (await fetch(`${running.url}/news.html`)).status === 200, 'a new file is served');
+      // Routes are generated again: the new page answers without its extension too.
+      expect((await fetch(`${running.url}/news`)).status).toBe(200);
+      const articles = JSON.parse(readFileSync(join(site, 'data/articles.json'), 'utf8')) as Array<Record<string, unknown>>;
+      writeFileSync(join(site, 'data/articles.json'), JSON.stringify([...articles, { id: 'added-on-disk', title: 'Added', body: 'b' }]));
+      await eventually(async () => ((await (await fetch(`${running.url}/api/v1/data/articles`)).json()) as Array<{ id: string }>).some((item) => item.id === 'added-on-disk'), 'a data change is served');
+      const metadata = readFileSync(join(site, 'metadata.json'), 'utf8');
+      writeFileSync(join(site, 'metadata.json'), '{ broken');
+      await eventually(async () => running.stderr().includes('changed and no longer loads: ConfigParseError: metadata.json'), 'the broken edit is reported');
+      expect((await fetch(`${running.url}/news.html`)).status).toBe(200);
+      const validity = ((await (await fetch(`${running.url}/api/v1/introspect/content-validity`)).json()) as { contentValidity: Array<{ valid: boolean; reason?: string[] }> }).contentValidity[0]!;
+      expect(validity).toMatchObject({ valid: false, reason: [expect.stringMatching(/no longer loads.*the last good version keeps serving/)] });
+      writeFileSync(join(site, 'metadata.json'), metadata);
+      await eventually(async () => ((await (await fetch(`${running.url}/api/v1/introspect/content-validity`)).json()) as { contentValidity: Array<{ valid: boolean }> }).contentValidity[0]!.valid, 'the fixed package is valid again');
+      // Without --live-reload, pages are served as they are.
+      expect(await (await fetch(`${running.url}/`)).text()).not.toContain('live-reload');
+    } finally {
+      expect(await running.stop()).toBe(0);
+    }
+  });
+
+  it('writes made while the package is loaded again are all kept, served at once and after a restart', async () => {
+    const site = at('writes');
+    cpSync(EXAMPLE_SITE, site, { recursive: true });
+    const args = [site, '--watch', '--workdir', at('writes-work')];
+    let running = await startServe(args);
+    const acknowledged: string[] = [];
+    try {
+      // Three writers at once, so writes are in flight and queued whenever a reload starts.
+      const writes = Promise.all(
+        [0, 1, 2].map(async (writer) => {
+          for (let i = 0; i < 20; i++) {
+            const id = `w${writer}-${i}`;
+            const answer = await fetch(`${running.url}/api/v1/data/articles`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ id, title: 'T', body: 'b' }) });
+            if (answer.status === 201) acknowledged.push(id);
+          }
+        }),
+      );
+      // Edits that reload the package while the writes go on.
+      for (let i = 0; i < 6; i++) {
+        writeFileSync(join(site, `content/edit-${i}.html`), `<p>${i}</p>`);
+        await new Promise((resolve) => setTimeout(resolve, 150));
+      }
+      await writes;
+      expect(acknowledged).toHaveLength(60);
+      await eventually(async () => (await fetch(`${running.url}/edit-5.html`)).status === 200, 'the last edit is served');
+      const served = ((await (await fetch(`${running.url}/api/v1/data/articles`)).json()) as Array<{ id: string }>).map((item) => item.id);
+      expect(acknowledged.filter((id) => !served.includes(id))).toEqual([]);
+    } finally {
+      expect(await running.stop()).toBe(0);
+    }
+    running = await startServe(args);
+    try {
+      const served = ((await (await fetch(`${running.url}/api/v1/data/articles`)).json()) as Array<{ id: string }>).map((item) => item.id);
+      expect(acknowledged.filter((id) => !served.includes(id))).toEqual([]);
+    } finally {
+      expect(await running.stop()).toBe(0);
+    }
+  });
+
+  it('--live-reload needs --watch', () => {
+    const run = runPkg(['reactor', 'serve', EXAMPLE_SITE, '--live-reload']);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(/UsageError: --live-reload .* give --watch too/);
+  });
+});
+
+describe('--live-reload in a real browser', () => {
+  let browser: Browser;
+  beforeAll(async () => {
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it('an open page reloads itself after an edit, and a .cap is never given the script', async () => {
+    const site = at('live');
+    cpSync(EXAMPLE_SITE, site, { recursive: true });
+    const running = await startServe([site, '--watch', '--live-reload', '--workdir', at('live-work')]);
+    try {
+      const page = await browser.newPage();
+      await page.goto(`${running.url}/about`, { waitUntil: 'load' });
+      await page.evaluate(() => ((window as unknown as { marker: number }).marker = 1));
+      const about = join(site, 'content/about.html');
+      writeFileSync(about, readFileSync(about, 'utf8').replace('</h1>', ' (edited)</h1>'));
+      await page.waitForFunction(() => document.querySelector('h1')?.textContent?.includes('(edited)'), undefined, { timeout: 10_000 });
+      expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBeUndefined();
+    } finally {
+      await running.stop();
+    }
+    expect(runPkg(['package', 'pack', EXAMPLE_SITE, '-o', work.path]).status).toBe(0);
+    const cap = await startServe([at('example-site-1.0.0.cap'), '--watch', '--live-reload']);
+    try {
+      expect(await (await fetch(`${cap.url}/`)).text()).not.toContain('live-reload');
+    } finally {
+      await cap.stop();
+    }
+  });
+});
