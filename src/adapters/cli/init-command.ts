@@ -39,7 +39,7 @@ export function initCommand(init: InitPackage, output: CliOutput, interactive = 
       if (argv.json) return printJson(output, outcome);
       output.out(`Created ${outcome.name} (${outcome.guid}) from the ${outcome.template} template in ${outcome.directory}: ${outcome.files.length} files`);
       if (outcome.bundled) output.out(`Bundled its dependency: packages/${outcome.bundled}`);
-      output.out(`Next: npx pkg reactor serve ${argv.dir}, npx pkg package test ${argv.dir}, npx pkg package pack ${argv.dir}`);
+      output.out(`Next: npx pkg reactor serve ${argv.dir} --watch --live-reload, npx pkg package test ${argv.dir}, npx pkg package pack ${argv.dir}`);
     },
   };
 }
