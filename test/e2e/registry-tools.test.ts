@@ -3,6 +3,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFi
 import { join } from 'node:path';
 import { ROOT, temporaryDirectory } from '../support/paths.js';
 import { runPkg } from '../support/run-cli.js';
+import { startServe } from '../support/serve-process.js';
 
 const work = temporaryDirectory('cap-registry-tools-');
 const at = (name: string) => join(work.path, name);
@@ -35,6 +36,25 @@ describe('registries like Helm\'s', () => {
     expect(Object.keys(index(other).packages)).toEqual(['pkg://example.org/example-site', 'pkg://example.org/gone']);
     expect(runPkg(['registry', 'index', other, '--json']).stdout).toMatch(/"packages": 1/);
     expect(Object.keys(index(other).packages)).toEqual(['pkg://example.org/example-site']);
+  });
+
+  it('pkg reactor serve pkg://<guid> without a registry serves the newest version installed in the store that the constraint allows', async () => {
+    const registry = at('serve-registry');
+    mkdirSync(registry);
+    expect(runPkg(['package', 'pack', join(ROOT, 'examples/theme'), '-o', registry]).status).toBe(0);
+    expect(runPkg(['registry', 'index', registry]).status).toBe(0);
+    const store = at('serve-store');
+    expect(runPkg(['install', 'pkg://example.org/example-theme', '--registry', registry, '--store', store]).status).toBe(0);
+    const running = await startServe(['pkg://example.org/example-theme', '--store', store], { env: { PKG_REGISTRY: '' } });
+    try {
+      expect(((await (await fetch(`${running.url}/api/v1/introspect/metadata`)).json()) as { packages: Array<{ version: string }> }).packages[0]!.version).toBe('1.1.0');
+    } finally {
+      await running.stop();
+    }
+    // Nothing in the store within the constraint, and no registry to install from: the typed error.
+    const run = runPkg(['reactor', 'serve', 'pkg://example.org/example-theme', '--store', store, '--constraint', '^2.0.0'], { env: { PKG_REGISTRY: '' } });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/RegistryNotConfiguredError: no registry to install pkg:\/\/example.org\/example-theme from/);
   });
 
   it('pkg search lists matching packages and their versions, newest first, by GUID or name in any case', () => {

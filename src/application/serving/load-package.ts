@@ -154,14 +154,22 @@ export class LoadPackage {
     return tree;
   }
 
-  /** `pkg://<guid>`: the newest version the registry has within the constraint, installed into the store. */
+  /**
+   * `pkg://<guid>`: the newest version the registry has within the constraint, installed
+   * into the store; without a registry, the newest the store holds (`pkg install` put it there).
+   */
   private async install(location: string, options: LoadOptions): Promise<string> {
     if (!this.dependencies) throw new UsageError(`${location}: this reactor was built without a registry client`);
     const { registry, store } = options.packages ?? {};
+    const constraint = options.constraint ? { constraint: options.constraint } : {};
     let missing: unknown;
     for (const guid of packageUrlGuids(location)) {
+      if (!registry) {
+        const held = await this.dependencies.installer.installed({ guid, store, ...constraint });
+        if (held) return held;
+      }
       try {
-        return (await this.dependencies.installer.execute({ guid, registry, store, ...(options.constraint ? { constraint: options.constraint } : {}) })).path;
+        return (await this.dependencies.installer.execute({ guid, registry, store, ...constraint })).path;
       } catch (error) {
         if (!(error instanceof PackageNotFoundError)) throw error;
         missing ??= error;

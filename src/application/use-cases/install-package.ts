@@ -55,6 +55,14 @@ export class InstallPackage {
     return this.installVersion(registry, request.store, { guid: request.guid, name: published.name, version, entry: published.versions[version]! });
   }
 
+  /** The newest version within the constraint that the store already holds, if it holds one. */
+  async installed(request: Omit<InstallRequest, 'registry'>): Promise<string | undefined> {
+    if (request.store === undefined || request.store === '') return undefined;
+    const held = await this.stores.open(request.store).versions(request.guid);
+    const version = newestSatisfying(held.map((stored) => stored.version), request.constraint ?? '*');
+    return held.find((stored) => stored.version === version)?.path;
+  }
+
   /** One chosen version into the store; a store that holds it already is left alone. */
   async installVersion(registry: RegistryClient, storeDirectory: string, chosen: { guid: string; name: string; version: string; entry: RegistryVersion }): Promise<Installed> {
     const { guid, name, version, entry } = chosen;
