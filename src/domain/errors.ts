@@ -274,3 +274,18 @@ export class ArchiveLimitError extends PackageError {
 export class HandlerNotSupportedError extends PackageError {
   readonly code = 'HANDLER_NOT_SUPPORTED';
 }
+
+/** A request path that any spelling would take outside the package (`..`, an encoded `/`, a NUL byte): 400. */
+export class BadRequestPathError extends PackageError {
+  readonly code = 'BAD_PATH';
+}
+
+/** A request path longer than the reactor reads: 414. */
+export class RequestPathTooLongError extends PackageError {
+  readonly code = 'BAD_PATH';
+}
+
+/** Nothing is mounted at a path, or no route or file answers it: 404. */
+export class ResourceNotFoundError extends PackageError {
+  readonly code = 'NOT_FOUND';
+}

@@ -44,7 +44,7 @@ async function text(pkg: ServedPackage, path: string): Promise<string | 404> {
   const found = await pkg.lookup(path);
   if (found.kind !== 'hit') return 404;
   const chunks: Uint8Array[] = [];
-  for await (const chunk of found.response.stream(0, found.response.size - 1)) chunks.push(chunk);
+  for await (const chunk of found.file.stream(0, found.file.size - 1)) chunks.push(chunk);
   return Buffer.concat(chunks).toString();
 }
 

@@ -1,11 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isCrossSiteWrite } from '../../domain/auth/same-origin.js';
 import { CrossSiteWriteError } from '../../domain/errors.js';
-import { normalizeRequestPath } from '../../domain/serving/request-path.js';
 import type { Reactor } from '../../application/serving/reactor.js';
 import { sendProblem } from './http-problems.js';
+import type { RequestContext } from './request-context.js';
 
-const PACKAGE_PATH = /^\/package\/([^/]+)\//;
 const CORS_METHODS = 'GET, HEAD, POST, PUT, DELETE, OPTIONS';
 const CORS_EXPOSED = 'ETag, Location, X-Total-Count, Content-Range';
 
@@ -19,13 +18,14 @@ export class CrossSiteGuard {
   constructor(private readonly reactor: Reactor) {}
 
   /** True when the guard answered: a refused write, or a preflight of an allowed origin. */
-  screen(request: IncomingMessage, response: ServerResponse): boolean {
+  screen(context: RequestContext, request: IncomingMessage, response: ServerResponse): boolean {
     const method = request.method ?? 'GET';
     const origin = request.headers.origin;
     const site = request.headers['sec-fetch-site'];
     // The hot path: a plain read from the address bar or a same-site page.
     if (origin === undefined && (method === 'GET' || method === 'HEAD' || site === undefined)) return false;
-    const allowed = this.allowedFor(request.url ?? '/');
+    // The reactor's `--cors` origins and those of the mount the path reaches (for `/package/<name>/...`, that package's).
+    const allowed = context.cors;
     const permitted = origin !== undefined && allowed.includes(origin.toLowerCase());
     if (permitted) {
       response.setHeader('Access-Control-Allow-Origin', origin);
@@ -55,15 +55,5 @@ export class CrossSiteGuard {
     const base = this.reactor.auth.deploy.baseUrl;
     if (base !== undefined) origins.push(new URL(base).origin.toLowerCase());
     return origins;
-  }
-
-  /** The reactor's `--cors` origins and those of the mount the path reaches (for `/package/<name>/...`, that package's). */
-  private allowedFor(url: string): readonly string[] {
-    const query = url.indexOf('?');
-    const parsed = normalizeRequestPath(query < 0 ? url : url.slice(0, query));
-    if (!parsed.ok) return this.reactor.settings.cors ?? [];
-    const named = PACKAGE_PATH.exec(parsed.path);
-    const mount = named ? this.reactor.byName(decodeURIComponent(named[1]!)) : this.reactor.mounts.match(parsed.path)?.mount;
-    return mount?.cors ?? this.reactor.settings.cors ?? [];
   }
 }

@@ -9,22 +9,19 @@ import { badRequest, methodNotAllowed, sendJson } from './http-problems.js';
 export const COLLECTION_METHODS = 'GET, HEAD, POST';
 export const ITEM_METHODS = 'GET, HEAD, PUT, DELETE';
 
-/** `rest` is what follows `/api/v1/data/`: a dataset id, or a dataset id and an item id. */
-export function dataTarget(mount: Mount, rest: string): { dataset: Dataset; item?: string } {
-  const slash = rest.indexOf('/');
-  const dataset = mount.datasets.get(slash < 0 ? rest : rest.slice(0, slash));
-  if (slash < 0) return { dataset };
-  const item = rest.slice(slash + 1);
-  if (item === '' || item.includes('/')) throw new ItemNotFoundError(`no item ${item} in dataset ${dataset.id}`);
-  return { dataset, item };
+/** The dataset a data target names, and its item: `item` is the rest of the path, one segment. */
+export function datasetOf(mount: Mount, id: string, item: string | undefined): Dataset {
+  const dataset = mount.datasets.get(id);
+  if (item !== undefined && (item === '' || item.includes('/'))) throw new ItemNotFoundError(`no item ${item} in dataset ${dataset.id}`);
+  return dataset;
 }
 
 /**
  * GET and HEAD of the data API, answered from memory: the collection's bytes are
  * serialized once per change, so a collection GET costs what a static file does.
  */
-export function readData(mount: Mount, rest: string, request: IncomingMessage, response: ServerResponse): void {
-  const { dataset, item } = dataTarget(mount, rest);
+export function readData(mount: Mount, id: string, item: string | undefined, request: IncomingMessage, response: ServerResponse): void {
+  const dataset = datasetOf(mount, id, item);
   if (request.method !== 'GET' && request.method !== 'HEAD') throw methodNotAllowed(item === undefined ? COLLECTION_METHODS : ITEM_METHODS);
   if (item !== undefined) return sendJson(response, 200, dataset.item(item));
   const collection = dataset.collection();

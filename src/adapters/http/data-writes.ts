@@ -2,12 +2,12 @@ import express from 'express';
 import { MalformedJsonError } from '../../domain/errors.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../domain/data/json-depth.js';
 import type { Mount } from '../../application/serving/reactor.js';
-import { COLLECTION_METHODS, ITEM_METHODS, dataTarget } from './data-api.js';
+import { COLLECTION_METHODS, ITEM_METHODS, datasetOf } from './data-api.js';
 import { methodNotAllowed, sendJson } from './http-problems.js';
 
 /** POST to a collection; PUT and DELETE of an item. Refusals come before the body is read. */
-export async function writeData(mount: Mount, rest: string, request: express.Request, response: express.Response, bodyLimit: number): Promise<void> {
-  const { dataset, item } = dataTarget(mount, rest);
+export async function writeData(mount: Mount, id: string, item: string | undefined, request: express.Request, response: express.Response, bodyLimit: number): Promise<void> {
+  const dataset = datasetOf(mount, id, item);
   const method = request.method;
   if (item === undefined ? method !== 'POST' : method !== 'PUT' && method !== 'DELETE') throw methodNotAllowed(item === undefined ? COLLECTION_METHODS : ITEM_METHODS);
   dataset.assertWritable();

@@ -1,19 +1,18 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { DEFAULT_BODY_LIMIT, type Mount, type Reactor } from '../../application/serving/reactor.js';
 import { badRequest, methodNotAllowed, notFound, sendJson, sendProblem } from './http-problems.js';
-import { pathOf, resolveRequest } from './request-resolution.js';
 import { readData } from './data-api.js';
 import { readBody, writeData } from './data-writes.js';
 import { writeStatic } from './static-responder.js';
+import { contextOf } from './request-context.js';
 
 const DEFAULT_LOG_LINES = 100;
 const MAX_LOG_LINES = 1000;
 
 /**
- * Everything that is not a static hit or a data read: introspection, the per-package
- * endpoints, data and content writes, GraphQL and save, and the 404/405 answers.
- * Static GET/HEAD hits and data reads never reach it; the reactor server answers them
- * ahead of express's router.
+ * Everything that is not a static file or a data read: introspection, the per-package
+ * endpoints, data and content writes, GraphQL and save. The reactor server resolved the
+ * request already; this answers the target its context names.
  */
 export function createExpressApp(reactor: Reactor, graphql: ReadonlyMap<Mount, RequestHandler>): express.Express {
   const app = express();
@@ -21,57 +20,40 @@ export function createExpressApp(reactor: Reactor, graphql: ReadonlyMap<Mount, R
   app.set('etag', false);
   app.set('query parser', 'simple');
   const bodyLimit = reactor.settings.bodyLimit ?? DEFAULT_BODY_LIMIT;
-  const graphqlMounts = new Set(graphql.keys());
-
-  const reports: Record<string, () => unknown> = {
-    '/api/v1/introspect/metadata': () => reactor.metadataReport(),
-    '/api/v1/introspect/routes': () => reactor.routesReport(),
-    '/api/v1/introspect/content-hashes': () => reactor.contentHashesReport(),
-    '/api/v1/introspect/content-validity': () => reactor.contentValidityReport(),
-    '/introspect/status': () => reactor.status(),
-    '/introspect/config': () => reactor.config(),
-    '/introspect/metrics': () => reactor.metrics(),
-  };
-  for (const [path, report] of Object.entries(reports)) {
-    app.get(path, async (_request, response) => sendJson(response, 200, await report()));
-    app.all(path, () => {
-      throw methodNotAllowed('GET, HEAD');
-    });
-  }
-
-  const packageReports: Record<string, (mount: Mount, request: Request) => unknown> = {
-    status: (mount) => ({ package: mount.pkg.name, version: mount.pkg.model.metadata.version, status: 'loaded', valid: reactor.lastKnownValid(mount) }),
-    metadata: ({ pkg: { model } }) => ({ name: model.metadata.name, version: model.metadata.version, description: model.metadata.description, author: model.metadata.author ?? null, guid: model.metadata.guid }),
-    logs: (mount, request) => ({ package: mount.pkg.name, logs: reactor.log.last(logLines(request.query.lines)) }),
-  };
-  app.all('/package/:name/:item', async (request, response) => {
-    const mount = reactor.byName(String(request.params.name));
-    const item = String(request.params.item);
-    if (!mount) throw notFound(`no package named ${request.params.name}`);
-    if (item === 'save') {
-      if (request.method !== 'POST') throw methodNotAllowed('POST');
-      return sendJson(response, 200, await reactor.save(mount));
-    }
-    const report = packageReports[item];
-    if (!report) throw notFound(`no endpoint /package/${request.params.name}/${item}`);
-    if (request.method !== 'GET' && request.method !== 'HEAD') throw methodNotAllowed('GET, HEAD');
-    sendJson(response, 200, report(mount, request));
-  });
+  const reading = (request: Request) => request.method === 'GET' || request.method === 'HEAD';
 
   app.use(async (request, response, next) => {
-    const resolution = await resolveRequest(reactor, request, pathOf(request.originalUrl), graphqlMounts);
-    switch (resolution.kind) {
-      case 'problem':
-        throw resolution.problem;
+    const { target } = contextOf(request);
+    switch (target.kind) {
+      case 'introspection':
+        if (!reading(request)) throw methodNotAllowed('GET, HEAD');
+        return sendJson(response, 200, await reactor.introspect(target.report));
+      case 'package': {
+        const { mount, endpoint } = target;
+        if (!mount) throw notFound(`no package named ${target.name}`);
+        if (endpoint === 'save') {
+          if (request.method !== 'POST') throw methodNotAllowed('POST');
+          return sendJson(response, 200, await reactor.save(mount));
+        }
+        const report = endpoint === 'status' ? () => reactor.packageStatus(mount) : endpoint === 'metadata' ? () => reactor.packageMetadata(mount) : endpoint === 'logs' ? () => reactor.packageLogs(mount, logLines(request.query.lines)) : undefined;
+        if (!report) throw notFound(`no endpoint /package/${target.name}/${endpoint}`);
+        if (!reading(request)) throw methodNotAllowed('GET, HEAD');
+        return sendJson(response, 200, report());
+      }
       case 'graphql':
-        return graphql.get(resolution.mount)!(request, response, next);
+        return graphql.get(target.mount)!(request, response, next);
       case 'data':
-        if (request.method === 'GET' || request.method === 'HEAD') return readData(resolution.mount, resolution.rest, request, response);
-        return writeData(resolution.mount, resolution.rest, request, response, bodyLimit);
+        if (reading(request)) return readData(target.mount, target.dataset, target.item, request, response);
+        return writeData(target.mount, target.dataset, target.item, request, response, bodyLimit);
       case 'content':
-        return writeContent(resolution.mount, resolution.path, request, response, bodyLimit);
-      case 'hit':
-        return writeStatic(request, response, resolution.response);
+        return writeContent(target.mount, target.path, request, response, bodyLimit);
+      case 'file':
+        if (target.file) return writeStatic(request, response, target.file);
+        throw notFound(`no route or file for ${request.path}`);
+      case 'refused':
+        throw target.error;
+      case 'auth':
+        throw notFound(`${request.path} is answered by the login endpoints`);
     }
   });
 

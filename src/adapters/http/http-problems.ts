@@ -25,6 +25,9 @@ import {
   ReadOnlyError,
   RouteNotWritableError,
   SchemaViolationError,
+  BadRequestPathError,
+  RequestPathTooLongError,
+  ResourceNotFoundError,
 } from '../../domain/errors.js';
 
 /** An HTTP answer other than success, with the stable code of the JSON error body. */
@@ -48,6 +51,7 @@ type ErrorClass = abstract new (...args: never[]) => PackageError;
 
 /** The status of each typed error a request can meet, and the headers it needs. */
 const STATUS_OF: Array<[ErrorClass, number, Record<string, string>?]> = [
+  [BadRequestPathError, 400],
   [MalformedJsonError, 400],
   [InvalidItemError, 400],
   [ContentPathError, 400],
@@ -60,6 +64,7 @@ const STATUS_OF: Array<[ErrorClass, number, Record<string, string>?]> = [
   [DatasetNotFoundError, 404],
   [ItemNotFoundError, 404],
   [ContentNotFoundError, 404],
+  [ResourceNotFoundError, 404],
   [NotACollectionError, 405, { Allow: 'GET, HEAD' }],
   [RouteNotWritableError, 405, { Allow: 'GET, HEAD' }],
   [DuplicateIdError, 409],
@@ -67,6 +72,7 @@ const STATUS_OF: Array<[ErrorClass, number, Record<string, string>?]> = [
   [ContentConflictError, 409],
   // A package that cannot be saved as it is (0.1.x metadata without its identifiers): the state conflicts with the request.
   [ConfigValidationError, 409],
+  [RequestPathTooLongError, 414],
   [NotTextError, 415],
   [SchemaViolationError, 422],
   [DatasetUnavailableError, 501],

@@ -2,32 +2,35 @@ import { createServer, type IncomingMessage, type RequestListener, type Server, 
 import type { AddressInfo } from 'node:net';
 import type { RequestHandler } from 'express';
 import { DEFAULT_BODY_LIMIT, type Mount, type Reactor } from '../../application/serving/reactor.js';
+import { RequestResolver, type RequestTarget } from '../../application/serving/request-target.js';
+import { LIVE_RELOAD_PATH } from '../../application/serving/served-package.js';
+import { ResourceNotFoundError } from '../../domain/errors.js';
 import { readData } from './data-api.js';
 import { graphqlDatasets } from './graphql/graphql-datasets.js';
 import { lazyGraphqlEndpoint } from './graphql/lazy-graphql.js';
 import { sendProblem } from './http-problems.js';
 import { LineSink } from './line-sink.js';
-import { pathOf, resolveRequest, type Resolution } from './request-resolution.js';
 import { writeStatic } from './static-responder.js';
-import { AuthGate, REACTOR_PATHS } from './auth/auth-gate.js';
+import { AuthGate } from './auth/auth-gate.js';
 import { CrossSiteGuard } from './cross-site-guard.js';
 import { LiveReloadStream } from './live-reload-stream.js';
-import { LIVE_RELOAD_PATH } from '../../application/serving/served-package.js';
+import { attachContext, type RequestContext } from './request-context.js';
 
 /**
- * The reactor's HTTP front door. Static GET/HEAD hits and data reads are answered here,
- * straight from the route and layer lookups with precomputed headers or from the
- * dataset's cached bytes; every other request goes to the express app. Both share the
- * access log and the metrics.
+ * The reactor's HTTP front door and its one request pipeline: each request is resolved
+ * once (`RequestResolver`) into a context kept on the request, then meets the cross-site
+ * guard, the auth gate, and is answered: static files and data reads here, from the
+ * precomputed lookups and the datasets' cached bytes; everything else by the express app,
+ * which reads the same context. One access-log line per request, written here.
  */
 export class ReactorServer {
   /** Loaded on the first request that needs it; see `app`. */
   private express: Promise<RequestListener> | undefined;
   private readonly server: Server;
   private readonly sink: LineSink;
+  private readonly resolver: RequestResolver;
   /** The mounts that answer GraphQL: those with a JSON dataset. */
   private readonly graphql = new Map<Mount, RequestHandler>();
-  private readonly graphqlMounts: ReadonlySet<Mount>;
   /** Absent when no mount enables authentication or restricts a route: then nothing is checked. */
   private readonly gate: AuthGate | undefined;
   private readonly guard: CrossSiteGuard;
@@ -45,7 +48,7 @@ export class ReactorServer {
       const gate = mount.auth ? this.gate : undefined;
       this.graphql.set(mount, lazyGraphqlEndpoint(() => mount.datasets, () => mount.pkg.model.storage?.dataSets ?? {}, { bodyLimit, ...(gate ? { authorize: (request, datasetId) => gate.authorizeDataset(mount, request, datasetId) } : {}) }));
     }
-    this.graphqlMounts = new Set(this.graphql.keys());
+    this.resolver = new RequestResolver(reactor, (mount) => this.graphql.has(mount));
     this.guard = new CrossSiteGuard(reactor);
     this.liveReload = reactor.settings.watch && reactor.settings.liveReload ? new LiveReloadStream(reactor) : undefined;
     this.sink = new LineSink(options.quiet ? () => undefined : options.log);
@@ -54,41 +57,59 @@ export class ReactorServer {
   }
 
   private handle(request: IncomingMessage, response: ServerResponse): void {
-    if (this.liveReload && request.method === 'GET' && pathOf(request.url ?? '/') === LIVE_RELOAD_PATH) return this.liveReload.add(response);
-    if (this.guard.screen(request, response)) return this.logOnFinish(request.method ?? 'GET', request.url ?? '/', response);
-    const screened = this.gate?.screen(request, response) ?? false;
-    if (screened === false) return this.route(request, response);
-    this.logOnFinish(request.method ?? 'GET', request.url ?? '/', response);
-    if (screened !== true)
-      screened.then(
-        (answered) => answered || this.route(request, response, false),
+    const method = request.method ?? 'GET';
+    const url = request.url ?? '/';
+    const query = url.indexOf('?');
+    const path = query < 0 ? url : url.slice(0, query);
+    if (this.liveReload && method === 'GET' && path === LIVE_RELOAD_PATH) return this.liveReload.add(response);
+    const context: RequestContext = this.resolver.resolve(method, path);
+    attachContext(request, context);
+    this.pass(context, request, response);
+    // A body from memory is written by now: logged without a per-request listener.
+    if (response.writableEnded) this.logged(method, path, response.statusCode);
+    else response.once('finish', () => this.logged(method, path, response.statusCode));
+  }
+
+  /** The guard, then the gate (which may wait for a password hash or the OAuth2 provider), then the answer. */
+  private pass(context: RequestContext, request: IncomingMessage, response: ServerResponse): void {
+    if (this.guard.screen(context, request, response)) return;
+    const admitted = this.gate ? this.gate.screen(context, request, response) : true;
+    if (admitted === true) return this.answer(context.target, request, response);
+    if (admitted !== false)
+      admitted.then(
+        (goOn) => goOn && this.answer(context.target, request, response),
         (error) => sendProblem(response, error),
       );
   }
 
-  /** Past the gate: static hits and data reads here, everything else in express. `log` is false when the gate arranged the log line. */
-  private route(request: IncomingMessage, response: ServerResponse, log = true): void {
-    const method = request.method ?? 'GET';
-    const url = request.url ?? '/';
-    if ((method === 'GET' || method === 'HEAD') && !REACTOR_PATHS.test(url)) {
-      const served = this.serveStatic(request, response, url);
-      if (served === true) {
-        // A body from memory is written by now: log without a per-request listener.
-        if (!log) return;
-        if (response.writableEnded) this.logged(method, url, response.statusCode);
-        else this.logOnFinish(method, url, response);
-        return;
+  /** Static files, data reads and refusals here; everything else in express. */
+  private answer(target: RequestTarget, request: IncomingMessage, response: ServerResponse): void {
+    try {
+      switch (target.kind) {
+        case 'file':
+          return this.serveFile(target, request, response);
+        case 'refused':
+          return sendProblem(response, target.error);
+        case 'data':
+          if (request.method === 'GET' || request.method === 'HEAD') return readData(target.mount, target.dataset, target.item, request, response);
       }
-      if (log) this.logOnFinish(method, url, response);
-      if (served) {
-        served.then(
-          (done) => done || this.app(request, response),
-          (error) => sendProblem(response, error),
-        );
-        return;
-      }
-    } else if (log) this.logOnFinish(method, url, response);
+    } catch (error) {
+      return sendProblem(response, error);
+    }
     this.app(request, response);
+  }
+
+  private serveFile(target: Extract<RequestTarget, { kind: 'file' }>, request: IncomingMessage, response: ServerResponse): void {
+    if (target.file) return this.write(request, response, target.file);
+    target.mount.pkg.lookup(target.path).then(
+      (found) => (found.kind === 'hit' ? this.write(request, response, found.file) : sendProblem(response, new ResourceNotFoundError(`no route or file for ${target.mount.prefix.slice(0, -1)}${target.path}`))),
+      (error) => sendProblem(response, error),
+    );
+  }
+
+  private write(request: IncomingMessage, response: ServerResponse, file: Parameters<typeof writeStatic>[2]): void {
+    const writing = writeStatic(request, response, file);
+    if (writing) writing.catch((error) => sendProblem(response, error));
   }
 
   /**
@@ -104,45 +125,8 @@ export class ReactorServer {
     );
   }
 
-  private logOnFinish(method: string, url: string, response: ServerResponse): void {
-    response.once('finish', () => this.logged(method, url, response.statusCode));
-  }
-
-  private logged(method: string, url: string, status: number): void {
-    this.sink.push(this.reactor.log.record(method, pathOf(url), status, new Date()));
-  }
-
-  /**
-   * Answers static hits, data reads and the 400/404 of paths under the mounts here; true
-   * when answered, false when express should answer (GraphQL), a promise when the
-   * lookup is not cached yet. The resolution stays on the request for express.
-   */
-  private serveStatic(request: IncomingMessage, response: ServerResponse, url: string): boolean | Promise<boolean> {
-    const resolution = resolveRequest(this.reactor, request, pathOf(url), this.graphqlMounts);
-    return resolution instanceof Promise ? resolution.then((r) => this.answer(request, response, r)) : this.answer(request, response, resolution);
-  }
-
-  private answer(request: IncomingMessage, response: ServerResponse, resolution: Resolution): boolean {
-    if (resolution.kind === 'hit') return this.write(request, response, resolution.response);
-    if (resolution.kind === 'problem') {
-      sendProblem(response, resolution.problem);
-      return true;
-    }
-    if (resolution.kind === 'data') {
-      try {
-        readData(resolution.mount, resolution.rest, request, response);
-      } catch (error) {
-        sendProblem(response, error);
-      }
-      return true;
-    }
-    return false;
-  }
-
-  private write(request: IncomingMessage, response: ServerResponse, found: Parameters<typeof writeStatic>[2]): true {
-    const writing = writeStatic(request, response, found);
-    if (writing) writing.catch((error) => sendProblem(response, error));
-    return true;
+  private logged(method: string, path: string, status: number): void {
+    this.sink.push(this.reactor.log.record(method, path, status, new Date()));
   }
 
   /** The underlying server, for tools that drive it directly (supertest). */

@@ -1,18 +1,41 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { StaticResponse } from '../../application/serving/served-package.js';
+import type { StaticFile } from '../../application/serving/served-package.js';
 
-/** Full-response headers, flattened once per response object and reused on every hit. */
-const flattened = new WeakMap<StaticResponse, string[]>();
+interface FileHeaders {
+  /** Every header but Content-Length and Content-Range, which depend on the range served. */
+  resource: string[];
+  /** The headers of a 200: with Content-Length. */
+  full: string[];
+  /** The headers of a 304: without Content-Type. */
+  notModified: string[];
+}
 
-function fullHeaders(response: StaticResponse): string[] {
-  let headers = flattened.get(response);
-  if (!headers) {
-    headers = response.headers.flat();
-    headers.push('Content-Length', String(response.size));
-    flattened.set(response, headers);
-  }
+/** Headers are built once per file and reused on every hit (a file's object lives until its content changes). */
+const built = new WeakMap<StaticFile, FileHeaders>();
+
+/**
+ * A file's headers: its type; the route's `headers` (which replace the default cache
+ * header) or `Cache-Control`; `Accept-Ranges`; the route's `responseHeaders` and
+ * `responseRewrite.headers` over those; its ETag.
+ */
+function headersOf(file: StaticFile): FileHeaders {
+  let headers = built.get(file);
+  if (headers) return headers;
+  const byName = new Map<string, [string, string]>();
+  const set = (name: string, value: string) => byName.set(name.toLowerCase(), [name, value]);
+  const { route } = file;
+  set('Content-Type', file.contentType);
+  if (route?.headers) for (const [name, value] of Object.entries(route.headers)) set(name, value);
+  else set('Cache-Control', file.cacheControl);
+  set('Accept-Ranges', 'bytes');
+  for (const [name, value] of Object.entries(route?.responseHeaders ?? {})) set(name, value);
+  for (const [name, value] of Object.entries(route?.responseRewrite?.headers ?? {})) set(name, value);
+  set('ETag', file.etag);
+  const resource = [...byName.values()].flat();
+  headers = { resource, full: [...resource, 'Content-Length', String(file.size)], notModified: [...byName].filter(([name]) => name !== 'content-type').flatMap(([, pair]) => pair) };
+  built.set(file, headers);
   return headers;
 }
 
@@ -20,10 +43,11 @@ function fullHeaders(response: StaticResponse): string[] {
  * Writes a static response: 304 for a matching If-None-Match, 206/416 for a single byte
  * range, HEAD without a body, bytes from memory when held, else streamed.
  */
-export function writeStatic(request: IncomingMessage, response: ServerResponse, found: StaticResponse): void | Promise<void> {
+export function writeStatic(request: IncomingMessage, response: ServerResponse, found: StaticFile): void | Promise<void> {
+  const headers = headersOf(found);
   const ifNoneMatch = request.headers['if-none-match'];
   if (ifNoneMatch !== undefined && etagMatches(ifNoneMatch, found.etag)) {
-    response.writeHead(304, found.headers.filter(([name]) => name !== 'Content-Type').flat());
+    response.writeHead(304, headers.notModified);
     response.end();
     return;
   }
@@ -37,13 +61,13 @@ export function writeStatic(request: IncomingMessage, response: ServerResponse, 
     }
     if (parsed) {
       const [start, end] = parsed;
-      response.writeHead(206, [...found.headers.flat(), 'Content-Length', String(end - start + 1), 'Content-Range', `bytes ${start}-${end}/${found.size}`]);
+      response.writeHead(206, [...headers.resource, 'Content-Length', String(end - start + 1), 'Content-Range', `bytes ${start}-${end}/${found.size}`]);
       if (request.method === 'HEAD') return void response.end();
       if (found.body) return void response.end(found.body.subarray(start, end + 1));
       return pipeline(Readable.from(found.stream(start, end)), response);
     }
   }
-  response.writeHead(200, fullHeaders(found));
+  response.writeHead(200, headers.full);
   if (request.method === 'HEAD') return void response.end();
   if (found.body) return void response.end(found.body);
   if (found.size === 0) return void response.end();

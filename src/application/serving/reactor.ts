@@ -1,6 +1,7 @@
 import { MountConflictError, OverlayError, PackageError, ReadOnlyError, UsageError } from '../../domain/errors.js';
 import { canonicalChecksumJson, describeIntegrity, isIntact } from '../../domain/integrity/security.js';
 import { MountTable, normalizePrefix } from '../../domain/serving/mount-table.js';
+import type { IntrospectionPath } from '../../domain/serving/reactor-paths.js';
 import type { TrustFile, TrustedKeys } from '../signing/trusted-keys.js';
 import type { SourceWatcher } from '../ports/source-watcher.js';
 import { redactCredentials } from '../../domain/dependencies/registry-reference.js';
@@ -316,9 +317,40 @@ export class Reactor {
     return check;
   }
 
-  /** The latest verification's verdict, without hashing anything: true since load unless a check failed. */
-  lastKnownValid(mount: Mount): boolean {
-    return this.lastValid.get(mount) ?? true;
+  /** The reactor's own reports, by the path that asks for each. */
+  introspect(report: IntrospectionPath): unknown {
+    switch (report) {
+      case '/api/v1/introspect/metadata':
+        return this.metadataReport();
+      case '/api/v1/introspect/routes':
+        return this.routesReport();
+      case '/api/v1/introspect/content-hashes':
+        return this.contentHashesReport();
+      case '/api/v1/introspect/content-validity':
+        return this.contentValidityReport();
+      case '/introspect/status':
+        return this.status();
+      case '/introspect/config':
+        return this.config();
+      case '/introspect/metrics':
+        return this.metrics();
+    }
+  }
+
+  /** `/package/<name>/status`: loaded, and the latest verification's verdict without hashing anything (true since load unless a check failed). */
+  packageStatus(mount: Mount): { package: string; version: string; status: 'loaded'; valid: boolean } {
+    return { package: mount.pkg.name, version: mount.pkg.model.metadata.version, status: 'loaded', valid: this.lastValid.get(mount) ?? true };
+  }
+
+  /** `/package/<name>/metadata`. */
+  packageMetadata(mount: Mount): { name: string; version: string; description: string; author: string | null; guid: string | undefined } {
+    const { metadata } = mount.pkg.model;
+    return { name: metadata.name, version: metadata.version, description: metadata.description, author: metadata.author ?? null, guid: metadata.guid };
+  }
+
+  /** `/package/<name>/logs`: the reactor's last access-log lines. */
+  packageLogs(mount: Mount, lines: number): { package: string; logs: string[] } {
+    return { package: mount.pkg.name, logs: this.log.last(lines) };
   }
 
   private async verify(mount: Mount): Promise<Validity> {

@@ -25,19 +25,27 @@ export interface ServeOptions {
 export const LIVE_RELOAD_PATH = '/__pkg/live-reload';
 const LIVE_RELOAD_SCRIPT = `<script>new EventSource('${LIVE_RELOAD_PATH}').onmessage = () => location.reload();</script>\n`;
 
-/** A static response, computed once per path and reused until the content changes. */
-export interface StaticResponse {
-  /** Headers other than Content-Length and Content-Range, which depend on the range served. */
-  headers: Array<[string, string]>;
+/**
+ * A file as a path serves it, worked out once per path and reused until the content
+ * changes: its type, digest and size, the bytes when held in memory, and the route that
+ * serves it (whose header attributes the HTTP adapter applies).
+ */
+export interface StaticFile {
+  /** The media type, with `charset=utf-8` for text. */
+  contentType: string;
+  /** The quoted SHA-256 of the bytes served: the strong ETag. */
   etag: string;
   size: number;
+  /** `Cache-Control` unless the route's `headers` replace it. */
+  cacheControl: string;
+  route?: Route;
   /** The whole body when it is in memory. */
   body?: Uint8Array;
   /** Streams bytes [start, end] inclusive, for bodies not in memory. */
   stream(start: number, end: number): AsyncIterable<Uint8Array>;
 }
 
-export type StaticLookup = { kind: 'hit'; response: StaticResponse } | { kind: 'dataset'; dataset: string; route: Route } | { kind: 'handler'; route: Route } | { kind: 'miss' };
+export type StaticLookup = { kind: 'hit'; file: StaticFile } | { kind: 'dataset'; dataset: string; route: Route } | { kind: 'handler'; route: Route } | { kind: 'miss' };
 
 /** A package whose files some layers hold: where to read them, their manifest types and verified digests. */
 export interface LayerOwner {
@@ -173,24 +181,16 @@ export class ServedPackage {
         state = await this.load(file, reader);
       }
     }
-    const headers = new Map<string, [string, string]>();
-    const set = (name: string, value: string) => headers.set(name.toLowerCase(), [name, value]);
-    set('Content-Type', contentTypeHeader(state.type));
-    if (route?.headers) for (const [name, value] of Object.entries(route.headers)) set(name, value);
-    else set('Cache-Control', this.options.cacheControl);
-    set('Accept-Ranges', 'bytes');
-    for (const [name, value] of Object.entries(route?.responseHeaders ?? {})) set(name, value);
-    const rewrite = route?.responseRewrite;
-    for (const [name, value] of Object.entries(rewrite?.headers ?? {})) set(name, value);
-    if (rewrite?.body !== undefined) {
-      const body = new TextEncoder().encode(rewrite.body);
-      return { kind: 'hit', response: this.response(headers, this.hasher.sha256(body), body, body.length, file, reader) };
+    const rewrite = route?.responseRewrite?.body;
+    if (rewrite !== undefined) {
+      const body = new TextEncoder().encode(rewrite);
+      return this.served(state.type, this.hasher.sha256(body), body, body.length, file, reader, route);
     }
     if (this.options.liveReload && this.source.current && state.bytes && state.type.startsWith('text/html')) {
       const body = withLiveReload(state.bytes);
-      return { kind: 'hit', response: this.response(headers, this.hasher.sha256(body), body, body.length, file, reader) };
+      return this.served(state.type, this.hasher.sha256(body), body, body.length, file, reader, route);
     }
-    return { kind: 'hit', response: this.response(headers, state.sha256!, state.bytes, state.size, file, reader) };
+    return this.served(state.type, state.sha256!, state.bytes, state.size, file, reader, route);
   }
 
   private readerOf(layer: Layer | undefined): FileReader {
@@ -203,15 +203,18 @@ export class ServedPackage {
     return { read: (key) => source.read(key), stream: (key) => source.stream(key), known: owner, ...(source.current ? { current: (key: string) => source.current!(key) } : {}) };
   }
 
-  private response(headers: Map<string, [string, string]>, sha256: string, body: Uint8Array | undefined, size: number, file: LayerFile, reader: FileReader): StaticResponse {
-    const etag = `"${sha256}"`;
-    headers.set('etag', ['ETag', etag]);
+  private served(type: string, sha256: string, body: Uint8Array | undefined, size: number, file: LayerFile, reader: FileReader, route: Route | undefined): StaticLookup {
     return {
-      headers: [...headers.values()],
-      etag,
-      size,
-      ...(body ? { body } : {}),
-      stream: (start, end) => exactly(streamRange(reader.stream(file.key), start, end), end - start + 1, file.key),
+      kind: 'hit',
+      file: {
+        contentType: contentTypeHeader(type),
+        etag: `"${sha256}"`,
+        size,
+        cacheControl: this.options.cacheControl,
+        ...(route ? { route } : {}),
+        ...(body ? { body } : {}),
+        stream: (start, end) => exactly(streamRange(reader.stream(file.key), start, end), end - start + 1, file.key),
+      },
     };
   }
 

@@ -16,45 +16,33 @@ type OAuth2Endpoints = NonNullable<MountAuth['oauth2']>;
 export class AuthEndpoints {
   constructor(private readonly auth: ReactorAuth) {}
 
-  /** Answers a login endpoint of the mount; false for any other path. */
-  answer(request: IncomingMessage, response: ServerResponse, oauth2: OAuth2Endpoints, prefix: string, path: string): false | Promise<true> | true {
-    if (path !== oauth2.loginPath && path !== oauth2.callbackPath && path !== oauth2.logoutPath) return false;
+  /** Answers one of the mount's login endpoints; a promise while the provider or the revocation is waited for. */
+  answer(request: IncomingMessage, response: ServerResponse, oauth2: OAuth2Endpoints, prefix: string, endpoint: 'login' | 'callback' | 'logout'): Promise<void> | void {
     const method = request.method ?? 'GET';
     const query = new URLSearchParams((request.url ?? '').split('?')[1] ?? '');
-    if (path === oauth2.logoutPath) {
-      if (method !== 'GET' && method !== 'POST') return this.refuse(response, methodNotAllowed('GET, POST'));
+    if (endpoint === 'logout') {
+      if (method !== 'GET' && method !== 'POST') return sendProblem(response, methodNotAllowed('GET, POST'));
       const session = request.headers.cookie === undefined ? undefined : parseCookie(request.headers.cookie)[SESSION_COOKIE];
       // Revoked server-side before the answer: the same cookie, replayed, signs no one in again.
       return (session === undefined ? Promise.resolve() : this.auth.sessions!.revoke(session)).then(
-        () => {
-          this.redirect(response, method === 'GET' ? prefix : undefined, [this.cookie(SESSION_COOKIE, '', 0)]);
-          return true as const;
-        },
-        (error: unknown) => {
-          sendProblem(response, error);
-          return true as const;
-        },
+        () => this.redirect(response, method === 'GET' ? prefix : undefined, [this.cookie(SESSION_COOKIE, '', 0)]),
+        (error: unknown) => sendProblem(response, error),
       );
     }
-    if (method !== 'GET') return this.refuse(response, methodNotAllowed('GET'));
-    if (path === oauth2.loginPath) {
+    if (method !== 'GET') return sendProblem(response, methodNotAllowed('GET'));
+    if (endpoint === 'login') {
       const { location, stateCookie } = oauth2.login.begin(safeReturnPath(query.get('returnTo') ?? undefined, prefix), `http://${request.headers.host ?? 'localhost'}`);
-      this.redirect(response, location, [this.cookie(STATE_COOKIE, stateCookie, STATE_MAX_AGE_S)]);
-      return true;
+      return this.redirect(response, location, [this.cookie(STATE_COOKIE, stateCookie, STATE_MAX_AGE_S)]);
     }
     const cookies = request.headers.cookie === undefined ? {} : parseCookie(request.headers.cookie);
     const callback = { code: query.get('code') ?? undefined, state: query.get('state') ?? undefined, error: query.get('error') ?? undefined };
     // The state cookie serves one callback, whatever comes of it.
     const clearState = this.cookie(STATE_COOKIE, '', 0);
     return oauth2.login.complete(callback, cookies[STATE_COOKIE]).then(
-      ({ claims, returnTo }) => {
-        this.redirect(response, returnTo, [clearState, this.cookie(SESSION_COOKIE, this.auth.sessions!.issue(claims, oauth2.audience), SESSION_MAX_AGE_S)]);
-        return true as const;
-      },
+      ({ claims, returnTo }) => this.redirect(response, returnTo, [clearState, this.cookie(SESSION_COOKIE, this.auth.sessions!.issue(claims, oauth2.audience), SESSION_MAX_AGE_S)]),
       (error: unknown) => {
         response.setHeader('Set-Cookie', clearState);
         sendProblem(response, error);
-        return true as const;
       },
     );
   }
@@ -76,11 +64,6 @@ export class AuthEndpoints {
       return;
     }
     sendProblem(response, new HttpProblem(401, 'UNAUTHENTICATED', 'authentication required', undefined, headers));
-  }
-
-  private refuse(response: ServerResponse, problem: HttpProblem): true {
-    sendProblem(response, problem);
-    return true;
   }
 
   /** 302 to the location, or 204 without one. */

@@ -1,0 +1,140 @@
+import { BadRequestPathError, HandlerNotSupportedError, RequestPathTooLongError, ResourceNotFoundError, type PackageError } from '../../domain/errors.js';
+import { DATA_API_PREFIX, type AccessControl, type Route } from '../../domain/package/routes.js';
+import { normalizeRequestPath } from '../../domain/serving/request-path.js';
+import { GRAPHQL_PATH, REACTOR_PATHS, isIntrospectionPath, type IntrospectionPath } from '../../domain/serving/reactor-paths.js';
+import type { MountAuth } from '../auth/reactor-auth.js';
+import type { Mount, Reactor } from './reactor.js';
+import type { StaticFile } from './served-package.js';
+
+const PACKAGE_ENDPOINT = /^\/package\/([^/]+)\/([^/]+)$/;
+const PACKAGE_PATH = /^\/package\/([^/]+)\//;
+
+/**
+ * What a request comes to, decided once from its method and path, before anything is
+ * read or checked. A `file` target carries the file when its lookup is cached already
+ * (the hot path), else it is looked up when answered.
+ */
+export type RequestTarget =
+  | { kind: 'file'; mount: Mount; path: string; file?: StaticFile }
+  /** The data API: a collection, or one item of it (`item` as the path spells it). */
+  | { kind: 'data'; mount: Mount; dataset: string; item?: string }
+  | { kind: 'graphql'; mount: Mount }
+  /** A content write (PUT, DELETE) to a path below a mount. */
+  | { kind: 'content'; mount: Mount; path: string }
+  | { kind: 'introspection'; report: IntrospectionPath }
+  /** `/package/<name>/<endpoint>`: its status, metadata, logs, or save. */
+  | { kind: 'package'; name: string; endpoint: string; mount?: Mount }
+  /** A mount's OAuth2 login, callback or logout. */
+  | { kind: 'auth'; mount: Mount; endpoint: 'login' | 'callback' | 'logout' }
+  /** Refused before anything else: a path that steps outside, nothing there, a handler route. */
+  | { kind: 'refused'; error: PackageError };
+
+/** Who may make the request: the authenticators whose identities count, and the route's rule. */
+export interface Access {
+  auths: readonly MountAuth[];
+  /** The route's (or dataset's) access rule, if it has one. */
+  rule?: AccessControl;
+  /** Whether an identity is needed where the rule does not say. */
+  enabled: boolean;
+}
+
+/** One request, resolved once; every later step (cross-site guard, gate, answer) reads this. */
+export interface ResolvedRequest {
+  /** The decoded path (the raw path when it did not decode). */
+  path: string;
+  target: RequestTarget;
+  /** Absent when no authentication applies to the request. */
+  access?: Access;
+  /** Origins whose pages may write to what the request reaches. */
+  cors: readonly string[];
+}
+
+/**
+ * Resolves requests against a reactor's mounts: decodes the path once, matches the mount,
+ * and looks the path up in the route table, all synchronously.
+ */
+export class RequestResolver {
+  /** The reactor's own endpoints accept the identities of every mount that enables authentication. */
+  private readonly reactorAuths: readonly MountAuth[];
+  private readonly mountAuths = new Map<MountAuth, readonly MountAuth[]>();
+
+  constructor(
+    private readonly reactor: Reactor,
+    /** Whether a mount answers GraphQL (it has a dataset GraphQL can serve). */
+    private readonly answersGraphql: (mount: Mount) => boolean,
+  ) {
+    this.reactorAuths = reactor.all().flatMap((mount) => (mount.auth?.enabled ? [mount.auth] : []));
+    for (const { auth } of reactor.all()) if (auth) this.mountAuths.set(auth, [auth]);
+  }
+
+  resolve(method: string, rawPath: string): ResolvedRequest {
+    const parsed = normalizeRequestPath(rawPath);
+    if (!parsed.ok) {
+      const error = parsed.status === 414 ? new RequestPathTooLongError(parsed.reason) : new BadRequestPathError(parsed.reason);
+      return { path: rawPath, target: { kind: 'refused', error }, cors: this.reactor.settings.cors ?? [] };
+    }
+    const { path } = parsed;
+    const match = this.reactor.mounts.match(path);
+    const mount = match?.mount;
+    const oauth2 = mount?.auth?.oauth2;
+    if (oauth2) {
+      const endpoint = path === oauth2.loginPath ? 'login' : path === oauth2.callbackPath ? 'callback' : path === oauth2.logoutPath ? 'logout' : undefined;
+      if (endpoint) return { path, target: { kind: 'auth', mount: mount!, endpoint }, cors: mount!.cors };
+    }
+    if (REACTOR_PATHS.test(path)) return this.reactorPath(method, path, mount, match?.path);
+    const cors = mount?.cors ?? this.reactor.settings.cors ?? [];
+    if (!match || !mount) return { path, target: { kind: 'refused', error: new ResourceNotFoundError(`nothing is mounted at ${path}`) }, cors };
+    const target = this.mounted(method, mount, match.path);
+    const auth = mount.auth;
+    if (!auth) return { path, target, cors };
+    return { path, target, cors, access: { auths: this.mountAuths.get(auth)!, enabled: auth.enabled, ...ruleOf(mount, target, match.path) } };
+  }
+
+  /** Introspection, `/package/<name>/...` and `/auth/...`: the reactor's own, or a mount's path when no endpoint is there. */
+  private reactorPath(method: string, path: string, mount: Mount | undefined, below: string | undefined): ResolvedRequest {
+    const named = PACKAGE_PATH.exec(path);
+    const owner = named ? this.reactor.byName(decodeURIComponent(named[1]!)) : undefined;
+    // `/package/<name>/...` is that package's: only its own mount's identities, where it enables authentication.
+    const auths = owner?.auth?.enabled ? this.mountAuths.get(owner.auth)! : this.reactorAuths;
+    const access = auths.length > 0 ? { auths, enabled: true } : undefined;
+    const cors = (named ? owner?.cors : mount?.cors) ?? this.reactor.settings.cors ?? [];
+    const endpoint = PACKAGE_ENDPOINT.exec(path);
+    let target: RequestTarget;
+    if (isIntrospectionPath(path)) target = { kind: 'introspection', report: path };
+    else if (endpoint) target = { kind: 'package', name: decodeURIComponent(endpoint[1]!), endpoint: endpoint[2]!, ...(owner ? { mount: owner } : {}) };
+    else if (mount && below !== undefined) target = this.mounted(method, mount, below);
+    else target = { kind: 'refused', error: new ResourceNotFoundError(`nothing is mounted at ${path}`) };
+    return { path, target, cors, ...(access ? { access } : {}) };
+  }
+
+  /** A path below a mount: the data API, GraphQL, a write, a dataset or handler route, or a file. */
+  private mounted(method: string, mount: Mount, path: string): RequestTarget {
+    if (path.startsWith(DATA_API_PREFIX)) return dataTarget(mount, path.slice(DATA_API_PREFIX.length));
+    if (path === GRAPHQL_PATH && this.answersGraphql(mount)) return { kind: 'graphql', mount };
+    const reading = method === 'GET' || method === 'HEAD';
+    if (reading) {
+      // The hot path: a cached lookup already says what the path is.
+      const cached = mount.pkg.cached(path);
+      if (cached?.kind === 'hit') return { kind: 'file', mount, path, file: cached.file };
+    }
+    const route = mount.pkg.routes.lookup(path);
+    if (route?.kind === 'dataset') return { kind: 'data', mount, dataset: route.dataset };
+    if (route?.kind === 'handler') return handlerRefused(route.route);
+    return reading ? { kind: 'file', mount, path } : { kind: 'content', mount, path };
+  }
+}
+
+function dataTarget(mount: Mount, rest: string): RequestTarget {
+  const slash = rest.indexOf('/');
+  return slash < 0 ? { kind: 'data', mount, dataset: rest } : { kind: 'data', mount, dataset: rest.slice(0, slash), item: rest.slice(slash + 1) };
+}
+
+function handlerRefused(route: Route): RequestTarget {
+  return { kind: 'refused', error: new HandlerNotSupportedError(`${route.method ?? 'GET'} ${route.path} runs handler ${route.handler}, code another implementation runs; this reactor serves files and datasets only`) };
+}
+
+/** The rule of what the path reaches: below `/api/v1/data/`, the rule of that dataset's route; else the route's. */
+function ruleOf(mount: Mount, target: RequestTarget, path: string): { rule?: AccessControl } {
+  const rule = target.kind === 'data' && path.startsWith(DATA_API_PREFIX) ? mount.auth?.datasetRules.get(target.dataset) : mount.pkg.routes.lookup(path)?.route?.accessControl;
+  return rule ? { rule } : {};
+}

@@ -1,0 +1,28 @@
+/** The reactor's own reports, answered at any mount, by the path that asks for each. */
+export const INTROSPECTION_PATHS = [
+  '/api/v1/introspect/metadata',
+  '/api/v1/introspect/routes',
+  '/api/v1/introspect/content-hashes',
+  '/api/v1/introspect/content-validity',
+  '/introspect/status',
+  '/introspect/config',
+  '/introspect/metrics',
+] as const;
+export type IntrospectionPath = (typeof INTROSPECTION_PATHS)[number];
+
+export function isIntrospectionPath(path: string): path is IntrospectionPath {
+  return (INTROSPECTION_PATHS as readonly string[]).includes(path);
+}
+
+/** `/package/<name>/<endpoint>`: one package's own endpoints. */
+export const PACKAGE_ENDPOINTS = ['status', 'metadata', 'logs', 'save'] as const;
+export type PackageEndpoint = (typeof PACKAGE_ENDPOINTS)[number];
+
+export function isPackageEndpoint(name: string): name is PackageEndpoint {
+  return (PACKAGE_ENDPOINTS as readonly string[]).includes(name);
+}
+
+/** Paths the reactor itself answers at any mount: gated whenever any mount enables authentication. */
+export const REACTOR_PATHS = /^\/(api\/v1\/introspect\/|introspect\/|package\/|auth\/)/;
+
+export const GRAPHQL_PATH = '/graphql';
