@@ -16,35 +16,37 @@ type OAuth2Endpoints = NonNullable<MountAuth['oauth2']>;
 export class AuthEndpoints {
   constructor(private readonly auth: ReactorAuth) {}
 
-  /** Answers one of the mount's login endpoints; a promise while the provider or the revocation is waited for. */
-  answer(request: IncomingMessage, response: ServerResponse, oauth2: OAuth2Endpoints, prefix: string, endpoint: 'login' | 'callback' | 'logout'): Promise<void> | void {
+  /** Answers one of the mount's login endpoints; failures are answered too, never thrown. */
+  async answer(request: IncomingMessage, response: ServerResponse, oauth2: OAuth2Endpoints, prefix: string, endpoint: 'login' | 'callback' | 'logout'): Promise<void> {
     const method = request.method ?? 'GET';
     const query = new URLSearchParams((request.url ?? '').split('?')[1] ?? '');
+    const cookies = request.headers.cookie === undefined ? {} : parseCookie(request.headers.cookie);
     if (endpoint === 'logout') {
       if (method !== 'GET' && method !== 'POST') return sendProblem(response, methodNotAllowed('GET, POST'));
-      const session = request.headers.cookie === undefined ? undefined : parseCookie(request.headers.cookie)[SESSION_COOKIE];
-      // Revoked server-side before the answer: the same cookie, replayed, signs no one in again.
-      return (session === undefined ? Promise.resolve() : this.auth.sessions!.revoke(session)).then(
-        () => this.redirect(response, method === 'GET' ? prefix : undefined, [this.cookie(SESSION_COOKIE, '', 0)]),
-        (error: unknown) => sendProblem(response, error),
-      );
+      const session = cookies[SESSION_COOKIE];
+      try {
+        // Revoked server-side before the answer: the same cookie, replayed, signs no one in again.
+        if (session !== undefined) await this.auth.sessions!.revoke(session);
+      } catch (error) {
+        return sendProblem(response, error);
+      }
+      return this.redirect(response, method === 'GET' ? prefix : undefined, [this.cookie(SESSION_COOKIE, '', 0)]);
     }
     if (method !== 'GET') return sendProblem(response, methodNotAllowed('GET'));
     if (endpoint === 'login') {
       const { location, stateCookie } = oauth2.login.begin(safeReturnPath(query.get('returnTo') ?? undefined, prefix), `http://${request.headers.host ?? 'localhost'}`);
       return this.redirect(response, location, [this.cookie(STATE_COOKIE, stateCookie, STATE_MAX_AGE_S)]);
     }
-    const cookies = request.headers.cookie === undefined ? {} : parseCookie(request.headers.cookie);
     const callback = { code: query.get('code') ?? undefined, state: query.get('state') ?? undefined, error: query.get('error') ?? undefined };
     // The state cookie serves one callback, whatever comes of it.
     const clearState = this.cookie(STATE_COOKIE, '', 0);
-    return oauth2.login.complete(callback, cookies[STATE_COOKIE]).then(
-      ({ claims, returnTo }) => this.redirect(response, returnTo, [clearState, this.cookie(SESSION_COOKIE, this.auth.sessions!.issue(claims, oauth2.audience), SESSION_MAX_AGE_S)]),
-      (error: unknown) => {
-        response.setHeader('Set-Cookie', clearState);
-        sendProblem(response, error);
-      },
-    );
+    try {
+      const { claims, returnTo } = await oauth2.login.complete(callback, cookies[STATE_COOKIE]);
+      this.redirect(response, returnTo, [clearState, this.cookie(SESSION_COOKIE, this.auth.sessions!.issue(claims, oauth2.audience), SESSION_MAX_AGE_S)]);
+    } catch (error) {
+      response.setHeader('Set-Cookie', clearState);
+      sendProblem(response, error);
+    }
   }
 
   /**

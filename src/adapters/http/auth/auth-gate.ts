@@ -48,8 +48,7 @@ export class AuthGate {
   screen(context: RequestContext, request: IncomingMessage, response: ServerResponse): boolean | Promise<boolean> {
     const { target, access } = context;
     if (target.kind === 'auth') {
-      const answered = this.endpoints.answer(request, response, target.mount.auth!.oauth2!, target.mount.prefix, target.endpoint);
-      return answered instanceof Promise ? answered.then(() => false) : false;
+      return this.endpoints.answer(request, response, target.mount.auth!.oauth2!, target.mount.prefix, target.endpoint).then(() => false);
     }
     if (!access) return true;
     const identity = this.identify(request, this.checksOf(access.auths));
