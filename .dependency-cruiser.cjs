@@ -4,10 +4,10 @@ module.exports = {
   forbidden: [
     {
       name: 'domain-is-pure',
-      comment: 'src/domain holds pure rules: no application, adapters, composition, node: modules or I/O libraries.',
+      comment: 'src/domain holds pure rules: no application, adapters, composition, node: modules or I/O libraries, not even their types.',
       severity: 'error',
       from: { path: '^src/domain/' },
-      to: { path: ['^src/(application|adapters|composition)/', IO_LIBRARIES], dependencyTypesNot: ['type-only'] },
+      to: { path: ['^src/(application|adapters|composition)/', IO_LIBRARIES] },
     },
     {
       name: 'domain-is-pure-core',
@@ -22,6 +22,13 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/application/' },
       to: { path: ['^src/(adapters|composition)/', 'node_modules/(express|yargs|node-stream-zip|got|openpgp|ajv|graphql-http)/'] },
+    },
+    {
+      name: 'application-does-no-io',
+      comment: 'node: core modules are I/O: the application reaches them through its ports, even for types.',
+      severity: 'error',
+      from: { path: '^src/application/' },
+      to: { dependencyTypes: ['core'] },
     },
     {
       name: 'adapters-do-not-import-each-other-across-kinds',

@@ -2,13 +2,16 @@
  * Typed errors. Each carries a stable `code`; they are translated in exactly two
  * places: to HTTP statuses in the http adapter and to exit codes in the cli adapter.
  */
-export abstract class PackageError extends Error {
+export abstract class ToolkitError extends Error {
   abstract readonly code: string;
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = new.target.name;
   }
 }
+
+/** What is wrong with a package, a source of packages, or what is done to one. */
+export abstract class PackageError extends ToolkitError {}
 
 /** An archive entry or a linked file would land outside its destination. */
 export class UnsafeEntryError extends PackageError {
@@ -86,7 +89,8 @@ export class OutputExistsError extends PackageError {
   readonly code = 'OUTPUT_EXISTS';
 }
 
-export class UsageError extends PackageError {
+/** A command line that cannot run as given: the operator's, not a package's. */
+export class UsageError extends ToolkitError {
   readonly code = 'USAGE';
 }
 
@@ -141,7 +145,7 @@ export class DatasetUnavailableError extends PackageError {
 }
 
 /** The reactor could not listen: the port is in use or not allowed. */
-export class ListenError extends PackageError {
+export class ListenError extends ToolkitError {
   readonly code = 'LISTEN';
 }
 

@@ -1,4 +1,4 @@
-import { PackageError, UsageError } from '../../domain/errors.js';
+import { ToolkitError, UsageError } from '../../domain/errors.js';
 import type { CliOutput } from './cli-output.js';
 
 /** Exit status of a command line that cannot run as given; failures of a command that ran are 1. */
@@ -11,7 +11,7 @@ export const USAGE_EXIT = 2;
  * trace is printed only with PKG_DEBUG set.
  */
 export function reportError(output: CliOutput, error: unknown, options: { json?: boolean } = {}): number {
-  const name = error instanceof PackageError ? error.name : 'InternalError';
+  const name = error instanceof ToolkitError ? error.name : 'InternalError';
   const message = error instanceof Error ? error.message : String(error);
   if (options.json) output.out(JSON.stringify({ error: { name, message } }, null, 2));
   else output.err(`error: ${name}: ${message}`);

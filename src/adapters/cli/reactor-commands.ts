@@ -6,7 +6,8 @@ import { normalizeMountConfig, parseMountOption } from '../../domain/serving/mou
 import { isPackageUrl } from '../../domain/dependencies/package-url.js';
 import { normalizeOrigin } from '../../domain/auth/same-origin.js';
 import type { ReactorHost } from '../../application/ports/reactor-host.js';
-import { DEFAULT_BODY_LIMIT, type MountRequest } from '../../application/serving/reactor.js';
+import { DEFAULT_BODY_LIMIT } from '../../application/serving/reactor.js';
+import type { MountRequest } from '../../application/ports/reactor-host.js';
 import type { CliOutput } from './cli-output.js';
 import { PASSPHRASE_OPTIONS } from './passphrase-option.js';
 import { TRUST_OPTION, readTrustFiles } from './trust-option.js';

@@ -5,7 +5,7 @@ import type { DecryptPackage } from '../../application/use-cases/decrypt-package
 import type { EncryptPackage } from '../../application/use-cases/encrypt-package.js';
 import type { SignPackage } from '../../application/use-cases/sign-package.js';
 import type { VerifySignature } from '../../application/use-cases/verify-signature.js';
-import type { DecryptionKeys } from '../../application/signing/envelope-opener.js';
+import type { DecryptionKeys } from '../../application/ports/envelope-crypto.js';
 import { JSON_OPTION, printJson, type CliOutput } from './cli-output.js';
 import { readUserFile } from './user-files.js';
 import { PASSPHRASE_OPTIONS, readPassphrase } from './passphrase-option.js';

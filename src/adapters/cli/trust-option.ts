@@ -1,5 +1,5 @@
 import type { Options } from 'yargs';
-import type { TrustFile } from '../../application/signing/trusted-keys.js';
+import type { TrustFile } from '../../application/ports/signature-scheme.js';
 import { readUserFile } from './user-files.js';
 
 /** `--trust FILE` (repeatable), else `$PKG_TRUST` (files separated by `:`, as in PATH). */

@@ -21,3 +21,10 @@ export interface ContentCipher {
    */
   decrypt(ciphertext: AsyncIterable<Uint8Array>, key: Uint8Array, iv: Uint8Array, authTag: Uint8Array): AsyncIterable<Uint8Array>;
 }
+
+/** The keys a user gave to open encrypted packages: an RSA private key PEM, an OpenPGP secret key, or both. */
+export interface DecryptionKeys {
+  privateKey?: Uint8Array;
+  openpgpKey?: Uint8Array;
+  passphrase?: string;
+}

@@ -1,4 +1,48 @@
-import type { MountFailure, MountRequest, ReactorSettings } from '../serving/reactor.js';
+import type { DecryptionKeys } from './envelope-crypto.js';
+import type { TrustFile } from './signature-scheme.js';
+
+export interface MountRequest {
+  /** Explicit mount point; positional sources get theirs from their order and name. */
+  prefix?: string;
+  source: string;
+  /** This mount's package store (a mounts file may name one per mount); the reactor's otherwise. */
+  store?: string;
+  /** `false` locks this mount read-only. */
+  writable?: boolean;
+  /** Origins whose pages may write to this mount, besides the reactor's. */
+  cors?: string[];
+}
+
+export interface ReactorSettings {
+  port: number;
+  host: string;
+  cacheControl: string;
+  /** Overlays and saved packages go here; without one, the host makes a temporary directory. */
+  workdir?: string;
+  store?: string;
+  registry?: string;
+  deploy?: string;
+  constraint?: string;
+  /** Largest write body in bytes (413 beyond); DEFAULT_BODY_LIMIT unless set. */
+  bodyLimit?: number;
+  /** Keys for encrypted packages. */
+  keys?: DecryptionKeys;
+  /** Every mount read-only (`--read-only`), whatever its package says. */
+  readOnly?: boolean;
+  /** Directory sources are loaded again when their files change (`--watch`). */
+  watch?: boolean;
+  /** With `watch`, HTML answers carry a script that reloads the page after each reload (`--live-reload`). */
+  liveReload?: boolean;
+  /** Origins whose pages may write to every mount (`--cors`), with CORS answers for them; other sites' writes are refused. */
+  cors?: string[];
+  /** Signers every served package must be signed by (`--trust`, `PKG_TRUST`); none means any intact package is served. */
+  trust?: readonly TrustFile[];
+}
+
+export interface MountFailure {
+  source: string;
+  error: unknown;
+}
 
 export interface MountedPackage {
   prefix: string;

@@ -34,3 +34,9 @@ export interface SignatureScheme {
    */
   fingerprint(key: Uint8Array, role: string): Promise<string>;
 }
+
+/** A key file the user trusts (`--trust`, `--cert`, `PKG_TRUST`): a PEM public key or certificate, or an OpenPGP public key. */
+export interface TrustFile {
+  name: string;
+  bytes: Uint8Array;
+}

@@ -2,8 +2,12 @@ import { MountConflictError, OverlayError, PackageError, ReadOnlyError, UsageErr
 import { canonicalChecksumJson, describeIntegrity, isIntact } from '../../domain/integrity/security.js';
 import { MountTable, normalizePrefix } from '../../domain/serving/mount-table.js';
 import type { IntrospectionPath } from '../../domain/serving/reactor-paths.js';
-import type { TrustFile, TrustedKeys } from '../signing/trusted-keys.js';
+import type { TrustedKeys } from '../signing/trusted-keys.js';
 import type { SourceWatcher } from '../ports/source-watcher.js';
+import type { MountFailure, MountRequest, ReactorSettings } from '../ports/reactor-host.js';
+
+// Until every importer reads them from the port.
+export type { MountFailure, MountRequest, ReactorSettings } from '../ports/reactor-host.js';
 import { redactCredentials } from '../../domain/dependencies/registry-reference.js';
 import { sortPaths } from '../../domain/package/package-paths.js';
 import { coveredPaths, digestEntries } from '../integrity/digest-entries.js';
@@ -13,53 +17,14 @@ import type { PackageVerifier } from '../ports/package-verifier.js';
 import { PackageDatasets, type DatasetReaders } from '../data/package-datasets.js';
 import type { SavedPackage, SavePackage } from '../use-cases/save-package.js';
 import { ContentWrites } from './content-writes.js';
-import type { DecryptionKeys } from '../signing/envelope-opener.js';
 import type { SignatureCheck } from '../signing/signature-check.js';
 import type { LoadOptions, LoadPackage } from './load-package.js';
 import { RequestLog } from './request-log.js';
 import { ReactorAuth, type AuthDependencies, type MountAuth } from '../auth/reactor-auth.js';
 import type { ServedPackage } from './served-package.js';
 
-export interface MountRequest {
-  /** Explicit mount point; positional sources get theirs from their order and name. */
-  prefix?: string;
-  source: string;
-  /** This mount's package store (a mounts file may name one per mount); the reactor's otherwise. */
-  store?: string;
-  /** `false` locks this mount read-only. */
-  writable?: boolean;
-  /** Origins whose pages may write to this mount, besides the reactor's. */
-  cors?: string[];
-}
-
 /** 1 MB: a write body beyond it answers 413, unless the reactor is told otherwise. */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
-
-export interface ReactorSettings {
-  port: number;
-  host: string;
-  cacheControl: string;
-  /** Overlays and saved packages go here; without one, the host makes a temporary directory. */
-  workdir?: string;
-  store?: string;
-  registry?: string;
-  deploy?: string;
-  constraint?: string;
-  /** Largest write body in bytes (413 beyond); DEFAULT_BODY_LIMIT unless set. */
-  bodyLimit?: number;
-  /** Keys for encrypted packages. */
-  keys?: DecryptionKeys;
-  /** Every mount read-only (`--read-only`), whatever its package says. */
-  readOnly?: boolean;
-  /** Directory sources are loaded again when their files change (`--watch`). */
-  watch?: boolean;
-  /** With `watch`, HTML answers carry a script that reloads the page after each reload (`--live-reload`). */
-  liveReload?: boolean;
-  /** Origins whose pages may write to every mount (`--cors`), with CORS answers for them; other sites' writes are refused. */
-  cors?: string[];
-  /** Signers every served package must be signed by (`--trust`, `PKG_TRUST`); none means any intact package is served. */
-  trust?: readonly TrustFile[];
-}
 
 export interface Mount {
   prefix: string;
@@ -71,11 +36,6 @@ export interface Mount {
   auth?: MountAuth;
   /** Origins allowed to write here: the reactor's `--cors` and the mount's own. */
   cors: readonly string[];
-}
-
-export interface MountFailure {
-  source: string;
-  error: unknown;
 }
 
 /** One route in `/api/v1/introspect/routes`; a handler route is listed with `served: false` (it answers 501). */

@@ -1,6 +1,6 @@
-import { PackageError } from '../../domain/errors.js';
+import { ToolkitError } from '../../domain/errors.js';
 
 /** A failure as a report line: typed errors say what is wrong; anything else is flagged as unexpected. */
 export function messageOf(error: unknown): string {
-  return error instanceof PackageError ? error.message : `unexpected error: ${(error as Error).message}`;
+  return error instanceof ToolkitError ? error.message : `unexpected error: ${(error as Error).message}`;
 }

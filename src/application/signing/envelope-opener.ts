@@ -1,17 +1,11 @@
 import { KeyRequiredError } from '../../domain/errors.js';
 import { CIPHERTEXT_FILE, ENVELOPE_FILE, isEncryptedPackage, normalizeEnvelope, type Envelope } from '../../domain/integrity/envelope.js';
 import { readDocument } from '../package/package-reader.js';
-import type { ContentCipher } from '../ports/envelope-crypto.js';
+import type { ContentCipher, DecryptionKeys } from '../ports/envelope-crypto.js';
 import type { PackageSource } from '../ports/package-source.js';
 import type { KeyWrappings } from './signature-schemes.js';
 import { fromBase64 } from '../shared/bytes.js';
 
-/** The keys a user gave to open encrypted packages: an RSA private key PEM, an OpenPGP secret key, or both. */
-export interface DecryptionKeys {
-  privateKey?: Uint8Array;
-  openpgpKey?: Uint8Array;
-  passphrase?: string;
-}
 
 /**
  * Opens the envelope of an encrypted package: key management is read from

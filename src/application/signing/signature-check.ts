@@ -5,7 +5,8 @@ import { tap } from '../shared/tap.js';
 import type { PackageSource } from '../ports/package-source.js';
 import type { SignatureSchemes } from './signature-schemes.js';
 import { concatenated } from './signed-payload.js';
-import { TrustedKeys, type TrustFile } from './trusted-keys.js';
+import { TrustedKeys } from './trusted-keys.js';
+import type { TrustFile } from '../ports/signature-scheme.js';
 
 export interface SignatureVerdict {
   signed: boolean;

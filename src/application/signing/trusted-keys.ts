@@ -1,11 +1,7 @@
 import { KeyError } from '../../domain/errors.js';
 import type { SignatureSchemes } from './signature-schemes.js';
+import type { TrustFile } from '../ports/signature-scheme.js';
 
-/** A key file the user trusts (`--trust`, `--cert`, `PKG_TRUST`): a PEM public key or certificate, or an OpenPGP public key. */
-export interface TrustFile {
-  name: string;
-  bytes: Uint8Array;
-}
 
 /**
  * The signers a user pins. An embedded public key proves only that the package is

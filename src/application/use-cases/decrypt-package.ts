@@ -4,7 +4,8 @@ import { readMetadata } from '../package/package-reader.js';
 import type { ContentCipher } from '../ports/envelope-crypto.js';
 import type { FileWriter } from '../ports/file-writer.js';
 import type { PackageOpener } from '../ports/package-source.js';
-import { decryptEnvelope, type DecryptionKeys } from '../signing/envelope-opener.js';
+import { decryptEnvelope } from '../signing/envelope-opener.js';
+import type { DecryptionKeys } from '../ports/envelope-crypto.js';
 import type { KeyWrappings } from '../signing/signature-schemes.js';
 
 export interface DecryptRequest {

@@ -2,7 +2,7 @@ import { describeIntegrity, isIntact } from '../../domain/integrity/security.js'
 import { readPackage } from '../package/package-reader.js';
 import type { PackageOpener } from '../ports/package-source.js';
 import type { SignatureCheck, SignatureVerdict } from '../signing/signature-check.js';
-import type { TrustFile } from '../signing/trusted-keys.js';
+import type { TrustFile } from '../ports/signature-scheme.js';
 
 export interface SignatureReport extends SignatureVerdict {
   source: string;
