@@ -2,9 +2,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import request from 'supertest';
 import { HtpasswdPasswordHashes } from '../../src/adapters/crypto/htpasswd-password-hashes.js';
+import { RequestResolver } from '../../src/application/serving/request-target.js';
 import { MemoryOpener, VALID_METADATA, demoPackage } from '../support/memory-opener.js';
 import { startReactor } from '../support/reactor-fixture.js';
 
@@ -159,6 +160,24 @@ describe('route access control', () => {
     expect((await request(fixture.http).post('/graphql').set('Authorization', basic('dave', 'dave-pw')).send(mutation)).body.errors[0].extensions.code).toBe('FORBIDDEN');
     const allowed = await request(fixture.http).post('/graphql').set('Authorization', basic('bob', 'bob-pw')).send(query).expect(200);
     expect(allowed.body.data.items).toEqual([{ id: 'a' }, { id: 'b' }]);
+  });
+});
+
+describe('one request pipeline', () => {
+  it('resolves each request once, whatever answers it: a static GET, an authenticated data read, a write, introspection', async () => {
+    const resolve = jest.spyOn(RequestResolver.prototype, 'resolve');
+    try {
+      await request(fixture.http).get('/open-site/').expect(200);
+      expect(resolve).toHaveBeenCalledTimes(1);
+      await request(fixture.http).get('/api/v1/data/items').set('Authorization', basic('alice', 'alice-pw')).expect(200);
+      expect(resolve).toHaveBeenCalledTimes(2);
+      await request(fixture.http).post('/api/v1/data/items').set('Authorization', basic('alice', 'alice-pw')).send({ id: 'once' }).expect(201);
+      expect(resolve).toHaveBeenCalledTimes(3);
+      await request(fixture.http).get('/introspect/status').set('Authorization', basic('alice', 'alice-pw')).expect(200);
+      expect(resolve).toHaveBeenCalledTimes(4);
+    } finally {
+      resolve.mockRestore();
+    }
   });
 });
 
