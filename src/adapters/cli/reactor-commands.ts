@@ -26,8 +26,8 @@ export function reactorCommands(yargs: Argv, host: ReactorHost, output: CliOutpu
       (y) =>
         y
           .positional('sources', { type: 'string', array: true, default: [], describe: 'package directories, .cap files or pkg://<guid> (installed from the registry)' })
-          .option('port', { type: 'number', default: DEFAULT_PORT, describe: 'TCP port (0 picks a free one)' })
-          .option('host', { type: 'string', default: '127.0.0.1', describe: 'address to listen on' })
+          .option('port', { type: 'number', default: process.env.PORT ? Number(process.env.PORT) : DEFAULT_PORT, defaultDescription: `$PORT, else ${DEFAULT_PORT}`, describe: 'TCP port (0 picks a free one)' })
+          .option('host', { type: 'string', default: process.env.HOST || '127.0.0.1', defaultDescription: '$HOST, else 127.0.0.1', describe: 'address to listen on' })
           .option('workdir', { type: 'string', describe: 'directory for overlays and saved packages (default: a fresh temporary directory, removed at exit)' })
           .option('cache-control', { type: 'string', default: DEFAULT_CACHE_CONTROL, describe: 'Cache-Control of static resources' })
           .option('mount', { type: 'string', array: true, default: [], describe: 'PATH=SOURCE, repeatable' })
@@ -44,9 +44,15 @@ export function reactorCommands(yargs: Argv, host: ReactorHost, output: CliOutpu
           .option('cors', { type: 'string', array: true, default: [], describe: 'origin (like https://app.example) whose pages may write to the reactor, with CORS answers; repeatable. Writes from other sites are refused (403)' })
           .option('watch', { type: 'boolean', default: false, describe: 'serve each change to a directory source on the next request (content, data, configuration); an edit that does not load is reported and the last good version keeps serving' })
           .option('live-reload', { type: 'boolean', default: false, describe: 'with --watch: HTML pages reload themselves after each change' })
-          .option('read-only', { type: 'boolean', default: false, describe: 'refuse every write (403), save included, whatever the packages say; a mount of the --config file can also say "writable": false' }),
+          .option('read-only', { type: 'boolean', default: false, describe: 'refuse every write (403), save included, whatever the packages say; a mount of the --config file can also say "writable": false' })
+          .option('log-format', { choices: ['text', 'json'] as const, default: 'text' as const, describe: 'access lines as text, or as JSON objects with latency, client, mount, bytes and a request id (also sent as X-Request-Id)' })
+          .option('quiet', { type: 'boolean', default: false, describe: 'no access lines on stdout (/package/<name>/logs keeps them)' })
+          .option('trust-proxy', { type: 'boolean', default: false, describe: 'take the client address of log lines from X-Forwarded-For (behind a proxy you run)' })
+          .option('metrics-public', { type: 'boolean', default: false, describe: 'answer /metrics without authentication when a mount enables it' })
+          .option('shutdown-timeout', { type: 'number', default: 10, describe: 'seconds a stop waits for requests in flight before closing their connections' }),
       async (argv) => {
         if (!Number.isInteger(argv.port) || argv.port < 0 || argv.port > 65535) throw new UsageError(`--port must be a whole number from 0 to 65535 (got ${argv.port})`);
+        if (!Number.isFinite(argv['shutdown-timeout']) || argv['shutdown-timeout'] < 0) throw new UsageError(`--shutdown-timeout must be a number of seconds, 0 or more (got ${argv['shutdown-timeout']})`);
         if (!Number.isInteger(argv['body-limit']) || argv['body-limit'] < 1) throw new UsageError(`--body-limit must be a positive whole number of bytes (got ${argv['body-limit']})`);
         const requests: MountRequest[] = (argv.sources as string[]).map((source) => ({ source }));
         for (const option of argv.mount as string[]) {
@@ -71,6 +77,11 @@ export function reactorCommands(yargs: Argv, host: ReactorHost, output: CliOutpu
           ...(argv['read-only'] ? { readOnly: true } : {}),
           ...(argv.watch ? { watch: true } : {}),
           ...(argv['live-reload'] ? { liveReload: true } : {}),
+          logFormat: argv['log-format'],
+          ...(argv.quiet ? { quiet: true } : {}),
+          ...(argv['trust-proxy'] ? { trustProxy: true } : {}),
+          ...(argv['metrics-public'] ? { metricsPublic: true } : {}),
+          shutdownTimeout: argv['shutdown-timeout'] * 1000,
           cors: (argv.cors as string[]).map((origin) => normalizeOrigin(origin) ?? usage(`--cors takes an origin like https://app.example (scheme, host and port only), not ${JSON.stringify(origin)}`)),
         };
         // Listening for signals before the banner: a client may act on the banner at once.

@@ -21,4 +21,10 @@ export class LiveReloadStream {
     this.pages.add(response);
     response.once('close', () => this.pages.delete(response));
   }
+
+  /** The reactor stops: open pages' streams end, so they do not hold the stop up. */
+  close(): void {
+    for (const page of this.pages) page.end();
+    this.pages.clear();
+  }
 }

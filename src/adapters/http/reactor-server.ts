@@ -9,12 +9,16 @@ import { readData } from './data-api.js';
 import { graphqlDatasets } from './graphql/graphql-datasets.js';
 import { lazyGraphqlEndpoint } from './graphql/lazy-graphql.js';
 import { sendProblem } from './http-problems.js';
-import { LineSink } from './line-sink.js';
 import { writeStatic } from './static-responder.js';
 import { AuthGate } from './auth/auth-gate.js';
 import { CrossSiteGuard } from './cross-site-guard.js';
 import { LiveReloadStream } from './live-reload-stream.js';
 import { attachContext, type RequestContext } from './request-context.js';
+import { AccessLog, clientOf } from './observability/access-log.js';
+import { RequestMetrics } from './observability/request-metrics.js';
+
+/** How long a stop waits for the requests in flight. */
+export const DEFAULT_SHUTDOWN_TIMEOUT = 10_000;
 
 /**
  * The reactor's HTTP front door and its one request pipeline: each request is resolved
@@ -27,7 +31,13 @@ export class ReactorServer {
   /** Loaded on the first request that needs it; see `app`. */
   private express: Promise<RequestListener> | undefined;
   private readonly server: Server;
-  private readonly sink: LineSink;
+  private readonly access: AccessLog;
+  readonly metrics: RequestMetrics;
+  /** Request ids of JSON log lines: this process's prefix and a count. */
+  private readonly idPrefix = `${process.pid.toString(36)}-${Date.now().toString(36)}-`;
+  private requestCount = 0;
+  /** Set by `close`: connections are closed as soon as their answer is written. */
+  private closing = false;
   private readonly resolver: RequestResolver;
   /** The mounts that answer GraphQL: those with a JSON dataset. */
   private readonly graphql = new Map<Mount, RequestHandler>();
@@ -51,12 +61,16 @@ export class ReactorServer {
     this.resolver = new RequestResolver(reactor, (mount) => this.graphql.has(mount));
     this.guard = new CrossSiteGuard(reactor);
     this.liveReload = reactor.settings.watch && reactor.settings.liveReload ? new LiveReloadStream(reactor) : undefined;
-    this.sink = new LineSink(options.quiet ? () => undefined : options.log);
+    const { logFormat = 'text', quiet = false } = reactor.settings;
+    this.access = new AccessLog(logFormat, quiet || options.quiet === true, options.log);
+    this.metrics = new RequestMetrics(reactor);
     this.server = createServer({ maxHeaderSize: 16 * 1024, requestTimeout: 60_000 }, (request, response) => this.handle(request, response));
     this.server.keepAliveTimeout = 65_000;
   }
 
   private handle(request: IncomingMessage, response: ServerResponse): void {
+    const started = process.hrtime.bigint();
+    const sentBefore = request.socket.bytesWritten;
     const method = request.method ?? 'GET';
     const url = request.url ?? '/';
     const query = url.indexOf('?');
@@ -64,10 +78,27 @@ export class ReactorServer {
     if (this.liveReload && method === 'GET' && path === LIVE_RELOAD_PATH) return this.liveReload.add(response);
     const context: RequestContext = this.resolver.resolve(method, path);
     attachContext(request, context);
+    const id = this.access.withIds ? this.idPrefix + (++this.requestCount).toString(36) : undefined;
+    if (id) response.setHeader('X-Request-Id', id);
     this.pass(context, request, response);
-    // A body from memory is written by now: logged without a per-request listener.
-    if (response.writableEnded) this.logged(method, path, response.statusCode);
-    else response.once('finish', () => this.logged(method, path, response.statusCode));
+    const finished = () => this.finished(context, request, response, { method, path, started, sentBefore, id });
+    // A body from memory is written by now: recorded without a per-request listener.
+    if (response.writableEnded) finished();
+    else response.once('finish', finished);
+  }
+
+  /** One access-log line (the ring, stdout) and the request's metrics. */
+  private finished(context: RequestContext, request: IncomingMessage, response: ServerResponse, at: { method: string; path: string; started: bigint; sentBefore: number; id: string | undefined }): void {
+    const { statusCode } = response;
+    if (this.closing) setImmediate(() => this.server.closeIdleConnections());
+    this.access.text(this.reactor.log.record(at.method, at.path, statusCode, new Date()));
+    const seconds = Number(process.hrtime.bigint() - at.started) / 1e9;
+    // Headers and body: on a keep-alive socket, answers are written one after another.
+    const bytes = request.socket.bytesWritten - at.sentBefore;
+    const { target } = context;
+    const mount = 'mount' in target && target.mount ? target.mount.prefix : target.kind === 'refused' ? 'none' : 'reactor';
+    this.metrics.record(mount, at.method, statusCode, seconds, bytes);
+    if (at.id) this.access.entry(at.id, { method: at.method, path: at.path, status: statusCode, ms: Math.round(seconds * 1e6) / 1e3, client: clientOf(request, this.reactor.settings.trustProxy === true), mount, bytes });
   }
 
   /** The guard, then the gate (which may wait for a password hash or the OAuth2 provider), then the answer. */
@@ -87,7 +118,18 @@ export class ReactorServer {
     try {
       switch (target.kind) {
         case 'file':
+          this.metrics.lookup(target.mount.prefix, target.file !== undefined);
           return this.serveFile(target, request, response);
+        case 'health':
+          return void this.health(target.probe, response);
+        case 'metrics':
+          return void this.metrics.exposition().then(
+            ({ body, contentType }) => {
+              response.writeHead(200, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store' });
+              response.end(request.method === 'HEAD' ? undefined : body);
+            },
+            (error) => sendProblem(response, error),
+          );
         case 'refused':
           return sendProblem(response, target.error);
         case 'data':
@@ -97,6 +139,14 @@ export class ReactorServer {
       return sendProblem(response, error);
     }
     this.app(request, response);
+  }
+
+  /** `/healthz`: the process answers. `/readyz`: 503 naming what is not ready. Plain text, nothing else revealed. */
+  private async health(probe: 'live' | 'ready', response: ServerResponse): Promise<void> {
+    const failing = probe === 'ready' ? await this.reactor.unready().catch(() => ['reactor']) : [];
+    const body = failing.length === 0 ? 'ok\n' : `not ready: ${failing.join(', ')}\n`;
+    response.writeHead(failing.length === 0 ? 200 : 503, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store' });
+    response.end(body);
   }
 
   private serveFile(target: Extract<RequestTarget, { kind: 'file' }>, request: IncomingMessage, response: ServerResponse): void {
@@ -125,10 +175,6 @@ export class ReactorServer {
     );
   }
 
-  private logged(method: string, path: string, status: number): void {
-    this.sink.push(this.reactor.log.record(method, path, status, new Date()));
-  }
-
   /** The underlying server, for tools that drive it directly (supertest). */
   get httpServer(): Server {
     return this.server;
@@ -144,11 +190,21 @@ export class ReactorServer {
     });
   }
 
+  /**
+   * Stops like a service: no new connections, idle ones closed, requests in flight
+   * answered; those still running after the shutdown timeout (10 s unless set) lose their
+   * connection.
+   */
   async close(): Promise<void> {
+    this.closing = true;
+    this.liveReload?.close();
     await new Promise<void>((resolve) => {
       this.server.close(() => resolve());
-      this.server.closeAllConnections();
+      this.server.closeIdleConnections();
+      const late = setTimeout(() => this.server.closeAllConnections(), this.reactor.settings.shutdownTimeout ?? DEFAULT_SHUTDOWN_TIMEOUT);
+      late.unref();
+      this.server.once('close', () => clearTimeout(late));
     });
-    this.sink.flush();
+    this.access.flush();
   }
 }

@@ -37,6 +37,16 @@ export interface ReactorSettings {
   cors?: string[];
   /** Signers every served package must be signed by (`--trust`, `PKG_TRUST`); none means any intact package is served. */
   trust?: readonly TrustFile[];
+  /** `/metrics` answers without authentication (`--metrics-public`). */
+  metricsPublic?: boolean;
+  /** Access lines as text (SPEC.md's line) or as JSON objects (`--log-format json`). */
+  logFormat?: 'text' | 'json';
+  /** No access lines on stdout (`--quiet`); the ring of `/package/<name>/logs` keeps them. */
+  quiet?: boolean;
+  /** The client address of a log line comes from `X-Forwarded-For` (`--trust-proxy`). */
+  trustProxy?: boolean;
+  /** How long a stop waits for requests in flight before it closes their connections, in ms. */
+  shutdownTimeout?: number;
 }
 
 export interface MountFailure {

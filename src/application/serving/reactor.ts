@@ -93,6 +93,8 @@ export class Reactor {
   private readonly reloading = new Map<Mount, Promise<void>>();
   private readonly listeners: Array<(event: ReactorEvent) => void> = [];
   private readonly watchers: Array<{ close(): void }> = [];
+  /** Sources that did not load at start: the reactor serves the others, and is not ready. */
+  private failures: readonly MountFailure[] = [];
 
   private constructor(
     readonly settings: ReactorSettings,
@@ -168,7 +170,20 @@ export class Reactor {
       // Only directories change while served; a .cap is read in place and never edited under the reactor.
       for (const mount of reactor.ordered) if (mount.pkg.source.kind === 'directory') reactor.watchers.push(dependencies.watcher.watch(mount.location, () => void reactor.reload(mount)));
     }
+    reactor.failures = failures;
     return { reactor, failures, warnings };
+  }
+
+  /**
+   * What keeps the reactor from being ready (`/readyz`), by component name only: a source
+   * that did not load, a package whose latest verification failed or whose edit does not
+   * load, an explicitly configured store that cannot be reached. Empty when ready.
+   */
+  async unready(): Promise<string[]> {
+    const failing = this.failures.map((failure) => `source ${failure.source}`);
+    for (const mount of this.ordered) if (!(this.lastValid.get(mount) ?? true) || this.reloadProblems.has(mount)) failing.push(`package ${mount.pkg.name}`);
+    if (this.settings.store !== undefined && (await this.dependencies.auth.files.version(this.settings.store)) === undefined) failing.push('store');
+    return failing;
   }
 
   private mount(mount: Mount): void {

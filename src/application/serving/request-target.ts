@@ -1,7 +1,7 @@
 import { BadRequestPathError, HandlerNotSupportedError, RequestPathTooLongError, ResourceNotFoundError, type PackageError } from '../../domain/errors.js';
 import { DATA_API_PREFIX, type AccessControl, type Route } from '../../domain/package/routes.js';
 import { normalizeRequestPath } from '../../domain/serving/request-path.js';
-import { GRAPHQL_PATH, REACTOR_PATHS, isIntrospectionPath, type IntrospectionPath } from '../../domain/serving/reactor-paths.js';
+import { GRAPHQL_PATH, HEALTH_PATHS, METRICS_PATH, REACTOR_PATHS, isIntrospectionPath, type HealthProbe, type IntrospectionPath } from '../../domain/serving/reactor-paths.js';
 import type { MountAuth } from '../auth/reactor-auth.js';
 import type { Mount, Reactor } from './reactor.js';
 import type { StaticFile } from './served-package.js';
@@ -22,6 +22,10 @@ export type RequestTarget =
   /** A content write (PUT, DELETE) to a path below a mount. */
   | { kind: 'content'; mount: Mount; path: string }
   | { kind: 'introspection'; report: IntrospectionPath }
+  /** `/healthz` and `/readyz`: never behind authentication. */
+  | { kind: 'health'; probe: HealthProbe }
+  /** `/metrics`, Prometheus's text exposition. */
+  | { kind: 'metrics' }
   /** `/package/<name>/<endpoint>`: its status, metadata, logs, or save. */
   | { kind: 'package'; name: string; endpoint: string; mount?: Mount }
   /** A mount's OAuth2 login, callback or logout. */
@@ -74,6 +78,12 @@ export class RequestResolver {
       return { path: rawPath, target: { kind: 'refused', error }, cors: this.reactor.settings.cors ?? [] };
     }
     const { path } = parsed;
+    const probe = HEALTH_PATHS[path as keyof typeof HEALTH_PATHS];
+    if (probe) return { path, target: { kind: 'health', probe }, cors: this.reactor.settings.cors ?? [] };
+    if (path === METRICS_PATH) {
+      const access = this.reactor.settings.metricsPublic || this.reactorAuths.length === 0 ? {} : { access: { auths: this.reactorAuths, enabled: true } };
+      return { path, target: { kind: 'metrics' }, cors: this.reactor.settings.cors ?? [], ...access };
+    }
     const match = this.reactor.mounts.match(path);
     const mount = match?.mount;
     const oauth2 = mount?.auth?.oauth2;

@@ -26,3 +26,10 @@ export function isPackageEndpoint(name: string): name is PackageEndpoint {
 export const REACTOR_PATHS = /^\/(api\/v1\/introspect\/|introspect\/|package\/|auth\/)/;
 
 export const GRAPHQL_PATH = '/graphql';
+
+/** Probes an orchestrator sends: always open, and they reveal nothing but `ok` or what is failing. */
+export const HEALTH_PATHS = { '/healthz': 'live', '/readyz': 'ready' } as const;
+export type HealthProbe = (typeof HEALTH_PATHS)[keyof typeof HEALTH_PATHS];
+
+/** Prometheus's scrape path: behind authentication where any mount enables it, unless `--metrics-public`. */
+export const METRICS_PATH = '/metrics';

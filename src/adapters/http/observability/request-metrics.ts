@@ -1,0 +1,130 @@
+import type { Reactor } from '../../../application/serving/reactor.js';
+
+/** Latency buckets in seconds: a cached static hit is well under a millisecond, a save takes seconds. */
+const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+export type MethodClass = 'read' | 'write' | 'other';
+
+interface RequestSeries {
+  labels: { mount: string; method: MethodClass; status: string };
+  requests: number;
+  bytes: number;
+}
+
+interface LatencySeries {
+  mount: string;
+  /** Cumulative counts per bucket are made at scrape time; these are per bucket, the last one +Inf. */
+  counts: number[];
+  sum: number;
+  count: number;
+}
+
+/** One metric as prom-client's registry reads it. */
+interface Collected {
+  name: string;
+  help: string;
+  type: 'counter' | 'gauge' | 'histogram';
+  values: Array<{ labels: Record<string, string | number>; value: number; metricName?: string }>;
+  aggregator: 'sum';
+}
+
+/**
+ * Prometheus metrics of a reactor. Requests are counted here, in plain maps, on every
+ * request; prom-client is loaded on the first scrape, where it adds the process metrics and
+ * writes the text exposition of these counts: a reactor nobody scrapes never loads it, and
+ * the hot path never hashes label sets.
+ */
+export class RequestMetrics {
+  private readonly requests = new Map<string, RequestSeries>();
+  private readonly latency = new Map<string, LatencySeries>();
+  private readonly cache = new Map<string, { hits: number; misses: number }>();
+  private readonly writes = new Map<string, number>();
+  private registry: Promise<{ metrics(): Promise<string>; contentType: string }> | undefined;
+
+  constructor(private readonly reactor: Reactor) {}
+
+  /** One finished request: `mount` is its mount's prefix, or where the reactor itself answered. */
+  record(mount: string, method: string, status: number, seconds: number, bytes: number): void {
+    const methodClass: MethodClass = method === 'GET' || method === 'HEAD' ? 'read' : method === 'POST' || method === 'PUT' || method === 'DELETE' || method === 'PATCH' ? 'write' : 'other';
+    const key = `${mount}\u0000${methodClass}\u0000${status}`;
+    let series = this.requests.get(key);
+    if (!series) this.requests.set(key, (series = { labels: { mount, method: methodClass, status: String(status) }, requests: 0, bytes: 0 }));
+    series.requests++;
+    series.bytes += bytes;
+    let latency = this.latency.get(mount);
+    if (!latency) this.latency.set(mount, (latency = { mount, counts: new Array<number>(BUCKETS.length + 1).fill(0), sum: 0, count: 0 }));
+    let bucket = 0;
+    while (bucket < BUCKETS.length && seconds > BUCKETS[bucket]!) bucket++;
+    latency.counts[bucket]!++;
+    latency.sum += seconds;
+    latency.count++;
+    if (methodClass === 'write' && status < 400) this.writes.set(mount, (this.writes.get(mount) ?? 0) + 1);
+  }
+
+  /** A static GET answered from a lookup already made (a hit), or one that had to look first. */
+  lookup(mount: string, cached: boolean): void {
+    let counts = this.cache.get(mount);
+    if (!counts) this.cache.set(mount, (counts = { hits: 0, misses: 0 }));
+    if (cached) counts.hits++;
+    else counts.misses++;
+  }
+
+  /** The text exposition, and its content type. */
+  async exposition(): Promise<{ body: string; contentType: string }> {
+    const registry = await (this.registry ??= this.build());
+    return { body: await registry.metrics(), contentType: registry.contentType };
+  }
+
+  private async build(): Promise<{ metrics(): Promise<string>; contentType: string }> {
+    // prom-client is CommonJS: bundled, its exports are the module's default export.
+    const module = await import('prom-client');
+    const { Registry, collectDefaultMetrics } = (module as unknown as { default?: typeof module }).default ?? module;
+    const registry = new Registry();
+    collectDefaultMetrics({ register: registry });
+    for (const collect of [() => this.requestCounts(), () => this.byteCounts(), () => this.latencies(), () => this.cacheCounts(), () => this.writeCounts(), () => this.packages()]) {
+      const first = collect();
+      registry.registerMetric({ name: first.name, type: first.type, get: async () => collect() } as unknown as Parameters<typeof registry.registerMetric>[0]);
+    }
+    return registry;
+  }
+
+  private requestCounts(): Collected {
+    return { name: 'pkg_http_requests_total', help: 'Requests answered, by mount, method class (read, write, other) and status.', type: 'counter', aggregator: 'sum', values: [...this.requests.values()].map((series) => ({ labels: series.labels, value: series.requests })) };
+  }
+
+  private byteCounts(): Collected {
+    return { name: 'pkg_http_response_bytes_total', help: 'Body bytes sent (Content-Length of the answers), by mount, method class and status.', type: 'counter', aggregator: 'sum', values: [...this.requests.values()].map((series) => ({ labels: series.labels, value: series.bytes })) };
+  }
+
+  private latencies(): Collected {
+    const values: Collected['values'] = [];
+    for (const series of this.latency.values()) {
+      let cumulative = 0;
+      BUCKETS.forEach((bound, index) => {
+        cumulative += series.counts[index]!;
+        values.push({ labels: { mount: series.mount, le: bound }, value: cumulative, metricName: 'pkg_http_request_duration_seconds_bucket' });
+      });
+      values.push({ labels: { mount: series.mount, le: '+Inf' }, value: series.count, metricName: 'pkg_http_request_duration_seconds_bucket' });
+      values.push({ labels: { mount: series.mount }, value: series.sum, metricName: 'pkg_http_request_duration_seconds_sum' });
+      values.push({ labels: { mount: series.mount }, value: series.count, metricName: 'pkg_http_request_duration_seconds_count' });
+    }
+    return { name: 'pkg_http_request_duration_seconds', help: 'Time from a request to its answer being written, by mount.', type: 'histogram', aggregator: 'sum', values };
+  }
+
+  private cacheCounts(): Collected {
+    const values = [...this.cache].flatMap(([mount, counts]) => [
+      { labels: { mount, result: 'hit' }, value: counts.hits },
+      { labels: { mount, result: 'miss' }, value: counts.misses },
+    ]);
+    return { name: 'pkg_static_lookups_total', help: 'Static GETs answered from a lookup made before (hit) or after looking the path up (miss).', type: 'counter', aggregator: 'sum', values };
+  }
+
+  private writeCounts(): Collected {
+    return { name: 'pkg_overlay_writes_total', help: 'Writes acknowledged (data API, content, save), by mount.', type: 'counter', aggregator: 'sum', values: [...this.writes].map(([mount, value]) => ({ labels: { mount }, value })) };
+  }
+
+  private packages(): Collected {
+    const values = this.reactor.all().map((mount) => ({ labels: { mount: mount.prefix, package: mount.pkg.name, version: mount.pkg.model.metadata.version }, value: this.reactor.packageStatus(mount).valid ? 1 : 0 }));
+    return { name: 'pkg_package_valid', help: "1 when the package's latest verification passed (checksums and signature), 0 when it failed.", type: 'gauge', aggregator: 'sum', values };
+  }
+}
