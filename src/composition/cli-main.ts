@@ -8,8 +8,8 @@ import { createContainer } from './container.js';
 import { PORT, USE_CASE } from './service-ids.js';
 import { toolVersion } from './toolkit-root.js';
 
-// inversify needs the Reflect metadata API only for its decorators and class bindings; every
-// binding here is a factory (toDynamicValue), so reflect-metadata is not loaded.
+// No `import 'reflect-metadata'`: nothing is decorated and every binding is a factory, so no
+// constructor metadata is emitted or read; inversify loads the lite metadata API it uses itself.
 let container: Container | undefined;
 /** Resolved when a command handler calls it: the container, and what the command runs, are built then. */
 const lazily =
