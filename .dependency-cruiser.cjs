@@ -38,6 +38,13 @@ module.exports = {
       to: { path: '^src/adapters/', pathNot: ['^src/adapters/$1/', '^src/adapters/shared/'] },
     },
     {
+      name: 'adapters-do-not-import-composition',
+      comment: 'Adapters receive what they need (ports, or Lazy thunks for the CLI); only composition knows the container and its identifiers.',
+      severity: 'error',
+      from: { path: '^src/adapters/' },
+      to: { path: '^src/composition/' },
+    },
+    {
       name: 'no-circular',
       severity: 'error',
       from: {},

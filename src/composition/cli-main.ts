@@ -1,50 +1,43 @@
 #!/usr/bin/env node
-import 'reflect-metadata';
+import type { Container, ServiceIdentifier } from 'inversify';
 import { hideBin } from 'yargs/helpers';
 import { processOutput } from '../adapters/cli/cli-output.js';
+import type { Lazy } from '../adapters/cli/lazy.js';
 import { runCli } from '../adapters/cli/pkg-cli.js';
-import { InspectPackage } from '../application/use-cases/inspect-package.js';
-import { PackPackage } from '../application/use-cases/pack-package.js';
-import { UnpackPackage } from '../application/use-cases/unpack-package.js';
-import { ValidatePackage } from '../application/use-cases/validate-package.js';
-import { TestPackage } from '../application/use-cases/test-package.js';
 import { createContainer } from './container.js';
+import { PORT, USE_CASE } from './service-ids.js';
 import { toolVersion } from './toolkit-root.js';
-import { TOKENS } from '../application/ports/tokens.js';
-import { SignPackage } from '../application/use-cases/sign-package.js';
-import { VerifySignature } from '../application/use-cases/verify-signature.js';
-import { EncryptPackage } from '../application/use-cases/encrypt-package.js';
-import { DecryptPackage } from '../application/use-cases/decrypt-package.js';
-import { InstallPackage } from '../application/use-cases/install-package.js';
-import { PushPackage } from '../application/use-cases/push-package.js';
-import { DiffPackages } from '../application/use-cases/diff-packages.js';
-import { InitPackage } from '../application/use-cases/init-package.js';
-import { IndexRegistry } from '../application/use-cases/index-registry.js';
-import { SearchRegistry } from '../application/use-cases/search-registry.js';
-import { UninstallPackage } from '../application/use-cases/uninstall-package.js';
 
-const container = createContainer();
+// No `import 'reflect-metadata'`: nothing is decorated and every binding is a factory, so no
+// constructor metadata is emitted or read; inversify loads the lite metadata API it uses itself.
+let container: Container | undefined;
+/** Resolved when a command handler calls it: the container, and what the command runs, are built then. */
+const lazily =
+  <T>(id: ServiceIdentifier<T>): Lazy<T> =>
+  () =>
+    (container ??= createContainer()).get(id);
+
 const status = await runCli(hideBin(process.argv), {
   version: toolVersion(),
   output: processOutput,
   package: {
-    pack: container.get(PackPackage),
-    unpack: container.get(UnpackPackage),
-    validate: container.get(ValidatePackage),
-    inspect: container.get(InspectPackage),
-    test: container.get(TestPackage),
-    sign: container.get(SignPackage),
-    verifySignature: container.get(VerifySignature),
-    encrypt: container.get(EncryptPackage),
-    decrypt: container.get(DecryptPackage),
-    push: container.get(PushPackage),
-    diff: container.get(DiffPackages),
+    pack: lazily(USE_CASE.PackPackage),
+    unpack: lazily(USE_CASE.UnpackPackage),
+    validate: lazily(USE_CASE.ValidatePackage),
+    inspect: lazily(USE_CASE.InspectPackage),
+    test: lazily(USE_CASE.TestPackage),
+    sign: lazily(USE_CASE.SignPackage),
+    verifySignature: lazily(USE_CASE.VerifySignature),
+    encrypt: lazily(USE_CASE.EncryptPackage),
+    decrypt: lazily(USE_CASE.DecryptPackage),
+    push: lazily(USE_CASE.PushPackage),
+    diff: lazily(USE_CASE.DiffPackages),
   },
-  reactor: container.get(TOKENS.ReactorHost),
-  install: container.get(InstallPackage),
-  init: container.get(InitPackage),
-  indexRegistry: container.get(IndexRegistry),
-  search: container.get(SearchRegistry),
-  uninstall: container.get(UninstallPackage),
+  reactor: lazily(PORT.ReactorHost),
+  install: lazily(USE_CASE.InstallPackage),
+  init: lazily(USE_CASE.InitPackage),
+  indexRegistry: lazily(USE_CASE.IndexRegistry),
+  search: lazily(USE_CASE.SearchRegistry),
+  uninstall: lazily(USE_CASE.UninstallPackage),
 });
 process.exitCode = status;

@@ -8,6 +8,8 @@ import { HtpasswdPasswordHashes } from '../../src/adapters/crypto/htpasswd-passw
 import { RequestResolver } from '../../src/application/serving/request-target.js';
 import { MemoryOpener, VALID_METADATA, demoPackage } from '../support/memory-opener.js';
 import { startReactor } from '../support/reactor-fixture.js';
+import { swap } from '../support/production-container.js';
+import { PORT } from '../../src/composition/service-ids.js';
 
 const htpasswd = (...args: string[]) => execFileSync('htpasswd', ['-nb', ...args], { encoding: 'utf8' }).trim();
 const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
@@ -56,7 +58,7 @@ beforeAll(async () => {
   writeFileSync(passwdFile, users());
   writeFileSync(deployFile, JSON.stringify({ authentication: { basicAuth: { passwdFile: 'htpasswd' }, sessionSecret: 'deploy-session-secret-0123456789', roles: { alice: ['admin', 'editor'], bob: ['editor'] } } }));
   const opener = new MemoryOpener().add('site', site).add('open', open);
-  fixture = await startReactor(opener, [{ source: 'site' }, { source: 'open' }], { deploy: deployFile, workdir: directory }, undefined, { passwords: hashes });
+  fixture = await startReactor(opener, [{ source: 'site' }, { source: 'open' }], { deploy: deployFile, workdir: directory }, swap(PORT.PasswordHashes, hashes));
 });
 afterAll(async () => {
   await fixture.stop();

@@ -9,6 +9,8 @@ import { Sessions } from '../../src/application/auth/sessions.js';
 import { MemoryOpener, VALID_METADATA, demoPackage } from '../support/memory-opener.js';
 import { startBrokenEndpoint, startProvider } from '../support/oauth2-provider.js';
 import { startReactor } from '../support/reactor-fixture.js';
+import { swap } from '../support/production-container.js';
+import { PORT } from '../../src/composition/service-ids.js';
 
 const BASE = 'http://reactor.test';
 const SECRET = 'deploy-session-secret-0123456789';
@@ -75,7 +77,7 @@ beforeAll(async () => {
   broken = await startBrokenEndpoint();
   const deploy = writeDeploy('deploy.json', { baseUrl: BASE, authentication: { oauth2: { clientSecret: CLIENT_SECRET }, sessionSecret: SECRET, roles: { 'jo@example.org': ['admin'] } } });
   const opener = new MemoryOpener().add('site', sitePackage(endpoints(provider.url)));
-  fixture = await startReactor(opener, [{ source: 'site' }], { deploy, workdir: directory }, undefined, { provider: new FetchOAuth2Provider(500) });
+  fixture = await startReactor(opener, [{ source: 'site' }], { deploy, workdir: directory }, swap(PORT.OAuth2Provider, new FetchOAuth2Provider(500)));
 });
 afterAll(async () => {
   await fixture.stop();
@@ -240,7 +242,7 @@ describe('a provider that fails during the exchange', () => {
     broken.mode.value = mode;
     const deploy = writeDeploy(`deploy-${mode}.json`, { baseUrl: BASE, authentication: { sessionSecret: SECRET } });
     const opener = new MemoryOpener().add('site', sitePackage({ ...endpoints(provider.url), tokenUrl: `${broken.url}/token` }));
-    const own = await startReactor(opener, [{ source: 'site' }], { deploy, workdir: directory }, undefined, { provider: new FetchOAuth2Provider(500) });
+    const own = await startReactor(opener, [{ source: 'site' }], { deploy, workdir: directory }, swap(PORT.OAuth2Provider, new FetchOAuth2Provider(500)));
     try {
       const { callback, stateCookie } = await startLogin(own.http);
       const started = Date.now();

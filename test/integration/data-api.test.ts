@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import { createContainer } from '../../src/composition/container.js';
-import { ValidatePackage } from '../../src/application/use-cases/validate-package.js';
-import { LocalPackageOpener } from '../../src/composition/local-package-opener.js';
+import { PORT, USE_CASE } from '../../src/composition/service-ids.js';
+import { productionContainer, productionOpener, swap } from '../support/production-container.js';
 import { MemoryOpener, VALID_METADATA, demoPackage } from '../support/memory-opener.js';
 import { MemoryOverlayStore } from '../support/memory-overlay-store.js';
 import { startReactor } from '../support/reactor-fixture.js';
@@ -41,7 +40,7 @@ const overlays = new MemoryOverlayStore();
 let fixture: Awaited<ReturnType<typeof startReactor>>;
 let http: ReturnType<typeof request>;
 beforeAll(async () => {
-  fixture = await startReactor(new MemoryOpener().add('site', site).add('frozen', readOnly), [{ source: 'site' }, { source: 'frozen' }], { workdir: work.path, bodyLimit: 4096 }, overlays);
+  fixture = await startReactor(new MemoryOpener().add('site', site).add('frozen', readOnly), [{ source: 'site' }, { source: 'frozen' }], { workdir: work.path, bodyLimit: 4096 }, swap(PORT.OverlayStore, overlays));
   http = request(fixture.http);
 });
 afterAll(async () => {
@@ -236,10 +235,10 @@ describe('save', () => {
   it('folds base and overlay into <workdir>/saved/<name>-<patch+1>.cap, which validates', async () => {
     const saved = await http.post('/package/demo-site/save').expect(200);
     expect(saved.body).toEqual({ path: `${work.path}/saved/demo-site-1.2.4.cap`, sha256: expect.stringMatching(/^[0-9a-f]{64}$/), name: 'demo-site', version: '1.2.4' });
-    const container = createContainer();
-    const report = await container.get(ValidatePackage).execute(saved.body.path);
+    const container = productionContainer();
+    const report = await container.get(USE_CASE.ValidatePackage).execute(saved.body.path);
     expect(report.valid).toBe(true);
-    const reloaded = await startReactor(new LocalPackageOpener(), [{ source: saved.body.path }], { workdir: `${work.path}/second` });
+    const reloaded = await startReactor(productionOpener(), [{ source: saved.body.path }], { workdir: `${work.path}/second` });
     try {
       const again = request(reloaded.http);
       const live = (await http.get('/api/v1/data/posts').expect(200)).body;

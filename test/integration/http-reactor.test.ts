@@ -213,7 +213,7 @@ describe('content validity is re-verified on every request', () => {
   it('notices a file changed on disk after load, and status reports it', async () => {
     const { mkdirSync, writeFileSync } = await import('node:fs');
     const { join } = await import('node:path');
-    const { LocalPackageOpener } = await import('../../src/composition/local-package-opener.js');
+    const { productionOpener } = await import('../support/production-container.js');
     const { temporaryDirectory } = await import('../support/paths.js');
     const dir = temporaryDirectory();
     try {
@@ -222,7 +222,7 @@ describe('content validity is re-verified on every request', () => {
         mkdirSync(join(dir.path, path, '..'), { recursive: true });
         writeFileSync(join(dir.path, path), bytes);
       }
-      const started = await startReactor(new LocalPackageOpener(), [{ source: dir.path }]);
+      const started = await startReactor(productionOpener(), [{ source: dir.path }]);
       try {
         const before = (await request(started.http).get('/api/v1/introspect/content-validity').expect(200)).body.contentValidity[0];
         expect(before).toMatchObject({ valid: true });

@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { ZipPackageSource } from '../../src/adapters/archive/zip-package-source.js';
 import type { PackageSource } from '../../src/application/ports/package-source.js';
 import type { PackageVerifier } from '../../src/application/ports/package-verifier.js';
-import { PackPackage } from '../../src/application/use-cases/pack-package.js';
-import { createContainer } from '../../src/composition/container.js';
-import { ProcessVerifier } from '../../src/composition/workers/process-verifier.js';
+import { ProcessVerifier } from '../../src/adapters/system/process-verifier.js';
+import { USE_CASE } from '../../src/composition/service-ids.js';
 import { normalizeSecurity, type IntegrityReport, type Security } from '../../src/domain/integrity/security.js';
 import { EXAMPLE_SITE, ROOT, temporaryDirectory } from '../support/paths.js';
+import { productionContainer } from '../support/production-container.js';
 
 // The built child entry (npm test builds first): from source there is no child to start.
 const CHILD = new URL(`file://${join(ROOT, 'dist/verify-process.js')}`);
@@ -29,8 +29,8 @@ class RecordingVerifier implements PackageVerifier {
 const never = new RecordingVerifier(() => Promise.reject(new Error('the fallback should not run')));
 
 beforeAll(async () => {
-  const container = createContainer();
-  capPath = (await container.get(PackPackage).execute({ source: EXAMPLE_SITE, outputDirectory: work.path, force: false })).path;
+  const container = productionContainer();
+  capPath = (await container.get(USE_CASE.PackPackage).execute({ source: EXAMPLE_SITE, outputDirectory: work.path, force: false })).path;
   const source = await ZipPackageSource.open(capPath);
   try {
     checksums = normalizeSecurity(JSON.parse(Buffer.from(await source.read('security.json')).toString())).checksums;

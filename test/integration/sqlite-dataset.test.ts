@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
-import { LocalPackageOpener } from '../../src/composition/local-package-opener.js';
+import { productionOpener } from '../support/production-container.js';
 import { VALID_METADATA } from '../support/memory-opener.js';
 import { temporaryDirectory } from '../support/paths.js';
 import { startReactor } from '../support/reactor-fixture.js';
@@ -20,7 +20,7 @@ beforeAll(async () => {
   writeFileSync(join(root, 'storage.json'), JSON.stringify({ storage: { dataSets: { people: { databaseFile: 'data/people.db', table: 'people' }, notes: { source: 'data/notes.json' } } } }));
   // A database made by the sqlite3 tool itself, not by the library that reads it.
   execFileSync('sqlite3', [join(root, 'data/people.db'), "CREATE TABLE people (id INTEGER PRIMARY KEY, name TEXT, score REAL); INSERT INTO people VALUES (1, 'Ada', 9.5), (2, 'Grace', NULL);"]);
-  fixture = await startReactor(new LocalPackageOpener(), [{ source: root }], { workdir: join(work.path, 'workdir') });
+  fixture = await startReactor(productionOpener(), [{ source: root }], { workdir: join(work.path, 'workdir') });
 });
 afterAll(async () => {
   await fixture.stop();

@@ -1,17 +1,12 @@
-import 'reflect-metadata';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { copyFileSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { createContainer } from '../../src/composition/container.js';
-import { LocalPackageOpener } from '../../src/composition/local-package-opener.js';
-import { LoadPackage, type LoadOptions } from '../../src/application/serving/load-package.js';
-import { PackPackage } from '../../src/application/use-cases/pack-package.js';
-import { InstallPackage } from '../../src/application/use-cases/install-package.js';
+import { PORT, SERVICE, USE_CASE } from '../../src/composition/service-ids.js';
+import type { LoadOptions } from '../../src/application/serving/load-package.js';
 import { StoreCatalog } from '../../src/application/package/store-catalog.js';
-import type { PackageSource } from '../../src/application/ports/package-source.js';
-import { TOKENS } from '../../src/application/ports/tokens.js';
+import type { PackageOpener, PackageSource } from '../../src/application/ports/package-source.js';
 import type { ServedPackage } from '../../src/application/serving/served-package.js';
 import { FsStoreDirectories } from '../../src/adapters/fs/fs-store-directory.js';
 import { DirectoryRegistryClient } from '../../src/adapters/fs/directory-registry-client.js';
@@ -19,13 +14,14 @@ import { ZipPackageSource } from '../../src/adapters/archive/zip-package-source.
 import { LIB_GUID, writeCompositeFixtures } from '../support/composite-fixtures.js';
 import { writeRawZip } from '../support/hostile-zip.js';
 import { EXAMPLE_SITE, temporaryDirectory } from '../support/paths.js';
+import { productionContainer, productionOpener, swap } from '../support/production-container.js';
 
 const work = temporaryDirectory('cap-store-catalog-');
 afterAll(() => work.remove());
 const warned: string[] = [];
-const container = createContainer({ [TOKENS.Warnings]: { warn: (message: string) => void warned.push(message) } });
-const loader = container.get(LoadPackage);
-const packer = container.get(PackPackage);
+const container = productionContainer(swap(PORT.Warnings, { warn: (message: string) => void warned.push(message) }));
+const loader = container.get(SERVICE.LoadPackage);
+const packer = container.get(USE_CASE.PackPackage);
 const fixtures = writeCompositeFixtures(join(work.path, 'src'));
 const caps = join(work.path, 'caps');
 mkdirSync(caps, { recursive: true });
@@ -60,11 +56,12 @@ async function served(location: string, store: string, path: string): Promise<st
 }
 
 /** Opens `.cap` files as the CLI does, counting each open. */
-class CountingOpener extends LocalPackageOpener {
+class CountingOpener implements PackageOpener {
   readonly opened: string[] = [];
-  override async open(location: string): Promise<PackageSource> {
+  private readonly opener = productionOpener();
+  async open(location: string): Promise<PackageSource> {
     this.opened.push(location);
-    return super.open(location);
+    return this.opener.open(location);
   }
 }
 
@@ -140,7 +137,7 @@ describe('a store without index.json', () => {
         yield bytes;
       })(), { overwrite: false });
     }
-    const installer = container.get(InstallPackage);
+    const installer = container.get(USE_CASE.InstallPackage);
     expect(await installer.execute({ guid: LIB_GUID, constraint: '1.4.0', registry: registryDirectory, store })).toMatchObject({ downloaded: false, path: join(store, 'copied.cap') });
     expect(readdirSync(store)).toEqual(['copied.cap']);
     writeFileSync(join(store, 'index.json'), '{"half');
@@ -158,7 +155,7 @@ describe('a store holding bytes from strangers', () => {
         const directory = storeOf(`strangers-${round++}`, { 'ui-lib-1.4.0.cap': packed['1.4.0']! });
         writeFileSync(join(directory, 'ui-lib-1.5.0.cap'), bytes);
         const seen: string[] = [];
-        const store = new StoreCatalog(new FsStoreDirectories(), new LocalPackageOpener(), { warn: (message) => void seen.push(message) }).open(directory);
+        const store = new StoreCatalog(new FsStoreDirectories(), productionOpener(), { warn: (message) => void seen.push(message) }).open(directory);
         expect((await store.versions(LIB_GUID)).map(({ version }) => version)).toEqual(['1.4.0']);
         expect(seen).toEqual([expect.stringContaining('skipped ui-lib-1.5.0.cap: ')]);
       }),
@@ -169,7 +166,7 @@ describe('a store holding bytes from strangers', () => {
 
 describe('a store of the example site', () => {
   const at = (name: string) => join(work.path, name);
-  const newCatalog = (opener = new LocalPackageOpener()) => new StoreCatalog(new FsStoreDirectories(), opener, { warn: () => undefined });
+  const newCatalog = (opener = productionOpener()) => new StoreCatalog(new FsStoreDirectories(), opener, { warn: () => undefined });
   let cap: string;
   it('finds a package by the GUID in its .cap, reads each file once, and again only when it changes', async () => {
     cap = (await packer.execute({ source: EXAMPLE_SITE, outputDirectory: at('example'), force: true })).path;

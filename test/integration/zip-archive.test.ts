@@ -5,14 +5,14 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { ZipArchiveWriter } from '../../src/adapters/archive/zip-archive-writer.js';
 import { ZipPackageSource } from '../../src/adapters/archive/zip-package-source.js';
-import { PackPackage } from '../../src/application/use-cases/pack-package.js';
 import { IntegrityError, PackageFormatError, SourceNotFoundError, UnsafeEntryError } from '../../src/domain/errors.js';
-import { createContainer } from '../../src/composition/container.js';
+import { USE_CASE } from '../../src/composition/service-ids.js';
+import { productionContainer } from '../support/production-container.js';
 import { writeRawZip } from '../support/hostile-zip.js';
 import { EXAMPLE_SITE, temporaryDirectory } from '../support/paths.js';
 
-const container = createContainer();
-const pack = container.get(PackPackage);
+const container = productionContainer();
+const pack = container.get(USE_CASE.PackPackage);
 const work = temporaryDirectory();
 let capPath: string;
 

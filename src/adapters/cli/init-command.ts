@@ -4,9 +4,10 @@ import type { Argv } from 'yargs';
 import { DEFAULT_TEMPLATE, type InitPackage } from '../../application/use-cases/init-package.js';
 import { packageNameFrom } from '../../domain/package/template-values.js';
 import { JSON_OPTION, printJson, type CliOutput } from './cli-output.js';
+import type { Lazy } from './lazy.js';
 
 /** `pkg init [dir]`: asks for what flags leave open only when a person is at a terminal. */
-export function initCommand(init: InitPackage, output: CliOutput, interactive = process.stdin.isTTY === true && process.stdout.isTTY === true) {
+export function initCommand(init: Lazy<InitPackage>, output: CliOutput, interactive = process.stdin.isTTY === true && process.stdout.isTTY === true) {
   return {
     command: 'init [dir]',
     describe: 'Create a package that passes validate and test as created, from a template (site, blog, docs, dataset-app, composite)',
@@ -24,8 +25,8 @@ export function initCommand(init: InitPackage, output: CliOutput, interactive = 
         .options(JSON_OPTION),
     handler: async (argv: { dir: string; template?: string; name?: string; description?: string; 'package-version'?: string; author?: string; license?: string; guid?: string; force: boolean; json: boolean }) => {
       const directory = resolve(argv.dir);
-      const asked = interactive ? await ask(argv, directory, await init.templateNames()) : argv;
-      const outcome = await init.execute({
+      const asked = interactive ? await ask(argv, directory, await init().templateNames()) : argv;
+      const outcome = await init().execute({
         directory,
         template: asked.template ?? DEFAULT_TEMPLATE,
         name: asked.name ?? packageNameFrom(basename(directory)),

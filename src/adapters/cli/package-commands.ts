@@ -12,16 +12,20 @@ import type { DiffPackages } from '../../application/use-cases/diff-packages.js'
 import { signingCommands, type SigningUseCases } from './signing-commands.js';
 import type { PushPackage } from '../../application/use-cases/push-package.js';
 import { packageSources, pushCommand, storeAndRegistry } from './registry-commands.js';
+import type { LazyFields } from './lazy.js';
 
-export interface PackageUseCases extends SigningUseCases {
-  pack: PackPackage;
-  unpack: UnpackPackage;
-  validate: ValidatePackage;
-  inspect: InspectPackage;
-  test: TestPackage;
-  push: PushPackage;
-  diff: DiffPackages;
-}
+/** The package commands' use cases, each built when its command runs. */
+export interface PackageUseCases
+  extends SigningUseCases,
+    LazyFields<{
+      pack: PackPackage;
+      unpack: UnpackPackage;
+      validate: ValidatePackage;
+      inspect: InspectPackage;
+      test: TestPackage;
+      push: PushPackage;
+      diff: DiffPackages;
+    }> {}
 
 /** Sets the process exit status without throwing, so yargs finishes cleanly. */
 export type ExitStatus = (code: number) => void;
@@ -42,7 +46,7 @@ export function packageCommands(yargs: Argv, useCases: PackageUseCases, output: 
           .options(JSON_OPTION),
       async (argv) => {
         const bundle = argv['bundle-deps'] ? { bundle: packageSources(argv) } : {};
-        const result = await useCases.pack.execute({ source: argv.path, outputDirectory: resolve(argv.output ?? '.'), force: argv.force, ...bundle });
+        const result = await useCases.pack().execute({ source: argv.path, outputDirectory: resolve(argv.output ?? '.'), force: argv.force, ...bundle });
         if (argv.json) return printJson(output, result);
         output.out(`Packed ${result.name} ${result.version}: ${result.path} (${result.entries} entries, ${result.size} bytes)`);
         for (const dependency of result.bundled) output.out(`Bundled ${dependency.guid} ${dependency.version}: ${dependency.file}`);
@@ -58,7 +62,7 @@ export function packageCommands(yargs: Argv, useCases: PackageUseCases, output: 
           .positional('to', { type: 'string', demandOption: true, describe: 'package directory or .cap' })
           .options(JSON_OPTION),
       async (argv) => {
-        const report = await useCases.diff.execute(argv.from, argv.to);
+        const report = await useCases.diff().execute(argv.from, argv.to);
         if (argv.json) printJson(output, report);
         else printDiff(output, report);
         if (!report.equal) exit(1);
@@ -74,13 +78,13 @@ export function packageCommands(yargs: Argv, useCases: PackageUseCases, output: 
           .option('force', { alias: 'f', type: 'boolean', default: false, describe: 'replace a non-empty destination' }),
       async (argv) => {
         const destination = resolve(argv.output ?? basename(argv.cap).replace(/\.cap$/i, ''));
-        const result = await useCases.unpack.execute({ archive: argv.cap, destination, force: argv.force });
+        const result = await useCases.unpack().execute({ archive: argv.cap, destination, force: argv.force });
         output.out(`Unpacked ${result.files} files into ${result.destination}`);
       },
     )
     .command({
       ...reportCommand('validate', 'Check a package directory or .cap: metadata, manifest, routes, storage, security, content', output, exit, {
-        run: (path, argv) => useCases.validate.execute(path, packageSources(argv as { store?: string; registry?: string })),
+        run: (path, argv) => useCases.validate().execute(path, packageSources(argv as { store?: string; registry?: string })),
         print: printValidation,
         failed: (report) => !report.valid,
       }),
@@ -89,7 +93,7 @@ export function packageCommands(yargs: Argv, useCases: PackageUseCases, output: 
     })
     .command(
       reportCommand('test', 'Run the package tests in tests/*.yaml: route, file, data_validation and config tests', output, exit, {
-        run: (path) => useCases.test.execute(path),
+        run: (path) => useCases.test().execute(path),
         print: printTestReport,
         failed: (report) => report.failed > 0,
       }),
@@ -137,7 +141,7 @@ function inspectCommand(item: InspectItem, description: string, useCases: Packag
     describe: description,
     builder: (y: Argv) => storeAndRegistry(pathAndJson(y)),
     handler: async (argv: { path: string; json: boolean; store?: string; registry?: string }) => {
-      const value = await useCases.inspect.execute(argv.path, item, packageSources(argv), (warning) => output.err(`warning: ${warning}`));
+      const value = await useCases.inspect().execute(argv.path, item, packageSources(argv), (warning) => output.err(`warning: ${warning}`));
       if (item === 'info' && !argv.json) printInfo(output, value as PackageInfo);
       else printJson(output, value);
     },

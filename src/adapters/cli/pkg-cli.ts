@@ -13,17 +13,19 @@ import type { SearchRegistry } from '../../application/use-cases/search-registry
 import { initCommand } from './init-command.js';
 import { ARCHIVE_LIMIT_OPTIONS, applyArchiveLimits } from './archive-limit-options.js';
 import type { InitPackage } from '../../application/use-cases/init-package.js';
+import type { Lazy } from './lazy.js';
 
+/** What the commands run, each built only when its command runs (see Lazy). */
 export interface CliDependencies {
   version: string;
   output: CliOutput;
   package: PackageUseCases;
-  reactor: ReactorHost;
-  install: InstallPackage;
-  init: InitPackage;
-  indexRegistry: IndexRegistry;
-  search: SearchRegistry;
-  uninstall: UninstallPackage;
+  reactor: Lazy<ReactorHost>;
+  install: Lazy<InstallPackage>;
+  init: Lazy<InitPackage>;
+  indexRegistry: Lazy<IndexRegistry>;
+  search: Lazy<SearchRegistry>;
+  uninstall: Lazy<UninstallPackage>;
 }
 
 /** Runs the `pkg` command line; resolves with the exit status. */

@@ -13,12 +13,13 @@ import { PASSPHRASE_OPTIONS } from './passphrase-option.js';
 import { TRUST_OPTION, readTrustFiles } from './trust-option.js';
 import { readDecryptionKeys } from './signing-commands.js';
 import { readUserFile } from './user-files.js';
+import type { Lazy } from './lazy.js';
 
 export const DEFAULT_PORT = 8864;
 export const DEFAULT_CACHE_CONTROL = 'public, max-age=31536000';
 
 
-export function reactorCommands(yargs: Argv, host: ReactorHost, output: CliOutput): Argv {
+export function reactorCommands(yargs: Argv, host: Lazy<ReactorHost>, output: CliOutput): Argv {
   return yargs
     .command(
       'serve [sources..]',
@@ -87,7 +88,7 @@ export function reactorCommands(yargs: Argv, host: ReactorHost, output: CliOutpu
         // Listening for signals before the banner: a client may act on the banner at once.
         const signalled = untilSignal();
         if (argv['live-reload'] && !argv.watch) throw new UsageError('--live-reload reloads pages after changes that --watch serves: give --watch too');
-        const running = await host.start(requests, settings, { warn: (warning) => output.err(`warning: ${warning}`) });
+        const running = await host().start(requests, settings, { warn: (warning) => output.err(`warning: ${warning}`) });
         for (const warning of running.warnings) output.err(`warning: ${warning}`);
         for (const failure of running.failures) output.err(`warning: not mounted: ${failure.source}: ${(failure.error as Error).name}: ${(failure.error as Error).message}`);
         const width = Math.max(...running.mounts.map((m) => m.prefix.length));

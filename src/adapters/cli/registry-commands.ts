@@ -7,6 +7,7 @@ import type { UninstallPackage } from '../../application/use-cases/uninstall-pac
 import type { IndexRegistry } from '../../application/use-cases/index-registry.js';
 import type { SearchRegistry } from '../../application/use-cases/search-registry.js';
 import { JSON_OPTION, printJson, type CliOutput } from './cli-output.js';
+import type { Lazy } from './lazy.js';
 
 /** `--store` and `--registry`, with their environment variables: every command that resolves packages takes them. */
 export function storeAndRegistry<T>(y: Argv<T>) {
@@ -20,7 +21,7 @@ export function packageSources(argv: { store?: string; registry?: string }): { s
   return { ...(argv.store ? { store: argv.store } : {}), ...(argv.registry ? { registry: argv.registry } : {}) };
 }
 
-export function pushCommand(push: PushPackage, output: CliOutput) {
+export function pushCommand(push: Lazy<PushPackage>, output: CliOutput) {
   return {
     command: 'push <cap>',
     describe: 'Validate a .cap and publish it into a registry directory (index.json rewritten with its sha256 and size)',
@@ -31,7 +32,7 @@ export function pushCommand(push: PushPackage, output: CliOutput) {
         .option('force', { alias: 'f', type: 'boolean', default: false, describe: 'replace a published version whose bytes differ' })
         .options(JSON_OPTION),
     handler: async (argv: { cap: string; registry?: string; force: boolean; json: boolean }) => {
-      const pushed = await push.execute({ cap: argv.cap, force: argv.force, ...packageSources(argv) });
+      const pushed = await push().execute({ cap: argv.cap, force: argv.force, ...packageSources(argv) });
       if (argv.json) return printJson(output, pushed);
       const what = `${pushed.name} ${pushed.version} (${pushed.guid})`;
       output.out(
@@ -43,7 +44,7 @@ export function pushCommand(push: PushPackage, output: CliOutput) {
   };
 }
 
-export function installCommand(install: InstallPackage, output: CliOutput) {
+export function installCommand(install: Lazy<InstallPackage>, output: CliOutput) {
   return {
     command: 'install <guid>',
     describe: 'Install the newest version of a package that satisfies a constraint from a registry into a store',
@@ -53,7 +54,7 @@ export function installCommand(install: InstallPackage, output: CliOutput) {
         .option('constraint', { type: 'string', default: '*', describe: 'semver range, e.g. "^1.2.0" or ">=1.0.0, <2.0.0"' })
         .options(JSON_OPTION),
     handler: async (argv: { guid: string; constraint: string; store?: string; registry?: string; json: boolean }) => {
-      const installed = await install.execute({ guid: argv.guid, constraint: argv.constraint, ...packageSources(argv) });
+      const installed = await install().execute({ guid: argv.guid, constraint: argv.constraint, ...packageSources(argv) });
       if (argv.json) return printJson(output, installed);
       output.out(
         installed.downloaded
@@ -64,7 +65,7 @@ export function installCommand(install: InstallPackage, output: CliOutput) {
   };
 }
 
-export function registryCommands(indexRegistry: IndexRegistry, output: CliOutput) {
+export function registryCommands(indexRegistry: Lazy<IndexRegistry>, output: CliOutput) {
   return {
     command: 'registry',
     describe: 'Work with a registry directory: index',
@@ -79,7 +80,7 @@ export function registryCommands(indexRegistry: IndexRegistry, output: CliOutput
               .option('merge', { type: 'boolean', default: false, describe: 'keep the entries of the index already there; the files found replace theirs' })
               .options(JSON_OPTION),
           async (argv) => {
-            const outcome = await indexRegistry.execute({ directory: resolve(argv.dir), merge: argv.merge });
+            const outcome = await indexRegistry().execute({ directory: resolve(argv.dir), merge: argv.merge });
             if (argv.json) return printJson(output, outcome);
             output.out(`Indexed ${outcome.versions} version${outcome.versions === 1 ? '' : 's'} of ${outcome.packages} package${outcome.packages === 1 ? '' : 's'}: ${outcome.path}`);
             for (const skipped of outcome.skipped) output.err(`warning: skipped ${skipped}`);
@@ -91,7 +92,7 @@ export function registryCommands(indexRegistry: IndexRegistry, output: CliOutput
   };
 }
 
-export function searchCommand(search: SearchRegistry, output: CliOutput) {
+export function searchCommand(search: Lazy<SearchRegistry>, output: CliOutput) {
   return {
     command: 'search <term>',
     describe: 'List the packages of a registry whose GUID or name holds the term, with their versions',
@@ -102,7 +103,7 @@ export function searchCommand(search: SearchRegistry, output: CliOutput) {
         .options(JSON_OPTION),
     handler: async (argv: { term: string; registry?: string; json: boolean }) => {
       if (!argv.registry) throw new RegistryNotConfiguredError('no registry to search: use --registry or set PKG_REGISTRY');
-      const hits = await search.execute({ term: argv.term, registry: argv.registry });
+      const hits = await search().execute({ term: argv.term, registry: argv.registry });
       if (argv.json) return printJson(output, hits);
       if (hits.length === 0) return output.out(`No package matches ${JSON.stringify(argv.term)}`);
       const width = Math.max(...hits.map((hit) => hit.name.length));
@@ -111,7 +112,7 @@ export function searchCommand(search: SearchRegistry, output: CliOutput) {
   };
 }
 
-export function uninstallCommand(uninstall: UninstallPackage, output: CliOutput) {
+export function uninstallCommand(uninstall: Lazy<UninstallPackage>, output: CliOutput) {
   return {
     command: 'uninstall <guid>',
     describe: 'Remove a package from a store (every version, or one with --version) and update its index.json',
@@ -125,7 +126,7 @@ export function uninstallCommand(uninstall: UninstallPackage, output: CliOutput)
         .options(JSON_OPTION),
     handler: async (argv: { guid: string; version?: string; store?: string; json: boolean }) => {
       if (!argv.store) throw new UsageError('no store to uninstall from: use --store or set PKG_STORE');
-      const outcome = await uninstall.execute({ guid: argv.guid, store: resolve(argv.store), ...(argv.version !== undefined ? { version: argv.version } : {}) });
+      const outcome = await uninstall().execute({ guid: argv.guid, store: resolve(argv.store), ...(argv.version !== undefined ? { version: argv.version } : {}) });
       if (argv.json) return printJson(output, outcome);
       output.out(`Uninstalled ${outcome.guid} ${outcome.removed.map((stored) => stored.version).join(', ')}${outcome.remaining.length > 0 ? `; the store still holds ${outcome.remaining.join(', ')}` : ''}`);
     },

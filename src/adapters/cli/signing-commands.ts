@@ -10,13 +10,15 @@ import { JSON_OPTION, printJson, type CliOutput } from './cli-output.js';
 import { readUserFile } from './user-files.js';
 import { PASSPHRASE_OPTIONS, readPassphrase } from './passphrase-option.js';
 import { TRUST_OPTION, readTrustFiles } from './trust-option.js';
+import type { LazyFields } from './lazy.js';
 
-export interface SigningUseCases {
+/** The signing commands' use cases, each built when its command runs. */
+export type SigningUseCases = LazyFields<{
   sign: SignPackage;
   verifySignature: VerifySignature;
   encrypt: EncryptPackage;
   decrypt: DecryptPackage;
-}
+}>;
 
 /** `--private-key`, `--key` and the passphrase options, read into the keys that open encrypted packages (decrypt, serve). */
 export async function readDecryptionKeys(argv: { 'private-key'?: string; key?: string; passphrase?: string; 'passphrase-file'?: string }): Promise<DecryptionKeys> {
@@ -46,7 +48,7 @@ export function signingCommands(yargs: Argv, useCases: SigningUseCases, output: 
       async (argv) => {
         if (argv.cert && argv.openpgp) throw new UsageError('--cert is for RSA/X.509 signatures, not --openpgp');
         const passphrase = await readPassphrase(argv);
-        const result = await useCases.sign.execute({
+        const result = await useCases.sign().execute({
           location: argv.path,
           key: { key: await readUserFile(argv.key, '--key'), ...(argv.cert ? { certificate: await readUserFile(argv.cert, '--cert') } : {}), ...(passphrase !== undefined ? { passphrase } : {}) },
           openpgp: argv.openpgp,
@@ -69,7 +71,7 @@ export function signingCommands(yargs: Argv, useCases: SigningUseCases, output: 
           .options(JSON_OPTION),
       async (argv) => {
         const trust = [...(argv.cert ? [{ name: argv.cert, bytes: await readUserFile(argv.cert, '--cert') }] : []), ...(await readTrustFiles(argv.trust))];
-        const report = await useCases.verifySignature.execute(argv.path, { openpgp: argv.openpgp, trust });
+        const report = await useCases.verifySignature().execute(argv.path, { openpgp: argv.openpgp, trust });
         if (argv.json) printJson(output, report);
         else if (!report.valid) output.out(`FAIL signature${report.scheme ? ` (${report.scheme})` : ''}: ${report.reason}`);
         else if (report.trusted) output.out(`PASS signature (${report.scheme}): ${report.source}, signed by trusted key ${report.signer}`);
@@ -95,7 +97,7 @@ export function signingCommands(yargs: Argv, useCases: SigningUseCases, output: 
       async (argv) => {
         const recipient = argv.openpgp ? argv.recipient : argv['public-key'];
         if (!recipient) throw new UsageError(argv.openpgp ? '--openpgp needs --recipient <OpenPGP public key file>' : 'give --public-key <PEM key or certificate>, or --openpgp --recipient <public key file>');
-        const result = await useCases.encrypt.execute({ location: argv.path, recipient: await readUserFile(recipient, argv.openpgp ? '--recipient' : '--public-key'), openpgp: argv.openpgp, output: resolve(argv.output), force: argv.force });
+        const result = await useCases.encrypt().execute({ location: argv.path, recipient: await readUserFile(recipient, argv.openpgp ? '--recipient' : '--public-key'), openpgp: argv.openpgp, output: resolve(argv.output), force: argv.force });
         if (argv.json) return printJson(output, result);
         output.out(`Encrypted ${argv.path} into ${result.path} (AES-256-GCM, key management ${result.keyManagement})`);
       },
@@ -114,7 +116,7 @@ export function signingCommands(yargs: Argv, useCases: SigningUseCases, output: 
           .option('force', { alias: 'f', type: 'boolean', default: false, describe: 'overwrite an existing output' })
           .options(JSON_OPTION),
       async (argv) => {
-        const result = await useCases.decrypt.execute({
+        const result = await useCases.decrypt().execute({
           location: argv.cap,
           keys: await readDecryptionKeys(argv),
           ...(argv.output ? { output: resolve(argv.output) } : {}),

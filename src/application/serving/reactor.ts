@@ -5,9 +5,6 @@ import type { IntrospectionPath } from '../../domain/serving/reactor-paths.js';
 import type { TrustedKeys } from '../signing/trusted-keys.js';
 import type { SourceWatcher } from '../ports/source-watcher.js';
 import type { MountFailure, MountRequest, ReactorSettings } from '../ports/reactor-host.js';
-
-// Until every importer reads them from the port.
-export type { MountFailure, MountRequest, ReactorSettings } from '../ports/reactor-host.js';
 import { redactCredentials } from '../../domain/dependencies/registry-reference.js';
 import { sortPaths } from '../../domain/package/package-paths.js';
 import { coveredPaths, digestEntries } from '../integrity/digest-entries.js';

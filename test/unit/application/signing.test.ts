@@ -3,13 +3,11 @@ import { OpenPgpSignatureScheme } from '../../../src/adapters/crypto/openpgp-sig
 import { OpenPgpKeyWrapping } from '../../../src/adapters/crypto/openpgp-key-wrapping.js';
 import { RsaOaepKeyWrapping } from '../../../src/adapters/crypto/rsa-oaep-key-wrapping.js';
 import { MemoryArchiveWriter } from '../../../src/adapters/archive/memory-archive-writer.js';
-import { TOKENS } from '../../../src/application/ports/tokens.js';
-import { EncryptPackage } from '../../../src/application/use-cases/encrypt-package.js';
-import { SignPackage } from '../../../src/application/use-cases/sign-package.js';
-import { createContainer } from '../../../src/composition/container.js';
+import { PORT, USE_CASE } from '../../../src/composition/service-ids.js';
 import { OpenPgpUnavailableError, UsageError } from '../../../src/domain/errors.js';
 import { MemoryOpener, demoPackage } from '../../support/memory-opener.js';
 import { fakeScheme } from '../../support/fake-signature-scheme.js';
+import { productionContainer, swap } from '../../support/production-container.js';
 
 /** The openpgp module as a machine without it would load it. */
 const missing = () => Promise.reject(new Error("Cannot find package 'openpgp'"));
@@ -18,28 +16,28 @@ describe('signing and encryption use cases', () => {
   it('OpenPGP commands fail with OpenPgpUnavailableError and install guidance when openpgp cannot be loaded', async () => {
     const opener = new MemoryOpener().add('pkg', demoPackage());
     const archives = new MemoryArchiveWriter();
-    const container = createContainer({
-      [TOKENS.PackageOpener]: opener,
-      [TOKENS.ArchiveWriter]: archives,
-      [TOKENS.SignatureSchemes]: { rsa: fakeScheme(), openpgp: new OpenPgpSignatureScheme(missing) },
-      [TOKENS.KeyWrappings]: { rsa: new RsaOaepKeyWrapping(), openpgp: new OpenPgpKeyWrapping(missing) },
-    });
-    const sign = container.get(SignPackage).execute({ location: 'pkg', key: { key: new TextEncoder().encode('armored key') }, openpgp: true });
+    const container = productionContainer(
+      swap(PORT.PackageOpener, opener),
+      swap(PORT.ArchiveWriter, archives),
+      swap(PORT.SignatureSchemes, { rsa: fakeScheme(), openpgp: new OpenPgpSignatureScheme(missing) }),
+      swap(PORT.KeyWrappings, { rsa: new RsaOaepKeyWrapping(), openpgp: new OpenPgpKeyWrapping(missing) }),
+    );
+    const sign = container.get(USE_CASE.SignPackage).execute({ location: 'pkg', key: { key: new TextEncoder().encode('armored key') }, openpgp: true });
     await expect(sign).rejects.toThrow(OpenPgpUnavailableError);
     await expect(sign).rejects.toThrow(/npm install openpgp/);
-    const encrypt = container.get(EncryptPackage).execute({ location: 'pkg', recipient: new TextEncoder().encode('key'), openpgp: true, output: '/out/x.cap', force: false });
+    const encrypt = container.get(USE_CASE.EncryptPackage).execute({ location: 'pkg', recipient: new TextEncoder().encode('key'), openpgp: true, output: '/out/x.cap', force: false });
     await expect(encrypt).rejects.toThrow(OpenPgpUnavailableError);
     expect(archives.archives.size).toBe(0);
   });
 
   it('signs a package through the one pack pipeline: the public key is covered, signature.sig is not', async () => {
     const archives = new MemoryArchiveWriter();
-    const container = createContainer({
-      [TOKENS.PackageOpener]: new MemoryOpener().add('/in/pkg.cap', { ...demoPackage(), 'signature.pub.asc': 'stale', 'security.json': '{}' }),
-      [TOKENS.ArchiveWriter]: archives,
-      [TOKENS.SignatureSchemes]: { rsa: fakeScheme(), openpgp: fakeScheme('OpenPGP') },
-    });
-    const outcome = await container.get(SignPackage).execute({ location: '/in/pkg.cap', key: { key: new TextEncoder().encode('k') }, openpgp: false });
+    const container = productionContainer(
+      swap(PORT.PackageOpener, new MemoryOpener().add('/in/pkg.cap', { ...demoPackage(), 'signature.pub.asc': 'stale', 'security.json': '{}' })),
+      swap(PORT.ArchiveWriter, archives),
+      swap(PORT.SignatureSchemes, { rsa: fakeScheme(), openpgp: fakeScheme('OpenPGP') }),
+    );
+    const outcome = await container.get(USE_CASE.SignPackage).execute({ location: '/in/pkg.cap', key: { key: new TextEncoder().encode('k') }, openpgp: false });
     expect(outcome).toMatchObject({ scheme: 'RSA-SHA256', publicKeyFile: 'signature.pub.pem' });
     const written = archives.archives.get('/in/pkg.cap')!.entries;
     expect(written.map((entry) => entry.path)).not.toContain('signature.pub.asc');
@@ -50,10 +48,10 @@ describe('signing and encryption use cases', () => {
   });
 
   it('refuses to sign an encrypted package', async () => {
-    const container = createContainer({
-      [TOKENS.PackageOpener]: new MemoryOpener().add('enc', { 'metadata.json': demoPackage()['metadata.json']!, 'signature.json': '{}', 'package.enc': 'x' }),
-      [TOKENS.SignatureSchemes]: { rsa: fakeScheme(), openpgp: fakeScheme('OpenPGP') },
-    });
-    await expect(container.get(SignPackage).execute({ location: 'enc', key: { key: new Uint8Array([1]) }, openpgp: false })).rejects.toThrow(UsageError);
+    const container = productionContainer(
+      swap(PORT.PackageOpener, new MemoryOpener().add('enc', { 'metadata.json': demoPackage()['metadata.json']!, 'signature.json': '{}', 'package.enc': 'x' })),
+      swap(PORT.SignatureSchemes, { rsa: fakeScheme(), openpgp: fakeScheme('OpenPGP') }),
+    );
+    await expect(container.get(USE_CASE.SignPackage).execute({ location: 'enc', key: { key: new Uint8Array([1]) }, openpgp: false })).rejects.toThrow(UsageError);
   });
 });

@@ -1,11 +1,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { ListenError } from '../domain/errors.js';
-import type { ReactorHost, RunningReactor } from '../application/ports/reactor-host.js';
-import { Reactor, type MountRequest, type ReactorDependencies, type ReactorSettings } from '../application/serving/reactor.js';
-import { ReactorServer } from '../adapters/http/reactor-server.js';
-import type { WorkdirHold, Workdirs } from '../application/ports/workdirs.js';
+import { ListenError } from '../../domain/errors.js';
+import type { MountRequest, ReactorHost, ReactorSettings, RunningReactor } from '../../application/ports/reactor-host.js';
+import { Reactor, type ReactorDependencies } from '../../application/serving/reactor.js';
+import { ReactorServer } from './reactor-server.js';
+import type { WorkdirHold, Workdirs } from '../../application/ports/workdirs.js';
 
 /** Loads the mounts, then listens with the http adapter's server. */
 export class HttpReactorHost implements ReactorHost {

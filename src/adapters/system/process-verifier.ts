@@ -19,7 +19,8 @@ export class ProcessVerifier implements PackageVerifier {
 
   constructor(
     private readonly fallback: PackageVerifier,
-    childUrl = new URL('./verify-process.js', import.meta.url),
+    /** The child entry (the composition root's `verify-process`); when it is not there, the fallback verifies. */
+    childUrl: URL,
   ) {
     const file = fileURLToPath(childUrl);
     this.childFile = existsSync(file) ? file : undefined;
