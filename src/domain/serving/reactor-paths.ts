@@ -26,3 +26,9 @@ export function isPackageEndpoint(name: string): name is PackageEndpoint {
 export const REACTOR_PATHS = /^\/(api\/v1\/introspect\/|introspect\/|package\/|auth\/)/;
 
 export const GRAPHQL_PATH = '/graphql';
+
+/**
+ * GraphiQL's scripts and styles, which the reactor itself serves (never a CDN): one fixed
+ * path from the host root, whatever the mounts, answered before a request is resolved.
+ */
+export const GRAPHIQL_ASSETS_PATH = '/__pkg/graphiql/';
