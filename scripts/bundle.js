@@ -2,8 +2,9 @@
 // one cost 0.33 s per start; as one file it costs about half. (tsc type-checks first.)
 // What a command needs only sometimes (express, ajv, GraphQL, openpgp) is imported
 // dynamically, so it lands in a chunk that a start without it never compiles.
-import { build } from 'esbuild';
-import { chmodSync, rmSync } from 'node:fs';
+import { build, transform } from 'esbuild';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 
 const dist = new URL('../dist/', import.meta.url).pathname;
 // Chunk names carry a hash and entries come and go: clear dist/ so it holds exactly this build.
@@ -32,3 +33,61 @@ await build({
   banner: { js: "import { createRequire as __pkgCreateRequire } from 'node:module'; const require = __pkgCreateRequire(import.meta.url);" },
 });
 chmodSync(`${dist}pkg.js`, 0o755);
+
+// GraphiQL's browser files, which the reactor serves itself (never from a CDN), go into
+// dist/graphiql/ so the published package carries them: its graphiql, react and react-dom
+// are devDependencies, not installed with the tool. The list is the source's own.
+const listSource = readFileSync(new URL('../src/adapters/http/graphql/graphiql-asset-list.ts', import.meta.url), 'utf8');
+const { code } = await transform(listSource, { loader: 'ts', format: 'esm' });
+const { GRAPHIQL_ASSETS } = await import(`data:text/javascript,${encodeURIComponent(code)}`);
+const root = new URL('../', import.meta.url).pathname;
+const assets = `${dist}graphiql/`;
+mkdirSync(assets, { recursive: true });
+for (const asset of Object.values(GRAPHIQL_ASSETS)) {
+  const folder = packageFolder(asset.package, root);
+  const { version } = JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8'));
+  if (version !== asset.version) throw new Error(`GraphiQL's ${asset.name} needs ${asset.package}@${asset.version}; node_modules holds ${version}: run npm install`);
+  copyFileSync(join(folder, asset.file), assets + asset.name);
+}
+writeFileSync(`${assets}THIRD-PARTY-NOTICES.txt`, notices([...new Set(Object.values(GRAPHIQL_ASSETS).map((asset) => asset.package))]));
+
+/** Where `name` is installed as seen from `from` (node's lookup: node_modules/ in each folder up). */
+function packageFolder(name, from) {
+  for (let folder = from; ; folder = dirname(folder)) {
+    const candidate = join(folder, 'node_modules', name);
+    if (existsSync(join(candidate, 'package.json'))) return candidate;
+    if (dirname(folder) === folder) throw new Error(`${name} is not installed (from ${from}): run npm install`);
+  }
+}
+
+/**
+ * The licenses of what the copied files hold: the packages themselves and everything they
+ * depend on (GraphiQL's bundle holds its dependencies and graphql), each with its license
+ * file as shipped.
+ */
+function notices(packages) {
+  const seen = new Map();
+  const visit = (name, from) => {
+    let folder;
+    try {
+      folder = packageFolder(name, from);
+    } catch {
+      return; // an optional dependency for another platform
+    }
+    if (seen.has(folder)) return;
+    const manifest = JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8'));
+    seen.set(folder, manifest);
+    const optionalPeers = manifest.peerDependenciesMeta ?? {};
+    for (const dependency of Object.keys(manifest.dependencies ?? {})) visit(dependency, folder);
+    for (const peer of Object.keys(manifest.peerDependencies ?? {})) if (!optionalPeers[peer]?.optional) visit(peer, folder);
+  };
+  for (const name of packages) visit(name, root);
+  const entries = [...seen].map(([folder, manifest]) => {
+    const file = readdirSync(folder).find((entry) => /^(licen[cs]e|copying)(\.|$)/i.test(entry));
+    const text = file ? readFileSync(join(folder, file), 'utf8').trim() : `(${manifest.name} ships no license file; its package.json says: ${manifest.license ?? 'nothing'})`;
+    return `${manifest.name}@${manifest.version} (${manifest.license ?? 'no license field'})\n\n${text}\n`;
+  });
+  entries.sort();
+  const header = `The files beside this one are copied unchanged from the npm packages ${packages.join(', ')}; the reactor serves them for its GraphiQL page. They and what they bundle are licensed as follows.\n`;
+  return [header, ...entries].join(`\n${'-'.repeat(78)}\n\n`);
+}

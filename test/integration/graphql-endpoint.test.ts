@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
+import { createHash } from 'node:crypto';
 import express from 'express';
 import { getIntrospectionQuery, printSchema, type GraphQLSchema } from 'graphql';
 import request from 'supertest';
@@ -381,9 +382,17 @@ describe('HTTP', () => {
     const response = await request(loaded.app).get('/graphql').set('Accept', browserAccept).expect(200);
     expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(response.headers['vary']).toBe('Accept');
-    expect(response.text).toContain('https://cdn.jsdelivr.net/npm/graphiql@3/graphiql.min.js');
-    expect(response.text).toContain('https://cdn.jsdelivr.net/npm/graphiql@3/graphiql.min.css');
-    expect(response.text).toContain('react-dom@18/umd/react-dom.production.min.js');
+    // GraphiQL from the reactor itself: every URL the page names is one of its files, on the same origin.
+    const urls = [...response.text.matchAll(/\b(?:src|href|action)="([^"]*)"/g)].map(([, url]) => url!);
+    expect(urls.sort()).toEqual(['/__pkg/graphiql/graphiql-4.1.2.min.css', '/__pkg/graphiql/graphiql-4.1.2.min.js', '/__pkg/graphiql/react-18.3.1.production.min.js', '/__pkg/graphiql/react-dom-18.3.1.production.min.js']);
+    expect(response.text).not.toMatch(/\/\/|cdn|jsdelivr|unpkg|integrity|crossorigin/i);
+    // Nor may anything load from elsewhere: the one inline script is allowed by its hash.
+    const csp = response.headers['content-security-policy']!;
+    expect(csp).toMatch(/^default-src 'self'; /);
+    expect(csp).not.toMatch(/https?:|\*|unsafe-eval/);
+    const scripts = [...response.text.matchAll(/<script>([\s\S]*?)<\/script>/g)].map(([, body]) => body!);
+    expect(scripts).toHaveLength(1);
+    expect(csp).toContain(`script-src 'self' 'sha256-${createHash('sha256').update(scripts[0]!).digest('base64')}'`);
     expect(response.text).toMatch(/<form id="fallback">[\s\S]*<textarea id="query"[\s\S]*<button type="submit">Run<\/button>/);
     // A client that asks for JSON as much as HTML, or for anything, gets GraphQL.
     const json = await request(loaded.app).get('/graphql').set('Accept', 'application/json').query({ query: '{ notes(limit: 1) }' }).expect(200);

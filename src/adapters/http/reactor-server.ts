@@ -5,10 +5,12 @@ import { DEFAULT_BODY_LIMIT, type Mount, type Reactor } from '../../application/
 import { RequestResolver, type RequestTarget } from '../../application/serving/request-target.js';
 import { LIVE_RELOAD_PATH } from '../../application/serving/served-package.js';
 import { ResourceNotFoundError } from '../../domain/errors.js';
+import { GRAPHIQL_ASSETS_PATH } from '../../domain/serving/reactor-paths.js';
 import { readData } from './data-api.js';
 import { graphqlDatasets } from './graphql/graphql-datasets.js';
+import type { GraphiqlAssets } from './graphql/graphiql-assets.js';
 import { lazyGraphqlEndpoint } from './graphql/lazy-graphql.js';
-import { sendProblem } from './http-problems.js';
+import { methodNotAllowed, sendProblem } from './http-problems.js';
 import { writeStatic } from './static-responder.js';
 import { AuthGate } from './auth/auth-gate.js';
 import { CrossSiteGuard } from './cross-site-guard.js';
@@ -45,6 +47,8 @@ export class ReactorServer {
   private readonly gate: AuthGate | undefined;
   private readonly guard: CrossSiteGuard;
   private readonly liveReload: LiveReloadStream | undefined;
+  /** GraphiQL's files, loaded on the first request for one; see `serveGraphiqlAsset`. */
+  private graphiqlAssets: Promise<GraphiqlAssets> | undefined;
 
   constructor(
     private readonly reactor: Reactor,
@@ -120,6 +124,8 @@ export class ReactorServer {
         case 'file':
           this.metrics.lookup(target.mount.prefix, target.file !== undefined);
           return this.serveFile(target, request, response);
+        case 'graphiql':
+          return this.serveGraphiqlAsset(request.method ?? 'GET', target.file, request, response);
         case 'health':
           return void this.health(target.probe, response);
         case 'metrics':
@@ -155,6 +161,24 @@ export class ReactorServer {
       (found) => (found.kind === 'hit' ? this.write(request, response, found.file) : sendProblem(response, new ResourceNotFoundError(`no route or file for ${target.mount.prefix.slice(0, -1)}${target.path}`))),
       (error) => sendProblem(response, error),
     );
+  }
+
+  /**
+   * `/__pkg/graphiql/<file>`: the scripts and styles of the GraphiQL page, the same at every
+   * mount and before any package's paths; public code, so never gated. Each
+   * file is read on its first request and kept, and answered like a static file: its
+   * type, strong ETag, the reactor's Cache-Control, 304.
+   */
+  private serveGraphiqlAsset(method: string, name: string, request: IncomingMessage, response: ServerResponse): void {
+    if (method !== 'GET' && method !== 'HEAD') return sendProblem(response, methodNotAllowed('GET, HEAD'));
+    const cacheControl = this.reactor.settings.cacheControl;
+    this.graphiqlAssets ??= import('./graphql/graphiql-assets.js').then(({ GraphiqlAssets }) => new GraphiqlAssets(cacheControl));
+    this.graphiqlAssets
+      .then((assets) => assets.file(name) ?? Promise.reject(new ResourceNotFoundError(`no GraphiQL file ${GRAPHIQL_ASSETS_PATH}${name}`)))
+      .then(
+        (file) => this.write(request, response, file),
+        (error) => sendProblem(response, error),
+      );
   }
 
   private write(request: IncomingMessage, response: ServerResponse, file: Parameters<typeof writeStatic>[2]): void {

@@ -33,3 +33,9 @@ export type HealthProbe = (typeof HEALTH_PATHS)[keyof typeof HEALTH_PATHS];
 
 /** Prometheus's scrape path: behind authentication where any mount enables it, unless `--metrics-public`. */
 export const METRICS_PATH = '/metrics';
+
+/**
+ * GraphiQL's scripts and styles, which the reactor itself serves (never a CDN): one fixed
+ * path from the host root, whatever the mounts, answered before a request is resolved.
+ */
+export const GRAPHIQL_ASSETS_PATH = '/__pkg/graphiql/';

@@ -1,43 +1,15 @@
-const CDN = 'https://cdn.jsdelivr.net/npm';
+import { createHash } from 'node:crypto';
+import { GRAPHIQL_ASSETS_PATH } from '../../../domain/serving/reactor-paths.js';
+import { GRAPHIQL_ASSETS } from './graphiql-asset-list.js';
+
+const asset = (key: keyof typeof GRAPHIQL_ASSETS) => GRAPHIQL_ASSETS_PATH + GRAPHIQL_ASSETS[key].name;
 
 /**
- * GraphiQL from a CDN, over a plain form that works without it: the form is in the
- * page and wired before the CDN scripts run (they are deferred), so a reactor on a
- * machine without internet, or a CDN that hangs, still leaves a usable page. Nothing
- * from the request is written into the HTML; the script reads its own URL.
+ * The page's own script: wires the form (which works without GraphiQL), then starts
+ * GraphiQL once its deferred scripts ran, if they did. It reads its URL itself: nothing
+ * from the request is written into the HTML. Hashed as it stands between its tags (see CSP).
  */
-export const GRAPHIQL_PAGE = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>GraphiQL</title>
-<link rel="stylesheet" href="${CDN}/graphiql@3/graphiql.min.css">
-<script defer crossorigin src="${CDN}/react@18/umd/react.production.min.js"></script>
-<script defer crossorigin src="${CDN}/react-dom@18/umd/react-dom.production.min.js"></script>
-<script defer crossorigin src="${CDN}/graphiql@3/graphiql.min.js"></script>
-<style>
-  html, body { height: 100%; margin: 0; }
-  #graphiql { height: 100vh; }
-  #fallback { font: 14px system-ui, sans-serif; padding: 1rem; max-width: 60rem; }
-  #fallback textarea { width: 100%; font: 13px ui-monospace, monospace; box-sizing: border-box; }
-  #fallback pre { background: #f4f4f4; padding: .75rem; overflow: auto; white-space: pre-wrap; }
-</style>
-</head>
-<body>
-<div id="graphiql" hidden></div>
-<form id="fallback">
-  <p>GraphQL endpoint. The GraphiQL editor could not be loaded (it comes from cdn.jsdelivr.net); this form sends queries instead.</p>
-  <label for="query">Query</label>
-  <textarea id="query" name="query" rows="12" spellcheck="false">{
-  __schema { queryType { fields { name } } mutationType { fields { name } } }
-}</textarea>
-  <label for="variables">Variables (JSON, optional)</label>
-  <textarea id="variables" name="variables" rows="4" spellcheck="false"></textarea>
-  <p><button type="submit">Run</button></p>
-  <pre id="result" aria-live="polite"></pre>
-</form>
-<script>
+const BOOTSTRAP = `
 (function () {
   var endpoint = window.location.pathname;
   var form = document.getElementById('fallback');
@@ -75,7 +47,62 @@ export const GRAPHIQL_PAGE = `<!doctype html>
     }
   });
 })();
-</script>
+`;
+
+/**
+ * GraphiQL, loaded from the reactor itself (`GRAPHIQL_ASSETS_PATH`), over a plain form
+ * that stays when GraphiQL's scripts do not run: the form is in the page and wired
+ * before them (they are deferred). The page names no other host.
+ */
+export const GRAPHIQL_PAGE = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>GraphiQL</title>
+<link rel="stylesheet" href="${asset('graphiqlCss')}">
+<script defer src="${asset('react')}"></script>
+<script defer src="${asset('reactDom')}"></script>
+<script defer src="${asset('graphiql')}"></script>
+<style>
+  html, body { height: 100%; margin: 0; }
+  #graphiql { height: 100vh; }
+  #fallback { font: 14px system-ui, sans-serif; padding: 1rem; max-width: 60rem; }
+  #fallback textarea { width: 100%; font: 13px ui-monospace, monospace; box-sizing: border-box; }
+  #fallback pre { background: #f4f4f4; padding: .75rem; overflow: auto; white-space: pre-wrap; }
+</style>
+</head>
+<body>
+<div id="graphiql" hidden></div>
+<form id="fallback">
+  <p>GraphQL endpoint. The GraphiQL editor could not be started (its scripts come from this reactor, below ${GRAPHIQL_ASSETS_PATH}); this form sends queries instead.</p>
+  <label for="query">Query</label>
+  <textarea id="query" name="query" rows="12" spellcheck="false">{
+  __schema { queryType { fields { name } } mutationType { fields { name } } }
+}</textarea>
+  <label for="variables">Variables (JSON, optional)</label>
+  <textarea id="variables" name="variables" rows="4" spellcheck="false"></textarea>
+  <p><button type="submit">Run</button></p>
+  <pre id="result" aria-live="polite"></pre>
+</form>
+<script>${BOOTSTRAP}</script>
 </body>
 </html>
 `;
+
+/**
+ * The page's Content-Security-Policy: everything from the reactor's own origin, its one
+ * inline script by hash. GraphiQL's CSS embeds its fonts and images as data: URLs, and
+ * React sets styles inline, so styles may be inline (a hash beside 'unsafe-inline' would
+ * void it). Nothing may come from another host.
+ */
+export const GRAPHIQL_PAGE_CSP = [
+  "default-src 'self'",
+  `script-src 'self' 'sha256-${createHash('sha256').update(BOOTSTRAP).digest('base64')}'`,
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+].join('; ');

@@ -3,7 +3,7 @@ import express, { type Request, type RequestHandler } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import { createHandler } from 'graphql-http/lib/use/express';
 import { HttpProblem, methodNotAllowed, sendProblem } from '../http-problems.js';
-import { GRAPHIQL_PAGE } from './graphiql-page.js';
+import { GRAPHIQL_PAGE, GRAPHIQL_PAGE_CSP } from './graphiql-page.js';
 import { nestsTooDeep, queryLimitRules } from './query-limits.js';
 import { DEFAULT_BODY_LIMIT } from '../../../application/serving/reactor.js';
 
@@ -19,7 +19,8 @@ const GRAPHIQL_BYTES = Buffer.from(GRAPHIQL_PAGE);
 
 /**
  * `<mount>/graphql`: GraphQL over HTTP (graphql-http) for POST with a JSON body and
- * GET with `?query=`, and GraphiQL for a browser's GET. graphql-http refuses
+ * GET with `?query=`, and GraphiQL for a browser's GET (its scripts and styles from the
+ * reactor, `GRAPHIQL_ASSETS_PATH`; its Content-Security-Policy lets nothing else load). graphql-http refuses
  * mutations over GET; that stays, so a link or a crawler never writes.
  */
 export function createGraphqlEndpoint(schema: GraphQLSchema, options: GraphqlEndpointOptions = {}): RequestHandler {
@@ -38,7 +39,7 @@ export function createGraphqlEndpoint(schema: GraphQLSchema, options: GraphqlEnd
     response.setHeader('Vary', 'Accept');
     response.setHeader('Cache-Control', 'no-store');
     if (request.method === 'GET' && prefersHtml(request)) {
-      response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': GRAPHIQL_BYTES.length });
+      response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': GRAPHIQL_BYTES.length, 'Content-Security-Policy': GRAPHIQL_PAGE_CSP });
       response.end(GRAPHIQL_BYTES);
       return;
     }
