@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Before `npm test`: the system tools the tests drive as real components (zip tools,
+# openssl, gpg, htpasswd, nginx, Chromium, sqlite3, curl). What is missing is installed
+# from Debian's packages when this can (root with apt-get); otherwise it stops at once with
+# one line naming what to install, so no test fails obscurely for a missing tool.
+set -euo pipefail
+
+# command|Debian package (a path for tools outside the usual PATH of a user)
+tools=(
+  unzip\|unzip zip\|zip python3\|python3 openssl\|openssl gpg\|gnupg gpgconf\|gnupg
+  htpasswd\|apache2-utils /usr/sbin/nginx\|nginx sqlite3\|sqlite3 curl\|curl setsid\|util-linux
+  "${CHROMIUM_PATH:-/usr/bin/chromium}|chromium"
+)
+missing=()
+for tool in "${tools[@]}"; do
+  command="${tool%%|*}"
+  package="${tool#*|}"
+  if [[ "$command" == /* ]]; then [ -x "$command" ] && continue; else command -v "$command" >/dev/null 2>&1 && continue; fi
+  [[ " ${missing[*]} " == *" $package "* ]] || missing+=("$package")
+done
+[ "${#missing[@]}" -eq 0 ] && exit 0
+
+if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
+  echo "Installing the system tools the tests drive: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  exit 0
+fi
+echo "npm test needs these Debian packages: ${missing[*]} (sudo apt-get install ${missing[*]}), then run it again" >&2
+exit 1
