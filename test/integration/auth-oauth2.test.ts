@@ -6,7 +6,8 @@ import request from 'supertest';
 import { NodeAuthCrypto } from '../../src/adapters/crypto/node-auth-crypto.js';
 import { FetchOAuth2Provider } from '../../src/adapters/oauth2/fetch-oauth2-provider.js';
 import { Sessions } from '../../src/application/auth/sessions.js';
-import { MemoryOpener, VALID_METADATA, demoPackage } from '../support/memory-opener.js';
+import { MemoryOpener } from '../fakes/memory-package-opener.js';
+import { VALID_METADATA, demoPackage } from '../support/demo-package.js';
 import { startBrokenEndpoint, startProvider } from '../support/oauth2-provider.js';
 import { startReactor } from '../support/reactor-fixture.js';
 

@@ -3,8 +3,9 @@ import request from 'supertest';
 import { createContainer } from '../../src/composition/container.js';
 import { ValidatePackage } from '../../src/application/use-cases/validate-package.js';
 import { LocalPackageOpener } from '../../src/composition/local-package-opener.js';
-import { MemoryOpener, VALID_METADATA, demoPackage } from '../support/memory-opener.js';
-import { MemoryOverlayStore } from '../support/memory-overlay-store.js';
+import { MemoryOpener } from '../fakes/memory-package-opener.js';
+import { VALID_METADATA, demoPackage } from '../support/demo-package.js';
+import { MemoryOverlayStore } from '../fakes/memory-overlay-store.js';
 import { startReactor } from '../support/reactor-fixture.js';
 import { temporaryDirectory } from '../support/paths.js';
 

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals
 import express from 'express';
 import { getIntrospectionQuery, printSchema, type GraphQLSchema } from 'graphql';
 import request from 'supertest';
-import { MemoryPackageSource } from '../../src/adapters/archive/memory-package-source.js';
+import { MemoryPackageSource } from '../fakes/memory-package-source.js';
 import { buildDatasetSchema } from '../../src/adapters/http/graphql/dataset-schema.js';
 import { createGraphqlEndpoint } from '../../src/adapters/http/graphql/graphql-endpoint.js';
 import { AjvSchemaValidator } from '../../src/adapters/schema/ajv-schema-validator.js';
@@ -10,8 +10,8 @@ import { PackageDatasets } from '../../src/application/data/package-datasets.js'
 import { readPackage } from '../../src/application/package/package-reader.js';
 import type { SqliteReader } from '../../src/application/ports/sqlite-reader.js';
 import { ReadOnlyError } from '../../src/domain/errors.js';
-import { VALID_METADATA } from '../support/memory-opener.js';
-import { MemoryOverlayStore, type MemoryPackageOverlay } from '../support/memory-overlay-store.js';
+import { VALID_METADATA } from '../support/demo-package.js';
+import { MemoryOverlayStore, type MemoryPackageOverlay } from '../fakes/memory-overlay-store.js';
 
 const POST_SCHEMA = {
   type: 'object',

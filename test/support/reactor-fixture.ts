@@ -12,7 +12,7 @@ import { ZipArchiveWriter } from '../../src/adapters/archive/zip-archive-writer.
 import { PackPipeline } from '../../src/application/package/pack-pipeline.js';
 import { PackPackage } from '../../src/application/use-cases/pack-package.js';
 import { SavePackage } from '../../src/application/use-cases/save-package.js';
-import { MemoryOverlayStore } from './memory-overlay-store.js';
+import { MemoryOverlayStore } from '../fakes/memory-overlay-store.js';
 import { SignatureCheck } from '../../src/application/signing/signature-check.js';
 import { RsaSignatureScheme } from '../../src/adapters/crypto/rsa-signature-scheme.js';
 import { OpenPgpSignatureScheme } from '../../src/adapters/crypto/openpgp-signature-scheme.js';

@@ -1,12 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
-import { MemoryPackageSource } from '../../../src/adapters/archive/memory-package-source.js';
+import { MemoryPackageSource } from '../../fakes/memory-package-source.js';
 import { AjvSchemaValidator } from '../../../src/adapters/schema/ajv-schema-validator.js';
 import { PackageDatasets } from '../../../src/application/data/package-datasets.js';
 import { readPackage } from '../../../src/application/package/package-reader.js';
 import type { SqliteReader } from '../../../src/application/ports/sqlite-reader.js';
 import { DatasetUnavailableError, DuplicateIdError, ItemNotFoundError, NotACollectionError, ReadOnlyError, SchemaViolationError } from '../../../src/domain/errors.js';
-import { MemoryOverlayStore } from '../../support/memory-overlay-store.js';
-import { VALID_METADATA } from '../../support/memory-opener.js';
+import { MemoryOverlayStore } from '../../fakes/memory-overlay-store.js';
+import { VALID_METADATA } from '../../support/demo-package.js';
 
 const sqlite: SqliteReader = { readTable: async () => [{ id: 1, name: 'row' }] };
 const files = {

@@ -5,7 +5,8 @@ import type { PackageStore, PackageStores, StoredPackage } from '../../../src/ap
 import type { RegistryClient, RegistryClients } from '../../../src/application/ports/registry-client.js';
 import type { RegistryIndex, RegistryVersion } from '../../../src/domain/dependencies/registry-index.js';
 import { ChecksumMismatchError, InvalidPackageError, PackageNotFoundError, RegistryNotConfiguredError, UnsatisfiableConstraintError, UsageError } from '../../../src/domain/errors.js';
-import { MemoryOpener, VALID_METADATA } from '../../support/memory-opener.js';
+import { MemoryOpener } from '../../fakes/memory-package-opener.js';
+import { VALID_METADATA } from '../../support/demo-package.js';
 
 const hasher = new NodeHasher();
 const GUID = VALID_METADATA.guid;

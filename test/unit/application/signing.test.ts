@@ -2,14 +2,15 @@ import { describe, expect, it } from '@jest/globals';
 import { OpenPgpSignatureScheme } from '../../../src/adapters/crypto/openpgp-signature-scheme.js';
 import { OpenPgpKeyWrapping } from '../../../src/adapters/crypto/openpgp-key-wrapping.js';
 import { RsaOaepKeyWrapping } from '../../../src/adapters/crypto/rsa-oaep-key-wrapping.js';
-import { MemoryArchiveWriter } from '../../../src/adapters/archive/memory-archive-writer.js';
+import { MemoryArchiveWriter } from '../../fakes/memory-archive-writer.js';
 import { TOKENS } from '../../../src/application/ports/tokens.js';
 import { EncryptPackage } from '../../../src/application/use-cases/encrypt-package.js';
 import { SignPackage } from '../../../src/application/use-cases/sign-package.js';
 import { createContainer } from '../../../src/composition/container.js';
 import { OpenPgpUnavailableError, UsageError } from '../../../src/domain/errors.js';
-import { MemoryOpener, demoPackage } from '../../support/memory-opener.js';
-import { fakeScheme } from '../../support/fake-signature-scheme.js';
+import { MemoryOpener } from '../../fakes/memory-package-opener.js';
+import { demoPackage } from '../../support/demo-package.js';
+import { fakeScheme } from '../../fakes/fake-signature-scheme.js';
 
 /** The openpgp module as a machine without it would load it. */
 const missing = () => Promise.reject(new Error("Cannot find package 'openpgp'"));

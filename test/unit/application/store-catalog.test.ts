@@ -4,7 +4,7 @@ import type { StoreDirectories, StoreDirectory, StoreFile } from '../../../src/a
 import type { PackageSource } from '../../../src/application/ports/package-source.js';
 import type { Warnings } from '../../../src/application/ports/warnings.js';
 import type { StoreIndex } from '../../../src/domain/dependencies/store-index.js';
-import { MemoryOpener } from '../../support/memory-opener.js';
+import { MemoryOpener } from '../../fakes/memory-package-opener.js';
 
 const GUID = 'pkg://example.org/theme';
 const OTHER = 'pkg://example.org/other';

@@ -3,7 +3,8 @@ import { AjvSchemaValidator } from '../../../src/adapters/schema/ajv-schema-vali
 import type { HttpProbe } from '../../../src/application/ports/http-probe.js';
 import type { ReactorHost } from '../../../src/application/ports/reactor-host.js';
 import { TestPackage } from '../../../src/application/use-cases/test-package.js';
-import { MemoryOpener, demoPackage } from '../../support/memory-opener.js';
+import { MemoryOpener } from '../../fakes/memory-package-opener.js';
+import { demoPackage } from '../../support/demo-package.js';
 
 /** A host that records starts, and a probe that answers from a table. */
 function fakes(pages: Record<string, { status: number; body: string; type?: string }>) {

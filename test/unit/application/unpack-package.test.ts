@@ -3,7 +3,8 @@ import { NodeHasher } from '../../../src/adapters/crypto/node-hasher.js';
 import { UnpackPackage } from '../../../src/application/use-cases/unpack-package.js';
 import type { DirectoryDraft, DirectoryWriter } from '../../../src/application/ports/directory-writer.js';
 import { IntegrityError, UnsafeEntryError } from '../../../src/domain/errors.js';
-import { MemoryOpener, demoPackage } from '../../support/memory-opener.js';
+import { MemoryOpener } from '../../fakes/memory-package-opener.js';
+import { demoPackage } from '../../support/demo-package.js';
 
 class MemoryDirectoryWriter implements DirectoryWriter {
   readonly committed = new Map<string, Map<string, Buffer>>();

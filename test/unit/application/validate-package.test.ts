@@ -6,9 +6,10 @@ import { EntryDigester } from '../../../src/application/integrity/entry-digester
 import { ValidatePackage } from '../../../src/application/use-cases/validate-package.js';
 import type { CheckName } from '../../../src/domain/validation/check-report.js';
 import { KeyRequiredError } from '../../../src/domain/errors.js';
-import { MemoryOpener, demoPackage } from '../../support/memory-opener.js';
+import { MemoryOpener } from '../../fakes/memory-package-opener.js';
+import { demoPackage } from '../../support/demo-package.js';
 import { SignatureCheck } from '../../../src/application/signing/signature-check.js';
-import { fakeScheme } from '../../support/fake-signature-scheme.js';
+import { fakeScheme } from '../../fakes/fake-signature-scheme.js';
 
 const hasher = new NodeHasher();
 const validate = async (files: Record<string, string | Uint8Array>) => {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { OutputExistsError } from '../../domain/errors.js';
-import type { ArchiveEntryOptions, ArchiveSink, ArchiveWriter } from '../../application/ports/archive-writer.js';
+import { OutputExistsError } from '../../src/domain/errors.js';
+import type { ArchiveEntryOptions, ArchiveSink, ArchiveWriter } from '../../src/application/ports/archive-writer.js';
 
 export interface MemoryArchive {
   entries: Array<{ path: string; bytes: Uint8Array; store: boolean }>;

@@ -1,6 +1,6 @@
-import { SourceNotFoundError } from '../../domain/errors.js';
-import { sortPaths } from '../../domain/package/package-paths.js';
-import type { PackageEntry, PackageSource } from '../../application/ports/package-source.js';
+import { SourceNotFoundError } from '../../src/domain/errors.js';
+import { sortPaths } from '../../src/domain/package/package-paths.js';
+import type { PackageEntry, PackageSource } from '../../src/application/ports/package-source.js';
 
 /** A package held in memory, for tests and for packages built on the fly. */
 export class MemoryPackageSource implements PackageSource {
