@@ -10,7 +10,7 @@ import { createContainer } from '../../../src/composition/container.js';
 import { OpenPgpUnavailableError, UsageError } from '../../../src/domain/errors.js';
 import { MemoryOpener } from '../../fakes/memory-package-opener.js';
 import { demoPackage } from '../../support/demo-package.js';
-import { fakeScheme } from '../../fakes/fake-signature-scheme.js';
+import { fakeKey, fakeScheme } from '../../fakes/fake-signature-scheme.js';
 
 /** The openpgp module as a machine without it would load it. */
 const missing = () => Promise.reject(new Error("Cannot find package 'openpgp'"));
@@ -40,7 +40,7 @@ describe('signing and encryption use cases', () => {
       [TOKENS.ArchiveWriter]: archives,
       [TOKENS.SignatureSchemes]: { rsa: fakeScheme(), openpgp: fakeScheme('OpenPGP') },
     });
-    const outcome = await container.get(SignPackage).execute({ location: '/in/pkg.cap', key: { key: new TextEncoder().encode('k') }, openpgp: false });
+    const outcome = await container.get(SignPackage).execute({ location: '/in/pkg.cap', key: { key: fakeKey('k') }, openpgp: false });
     expect(outcome).toMatchObject({ scheme: 'RSA-SHA256', publicKeyFile: 'signature.pub.pem' });
     const written = archives.archives.get('/in/pkg.cap')!.entries;
     expect(written.map((entry) => entry.path)).not.toContain('signature.pub.asc');
@@ -55,6 +55,6 @@ describe('signing and encryption use cases', () => {
       [TOKENS.PackageOpener]: new MemoryOpener().add('enc', { 'metadata.json': demoPackage()['metadata.json']!, 'signature.json': '{}', 'package.enc': 'x' }),
       [TOKENS.SignatureSchemes]: { rsa: fakeScheme(), openpgp: fakeScheme('OpenPGP') },
     });
-    await expect(container.get(SignPackage).execute({ location: 'enc', key: { key: new Uint8Array([1]) }, openpgp: false })).rejects.toThrow(UsageError);
+    await expect(container.get(SignPackage).execute({ location: 'enc', key: { key: fakeKey('k') }, openpgp: false })).rejects.toThrow(UsageError);
   });
 });
