@@ -8,6 +8,7 @@ import type { OAuth2Provider } from '../../../src/application/ports/oauth2-provi
 import { OAuth2CallbackError, OAuth2ProviderError, OAuth2StateError, UsageError } from '../../../src/domain/errors.js';
 import { FixedClock } from '../../fakes/fixed-clock.js';
 import { MemoryLocalFiles } from '../../fakes/memory-local-files.js';
+import { MemorySessionRevocations } from '../../fakes/memory-session-revocations.js';
 import { ReversedPasswordHashes } from '../../fakes/reversed-password-hashes.js';
 import { ScriptedOAuth2Provider } from '../../fakes/scripted-oauth2-provider.js';
 
@@ -75,8 +76,7 @@ describe('Sessions', () => {
   it('carries the claims, looks deploy roles up on every read, and expires', () => {
     const clock = new FixedClock(1000);
     const roles: Record<string, string[]> = { 'jo@example.org': ['admin'] };
-    const revoked = new Map<string, number>();
-    const sessions = new Sessions('secret-0123456789abcdef', crypto, roles, { has: (id) => revoked.has(id), revoke: async (id, until) => void revoked.set(id, until) }, clock.millis);
+    const sessions = new Sessions('secret-0123456789abcdef', crypto, roles, new MemorySessionRevocations(clock.millis), clock.millis);
     const mine = new Set(['mount-a']);
     const cookie = sessions.issue({ name: 'jo@example.org', names: ['jo@example.org', 'sub-1'], roles: ['viewer'] }, 'mount-a');
     expect(sessions.read(cookie, mine)).toEqual({ name: 'jo@example.org', roles: ['viewer', 'admin'], via: 'session' });
@@ -86,16 +86,16 @@ describe('Sessions', () => {
   });
 
   it('never reads a revoked session again, and revokes it until it would have expired', async () => {
-    const revoked = new Map<string, number>();
-    const sessions = new Sessions('secret-0123456789abcdef', crypto, {}, { has: (id) => revoked.has(id), revoke: async (id, until) => void revoked.set(id, until) }, () => 1000);
+    const revocations = new MemorySessionRevocations(() => 1000);
+    const sessions = new Sessions('secret-0123456789abcdef', crypto, {}, revocations, () => 1000);
     const cookie = sessions.issue({ name: 'jo', names: ['jo'], roles: [] }, 'a');
     const other = sessions.issue({ name: 'jo', names: ['jo'], roles: [] }, 'a');
     await sessions.revoke(cookie);
     expect(sessions.read(cookie, new Set(['a']))).toBeUndefined();
     expect(sessions.read(other, new Set(['a']))).toBeDefined();
-    expect([...revoked.values()]).toEqual([1000 + 8 * 3600 * 1000]);
+    expect([...revocations.revoked.values()]).toEqual([1000 + 8 * 3600 * 1000]);
     await sessions.revoke('garbage');
-    expect(revoked.size).toBe(1);
+    expect(revocations.revoked.size).toBe(1);
   });
 });
 
