@@ -2,7 +2,7 @@ import { SourceNotFoundError } from '../../src/domain/errors.js';
 import { MemoryPackageSource } from './memory-package-source.js';
 import type { PackageOpener, PackageSource } from '../../src/application/ports/package-source.js';
 
-/** Opens packages held in memory by name. */
+/** Opens packages held in memory by name. Kept honest by test/contracts/package-source.contract.ts. */
 export class MemoryOpener implements PackageOpener {
   private readonly packages = new Map<string, Record<string, string | Uint8Array>>();
 
