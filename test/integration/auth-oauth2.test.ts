@@ -6,7 +6,9 @@ import request from 'supertest';
 import { NodeAuthCrypto } from '../../src/adapters/crypto/node-auth-crypto.js';
 import { FetchOAuth2Provider } from '../../src/adapters/oauth2/fetch-oauth2-provider.js';
 import { Sessions } from '../../src/application/auth/sessions.js';
-import { MemoryOpener, VALID_METADATA, demoPackage } from '../support/memory-opener.js';
+import { MemoryOpener } from '../fakes/memory-package-opener.js';
+import { VALID_METADATA, demoPackage } from '../support/demo-package.js';
+import { MemorySessionRevocations } from '../fakes/memory-session-revocations.js';
 import { startBrokenEndpoint, startProvider } from '../support/oauth2-provider.js';
 import { startReactor } from '../support/reactor-fixture.js';
 import { swap } from '../support/production-container.js';
@@ -257,7 +259,7 @@ describe('a provider that fails during the exchange', () => {
 
 describe('the session cookie', () => {
   const audience = () => JSON.stringify(['/', `${provider.url}/authorize`, 'reactor-client']);
-  const sessions = (now: () => number, secret = SECRET) => new Sessions(secret, new NodeAuthCrypto(), {}, { has: () => false, revoke: async () => undefined }, now);
+  const sessions = (now: () => number, secret = SECRET) => new Sessions(secret, new NodeAuthCrypto(), {}, new MemorySessionRevocations(now), now);
 
   it('is refused when tampered, truncated, expired or signed with another secret', async () => {
     const good = await signIn();

@@ -6,7 +6,7 @@ import { PORT, USE_CASE } from '../../src/composition/service-ids.js';
 import { ROOT, temporaryDirectory } from '../support/paths.js';
 import { productionContainer, swap } from '../support/production-container.js';
 import { startReactorIn } from '../support/reactor-fixture.js';
-import { MemoryOverlayStore } from '../support/memory-overlay-store.js';
+import { MemoryOverlayStore } from '../fakes/memory-overlay-store.js';
 
 // examples/composite routes /style.css to the theme's content/theme.css: it needs examples/theme to load.
 const COMPOSITE = join(ROOT, 'examples/composite');

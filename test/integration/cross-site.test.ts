@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import { MemoryOpener, VALID_METADATA, demoPackage } from '../support/memory-opener.js';
+import { MemoryOpener } from '../fakes/memory-package-opener.js';
+import { VALID_METADATA, demoPackage } from '../support/demo-package.js';
 import { startReactor } from '../support/reactor-fixture.js';
 import { temporaryDirectory } from '../support/paths.js';
 

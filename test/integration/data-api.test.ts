@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { PORT, USE_CASE } from '../../src/composition/service-ids.js';
 import { productionContainer, productionOpener, swap } from '../support/production-container.js';
-import { MemoryOpener, VALID_METADATA, demoPackage } from '../support/memory-opener.js';
-import { MemoryOverlayStore } from '../support/memory-overlay-store.js';
+import { MemoryOpener } from '../fakes/memory-package-opener.js';
+import { VALID_METADATA, demoPackage } from '../support/demo-package.js';
+import { MemoryOverlayStore } from '../fakes/memory-overlay-store.js';
 import { startReactor } from '../support/reactor-fixture.js';
 import { temporaryDirectory } from '../support/paths.js';
 

@@ -3,7 +3,8 @@ import { createHash } from 'node:crypto';
 import request from 'supertest';
 import { GraphiqlAssets } from '../../src/adapters/http/graphql/graphiql-assets.js';
 import { GRAPHIQL_ASSETS } from '../../src/adapters/http/graphql/graphiql-asset-list.js';
-import { MemoryOpener, VALID_METADATA, demoPackage } from '../support/memory-opener.js';
+import { MemoryOpener } from '../fakes/memory-package-opener.js';
+import { VALID_METADATA, demoPackage } from '../support/demo-package.js';
 import { SETTINGS, startReactor } from '../support/reactor-fixture.js';
 
 const BROWSER = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';

@@ -3,16 +3,16 @@ import { createHash } from 'node:crypto';
 import express from 'express';
 import { getIntrospectionQuery, printSchema, type GraphQLSchema } from 'graphql';
 import request from 'supertest';
-import { MemoryPackageSource } from '../../src/adapters/archive/memory-package-source.js';
+import { MemoryPackageSource } from '../fakes/memory-package-source.js';
 import { buildDatasetSchema } from '../../src/adapters/http/graphql/dataset-schema.js';
 import { createGraphqlEndpoint } from '../../src/adapters/http/graphql/graphql-endpoint.js';
 import { AjvSchemaValidator } from '../../src/adapters/schema/ajv-schema-validator.js';
 import { PackageDatasets } from '../../src/application/data/package-datasets.js';
 import { readPackage } from '../../src/application/package/package-reader.js';
-import type { SqliteReader } from '../../src/application/ports/sqlite-reader.js';
 import { ReadOnlyError } from '../../src/domain/errors.js';
-import { VALID_METADATA } from '../support/memory-opener.js';
-import { MemoryOverlayStore, type MemoryPackageOverlay } from '../support/memory-overlay-store.js';
+import { VALID_METADATA } from '../support/demo-package.js';
+import { MemoryOverlayStore, type MemoryPackageOverlay } from '../fakes/memory-overlay-store.js';
+import { MemorySqliteReader, memoryDatabase } from '../fakes/memory-sqlite-reader.js';
 
 const POST_SCHEMA = {
   type: 'object',
@@ -33,9 +33,9 @@ const POST_SCHEMA = {
 const P1 = { id: 'p1', title: 'Hello', views: 10, big: 5000000000, rating: 4.5, published: true, tags: ['a', 'b'], meta: { x: 1 }, 'bad-name': 'v' };
 const P2 = { id: 'p2', title: 'Second', views: 3, tags: [] };
 
-const sqlite: SqliteReader = { readTable: async () => [{ id: 1, name: 'Ann' }] };
+const sqlite = new MemorySqliteReader();
 
-function packageFiles(metadata: Record<string, unknown> = {}): Record<string, string> {
+function packageFiles(metadata: Record<string, unknown> = {}): Record<string, string | Uint8Array> {
   return {
     'metadata.json': JSON.stringify({ ...VALID_METADATA, ...metadata }),
     'data/blog-posts.json': JSON.stringify([P1, P2]),
@@ -44,7 +44,7 @@ function packageFiles(metadata: Record<string, unknown> = {}): Record<string, st
     'data/tasks.json': JSON.stringify([{ title: 'write' }, { title: 'test' }]),
     'data/tasks.schema.json': JSON.stringify({ type: 'object', additionalProperties: false, properties: { title: { type: 'string' }, done: { type: 'boolean' } } }),
     'data/settings.json': JSON.stringify({ theme: 'dark' }),
-    'data/people.sqlite': 'not read: the stub reader answers',
+    'data/people.sqlite': memoryDatabase({ people: [{ id: 1, name: 'Ann' }] }),
     'storage.json': JSON.stringify({
       storage: {
         dataSets: {
@@ -67,7 +67,7 @@ interface Loaded {
   datasets: PackageDatasets;
 }
 
-async function load(files: Record<string, string>, options: { bodyLimit?: number } = {}): Promise<Loaded> {
+async function load(files: Record<string, string | Uint8Array>, options: { bodyLimit?: number } = {}): Promise<Loaded> {
   const source = new MemoryPackageSource(files);
   const model = await readPackage(source, { generate: 'serving' });
   const store = new MemoryOverlayStore();

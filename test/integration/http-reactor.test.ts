@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { IntegrityError, MountConflictError } from '../../src/domain/errors.js';
-import { MemoryOpener, VALID_METADATA, demoPackage } from '../support/memory-opener.js';
+import { MemoryOpener } from '../fakes/memory-package-opener.js';
+import { VALID_METADATA, demoPackage } from '../support/demo-package.js';
 import { securityFor, startReactor } from '../support/reactor-fixture.js';
 
 const metadata = (name: string) => JSON.stringify({ ...VALID_METADATA, name });

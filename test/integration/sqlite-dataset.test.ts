@@ -4,7 +4,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
 import { productionOpener } from '../support/production-container.js';
-import { VALID_METADATA } from '../support/memory-opener.js';
+import { VALID_METADATA } from '../support/demo-package.js';
 import { temporaryDirectory } from '../support/paths.js';
 import { startReactor } from '../support/reactor-fixture.js';
 

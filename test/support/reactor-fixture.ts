@@ -5,7 +5,7 @@ import { Reactor } from '../../src/application/serving/reactor.js';
 import type { MountRequest, ReactorSettings } from '../../src/application/ports/reactor-host.js';
 import type { PackageOpener } from '../../src/application/ports/package-source.js';
 import { PORT, SERVICE } from '../../src/composition/service-ids.js';
-import { MemoryOverlayStore } from './memory-overlay-store.js';
+import { MemoryOverlayStore } from '../fakes/memory-overlay-store.js';
 import { productionContainer, swap, type Swap } from './production-container.js';
 
 export const hasher = new NodeHasher();

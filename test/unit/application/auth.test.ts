@@ -4,44 +4,16 @@ import { BasicAuthenticator, parseBasic } from '../../../src/application/auth/ba
 import { OAuth2Login } from '../../../src/application/auth/oauth2-login.js';
 import { FilePasswordTable, fixedPasswordTable } from '../../../src/application/auth/password-table.js';
 import { Sessions } from '../../../src/application/auth/sessions.js';
-import type { LocalFiles } from '../../../src/application/ports/local-files.js';
-import type { OAuth2Provider, TokenRequest } from '../../../src/application/ports/oauth2-provider.js';
-import type { PasswordHashes } from '../../../src/application/ports/password-hashes.js';
+import type { OAuth2Provider } from '../../../src/application/ports/oauth2-provider.js';
 import { OAuth2CallbackError, OAuth2ProviderError, OAuth2StateError, UsageError } from '../../../src/domain/errors.js';
+import { FixedClock } from '../../fakes/fixed-clock.js';
+import { MemoryLocalFiles } from '../../fakes/memory-local-files.js';
+import { MemorySessionRevocations } from '../../fakes/memory-session-revocations.js';
+import { ReversedPasswordHashes } from '../../fakes/reversed-password-hashes.js';
+import { ScriptedOAuth2Provider } from '../../fakes/scripted-oauth2-provider.js';
 
 const crypto = new NodeAuthCrypto();
 const header = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
-
-/** "Hashes" that are the password reversed, counted. */
-class ReversedHashes implements PasswordHashes {
-  calls = 0;
-  checked: string[] = [];
-  async verify(password: string, hash: string): Promise<boolean> {
-    this.calls++;
-    this.checked.push(hash);
-    return [...password].reverse().join('') === hash;
-  }
-  async decoyLike(like: string): Promise<string> {
-    return `decoy-like:${like}`;
-  }
-}
-
-class MemoryFiles implements LocalFiles {
-  readonly files = new Map<string, { text: string; version: number }>();
-  write(path: string, text: string): void {
-    this.files.set(path, { text, version: (this.files.get(path)?.version ?? 0) + 1 });
-  }
-  async read(path: string) {
-    const file = this.files.get(path);
-    return file && new TextEncoder().encode(file.text);
-  }
-  async version(path: string) {
-    return this.files.get(path)?.version.toString();
-  }
-  resolve(_from: string, path: string) {
-    return path;
-  }
-}
 
 describe('parseBasic', () => {
   it('splits at the first colon, so passwords may hold colons', () => {
@@ -55,90 +27,77 @@ describe('parseBasic', () => {
 
 describe('BasicAuthenticator', () => {
   it('verifies once, remembers for a minute, and shares one check among concurrent requests', async () => {
-    let now = 0;
-    const hashes = new ReversedHashes();
-    const basic = new BasicAuthenticator(fixedPasswordTable('ann:wp\n'), hashes, crypto, 'key', { ann: ['admin'] }, () => now);
+    const clock = new FixedClock(0);
+    const hashes = new ReversedPasswordHashes();
+    const basic = new BasicAuthenticator(fixedPasswordTable(`ann:${ReversedPasswordHashes.hash('pw')}\n`), hashes, crypto, 'key', { ann: ['admin'] }, clock.millis);
     const [a, b] = await Promise.all([basic.authenticate(header('ann', 'pw')), basic.authenticate(header('ann', 'pw'))]);
     expect(a).toEqual({ name: 'ann', roles: ['admin'], via: 'basic' });
     expect(b).toBe(a);
     expect(hashes.calls).toBe(1);
     expect(basic.authenticate(header('ann', 'pw'))).toBe(a);
-    now = 61_000;
+    clock.advance(61_000);
     expect(await basic.authenticate(header('ann', 'pw'))).toEqual(a);
     expect(hashes.calls).toBe(2);
   });
 
   it('checks an unknown user against a decoy as costly as the costliest hash in the file', async () => {
-    const hashes = new ReversedHashes();
+    const hashes = new ReversedPasswordHashes();
     const costly = '$2y$12$' + 'a'.repeat(53);
     const basic = new BasicAuthenticator(fixedPasswordTable(`ann:$2y$04$${'b'.repeat(53)}\nbob:${costly}\ncy:$6$rounds=5000$salt$x\n`), hashes, crypto, 'key', {});
     expect(await basic.authenticate(header('nobody', 'pw'))).toBeUndefined();
     expect(hashes.calls).toBe(1);
-    expect(hashes.checked).toEqual([`decoy-like:${costly}`]);
+    expect(hashes.checked).toEqual([`$decoy$${costly}`]);
     expect(await basic.authenticate(`Basic ${'A'.repeat(5000)}`)).toBeUndefined();
     expect(hashes.calls).toBe(1);
   });
 
   it('forgets what it remembered when the password file changes', async () => {
-    let now = 0;
-    const files = new MemoryFiles();
-    files.write('/etc/htpasswd', 'ann:wp\n');
-    const table = await FilePasswordTable.open('/etc/htpasswd', files, () => now);
-    const basic = new BasicAuthenticator(table, new ReversedHashes(), crypto, 'key', {}, () => now);
+    const clock = new FixedClock(0);
+    const files = new MemoryLocalFiles();
+    files.write('/etc/htpasswd', `ann:${ReversedPasswordHashes.hash('pw')}\n`);
+    const table = await FilePasswordTable.open('/etc/htpasswd', files, clock.millis);
+    const basic = new BasicAuthenticator(table, new ReversedPasswordHashes(), crypto, 'key', {}, clock.millis);
     expect(await basic.authenticate(header('ann', 'pw'))).toBeDefined();
-    files.write('/etc/htpasswd', 'ann:wen\n');
-    now = 500;
+    files.write('/etc/htpasswd', `ann:${ReversedPasswordHashes.hash('new')}\n`);
+    clock.advance(500);
     // Within a second of the last look, the file is not looked at again.
     expect(await basic.authenticate(header('ann', 'new'))).toBeUndefined();
-    now = 1600;
+    clock.advance(1100);
     expect(await basic.authenticate(header('ann', 'new'))).toBeDefined();
     expect(await basic.authenticate(header('ann', 'pw'))).toBeUndefined();
   });
 
   it('will not start on a password file that does not exist', async () => {
-    await expect(FilePasswordTable.open('/missing', new MemoryFiles())).rejects.toThrow(UsageError);
+    await expect(FilePasswordTable.open('/missing', new MemoryLocalFiles())).rejects.toThrow(UsageError);
   });
 });
 
 describe('Sessions', () => {
   it('carries the claims, looks deploy roles up on every read, and expires', () => {
-    let now = 1000;
+    const clock = new FixedClock(1000);
     const roles: Record<string, string[]> = { 'jo@example.org': ['admin'] };
-    const revoked = new Map<string, number>();
-    const sessions = new Sessions('secret-0123456789abcdef', crypto, roles, { has: (id) => revoked.has(id), revoke: async (id, until) => void revoked.set(id, until) }, () => now);
+    const sessions = new Sessions('secret-0123456789abcdef', crypto, roles, new MemorySessionRevocations(clock.millis), clock.millis);
     const mine = new Set(['mount-a']);
     const cookie = sessions.issue({ name: 'jo@example.org', names: ['jo@example.org', 'sub-1'], roles: ['viewer'] }, 'mount-a');
     expect(sessions.read(cookie, mine)).toEqual({ name: 'jo@example.org', roles: ['viewer', 'admin'], via: 'session' });
     expect(sessions.read(cookie, new Set(['mount-b']))).toBeUndefined();
-    now += 8 * 3600 * 1000;
+    clock.advance(8 * 3600 * 1000);
     expect(sessions.read(cookie, mine)).toBeUndefined();
   });
 
   it('never reads a revoked session again, and revokes it until it would have expired', async () => {
-    const revoked = new Map<string, number>();
-    const sessions = new Sessions('secret-0123456789abcdef', crypto, {}, { has: (id) => revoked.has(id), revoke: async (id, until) => void revoked.set(id, until) }, () => 1000);
+    const revocations = new MemorySessionRevocations(() => 1000);
+    const sessions = new Sessions('secret-0123456789abcdef', crypto, {}, revocations, () => 1000);
     const cookie = sessions.issue({ name: 'jo', names: ['jo'], roles: [] }, 'a');
     const other = sessions.issue({ name: 'jo', names: ['jo'], roles: [] }, 'a');
     await sessions.revoke(cookie);
     expect(sessions.read(cookie, new Set(['a']))).toBeUndefined();
     expect(sessions.read(other, new Set(['a']))).toBeDefined();
-    expect([...revoked.values()]).toEqual([1000 + 8 * 3600 * 1000]);
+    expect([...revocations.revoked.values()]).toEqual([1000 + 8 * 3600 * 1000]);
     await sessions.revoke('garbage');
-    expect(revoked.size).toBe(1);
+    expect(revocations.revoked.size).toBe(1);
   });
 });
-
-class ScriptedProvider implements OAuth2Provider {
-  requests: TokenRequest[] = [];
-  userinfoBody: Record<string, unknown> = { sub: 'sub-1', email: 'jo@example.org', email_verified: true, roles: ['editor', 3] };
-  async exchangeCode(request: TokenRequest) {
-    this.requests.push(request);
-    return { accessToken: 'token' };
-  }
-  async userinfo() {
-    return this.userinfoBody;
-  }
-}
 
 describe('OAuth2Login', () => {
   const config = { enabled: true, clientId: 'client', authorizationUrl: 'https://idp.test/authorize', tokenUrl: 'https://idp.test/token', userinfoUrl: 'https://idp.test/userinfo' };
@@ -146,11 +105,11 @@ describe('OAuth2Login', () => {
   const stateOf = (location: string) => new URL(location).searchParams.get('state')!;
 
   it('sends the verifier whose S256 hash was the challenge, and the same redirect URI', async () => {
-    const provider = new ScriptedProvider();
+    const provider = new ScriptedOAuth2Provider();
     const login = make(provider);
     const { location, stateCookie } = login.begin('/docs', 'http://ignored');
     const url = new URL(location);
-    const done = await login.complete({ code: 'c', state: stateOf(location) }, stateCookie);
+    const done = await login.complete({ code: provider.authorize(location), state: stateOf(location) }, stateCookie);
     expect(done).toEqual({ claims: { name: 'jo@example.org', names: ['jo@example.org', 'sub-1'], roles: ['editor'] }, returnTo: '/docs' });
     const [token] = provider.requests;
     expect(crypto.sha256(token!.codeVerifier)).toBe(url.searchParams.get('code_challenge'));
@@ -160,27 +119,28 @@ describe('OAuth2Login', () => {
   });
 
   it('refuses a state used twice, expired, or from another reactor', async () => {
-    let now = 0;
-    const login = make(new ScriptedProvider(), () => now);
+    const clock = new FixedClock(0);
+    const provider = new ScriptedOAuth2Provider();
+    const login = make(provider, clock.millis);
     const first = login.begin('/', 'x');
-    await login.complete({ code: 'c', state: stateOf(first.location) }, first.stateCookie);
+    await login.complete({ code: provider.authorize(first.location), state: stateOf(first.location) }, first.stateCookie);
     await expect(login.complete({ code: 'c', state: stateOf(first.location) }, first.stateCookie)).rejects.toThrow(OAuth2StateError);
     const late = login.begin('/', 'x');
-    now = 10 * 60 * 1000 + 1;
+    clock.advance(10 * 60 * 1000 + 1);
     await expect(login.complete({ code: 'c', state: stateOf(late.location) }, late.stateCookie)).rejects.toThrow(/too long/);
-    const elsewhere = new OAuth2Login({ config, callbackPath: '/cb' }, 'another-secret-0123456789', crypto, new ScriptedProvider()).begin('/', 'x');
+    const elsewhere = new OAuth2Login({ config, callbackPath: '/cb' }, 'another-secret-0123456789', crypto, new ScriptedOAuth2Provider()).begin('/', 'x');
     await expect(login.complete({ code: 'c', state: stateOf(elsewhere.location) }, elsewhere.stateCookie)).rejects.toThrow(OAuth2StateError);
   });
 
   it('reports a callback without code, a provider error, and a userinfo without identity', async () => {
-    const provider = new ScriptedProvider();
+    const provider = new ScriptedOAuth2Provider();
     const login = make(provider);
     const noCode = login.begin('/', 'x');
     await expect(login.complete({ state: stateOf(noCode.location) }, noCode.stateCookie)).rejects.toThrow(OAuth2CallbackError);
     const refused = login.begin('/', 'x');
     await expect(login.complete({ state: stateOf(refused.location), error: 'access_denied' }, refused.stateCookie)).rejects.toThrow(OAuth2ProviderError);
-    provider.userinfoBody = { name: 'x', email: '' };
+    provider.claims = { name: 'x', email: '' };
     const anonymous = login.begin('/', 'x');
-    await expect(login.complete({ code: 'c', state: stateOf(anonymous.location) }, anonymous.stateCookie)).rejects.toThrow(/email or a subject/);
+    await expect(login.complete({ code: provider.authorize(anonymous.location), state: stateOf(anonymous.location) }, anonymous.stateCookie)).rejects.toThrow(/email or a subject/);
   });
 });

@@ -1,21 +1,21 @@
 import { describe, expect, it } from '@jest/globals';
-import { MemoryPackageSource } from '../../../src/adapters/archive/memory-package-source.js';
+import { MemoryPackageSource } from '../../fakes/memory-package-source.js';
 import { AjvSchemaValidator } from '../../../src/adapters/schema/ajv-schema-validator.js';
 import { PackageDatasets } from '../../../src/application/data/package-datasets.js';
 import { readPackage } from '../../../src/application/package/package-reader.js';
-import type { SqliteReader } from '../../../src/application/ports/sqlite-reader.js';
 import { DatasetUnavailableError, DuplicateIdError, ItemNotFoundError, NotACollectionError, ReadOnlyError, SchemaViolationError } from '../../../src/domain/errors.js';
-import { MemoryOverlayStore } from '../../support/memory-overlay-store.js';
-import { VALID_METADATA } from '../../support/memory-opener.js';
+import { MemoryOverlayStore } from '../../fakes/memory-overlay-store.js';
+import { MemorySqliteReader, memoryDatabase } from '../../fakes/memory-sqlite-reader.js';
+import { VALID_METADATA } from '../../support/demo-package.js';
 
-const sqlite: SqliteReader = { readTable: async () => [{ id: 1, name: 'row' }] };
+const sqlite = new MemorySqliteReader();
 const files = {
   'metadata.json': JSON.stringify(VALID_METADATA),
   'data/items.json': JSON.stringify([{ id: 'a', n: 1 }, { id: 'b', n: 2 }]),
   'data/items.schema.json': JSON.stringify({ type: 'object', required: ['n'], properties: { id: { type: 'string' }, n: { type: 'integer' } } }),
   'data/plain.yaml': '- title: first\n- title: second\n',
   'data/settings.json': JSON.stringify({ theme: 'dark' }),
-  'data/db.sqlite': 'not read by the stub',
+  'data/db.sqlite': memoryDatabase({ people: [{ id: 1, name: 'row' }] }),
   'storage.json': JSON.stringify({
     storage: {
       dataSets: {

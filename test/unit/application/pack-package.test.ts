@@ -1,10 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
-import { MemoryArchiveWriter } from '../../../src/adapters/archive/memory-archive-writer.js';
+import { MemoryArchiveWriter } from '../../fakes/memory-archive-writer.js';
 import { NodeHasher } from '../../../src/adapters/crypto/node-hasher.js';
 import { PackPipeline } from '../../../src/application/package/pack-pipeline.js';
 import { PackPackage } from '../../../src/application/use-cases/pack-package.js';
 import { OutputExistsError, PackageFormatError, UnsafeEntryError } from '../../../src/domain/errors.js';
-import { MemoryOpener, demoPackage } from '../../support/memory-opener.js';
+import { MemoryOpener } from '../../fakes/memory-package-opener.js';
+import { demoPackage } from '../../support/demo-package.js';
 
 const setup = (files: Record<string, string | Uint8Array>) => {
   const writer = new MemoryArchiveWriter();

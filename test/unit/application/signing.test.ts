@@ -2,11 +2,12 @@ import { describe, expect, it } from '@jest/globals';
 import { OpenPgpSignatureScheme } from '../../../src/adapters/crypto/openpgp-signature-scheme.js';
 import { OpenPgpKeyWrapping } from '../../../src/adapters/crypto/openpgp-key-wrapping.js';
 import { RsaOaepKeyWrapping } from '../../../src/adapters/crypto/rsa-oaep-key-wrapping.js';
-import { MemoryArchiveWriter } from '../../../src/adapters/archive/memory-archive-writer.js';
+import { MemoryArchiveWriter } from '../../fakes/memory-archive-writer.js';
 import { PORT, USE_CASE } from '../../../src/composition/service-ids.js';
 import { OpenPgpUnavailableError, UsageError } from '../../../src/domain/errors.js';
-import { MemoryOpener, demoPackage } from '../../support/memory-opener.js';
-import { fakeScheme } from '../../support/fake-signature-scheme.js';
+import { MemoryOpener } from '../../fakes/memory-package-opener.js';
+import { demoPackage } from '../../support/demo-package.js';
+import { fakeKey, fakeScheme } from '../../fakes/fake-signature-scheme.js';
 import { productionContainer, swap } from '../../support/production-container.js';
 
 /** The openpgp module as a machine without it would load it. */
@@ -37,7 +38,7 @@ describe('signing and encryption use cases', () => {
       swap(PORT.ArchiveWriter, archives),
       swap(PORT.SignatureSchemes, { rsa: fakeScheme(), openpgp: fakeScheme('OpenPGP') }),
     );
-    const outcome = await container.get(USE_CASE.SignPackage).execute({ location: '/in/pkg.cap', key: { key: new TextEncoder().encode('k') }, openpgp: false });
+    const outcome = await container.get(USE_CASE.SignPackage).execute({ location: '/in/pkg.cap', key: { key: fakeKey('k') }, openpgp: false });
     expect(outcome).toMatchObject({ scheme: 'RSA-SHA256', publicKeyFile: 'signature.pub.pem' });
     const written = archives.archives.get('/in/pkg.cap')!.entries;
     expect(written.map((entry) => entry.path)).not.toContain('signature.pub.asc');
@@ -52,6 +53,6 @@ describe('signing and encryption use cases', () => {
       swap(PORT.PackageOpener, new MemoryOpener().add('enc', { 'metadata.json': demoPackage()['metadata.json']!, 'signature.json': '{}', 'package.enc': 'x' })),
       swap(PORT.SignatureSchemes, { rsa: fakeScheme(), openpgp: fakeScheme('OpenPGP') }),
     );
-    await expect(container.get(USE_CASE.SignPackage).execute({ location: 'enc', key: { key: new Uint8Array([1]) }, openpgp: false })).rejects.toThrow(UsageError);
+    await expect(container.get(USE_CASE.SignPackage).execute({ location: 'enc', key: { key: fakeKey('k') }, openpgp: false })).rejects.toThrow(UsageError);
   });
 });

@@ -1,35 +1,15 @@
 import { describe, expect, it } from '@jest/globals';
 import { StoreCatalog } from '../../../src/application/package/store-catalog.js';
-import type { StoreDirectories, StoreDirectory, StoreFile } from '../../../src/application/ports/package-store.js';
 import type { PackageSource } from '../../../src/application/ports/package-source.js';
 import type { Warnings } from '../../../src/application/ports/warnings.js';
-import type { StoreIndex } from '../../../src/domain/dependencies/store-index.js';
-import { MemoryOpener } from '../../support/memory-opener.js';
+import { MemoryOpener } from '../../fakes/memory-package-opener.js';
+import { MemoryStoreDirectory } from '../../fakes/memory-store-directory.js';
 
 const GUID = 'pkg://example.org/theme';
 const OTHER = 'pkg://example.org/other';
 
 const metadata = (name: string, version: string, guid = GUID) =>
   JSON.stringify({ name, version, guid, description: `${name} ${version}`, uuid: '123e4567-e89b-42d3-a456-426614174000' });
-
-/** A store directory in memory: file name -> identity; the files' bytes live in the opener. */
-class MemoryStoreDirectory implements StoreDirectory, StoreDirectories {
-  readonly location = '/stores/memory';
-  readonly identities = new Map<string, string>();
-  indexed: StoreIndex = {};
-  open() {
-    return this;
-  }
-  async files(): Promise<StoreFile[]> {
-    return [...this.identities].sort().map(([name, identity]) => ({ name, path: `${this.location}/${name}`, identity }));
-  }
-  async index() {
-    return this.indexed;
-  }
-  async install(): Promise<never> {
-    throw new Error('not used here');
-  }
-}
 
 /** Counts the packages it opens, by location. */
 class CountingOpener extends MemoryOpener {
@@ -45,10 +25,8 @@ function setup() {
   const opener = new CountingOpener();
   const warned: string[] = [];
   const warnings: Warnings = { warn: (message) => void warned.push(message) };
-  const put = (name: string, files: Record<string, string>, identity = 'v1') => {
-    directory.identities.set(name, identity);
-    opener.add(`${directory.location}/${name}`, files);
-  };
+  // The directory knows the file; the opener knows what it holds.
+  const put = (name: string, files: Record<string, string>) => void opener.add(directory.put(name), files);
   return { directory, opener, warned, put, store: new StoreCatalog(directory, opener, warnings).open(directory.location) };
 }
 
@@ -94,7 +72,7 @@ describe('StoreCatalog', () => {
     await store.versions(GUID);
     expect(opener.opened).toEqual([]);
     // Rewritten in place as another version: a new identity, so read again.
-    put('theme-1.1.0.cap', { 'metadata.json': metadata('theme', '1.2.0') }, 'v2');
+    put('theme-1.1.0.cap', { 'metadata.json': metadata('theme', '1.2.0') });
     put('theme-1.3.0.cap', { 'metadata.json': metadata('theme', '1.3.0') });
     expect((await store.versions(GUID)).map(({ version }) => version)).toEqual(['1.0.0', '1.2.0', '1.3.0']);
     expect(opener.opened.sort()).toEqual(['/stores/memory/theme-1.1.0.cap', '/stores/memory/theme-1.3.0.cap']);
@@ -106,7 +84,7 @@ describe('StoreCatalog', () => {
     put('no-metadata.cap', { 'content/index.html': '<p>hi</p>' });
     put('bad-json.cap', { 'metadata.json': '{not json' });
     put('no-guid.cap', { 'metadata.json': JSON.stringify({ name: 'theme', version: '1.5.0', description: 'x' }) });
-    directory.identities.set('not-openable.cap', 'v1');
+    directory.put('not-openable.cap');
     expect(await store.versions(GUID)).toEqual([{ version: '1.0.0', path: '/stores/memory/theme-1.0.0.cap' }]);
     await store.versions(GUID);
     expect(warned).toHaveLength(4);

@@ -1,29 +1,24 @@
 import { describe, expect, it } from '@jest/globals';
 import { AjvSchemaValidator } from '../../../src/adapters/schema/ajv-schema-validator.js';
-import type { HttpProbe } from '../../../src/application/ports/http-probe.js';
 import type { ReactorHost } from '../../../src/application/ports/reactor-host.js';
 import { TestPackage } from '../../../src/application/use-cases/test-package.js';
-import { MemoryOpener, demoPackage } from '../../support/memory-opener.js';
+import { MemoryOpener } from '../../fakes/memory-package-opener.js';
+import { ScriptedHttpProbe, type ScriptedPage } from '../../fakes/scripted-http-probe.js';
+import { demoPackage } from '../../support/demo-package.js';
 
-/** A host that records starts, and a probe that answers from a table. */
-function fakes(pages: Record<string, { status: number; body: string; type?: string }>) {
-  const requested: string[] = [];
+/** A host that records starts and stops, and a probe that answers from a table at the host's URL. */
+function fakes(pages: Record<string, ScriptedPage>) {
   let starts = 0;
   let stops = 0;
+  // A recording stub: TestPackage only needs a URL to probe and a stop to call.
   const host: ReactorHost = {
     start: async () => {
       starts++;
       return { url: 'http://reactor', port: 1, workdir: '/w', temporaryWorkdir: true, mounts: [], failures: [], warnings: [], stop: async () => void stops++ };
     },
   };
-  const probe: HttpProbe = {
-    get: async (url) => {
-      requested.push(url);
-      const page = pages[url.replace('http://reactor', '')] ?? { status: 404, body: 'not found' };
-      return { status: page.status, body: page.body, contentType: page.type };
-    },
-  };
-  return { host, probe, requested, counts: () => ({ starts, stops }) };
+  const probe = new ScriptedHttpProbe('http://reactor', pages);
+  return { host, probe, requested: probe.requested, counts: () => ({ starts, stops }) };
 }
 
 const suite = (yaml: string) => demoPackage({ 'tests/a.yaml': yaml, 'data/x.json': '[{"n":1},{"n":"two"}]', 'data/x.schema.json': '{"type":"object","properties":{"n":{"type":"integer"}}}' });

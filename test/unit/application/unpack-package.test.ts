@@ -1,32 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
 import { NodeHasher } from '../../../src/adapters/crypto/node-hasher.js';
 import { UnpackPackage } from '../../../src/application/use-cases/unpack-package.js';
-import type { DirectoryDraft, DirectoryWriter } from '../../../src/application/ports/directory-writer.js';
 import { IntegrityError, UnsafeEntryError } from '../../../src/domain/errors.js';
-import { MemoryOpener, demoPackage } from '../../support/memory-opener.js';
-
-class MemoryDirectoryWriter implements DirectoryWriter {
-  readonly committed = new Map<string, Map<string, Buffer>>();
-  drafts = 0;
-  discarded = 0;
-
-  async create(destination: string): Promise<DirectoryDraft> {
-    this.drafts++;
-    const files = new Map<string, Buffer>();
-    return {
-      write: async (path, data) => {
-        const chunks: Uint8Array[] = [];
-        for await (const chunk of data) chunks.push(chunk);
-        files.set(path, Buffer.concat(chunks));
-      },
-      commit: async () => {
-        this.committed.set(destination, files);
-        return destination;
-      },
-      discard: async () => void this.discarded++,
-    };
-  }
-}
+import { MemoryDirectoryWriter } from '../../fakes/memory-directory-writer.js';
+import { MemoryOpener } from '../../fakes/memory-package-opener.js';
+import { demoPackage } from '../../support/demo-package.js';
 
 const hasher = new NodeHasher();
 const unpack = (files: Record<string, string | Uint8Array>) => {

@@ -6,9 +6,10 @@ import { EntryDigester } from '../../../src/application/integrity/entry-digester
 import { ValidatePackage } from '../../../src/application/use-cases/validate-package.js';
 import type { CheckName } from '../../../src/domain/validation/check-report.js';
 import { KeyRequiredError } from '../../../src/domain/errors.js';
-import { MemoryOpener, demoPackage } from '../../support/memory-opener.js';
+import { MemoryOpener } from '../../fakes/memory-package-opener.js';
+import { demoPackage } from '../../support/demo-package.js';
 import { SignatureCheck } from '../../../src/application/signing/signature-check.js';
-import { fakeScheme } from '../../support/fake-signature-scheme.js';
+import { fakeKey, fakeScheme } from '../../fakes/fake-signature-scheme.js';
 
 const hasher = new NodeHasher();
 const validate = async (files: Record<string, string | Uint8Array>) => {
@@ -101,21 +102,21 @@ describe('ValidatePackage', () => {
   });
 
   it('checks a declared signature as a seventh check, and refuses encrypted packages with KeyRequiredError', async () => {
-    const signed = async (key: string): Promise<Record<string, string | Uint8Array>> => {
+    const signed = async (key: Uint8Array): Promise<Record<string, string | Uint8Array>> => {
       const files: Record<string, string | Uint8Array> = { ...demoPackage(), 'signature.pub.pem': key };
       const paths = Object.keys(files).sort();
-      const prepared = await fakeScheme().prepare({ key: new TextEncoder().encode(key) });
+      const prepared = await fakeScheme().prepare({ key });
       const signature = await prepared.sign((async function* () {
         for (const path of paths) yield typeof files[path] === 'string' ? new TextEncoder().encode(files[path] as string) : (files[path] as Uint8Array);
       })());
       const checksums = Object.fromEntries(paths.map((path) => [path, hasher.sha256(files[path]!)]));
       return { ...files, 'signature.sig': signature, 'security.json': JSON.stringify({ security: { integrityChecks: { checksums }, digitalSignatures: { publicKey: 'signature.pub.pem', signatureFile: 'signature.sig' } } }) };
     };
-    const good = await validate(await signed('key-a'));
+    const good = await validate(await signed(fakeKey('a')));
     expect(good.report.valid).toBe(true);
     expect(good.check('signature').notes).toEqual(['RSA-SHA256 signature by signature.pub.pem matches']);
-    const forged = await signed('key-a');
-    forged['signature.sig'] = 'signed:0000:key-a';
+    const forged = await signed(fakeKey('a'));
+    forged['signature.sig'] = 'signed:0000:fake-key:a';
     const bad = await validate(forged);
     expect(bad.report.valid).toBe(false);
     expect(bad.check('signature').errors).toEqual([expect.stringMatching(/does not match the package content/)]);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { ServiceIdentifier } from 'inversify';
-import { MemoryArchiveWriter } from '../../../src/adapters/archive/memory-archive-writer.js';
+import { MemoryArchiveWriter } from '../../fakes/memory-archive-writer.js';
 import { SystemClock } from '../../../src/adapters/system/system-clock.js';
 import { NodeHasher } from '../../../src/adapters/crypto/node-hasher.js';
 import { LocalPackageOpener } from '../../../src/adapters/fs/local-package-opener.js';

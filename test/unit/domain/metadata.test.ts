@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { ConfigValidationError } from '../../../src/domain/errors.js';
 import { identified, metadataGaps, normalizeMetadata } from '../../../src/domain/package/metadata.js';
-import { VALID_METADATA } from '../../support/memory-opener.js';
+import { VALID_METADATA } from '../../support/demo-package.js';
 
 const issuesOf = (document: unknown): string[] => {
   try {

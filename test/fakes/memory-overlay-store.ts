@@ -1,8 +1,13 @@
 import type { AppendLog, OverlayFile, OverlayMount, OverlayStore, PackageOverlay } from '../../src/application/ports/overlay-store.js';
 import { OverlayError } from '../../src/domain/errors.js';
 import { overlayKey } from '../../src/domain/serving/overlay-key.js';
+import { unsafePathReason } from '../../src/domain/package/package-paths.js';
 
-/** Overlays held in memory, for unit tests; `failAppends` makes every append fail. */
+/**
+ * Overlays held in memory, keyed as FsOverlayStore keys them (workdir and mount), for
+ * unit tests; `failAppends` makes every append fail. Kept honest by
+ * test/contracts/overlay-store.contract.ts.
+ */
 export class MemoryOverlayStore implements OverlayStore {
   readonly overlays = new Map<string, MemoryPackageOverlay>();
   failAppends = false;
@@ -35,7 +40,7 @@ export class MemoryPackageOverlay implements PackageOverlay {
   }
 
   async readContent(path: string): Promise<Uint8Array> {
-    const bytes = this.files.get(path);
+    const bytes = this.files.get(checked(path));
     if (!bytes) throw new Error(`no overlay file ${path}`);
     return bytes;
   }
@@ -45,11 +50,12 @@ export class MemoryPackageOverlay implements PackageOverlay {
   }
 
   async writeContent(path: string, bytes: Uint8Array): Promise<void> {
-    this.files.set(path, bytes);
+    // A copy: the caller's buffer may be reused, a file on disk would not change with it.
+    this.files.set(checked(path), bytes.slice());
   }
 
   async removeContent(path: string): Promise<void> {
-    this.files.delete(path);
+    this.files.delete(checked(path));
   }
 
   async tombstones(): Promise<string[]> {
@@ -85,4 +91,11 @@ export class MemoryPackageOverlay implements PackageOverlay {
   logText(dataset: string): string {
     return new TextDecoder().decode(this.logs.get(dataset) ?? new Uint8Array());
   }
+}
+
+/** Content paths stay below the content root, as on disk. */
+function checked(path: string): string {
+  const reason = unsafePathReason(path);
+  if (reason) throw new OverlayError(`unsafe overlay path ${path}: ${reason}`);
+  return path;
 }

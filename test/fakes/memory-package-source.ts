@@ -1,8 +1,8 @@
-import { SourceNotFoundError } from '../../domain/errors.js';
-import { sortPaths } from '../../domain/package/package-paths.js';
-import type { PackageEntry, PackageSource } from '../../application/ports/package-source.js';
+import { SourceNotFoundError } from '../../src/domain/errors.js';
+import { sortPaths } from '../../src/domain/package/package-paths.js';
+import type { PackageEntry, PackageSource } from '../../src/application/ports/package-source.js';
 
-/** A package held in memory, for tests and for packages built on the fly. */
+/** A package held in memory, for tests. Kept honest by test/contracts/package-source.contract.ts. */
 export class MemoryPackageSource implements PackageSource {
   readonly kind = 'memory';
   private readonly files: Map<string, Uint8Array>;

@@ -1,0 +1,134 @@
+import { describe, expect, it } from '@jest/globals';
+import type { OverlayStore } from '../../src/application/ports/overlay-store.js';
+import { OverlayError } from '../../src/domain/errors.js';
+import { bytes, collect, eachSubject, text, type Subject } from './subject.js';
+
+export interface OverlayStoreSubject {
+  store: OverlayStore;
+  /** A workdir the store may write in. */
+  workdir: string;
+}
+
+const SITE = { path: '/', packageName: 'site' };
+const LINE = '{"op":"delete","id":"1"}\n';
+
+/** The promises of the OverlayStore port (src/application/ports/overlay-store.ts). */
+export function describeOverlayStoreContract(name: string, makeSubject: () => Promise<Subject<OverlayStoreSubject>> | Subject<OverlayStoreSubject>): void {
+  describe(`${name} keeps the OverlayStore contract`, () => {
+    const subject = eachSubject(makeSubject);
+    const open = (mount = SITE) => subject().store.open(subject().workdir, mount);
+
+    it('opens an empty overlay: no content, no tombstones, empty logs', async () => {
+      const overlay = await open();
+      expect(overlay.location).toEqual(expect.any(String));
+      expect(overlay.location).not.toBe('');
+      expect(await overlay.contentFiles()).toEqual([]);
+      expect(await overlay.tombstones()).toEqual([]);
+      expect(await overlay.readLog('items')).toEqual(new Uint8Array());
+    });
+
+    it('keeps written content: read, streamed and listed with its size', async () => {
+      const overlay = await open();
+      await overlay.writeContent('docs/a.html', bytes('<p>a</p>'));
+      await overlay.writeContent('b.txt', bytes('bee'));
+      expect(text(await overlay.readContent('docs/a.html'))).toBe('<p>a</p>');
+      expect(text(await collect(overlay.streamContent('docs/a.html')))).toBe('<p>a</p>');
+      expect(sorted(await overlay.contentFiles())).toEqual([
+        { path: 'b.txt', size: 3 },
+        { path: 'docs/a.html', size: 8 },
+      ]);
+    });
+
+    it('replaces a file whole: a shorter write leaves none of the old bytes', async () => {
+      const overlay = await open();
+      await overlay.writeContent('page.txt', bytes('a long first version'));
+      await overlay.writeContent('page.txt', bytes('short'));
+      expect(text(await overlay.readContent('page.txt'))).toBe('short');
+      expect(await overlay.contentFiles()).toEqual([{ path: 'page.txt', size: 5 }]);
+    });
+
+    it('removes content; removing what is not there is no error; reading what is not there fails', async () => {
+      const overlay = await open();
+      await overlay.writeContent('page.txt', bytes('x'));
+      await overlay.removeContent('page.txt');
+      await overlay.removeContent('never-written.txt');
+      expect(await overlay.contentFiles()).toEqual([]);
+      await expect(overlay.readContent('page.txt')).rejects.toThrow();
+    });
+
+    it('refuses a content path that is not below the content root', async () => {
+      const overlay = await open();
+      for (const path of ['../escape.txt', '/etc/passwd', 'a/../../b', 'a//b']) {
+        await expect(overlay.writeContent(path, bytes('x'))).rejects.toThrow(OverlayError);
+      }
+      expect(await overlay.contentFiles()).toEqual([]);
+    });
+
+    it('replaces the tombstone list whole, and tombstones are not content', async () => {
+      const overlay = await open();
+      await overlay.writeTombstones(['old.html', 'docs/gone.html']);
+      expect(await overlay.tombstones()).toEqual(['old.html', 'docs/gone.html']);
+      await overlay.writeTombstones(['other.html']);
+      expect(await overlay.tombstones()).toEqual(['other.html']);
+      expect(await overlay.contentFiles()).toEqual([]);
+    });
+
+    it('appends to a log, which reads back whole; each dataset has its own', async () => {
+      const overlay = await open();
+      const log = await overlay.openLog('items', 0);
+      await log.append(bytes(LINE));
+      await log.append(bytes(LINE.replace('1', '2')));
+      await log.close();
+      expect(text(await overlay.readLog('items'))).toBe(LINE + LINE.replace('1', '2'));
+      expect(await overlay.readLog('other')).toEqual(new Uint8Array());
+    });
+
+    it('openLog with a length cuts a torn tail past it, so appends follow the last whole line', async () => {
+      const overlay = await open();
+      const first = await overlay.openLog('items', 0);
+      await first.append(bytes(LINE + '{"op":"cre'));
+      await first.close();
+      const reopened = await overlay.openLog('items', LINE.length);
+      await reopened.append(bytes(LINE.replace('1', '2')));
+      await reopened.close();
+      expect(text(await overlay.readLog('items'))).toBe(LINE + LINE.replace('1', '2'));
+    });
+
+    it('openLog refuses complete lines past the length with OverlayError, and leaves the log as it was', async () => {
+      const overlay = await open();
+      const first = await overlay.openLog('items', 0);
+      await first.append(bytes(LINE + LINE));
+      await first.close();
+      await expect(overlay.openLog('items', 0)).rejects.toThrow(OverlayError);
+      await expect(overlay.openLog('items', LINE.length)).rejects.toThrow(OverlayError);
+      expect(text(await overlay.readLog('items'))).toBe(LINE + LINE);
+      const whole = await overlay.openLog('items', 2 * LINE.length);
+      await whole.close();
+      expect(text(await overlay.readLog('items'))).toBe(LINE + LINE);
+    });
+
+    it('keeps one overlay per mount: the same mount again sees its writes, another mount path or package does not', async () => {
+      const overlay = await open();
+      await overlay.writeContent('a.txt', bytes('a'));
+      await overlay.writeTombstones(['x.html']);
+      const log = await overlay.openLog('items', 0);
+      await log.append(bytes(LINE));
+      await log.close();
+      const again = await open();
+      expect(text(await again.readContent('a.txt'))).toBe('a');
+      expect(await again.tombstones()).toEqual(['x.html']);
+      expect(text(await again.readLog('items'))).toBe(LINE);
+      for (const other of [{ path: '/v2/', packageName: 'site' }, { path: '/', packageName: 'other-site' }]) {
+        const elsewhere = await open(other);
+        expect(elsewhere.location).not.toBe(overlay.location);
+        expect(await elsewhere.contentFiles()).toEqual([]);
+        expect(await elsewhere.tombstones()).toEqual([]);
+        expect(await elsewhere.readLog('items')).toEqual(new Uint8Array());
+      }
+    });
+  });
+}
+
+function sorted<T extends { path: string }>(files: T[]): T[] {
+  return [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
