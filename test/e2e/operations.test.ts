@@ -68,21 +68,28 @@ describe('operating a reactor', () => {
     const running = await startServe([EXAMPLE_SITE, '--log-format', 'json', '--trust-proxy']);
     try {
       const ids: string[] = [];
-      for (const path of ['/', '/css/style.css', '/nothing']) {
-        const answer = await fetch(`${running.url}${path}`, { headers: { 'X-Forwarded-For': '203.0.113.7, 10.0.0.1' } });
+      // Plain static reads carry the id in the header array they write, the rest set it before.
+      for (const [path, extra] of [['/', {}], ['/css/style.css', { Range: 'bytes=0-3' }], ['/nothing', {}], ['/', { Origin: 'https://elsewhere.example' }]] as const) {
+        const answer = await fetch(`${running.url}${path}`, { headers: { 'X-Forwarded-For': '203.0.113.7, 10.0.0.1', ...extra } });
         ids.push(answer.headers.get('x-request-id')!);
       }
+      expect(new Set(ids).size).toBe(4);
+      expect(ids.every((id) => /^[\w-]+$/.test(id))).toBe(true);
       let lines: Array<Record<string, unknown>> = [];
-      for (let i = 0; i < 50 && lines.length < 3; i++) {
+      for (let i = 0; i < 50 && lines.length < 4; i++) {
         await new Promise((resolve) => setTimeout(resolve, 100));
-        lines = running.stdout().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
+        lines = running.stdout().split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as Record<string, unknown>);
+        lines = lines.filter((line) => line.msg === 'request');
       }
+      // Every stdout line is JSON, the start too: a log collector never meets a banner.
+      const start = JSON.parse(running.stdout().split('\n')[0]!) as Record<string, unknown>;
+      expect(start).toMatchObject({ level: 30, msg: `Reactor listening on ${running.url}`, url: running.url, mounts: [{ prefix: '/', name: 'example-site' }] });
       expect(lines.map((line) => line.reqId)).toEqual(ids);
-      expect(lines.map((line) => [line.path, line.status])).toEqual([['/', 200], ['/css/style.css', 200], ['/nothing', 404]]);
+      expect(lines.map((line) => [line.path, line.status])).toEqual([['/', 200], ['/css/style.css', 206], ['/nothing', 404], ['/', 200]]);
       for (const line of lines) expect(line).toMatchObject({ method: 'GET', client: '203.0.113.7', mount: '/', ms: expect.any(Number), bytes: expect.any(Number), time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
       // The ring of /package/<name>/logs keeps SPEC.md's line.
       const logs = (await (await fetch(`${running.url}/package/example-site/logs?lines=1`)).json()) as { logs: string[] };
-      expect(logs.logs[0]).toMatch(/^\d{4}-\d\d-\d\dT\S+Z GET \/nothing -> 404$/);
+      expect(logs.logs[0]).toMatch(/^\d{4}-\d\d-\d\dT\S+Z GET \/ -> 200$/);
     } finally {
       await running.stop();
     }

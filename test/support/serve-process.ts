@@ -24,7 +24,7 @@ export function startServe(args: string[], options: { cwd?: string; env?: NodeJS
       reject(new Error(`reactor did not start in time:\n${out}\n${err}`));
     }, 30_000);
     const onData = () => {
-      const match = /Reactor listening on (http:\/\/\S+)/.exec(out);
+      const match = /Reactor listening on (http:\/\/[^\s"]+)/.exec(out);
       if (!match) return;
       clearTimeout(timer);
       child.stdout!.off('data', onData);

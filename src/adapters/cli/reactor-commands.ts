@@ -7,7 +7,8 @@ import { isPackageUrl } from '../../domain/dependencies/package-url.js';
 import { normalizeOrigin } from '../../domain/auth/same-origin.js';
 import type { ReactorHost } from '../../application/ports/reactor-host.js';
 import { DEFAULT_BODY_LIMIT } from '../../application/serving/reactor.js';
-import type { MountRequest } from '../../application/ports/reactor-host.js';
+import type { MountRequest, RunningReactor } from '../../application/ports/reactor-host.js';
+import { INFO, WARN, jsonLogLine } from '../shared/json-log-line.js';
 import type { CliOutput } from './cli-output.js';
 import { PASSPHRASE_OPTIONS } from './passphrase-option.js';
 import { TRUST_OPTION, readTrustFiles } from './trust-option.js';
@@ -88,20 +89,55 @@ export function reactorCommands(yargs: Argv, host: Lazy<ReactorHost>, output: Cl
         // Listening for signals before the banner: a client may act on the banner at once.
         const signalled = untilSignal();
         if (argv['live-reload'] && !argv.watch) throw new UsageError('--live-reload reloads pages after changes that --watch serves: give --watch too');
-        const running = await host().start(requests, settings, { warn: (warning) => output.err(`warning: ${warning}`) });
-        for (const warning of running.warnings) output.err(`warning: ${warning}`);
-        for (const failure of running.failures) output.err(`warning: not mounted: ${failure.source}: ${(failure.error as Error).name}: ${(failure.error as Error).message}`);
-        const width = Math.max(...running.mounts.map((m) => m.prefix.length));
-        const lines = running.mounts.map((mount) => `  ${mount.prefix.padEnd(width)}  ${mount.name} ${mount.version}  from ${mount.source}  ${running.url}${mount.prefix}`);
-        output.out([`Reactor listening on ${running.url}`, ...lines, `Workdir: ${running.workdir}${running.temporaryWorkdir ? ' (temporary)' : ''}`].join('\n'));
+        const log = argv['log-format'] === 'json' ? jsonLifecycle(output) : textLifecycle(output);
+        const running = await host().start(requests, settings, { warn: log.warn });
+        for (const warning of running.warnings) log.warn(warning);
+        for (const failure of running.failures) log.warn(`not mounted: ${failure.source}: ${(failure.error as Error).name}: ${(failure.error as Error).message}`);
+        log.started(running);
         await signalled;
-        output.out('Shutting down');
+        log.stopping();
         await running.stop();
       },
     )
     .demandCommand(1, 'name a reactor command')
     .strictCommands()
     .strict();
+}
+
+/** What serve says as it starts and stops: SPEC.md's banner, or with `--log-format json` pino-shaped lines beside the access lines. */
+interface Lifecycle {
+  warn(warning: string): void;
+  started(running: RunningReactor): void;
+  stopping(): void;
+}
+
+function textLifecycle(output: CliOutput): Lifecycle {
+  return {
+    warn: (warning) => output.err(`warning: ${warning}`),
+    started: (running) => {
+      const width = Math.max(...running.mounts.map((m) => m.prefix.length));
+      const lines = running.mounts.map((mount) => `  ${mount.prefix.padEnd(width)}  ${mount.name} ${mount.version}  from ${mount.source}  ${running.url}${mount.prefix}`);
+      output.out([`Reactor listening on ${running.url}`, ...lines, `Workdir: ${running.workdir}${running.temporaryWorkdir ? ' (temporary)' : ''}`].join('\n'));
+    },
+    stopping: () => output.out('Shutting down'),
+  };
+}
+
+/** Every stdout line is one JSON object, so a log collector never meets a banner. */
+function jsonLifecycle(output: CliOutput): Lifecycle {
+  return {
+    warn: (warning) => output.out(jsonLogLine(WARN, warning)),
+    started: (running) =>
+      output.out(
+        jsonLogLine(INFO, `Reactor listening on ${running.url}`, {
+          url: running.url,
+          workdir: running.workdir,
+          temporaryWorkdir: running.temporaryWorkdir,
+          mounts: running.mounts.map((mount) => ({ prefix: mount.prefix, name: mount.name, version: mount.version, source: mount.source })),
+        }),
+      ),
+    stopping: () => output.out(jsonLogLine(INFO, 'Shutting down')),
+  };
 }
 
 /** Sources in a mounts file are relative to the file. */

@@ -6,7 +6,7 @@ import { sendProblem } from './http-problems.js';
 import type { RequestContext } from './request-context.js';
 
 const CORS_METHODS = 'GET, HEAD, POST, PUT, DELETE, OPTIONS';
-const CORS_EXPOSED = 'ETag, Location, X-Total-Count, Content-Range';
+const CORS_EXPOSED = 'ETag, Location, X-Total-Count, Content-Range, X-Request-Id';
 
 /**
  * The first check of every request: a write that a page of another site made is refused

@@ -83,7 +83,12 @@ export class ReactorServer {
     const context: RequestContext = this.resolver.resolve(method, path);
     attachContext(request, context);
     const id = this.access.withIds ? this.idPrefix + (++this.requestCount).toString(36) : undefined;
-    if (id) response.setHeader('X-Request-Id', id);
+    if (id) {
+      // Node writes a header array in one go only when no header was set before it: a plain
+      // static read carries its id in that array; everything else sets it here.
+      if (plainStaticRead(context, request)) context.headers = ['X-Request-Id', id];
+      else response.setHeader('X-Request-Id', id);
+    }
     this.pass(context, request, response);
     const finished = () => this.finished(context, request, response, { method, path, started, sentBefore, id });
     // A body from memory is written by now: recorded without a per-request listener.
@@ -109,21 +114,22 @@ export class ReactorServer {
   private pass(context: RequestContext, request: IncomingMessage, response: ServerResponse): void {
     if (this.guard.screen(context, request, response)) return;
     const admitted = this.gate ? this.gate.screen(context, request, response) : true;
-    if (admitted === true) return this.answer(context.target, request, response);
+    if (admitted === true) return this.answer(context, request, response);
     if (admitted !== false)
       admitted.then(
-        (goOn) => goOn && this.answer(context.target, request, response),
+        (goOn) => goOn && this.answer(context, request, response),
         (error) => sendProblem(response, error),
       );
   }
 
   /** Static files, data reads and refusals here; everything else in express. */
-  private answer(target: RequestTarget, request: IncomingMessage, response: ServerResponse): void {
+  private answer(context: RequestContext, request: IncomingMessage, response: ServerResponse): void {
+    const { target } = context;
     try {
       switch (target.kind) {
         case 'file':
           this.metrics.lookup(target.mount.prefix, target.file !== undefined);
-          return this.serveFile(target, request, response);
+          return this.serveFile(target, request, response, context.headers);
         case 'graphiql':
           return this.serveGraphiqlAsset(request.method ?? 'GET', target.file, request, response);
         case 'health':
@@ -155,8 +161,8 @@ export class ReactorServer {
     response.end(body);
   }
 
-  private serveFile(target: Extract<RequestTarget, { kind: 'file' }>, request: IncomingMessage, response: ServerResponse): void {
-    if (target.file) return this.write(request, response, target.file);
+  private serveFile(target: Extract<RequestTarget, { kind: 'file' }>, request: IncomingMessage, response: ServerResponse, headers: readonly string[] | undefined): void {
+    if (target.file) return this.write(request, response, target.file, headers);
     target.mount.pkg.lookup(target.path).then(
       (found) => (found.kind === 'hit' ? this.write(request, response, found.file) : sendProblem(response, new ResourceNotFoundError(`no route or file for ${target.mount.prefix.slice(0, -1)}${target.path}`))),
       (error) => sendProblem(response, error),
@@ -181,8 +187,8 @@ export class ReactorServer {
       );
   }
 
-  private write(request: IncomingMessage, response: ServerResponse, file: Parameters<typeof writeStatic>[2]): void {
-    const writing = writeStatic(request, response, file);
+  private write(request: IncomingMessage, response: ServerResponse, file: Parameters<typeof writeStatic>[2], headers?: readonly string[]): void {
+    const writing = writeStatic(request, response, file, headers);
     if (writing) writing.catch((error) => sendProblem(response, error));
   }
 
@@ -231,4 +237,10 @@ export class ReactorServer {
     });
     this.access.flush();
   }
+}
+
+/** A GET or HEAD of a file already found, from no foreign origin, on a mount without authentication: nothing but its answer sets a header. */
+function plainStaticRead(context: RequestContext, request: IncomingMessage): boolean {
+  const { target } = context;
+  return target.kind === 'file' && target.file !== undefined && !target.mount.auth && (request.method === 'GET' || request.method === 'HEAD') && request.headers.origin === undefined;
 }

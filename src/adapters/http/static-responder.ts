@@ -43,11 +43,11 @@ function headersOf(file: StaticFile): FileHeaders {
  * Writes a static response: 304 for a matching If-None-Match, 206/416 for a single byte
  * range, HEAD without a body, bytes from memory when held, else streamed.
  */
-export function writeStatic(request: IncomingMessage, response: ServerResponse, found: StaticFile): void | Promise<void> {
+export function writeStatic(request: IncomingMessage, response: ServerResponse, found: StaticFile, extra: readonly string[] = []): void | Promise<void> {
   const headers = headersOf(found);
   const ifNoneMatch = request.headers['if-none-match'];
   if (ifNoneMatch !== undefined && etagMatches(ifNoneMatch, found.etag)) {
-    response.writeHead(304, headers.notModified);
+    response.writeHead(304, extra.length === 0 ? headers.notModified : [...headers.notModified, ...extra]);
     response.end();
     return;
   }
@@ -55,19 +55,19 @@ export function writeStatic(request: IncomingMessage, response: ServerResponse, 
   if (range !== undefined && (request.headers['if-range'] === undefined || request.headers['if-range'] === found.etag)) {
     const parsed = parseRange(range, found.size);
     if (parsed === 'unsatisfiable') {
-      response.writeHead(416, { 'Content-Range': `bytes */${found.size}`, 'Content-Type': 'application/json; charset=utf-8' });
+      response.writeHead(416, ['Content-Range', `bytes */${found.size}`, 'Content-Type', 'application/json; charset=utf-8', ...extra]);
       response.end(JSON.stringify({ error: { code: 'RANGE_NOT_SATISFIABLE', message: `range ${range} is outside 0-${found.size - 1}` } }));
       return;
     }
     if (parsed) {
       const [start, end] = parsed;
-      response.writeHead(206, [...headers.resource, 'Content-Length', String(end - start + 1), 'Content-Range', `bytes ${start}-${end}/${found.size}`]);
+      response.writeHead(206, [...headers.resource, 'Content-Length', String(end - start + 1), 'Content-Range', `bytes ${start}-${end}/${found.size}`, ...extra]);
       if (request.method === 'HEAD') return void response.end();
       if (found.body) return void response.end(found.body.subarray(start, end + 1));
       return pipeline(Readable.from(found.stream(start, end)), response);
     }
   }
-  response.writeHead(200, headers.full);
+  response.writeHead(200, extra.length === 0 ? headers.full : [...headers.full, ...extra]);
   if (request.method === 'HEAD') return void response.end();
   if (found.body) return void response.end(found.body);
   if (found.size === 0) return void response.end();

@@ -1,0 +1,47 @@
+/**
+ * Log lines in pino's shape (`{"level":30,"time":"<ISO>",…,"msg":…}`), so the reactor's
+ * JSON output reads like any pino service's to the tools that collect it.
+ */
+
+export const INFO = 30;
+export const WARN = 40;
+
+let cachedAt = 0;
+let cachedIso = '';
+
+/** The ISO time, built once per millisecond: at tens of thousands of lines a second most share one. */
+function isoNow(): string {
+  const now = Date.now();
+  if (now !== cachedAt) {
+    cachedAt = now;
+    cachedIso = new Date(now).toISOString();
+  }
+  return cachedIso;
+}
+
+/** An occasional line (start, shutdown, a warning): fields in order, then the message. */
+export function jsonLogLine(level: number, msg: string, fields: Record<string, unknown> = {}): string {
+  return JSON.stringify({ level, time: isoNow(), ...fields, msg });
+}
+
+/** What an access line holds besides the time and the request id. */
+export interface AccessEntry {
+  method: string;
+  path: string;
+  status: number;
+  /** Milliseconds from the request to its answer being written. */
+  ms: number;
+  client: string | undefined;
+  mount: string;
+  bytes: number;
+}
+
+/**
+ * One access line, built by hand: pino's generic serializer costs about 4.6 µs a line on
+ * the benchmark machine, a third of a static request, where this costs under one.
+ * Strings from the client (path, client address) go through JSON.stringify; the id is ours.
+ */
+export function accessLogLine(id: string, entry: AccessEntry): string {
+  const client = entry.client === undefined ? '' : `,"client":${JSON.stringify(entry.client)}`;
+  return `{"level":30,"time":"${isoNow()}","reqId":"${id}","method":${JSON.stringify(entry.method)},"path":${JSON.stringify(entry.path)},"status":${entry.status},"ms":${entry.ms}${client},"mount":${JSON.stringify(entry.mount)},"bytes":${entry.bytes},"msg":"request"}`;
+}

@@ -1,0 +1,23 @@
+import { describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
+import { accessLogLine, jsonLogLine } from '../../src/adapters/shared/json-log-line.js';
+
+describe('JSON log lines', () => {
+  it('an access line is one JSON object whatever the client sent as path or forwarded address', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), fc.option(fc.string({ unit: 'binary' }), { nil: undefined }), fc.nat(), (path, client, bytes) => {
+        const line = accessLogLine('abc-1', { method: 'GET', path, status: 200, ms: 0.25, client, mount: '/', bytes });
+        expect(line).not.toContain('\n');
+        const parsed = JSON.parse(line) as Record<string, unknown>;
+        expect(parsed).toEqual({ level: 30, time: parsed.time, reqId: 'abc-1', method: 'GET', path, status: 200, ms: 0.25, ...(client === undefined ? {} : { client }), mount: '/', bytes, msg: 'request' });
+        expect(new Date(parsed.time as string).toISOString()).toBe(parsed.time);
+      }),
+    );
+  });
+
+  it('an occasional line keeps its fields and ends with the message, as pino writes them', () => {
+    const line = jsonLogLine(40, 'not mounted: "x"', { source: 'x' });
+    expect(Object.keys(JSON.parse(line) as object)).toEqual(['level', 'time', 'source', 'msg']);
+    expect(JSON.parse(line)).toMatchObject({ level: 40, source: 'x', msg: 'not mounted: "x"' });
+  });
+});
