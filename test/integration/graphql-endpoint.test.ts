@@ -6,6 +6,7 @@ import request from 'supertest';
 import { MemoryPackageSource } from '../fakes/memory-package-source.js';
 import { buildDatasetSchema } from '../../src/adapters/http/graphql/dataset-schema.js';
 import { createGraphqlEndpoint } from '../../src/adapters/http/graphql/graphql-endpoint.js';
+import { FixedClock } from '../fakes/fixed-clock.js';
 import { AjvSchemaValidator } from '../../src/adapters/schema/ajv-schema-validator.js';
 import { PackageDatasets } from '../../src/application/data/package-datasets.js';
 import { readPackage } from '../../src/application/package/package-reader.js';
@@ -74,7 +75,7 @@ async function load(files: Record<string, string | Uint8Array>, options: { bodyL
   const overlay = store.at('/w', { path: '/', packageName: 'demo' });
   // The reactor refuses writes this way for a package whose metadata says readOnly.
   const refusal = model.metadata.readOnly === true ? new ReadOnlyError(`package ${model.metadata.name} is read-only`) : undefined;
-  const { datasets } = await PackageDatasets.load(source, model, overlay, refusal, { schemas: new AjvSchemaValidator(), sqlite });
+  const { datasets } = await PackageDatasets.load(source, model, overlay, refusal, { schemas: new AjvSchemaValidator(), sqlite, clock: new FixedClock() });
   const schema = buildDatasetSchema(datasets, model.storage?.dataSets ?? {});
   const app = express();
   if (schema) app.use('/graphql', createGraphqlEndpoint(schema, options));
@@ -91,12 +92,17 @@ async function gql(app: express.Express, query: string, variables?: Record<strin
   return { status: response.status, body: response.body as GraphqlBody };
 }
 
+/** The operations of a dataset's log, each stamped with the test's clock. */
 function logOf(overlay: MemoryPackageOverlay, dataset: string): unknown[] {
   return overlay
     .logText(dataset)
     .split('\n')
     .filter((line) => line !== '')
-    .map((line) => JSON.parse(line));
+    .map((line) => {
+      const { at, ...operation } = JSON.parse(line) as { at: string };
+      expect(at).toBe('2025-01-01T00:00:00.000Z');
+      return operation;
+    });
 }
 
 let loaded: Loaded;

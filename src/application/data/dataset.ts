@@ -4,6 +4,7 @@ import { nextFreeId } from '../../domain/data/dataset-index.js';
 import { asItem, checkItemId, type IdPolicy, type Item } from '../../domain/data/item-id.js';
 import { formatOperation, type Operation } from '../../domain/data/operation-log.js';
 import type { AppendLog } from '../ports/overlay-store.js';
+import type { Clock } from '../ports/clock.js';
 import type { CompiledSchema } from '../ports/schema-validator.js';
 
 export interface Collection {
@@ -21,6 +22,8 @@ export interface StoredItem {
 /** What the overlay knows of one dataset at load: how to open its log for the first write. */
 export interface DatasetLog {
   open(): Promise<AppendLog>;
+  /** The time each line records. */
+  clock: Clock;
 }
 
 interface Staged {
@@ -225,7 +228,7 @@ export class Dataset {
           try {
             const operation = pending.decide(view);
             // Formatted here, one by one: an item that cannot be written fails alone, never its neighbours.
-            const line = formatOperation(operation);
+            const line = formatOperation(operation, this.log!.clock.now());
             staged.set(operation.id, operation.op === 'delete' ? undefined : operation.item);
             accepted.push({ pending, operation, line });
           } catch (error) {

@@ -8,12 +8,14 @@ import type { PackageOverlay } from '../ports/overlay-store.js';
 import type { PackageSource } from '../ports/package-source.js';
 import type { SchemaValidator } from '../ports/schema-validator.js';
 import type { SqliteReader } from '../ports/sqlite-reader.js';
+import type { Clock } from '../ports/clock.js';
 import { Dataset } from './dataset.js';
 import { itemSchemaOf } from '../../domain/data/dataset-schema.js';
 
 export interface DatasetReaders {
   schemas: SchemaValidator;
   sqlite: SqliteReader;
+  clock: Clock;
 }
 
 /**
@@ -120,5 +122,5 @@ async function loadDataset(
   const log = parseOperationLog(await overlay.readLog(id), logFile);
   for (const operation of log.operations) index.apply(operation);
   if (log.tornTail !== undefined) warnings.push(`${logFile}: ignored a torn last line (${log.tornTail.length} bytes) left by an interrupted write; it was never acknowledged`);
-  return new Dataset(id, { index }, schema, idPolicyOf(schema?.raw, data), { open: () => overlay.openLog(id, log.validLength) }, refusal);
+  return new Dataset(id, { index }, schema, idPolicyOf(schema?.raw, data), { open: () => overlay.openLog(id, log.validLength), clock: readers.clock }, refusal);
 }

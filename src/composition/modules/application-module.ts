@@ -39,7 +39,7 @@ function reactorDependencies(context: ResolutionContext): ReactorDependencies {
     verifier: context.get(PORT.PackageVerifier),
     hasher: context.get(PORT.Hasher),
     clock: context.get(PORT.Clock),
-    readers: { schemas: context.get(PORT.SchemaValidator), sqlite: context.get(PORT.SqliteReader) },
+    readers: { schemas: context.get(PORT.SchemaValidator), sqlite: context.get(PORT.SqliteReader), clock: context.get(PORT.Clock) },
     saver: context.get(USE_CASE.SavePackage),
     signatures: context.get(SERVICE.SignatureCheck),
     watcher: context.get(PORT.SourceWatcher),
@@ -158,7 +158,7 @@ export const applicationModule = new ContainerModule(({ bind }) => {
     .inSingletonScope();
   bind(USE_CASE.DiffPackages)
     .toDynamicValue(
-      (c) => new DiffPackages(c.get(PORT.PackageOpener), c.get(PORT.Hasher), { schemas: c.get(PORT.SchemaValidator), sqlite: c.get(PORT.SqliteReader) }),
+      (c) => new DiffPackages(c.get(PORT.PackageOpener), c.get(PORT.Hasher), { schemas: c.get(PORT.SchemaValidator), sqlite: c.get(PORT.SqliteReader), clock: c.get(PORT.Clock) }),
     )
     .inSingletonScope();
   bind(USE_CASE.InitPackage)

@@ -5,8 +5,9 @@ import { checkItemId, type Item } from './item-id.js';
 /** One line of a dataset's overlay log: `{"op": "create"|"replace"|"delete", "id", "item"?}`. */
 export type Operation = { op: 'create' | 'replace'; id: string; item: Item } | { op: 'delete'; id: string };
 
-export function formatOperation(operation: Operation): string {
-  return JSON.stringify(operation) + '\n';
+/** One log line: the operation and `at`, the UTC time it was written (lines without it, from older versions, load alike). */
+export function formatOperation(operation: Operation, at: Date): string {
+  return JSON.stringify({ ...operation, at: at.toISOString() }) + '\n';
 }
 
 export interface ParsedLog {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { MemoryPackageSource } from '../../fakes/memory-package-source.js';
+import { FixedClock } from '../../fakes/fixed-clock.js';
 import { AjvSchemaValidator } from '../../../src/adapters/schema/ajv-schema-validator.js';
 import { PackageDatasets } from '../../../src/application/data/package-datasets.js';
 import { readPackage } from '../../../src/application/package/package-reader.js';
@@ -32,7 +33,7 @@ async function load(store = new MemoryOverlayStore(), refusal?: ReadOnlyError) {
   const source = new MemoryPackageSource(files);
   const model = await readPackage(source, { generate: 'serving' });
   const overlay = store.at('/w', { path: '/', packageName: 'demo' });
-  const loaded = await PackageDatasets.load(source, model, overlay, refusal, { schemas: new AjvSchemaValidator(), sqlite });
+  const loaded = await PackageDatasets.load(source, model, overlay, refusal, { schemas: new AjvSchemaValidator(), sqlite, clock: new FixedClock() });
   return { ...loaded, overlay, store };
 }
 
@@ -151,7 +152,7 @@ describe('datasets', () => {
     expect(again.warnings).toEqual([expect.stringMatching(/items\.log\.jsonl: ignored a torn last line/)]);
     expect(again.datasets.get('items').collection().items).toEqual([{ id: 'b', n: 2 }]);
     await again.datasets.get('items').create({ id: 'r', n: 1 });
-    expect(overlay.logText('items')).toBe('{"op":"delete","id":"a"}\n{"op":"create","id":"r","item":{"id":"r","n":1}}\n');
+    expect(overlay.logText('items')).toBe('{"op":"delete","id":"a"}\n{"op":"create","id":"r","item":{"id":"r","n":1},"at":"2025-01-01T00:00:00.000Z"}\n');
   });
 
   it('refuses writes with the reason: read-only package, SQLite dataset, a document that is not a list', async () => {

@@ -40,7 +40,14 @@ describe('item ids', () => {
 });
 
 describe('operation log', () => {
-  const lines = [formatOperation({ op: 'create', id: 'a', item: { id: 'a' } }), formatOperation({ op: 'delete', id: 'a' })].join('');
+  const at = new Date('2026-11-23T10:00:00.000Z');
+  const lines = [formatOperation({ op: 'create', id: 'a', item: { id: 'a' } }, at), formatOperation({ op: 'delete', id: 'a' }, at)].join('');
+
+  it('writes the UTC time of each write as `at`, and reads lines without it (older versions wrote none) alike', () => {
+    expect(lines.split('\n')[0]).toBe('{"op":"create","id":"a","item":{"id":"a"},"at":"2026-11-23T10:00:00.000Z"}');
+    const old = parseOperationLog(bytes('{"op":"create","id":"a","item":{"id":"a"}}\n'), 'x');
+    expect(old.operations).toEqual([{ op: 'create', id: 'a', item: { id: 'a' } }]);
+  });
 
   it('reads back what it writes', () => {
     const parsed = parseOperationLog(bytes(lines), 'x.log.jsonl');
@@ -67,7 +74,7 @@ describe('operation log', () => {
   });
 
   it('stops at a corrupt line before the end, naming the file and line', () => {
-    const corrupt = lines + 'garbage\n' + formatOperation({ op: 'delete', id: 'q' });
+    const corrupt = lines + 'garbage\n' + formatOperation({ op: 'delete', id: 'q' }, at);
     expect(() => parseOperationLog(bytes(corrupt), 'x.log.jsonl')).toThrow(ConfigParseError);
     expect(() => parseOperationLog(bytes(corrupt), 'x.log.jsonl')).toThrow(/x\.log\.jsonl:3:1/);
   });
