@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { writeRawZip } from '../support/hostile-zip.js';
-import { EXAMPLE_SITE, temporaryDirectory } from '../support/paths.js';
+import { EXAMPLE_SITE, ROOT, temporaryDirectory } from '../support/paths.js';
 import { runPkg } from '../support/run-cli.js';
 import { failingServe, startServe } from '../support/serve-process.js';
 
@@ -126,6 +126,22 @@ describe('pkg package test', () => {
     expect(run.stdout).toMatch(/^PASS home page answers \(route, tests\/site\.yaml\)$/m);
     expect(run.stdout).toMatch(/^6 passed, 0 failed$/m);
     expect(JSON.parse(runPkg(['package', 'test', EXAMPLE_SITE, '--json']).stdout)).toMatchObject({ passed: 6, failed: 0 });
+  });
+
+  it('serves a composite package to its route tests with the dependencies of --store', () => {
+    const dir = join(work.path, 'composite-tested');
+    cpSync(join(ROOT, 'examples/composite'), dir, { recursive: true });
+    mkdirSync(join(dir, 'tests'), { recursive: true });
+    writeFileSync(join(dir, 'tests/theme.yaml'), 'tests:\n  - {name: theme from the dependency, type: route, url: /style.css, expected_status: 200, expected_content_type: text/css}\n');
+    const store = join(work.path, 'composite-store');
+    expect(runPkg(['package', 'pack', join(ROOT, 'examples/theme'), '-o', store]).status).toBe(0);
+    const run = runPkg(['package', 'test', dir, '--store', store]);
+    expect(run.stdout).toMatch(/^PASS theme from the dependency \(route, tests\/theme\.yaml\)$/m);
+    expect(run.status).toBe(0);
+    // Without a store the dependency cannot be resolved, and the route test says why.
+    const without = runPkg(['package', 'test', dir], { env: { PKG_STORE: '', PKG_REGISTRY: '' } });
+    expect(without.status).toBe(1);
+    expect(without.stdout).toMatch(/FAIL theme from the dependency \(route, tests\/theme\.yaml\)\n {2}- the package could not be served: RegistryNotConfiguredError: /);
   });
 
   it('exits 1 when a test fails or a definition is invalid', () => {

@@ -91,13 +91,15 @@ export function packageCommands(yargs: Argv, useCases: PackageUseCases, output: 
       // A composite package's resources in its dependencies are checked when they can be resolved.
       builder: (y: Argv) => storeAndRegistry(pathAndJson(y)),
     })
-    .command(
-      reportCommand('test', 'Run the package tests in tests/*.yaml: route, file, data_validation and config tests', output, exit, {
-        run: (path) => useCases.test().execute(path),
+    .command({
+      ...reportCommand('test', 'Run the package tests in tests/*.yaml: route, file, data_validation and config tests', output, exit, {
+        run: (path, argv) => useCases.test().execute(path, packageSources(argv as { store?: string; registry?: string })),
         print: printTestReport,
         failed: (report) => report.failed > 0,
       }),
-    )
+      // Route tests serve the package as the reactor does: with its dependencies' layers.
+      builder: (y: Argv) => storeAndRegistry(pathAndJson(y)),
+    })
     .command(inspectCommand('info', 'Print what the package is, its files and its declared dependencies', useCases, output))
     .command(inspectCommand('manifest', 'Print manifest.json in canonical form (generated when absent)', useCases, output))
     .command(inspectCommand('routes', 'Print routes.json in canonical form (generated when absent)', useCases, output))

@@ -14,6 +14,7 @@ import type { PackageOpener, PackageSource } from '../ports/package-source.js';
 import type { ReactorHost, RunningReactor } from '../ports/reactor-host.js';
 import type { SchemaValidator } from '../ports/schema-validator.js';
 import { refuseEncrypted } from '../signing/envelope-opener.js';
+import type { DependencyContext } from '../package/dependency-loader.js';
 
 export interface TestResult {
   file: string;
@@ -53,7 +54,8 @@ export class TestPackage {
     private readonly schemas: SchemaValidator,
   ) {}
 
-  async execute(location: string): Promise<TestReport> {
+  /** `dependencies`: where route tests find the packages a composite package depends on. */
+  async execute(location: string, dependencies: DependencyContext = {}): Promise<TestReport> {
     const source = await this.opener.open(location);
     const suites: Array<{ file: string; tests: Array<PackageTest | InvalidTest> }> = [];
     try {
@@ -65,18 +67,20 @@ export class TestPackage {
           suites.push({ file: path, tests: [{ type: 'invalid', name: path, problems: [messageOf(error)] }] });
         }
       }
-      let reactor: RunningReactor | undefined;
+      let reactor: RunningReactor | Error | undefined;
       const results: TestResult[] = [];
       try {
         for (const { file, tests } of suites) {
           for (const test of tests) {
-            if (test.type === 'route' && !reactor) reactor = await this.host.start([{ source: location }], { port: 0, host: '127.0.0.1', cacheControl: 'no-cache' }, { quiet: true });
+            // A package that cannot be served (a dependency not found, say) fails each route test with the reason.
+            if (test.type === 'route' && !reactor)
+              reactor = await this.host.start([{ source: location }], { port: 0, host: '127.0.0.1', cacheControl: 'no-cache', ...dependencies }, { quiet: true }).catch((error: unknown) => asError(error));
             const messages = await this.run(test, source, reactor);
             results.push({ file, name: test.name, type: test.type, passed: messages.length === 0, messages });
           }
         }
       } finally {
-        await reactor?.stop();
+        if (reactor && !(reactor instanceof Error)) await reactor.stop();
       }
       const passed = results.filter((r) => r.passed).length;
       return { source: location, results, passed, failed: results.length - passed };
@@ -85,12 +89,13 @@ export class TestPackage {
     }
   }
 
-  private async run(test: PackageTest | InvalidTest, source: PackageSource, reactor: RunningReactor | undefined): Promise<string[]> {
+  private async run(test: PackageTest | InvalidTest, source: PackageSource, reactor: RunningReactor | Error | undefined): Promise<string[]> {
     try {
       switch (test.type) {
         case 'invalid':
           return test.problems.map((problem) => `invalid definition: ${problem}`);
         case 'route':
+          if (reactor instanceof Error) return [`the package could not be served: ${reactor.name}: ${reactor.message}`];
           return await this.route(test, reactor!);
         case 'file':
           return await this.file(test, source);
@@ -140,4 +145,8 @@ export class TestPackage {
 /** Parses by the declared format, whatever the file's extension says. */
 function parseAs(text: string, file: string, format: 'json' | 'yaml'): unknown {
   return format === 'yaml' ? parseYaml(text, file) : parseJson(text, file);
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
 }
