@@ -3,11 +3,15 @@
 // What a command needs only sometimes (express, ajv, GraphQL, openpgp) is imported
 // dynamically, so it lands in a chunk that a start without it never compiles.
 import { build, transform } from 'esbuild';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
-const dist = new URL('../dist/', import.meta.url).pathname;
-// Chunk names carry a hash and entries come and go: clear dist/ so it holds exactly this build.
+const target = new URL('../dist', import.meta.url).pathname;
+// Chunk names carry a hash and entries come and go, so each build starts from an empty
+// folder; it is built beside dist/ and swapped in at the end. A `pkg` started meanwhile
+// (a test, or `npx pkg` from a subfolder, which builds the checkout through `prepare`)
+// never finds dist/ half-written or gone.
+const dist = `${target}.next-${process.pid}/`;
 rmSync(dist, { recursive: true, force: true });
 await build({
   // The child process that re-verifies packages off the event loop is an entry of its own,
@@ -50,6 +54,23 @@ for (const asset of Object.values(GRAPHIQL_ASSETS)) {
   copyFileSync(join(folder, asset.file), assets + asset.name);
 }
 writeFileSync(`${assets}THIRD-PARTY-NOTICES.txt`, notices([...new Set(Object.values(GRAPHIQL_ASSETS).map((asset) => asset.package))]));
+
+// Two builds at once (two first `npx pkg` runs) may swap in turn: the last one wins.
+const previous = `${target}.old-${process.pid}`;
+for (;;) {
+  try {
+    renameSync(target, previous);
+  } catch (error) {
+    if (error.code !== 'ENOENT') throw error;
+  }
+  try {
+    renameSync(dist.slice(0, -1), target);
+    break;
+  } catch (error) {
+    if (error.code !== 'ENOTEMPTY' && error.code !== 'EEXIST') throw error;
+  }
+}
+rmSync(previous, { recursive: true, force: true });
 
 /** Where `name` is installed as seen from `from` (node's lookup: node_modules/ in each folder up). */
 function packageFolder(name, from) {
