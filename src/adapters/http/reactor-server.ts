@@ -7,6 +7,7 @@ import { LIVE_RELOAD_PATH } from '../../application/serving/served-package.js';
 import { ResourceNotFoundError } from '../../domain/errors.js';
 import { GRAPHIQL_ASSETS_PATH } from '../../domain/serving/reactor-paths.js';
 import { readData } from './data-api.js';
+import { readThePast, readsThePast } from './data-history.js';
 import { graphqlDatasets } from './graphql/graphql-datasets.js';
 import type { GraphiqlAssets } from './graphql/graphiql-assets.js';
 import { lazyGraphqlEndpoint } from './graphql/lazy-graphql.js';
@@ -145,6 +146,7 @@ export class ReactorServer {
         case 'refused':
           return sendProblem(response, target.error);
         case 'data':
+          if (readsThePast(target.history, request)) return readThePast(target.mount, target.dataset, target.item, target.history, request, response);
           if (request.method === 'GET' || request.method === 'HEAD') return readData(target.mount, target.dataset, target.item, request, response);
       }
     } catch (error) {

@@ -2,7 +2,8 @@ import { ItemNotFoundError, DuplicateIdError, IdMismatchError, NotACollectionErr
 import type { DatasetIndex} from '../../domain/data/dataset-index.js';
 import { nextFreeId } from '../../domain/data/dataset-index.js';
 import { asItem, checkItemId, type IdPolicy, type Item } from '../../domain/data/item-id.js';
-import { formatOperation, type Operation } from '../../domain/data/operation-log.js';
+import { formatOperation, parseOperationLog, type Operation } from '../../domain/data/operation-log.js';
+import { historyOf, stateAt, type ItemVersion } from '../../domain/data/item-history.js';
 import type { AppendLog } from '../ports/overlay-store.js';
 import type { Clock } from '../ports/clock.js';
 import type { CompiledSchema } from '../ports/schema-validator.js';
@@ -22,6 +23,9 @@ export interface StoredItem {
 /** What the overlay knows of one dataset at load: how to open its log for the first write. */
 export interface DatasetLog {
   open(): Promise<AppendLog>;
+  /** The log as it is on disk now, and its name for messages: history is read from it, never kept in memory. */
+  read(): Promise<Uint8Array>;
+  file: string;
   /** The time each line records. */
   clock: Clock;
 }
@@ -57,7 +61,8 @@ export class Dataset {
 
   constructor(
     readonly id: string,
-    private readonly data: { index: DatasetIndex } | { document: unknown },
+    /** `base`: the package's own items, before any write (history starts from them). */
+    private readonly data: { index: DatasetIndex; base?: readonly unknown[] } | { document: unknown },
     readonly schema: { raw: unknown; validate: CompiledSchema } | undefined,
     private readonly policy: IdPolicy,
     private readonly log: DatasetLog | undefined,
@@ -99,6 +104,20 @@ export class Dataset {
     const item = this.index().get(id);
     if (item === undefined) throw new ItemNotFoundError(`no item ${id} in dataset ${this.id}`);
     return item;
+  }
+
+  /** Each version of item `id`, oldest first, from the package's data and the operation log. */
+  async history(id: string): Promise<ItemVersion[]> {
+    this.index();
+    const versions = historyOf(id, this.base(), await this.logged());
+    if (versions.length === 0) throw new ItemNotFoundError(`no item ${id} in dataset ${this.id}, now or before`);
+    return versions;
+  }
+
+  /** The items as they stood at `time` (milliseconds since the epoch), in collection order. */
+  async at(time: number): Promise<DatasetIndex> {
+    this.index();
+    return stateAt(this.base(), await this.logged(), time);
   }
 
   /** Throws the reason this dataset cannot be written, if there is one. */
@@ -172,6 +191,16 @@ export class Dataset {
   adopt(writes: Pending[]): void {
     this.queue.push(...writes);
     this.startFlush();
+  }
+
+  private base(): readonly unknown[] {
+    return ('index' in this.data && this.data.base) || [];
+  }
+
+  /** The acknowledged writes, read back from the log (a torn last line was never acknowledged). */
+  private async logged(): Promise<Operation[]> {
+    if (!this.log) return [];
+    return parseOperationLog(await this.log.read(), this.log.file).operations;
   }
 
   private index(): DatasetIndex {

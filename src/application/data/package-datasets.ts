@@ -117,10 +117,11 @@ async function loadDataset(
   }
   if (!Array.isArray(data)) return new Dataset(id, { document: data }, schema, idPolicyOf(schema?.raw, []), undefined, refusal);
   const index = new DatasetIndex(data);
-  if (!overlay) return new Dataset(id, { index }, schema, idPolicyOf(schema?.raw, data), undefined, refusal);
+  if (!overlay) return new Dataset(id, { index, base: data }, schema, idPolicyOf(schema?.raw, data), undefined, refusal);
   const logFile = `${overlay.location}/data/${id}.log.jsonl`;
   const log = parseOperationLog(await overlay.readLog(id), logFile);
   for (const operation of log.operations) index.apply(operation);
   if (log.tornTail !== undefined) warnings.push(`${logFile}: ignored a torn last line (${log.tornTail.length} bytes) left by an interrupted write; it was never acknowledged`);
-  return new Dataset(id, { index }, schema, idPolicyOf(schema?.raw, data), { open: () => overlay.openLog(id, log.validLength), clock: readers.clock }, refusal);
+  const datasetLog = { open: () => overlay.openLog(id, log.validLength), read: () => overlay.readLog(id), file: logFile, clock: readers.clock };
+  return new Dataset(id, { index, base: data }, schema, idPolicyOf(schema?.raw, data), datasetLog, refusal);
 }

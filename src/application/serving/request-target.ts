@@ -17,7 +17,7 @@ const PACKAGE_PATH = /^\/package\/([^/]+)\//;
 export type RequestTarget =
   | { kind: 'file'; mount: Mount; path: string; file?: StaticFile }
   /** The data API: a collection, or one item of it (`item` as the path spells it). */
-  | { kind: 'data'; mount: Mount; dataset: string; item?: string }
+  | { kind: 'data'; mount: Mount; dataset: string; item?: string; history?: true }
   | { kind: 'graphql'; mount: Mount }
   /** A content write (PUT, DELETE) to a path below a mount. */
   | { kind: 'content'; mount: Mount; path: string }
@@ -137,9 +137,14 @@ export class RequestResolver {
   }
 }
 
+/** `<dataset>`, `<dataset>/<id>`, or `<dataset>/<id>/history`: an item's versions. */
 function dataTarget(mount: Mount, rest: string): RequestTarget {
   const slash = rest.indexOf('/');
-  return slash < 0 ? { kind: 'data', mount, dataset: rest } : { kind: 'data', mount, dataset: rest.slice(0, slash), item: rest.slice(slash + 1) };
+  if (slash < 0) return { kind: 'data', mount, dataset: rest };
+  const dataset = rest.slice(0, slash);
+  const item = rest.slice(slash + 1);
+  const history = /^([^/]+)\/history$/.exec(item);
+  return history ? { kind: 'data', mount, dataset, item: history[1]!, history: true } : { kind: 'data', mount, dataset, item };
 }
 
 function handlerRefused(route: Route): RequestTarget {

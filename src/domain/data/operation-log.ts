@@ -3,7 +3,8 @@ import { isRecord } from '../package/documents.js';
 import { checkItemId, type Item } from './item-id.js';
 
 /** One line of a dataset's overlay log: `{"op": "create"|"replace"|"delete", "id", "item"?}`. */
-export type Operation = { op: 'create' | 'replace'; id: string; item: Item } | { op: 'delete'; id: string };
+/** `at`: the UTC time of the write, on operations read back from a log that recorded it. */
+export type Operation = ({ op: 'create' | 'replace'; id: string; item: Item } | { op: 'delete'; id: string }) & { at?: string };
 
 /** One log line: the operation and `at`, the UTC time it was written (lines without it, from older versions, load alike). */
 export function formatOperation(operation: Operation, at: Date): string {
@@ -63,7 +64,8 @@ function tryOperation(text: string): Operation | undefined {
   } catch {
     return undefined;
   }
-  if (value.op === 'delete') return { op: 'delete', id };
-  if ((value.op === 'create' || value.op === 'replace') && isRecord(value.item)) return { op: value.op, id, item: value.item };
+  const at = typeof value.at === 'string' && !Number.isNaN(Date.parse(value.at)) ? { at: value.at } : {};
+  if (value.op === 'delete') return { op: 'delete', id, ...at };
+  if ((value.op === 'create' || value.op === 'replace') && isRecord(value.item)) return { op: value.op, id, item: value.item, ...at };
   return undefined;
 }

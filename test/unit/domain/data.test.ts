@@ -52,8 +52,8 @@ describe('operation log', () => {
   it('reads back what it writes', () => {
     const parsed = parseOperationLog(bytes(lines), 'x.log.jsonl');
     expect(parsed.operations).toEqual([
-      { op: 'create', id: 'a', item: { id: 'a' } },
-      { op: 'delete', id: 'a' },
+      { op: 'create', id: 'a', item: { id: 'a' }, at: '2026-11-23T10:00:00.000Z' },
+      { op: 'delete', id: 'a', at: '2026-11-23T10:00:00.000Z' },
     ]);
     expect(parsed.validLength).toBe(bytes(lines).length);
     expect(parsed.tornTail).toBeUndefined();

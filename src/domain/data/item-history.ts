@@ -1,0 +1,47 @@
+import { DatasetIndex } from './dataset-index.js';
+import { itemIdOf } from './item-id.js';
+import type { Operation } from './operation-log.js';
+
+/** One version of an item: as the package ships it (`base`), or as a write left it. */
+export interface ItemVersion {
+  op: 'base' | Operation['op'];
+  /** When the write was made; null for the package's own data and for writes logged before times were recorded. */
+  at: string | null;
+  /** The item after this version; absent for a delete. */
+  item?: unknown;
+}
+
+/** Each version of item `id`, oldest first: its base state if the package has it, then every logged write to it. */
+export function historyOf(id: string, base: readonly unknown[], operations: readonly Operation[]): ItemVersion[] {
+  const versions: ItemVersion[] = [];
+  const index = base.findIndex((item, position) => itemIdOf(item, position) === id);
+  if (index >= 0) versions.push({ op: 'base', at: null, item: base[index] });
+  for (const operation of operations) {
+    if (operation.id !== id) continue;
+    versions.push(operation.op === 'delete' ? { op: 'delete', at: operation.at ?? null } : { op: operation.op, at: operation.at ?? null, item: operation.item });
+  }
+  return versions;
+}
+
+/**
+ * The dataset as it stood at `time` (milliseconds since the epoch): the base items and
+ * every write made at or before it. Writes logged without a time came before any timed
+ * one (they were written by versions that kept none), so they always count.
+ */
+export function stateAt(base: readonly unknown[], operations: readonly Operation[], time: number): DatasetIndex {
+  const index = new DatasetIndex(base);
+  for (const operation of operations) {
+    if (operation.at !== undefined && Date.parse(operation.at) > time) break;
+    index.apply(operation);
+  }
+  return index;
+}
+
+const RFC_3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+
+/** An RFC 3339 date-time as milliseconds since the epoch; undefined for anything else. */
+export function parseInstant(text: string): number | undefined {
+  if (!RFC_3339.test(text)) return undefined;
+  const time = Date.parse(text.replace(' ', 'T'));
+  return Number.isNaN(time) ? undefined : time;
+}
