@@ -168,6 +168,16 @@ export class IdMismatchError extends PackageError {
   readonly code = 'ID_MISMATCH';
 }
 
+/** A collection query that cannot be read: a malformed operator, value or page. */
+export class InvalidQueryError extends PackageError {
+  readonly code = 'BAD_QUERY';
+}
+
+/** A collection query names a field the dataset's items do not have. */
+export class UnknownFieldError extends PackageError {
+  readonly code = 'UNKNOWN_FIELD';
+}
+
 /** What was sent is not an item: not a JSON object, or an id that cannot be one. */
 export class InvalidItemError extends PackageError {
   readonly code = 'INVALID_ITEM';

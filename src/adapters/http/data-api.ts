@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ItemNotFoundError } from '../../domain/errors.js';
 import type { Dataset } from '../../application/data/dataset.js';
 import type { Mount } from '../../application/serving/reactor.js';
-import { badRequest, methodNotAllowed, sendJson } from './http-problems.js';
+import { methodNotAllowed, sendJson } from './http-problems.js';
 
 // Reads only: the reactor answers them ahead of express, so this file must not load it (writes are in data-writes.ts).
 
@@ -29,21 +29,36 @@ export function readData(mount: Mount, id: string, item: string | undefined, req
   const headers: Record<string, string | number> = items ? { 'X-Total-Count': items.length } : {};
   const url = request.url ?? '';
   const query = url.indexOf('?');
-  if (query >= 0 && items) {
-    const parameters = new URLSearchParams(url.slice(query + 1));
-    if (parameters.has('limit') || parameters.has('offset')) {
-      const start = pageNumber(parameters.get('offset'), 'offset') ?? 0;
-      const count = pageNumber(parameters.get('limit'), 'limit') ?? items.length;
-      return sendJson(response, 200, items.slice(start, start + count), headers);
-    }
-  }
+  if (query >= 0 && query < url.length - 1 && items) return answerQuery(dataset, url, query, request, response);
   response.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': collection.body.length, 'Cache-Control': 'no-store', ...headers });
   response.end(request.method === 'HEAD' ? undefined : collection.body);
 }
 
-function pageNumber(value: string | null, name: string): number | undefined {
-  if (value === null) return undefined;
-  const number = Number(value);
-  if (value === '' || !Number.isInteger(number) || number < 0) throw badRequest('BAD_QUERY', `${name} must be a non-negative integer`);
-  return number;
+/** A query of the collection: the page it selects, `X-Total-Count` of all that match, and `Link` to the other pages. */
+function answerQuery(dataset: Dataset, url: string, query: number, request: IncomingMessage, response: ServerResponse): void {
+  const parameters = new URLSearchParams(url.slice(query + 1));
+  const answer = dataset.query(parameters);
+  const headers: Record<string, string | number> = { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': answer.body.length, 'Cache-Control': 'no-store', 'X-Total-Count': answer.total };
+  const links = answer.window ? pageLinks(url.slice(0, query), parameters, answer.window, answer.total) : '';
+  if (links) headers.Link = links;
+  response.writeHead(200, headers);
+  response.end(request.method === 'HEAD' ? undefined : answer.body);
+}
+
+/** RFC 8288 links to the first, previous, next and last pages, in the paging the client used. */
+function pageLinks(path: string, parameters: URLSearchParams, window: NonNullable<ReturnType<Dataset['query']>['window']>, total: number): string {
+  const size = window.limit ?? total;
+  if (size === 0) return '';
+  const at = (offset: number) => {
+    const next = new URLSearchParams(parameters);
+    if (window.page !== undefined) next.set('page', String(Math.floor(offset / size) + 1));
+    else next.set('offset', String(offset));
+    return `<${path}?${next.toString()}>`;
+  };
+  const last = Math.max(0, Math.floor((total - 1) / size) * size);
+  const links = [`${at(0)}; rel="first"`];
+  if (window.offset > 0) links.push(`${at(Math.max(0, window.offset - size))}; rel="prev"`);
+  if (window.offset + size < total) links.push(`${at(window.offset + size)}; rel="next"`);
+  links.push(`${at(last)}; rel="last"`);
+  return links.join(', ');
 }

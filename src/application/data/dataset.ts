@@ -4,6 +4,7 @@ import { nextFreeId } from '../../domain/data/dataset-index.js';
 import { asItem, checkItemId, type IdPolicy, type Item } from '../../domain/data/item-id.js';
 import { formatOperation, parseOperationLog, type Operation } from '../../domain/data/operation-log.js';
 import { historyOf, stateAt, type ItemVersion } from '../../domain/data/item-history.js';
+import { CollectionQueries, type QueryAnswer } from './collection-queries.js';
 import type { AppendLog } from '../ports/overlay-store.js';
 import type { Clock } from '../ports/clock.js';
 import type { CompiledSchema } from '../ports/schema-validator.js';
@@ -58,6 +59,7 @@ export class Dataset {
   private paused = false;
   private appendLog?: AppendLog;
   private counter = 1;
+  private queries?: CollectionQueries;
 
   constructor(
     readonly id: string,
@@ -104,6 +106,13 @@ export class Dataset {
     const item = this.index().get(id);
     if (item === undefined) throw new ItemNotFoundError(`no item ${id} in dataset ${this.id}`);
     return item;
+  }
+
+  /** The items a query selects (filters, `q`, `sort`, a page), answered once per version of the data. */
+  query(parameters: Iterable<[string, string]>): QueryAnswer {
+    const index = this.index();
+    this.queries ??= new CollectionQueries(this.schema?.raw);
+    return this.queries.answer(parameters, index.list(), index.generation, encode);
   }
 
   /** Each version of item `id`, oldest first, from the package's data and the operation log. */

@@ -1,0 +1,67 @@
+import { parseCollectionQuery, queryKey, selectItems, valueAt, type FieldType, type QueryFields } from '../../domain/data/collection-query.js';
+import { isRecord } from '../../domain/package/documents.js';
+
+/** A query's answer: the page of items as JSON, how many matched in all, and the window it shows. */
+export interface QueryAnswer {
+  body: Uint8Array;
+  /** Items that match, before paging: `X-Total-Count`. */
+  total: number;
+  window?: { offset: number; limit: number | undefined; page?: number; perPage?: number };
+}
+
+/** Answers kept per generation of the data: a repeated query costs a lookup until the next write. */
+const KEPT = 64;
+
+/**
+ * The queries of one collection, each answered once per version of its items. A write
+ * (a new generation) drops every kept answer.
+ */
+export class CollectionQueries {
+  private generation = -1;
+  private readonly answers = new Map<string, QueryAnswer>();
+
+  constructor(private readonly schema: unknown) {}
+
+  answer(parameters: Iterable<[string, string]>, items: readonly unknown[], generation: number, encode: (value: unknown) => Uint8Array): QueryAnswer {
+    const query = parseCollectionQuery(parameters, fieldsOf(this.schema, items));
+    if (generation !== this.generation) {
+      this.answers.clear();
+      this.generation = generation;
+    }
+    const key = queryKey(query);
+    const kept = this.answers.get(key);
+    if (kept) return kept;
+    const selected = selectItems(items, query);
+    const { window } = query;
+    const page = window ? selected.slice(window.offset, window.limit === undefined ? undefined : window.offset + window.limit) : selected;
+    const answer: QueryAnswer = { body: encode(page), total: selected.length, ...(window ? { window } : {}) };
+    if (this.answers.size >= KEPT) this.answers.delete(this.answers.keys().next().value!);
+    this.answers.set(key, answer);
+    return answer;
+  }
+}
+
+/** The fields a query may name: those the item schema declares (with their types), and those some item has. */
+function fieldsOf(schema: unknown, items: readonly unknown[]): QueryFields {
+  return {
+    has: (path) => declared(schema, path) !== undefined || items.some((item) => valueAt(item, path) !== undefined),
+    typeOf: (path) => typeOf(declared(schema, path)),
+  };
+}
+
+function declared(schema: unknown, path: readonly string[]): Record<string, unknown> | undefined {
+  let node = schema;
+  for (const part of path) {
+    if (!isRecord(node) || !isRecord(node.properties) || !isRecord(node.properties[part])) return undefined;
+    node = node.properties[part];
+  }
+  return node as Record<string, unknown>;
+}
+
+function typeOf(node: Record<string, unknown> | undefined): FieldType | undefined {
+  if (!node) return undefined;
+  const types = ([] as unknown[]).concat(node.type ?? []).filter((type) => type !== 'null');
+  if (types.length !== 1) return undefined;
+  const [type] = types;
+  return type === 'string' || type === 'number' || type === 'integer' || type === 'boolean' ? type : 'other';
+}

@@ -1,0 +1,50 @@
+import { describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
+import { parseCollectionQuery, queryKey, selectItems, type QueryFields } from '../../../src/domain/data/collection-query.js';
+import { InvalidQueryError, UnknownFieldError } from '../../../src/domain/errors.js';
+
+const numbers: QueryFields = { has: (path) => path.length === 1 && ['n', 'id'].includes(path[0]!), typeOf: (path) => (path[0] === 'n' ? 'number' : 'string') };
+
+describe('collection queries', () => {
+  it('a bound selects exactly the items on its side of it, in collection order', () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: -50, max: 50 })), fc.integer({ min: -60, max: 60 }), fc.constantFrom('gte', 'lte', 'gt', 'lt', 'ne'), (values, bound, op) => {
+        const items = values.map((n, index) => ({ id: String(index), n }));
+        const test = { gte: (n: number) => n >= bound, lte: (n: number) => n <= bound, gt: (n: number) => n > bound, lt: (n: number) => n < bound, ne: (n: number) => n !== bound }[op];
+        expect(selectItems(items, parseCollectionQuery([[`n_${op}`, String(bound)]], numbers))).toEqual(items.filter((item) => test(item.n)));
+      }),
+    );
+  });
+
+  it('sorts stably: items equal on the key keep their order, descending too', () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 3 })), (values) => {
+        const items = values.map((n, index) => ({ id: String(index), n }));
+        const sorted = selectItems(items, parseCollectionQuery([['sort', '-n']], numbers)) as typeof items;
+        for (let i = 1; i < sorted.length; i++) {
+          expect(sorted[i - 1]!.n).toBeGreaterThanOrEqual(sorted[i]!.n);
+          if (sorted[i - 1]!.n === sorted[i]!.n) expect(Number(sorted[i - 1]!.id)).toBeLessThan(Number(sorted[i]!.id));
+        }
+      }),
+    );
+  });
+
+  it('never ignores a parameter: any name is a field, a reserved word, or refused', () => {
+    fc.assert(
+      fc.property(fc.string(), fc.string(), (name, value) => {
+        try {
+          parseCollectionQuery([[name, value]], numbers);
+        } catch (error) {
+          expect(error instanceof InvalidQueryError || error instanceof UnknownFieldError).toBe(true);
+        }
+      }),
+    );
+  });
+
+  it('keys a query the same whatever the order of its parameters', () => {
+    const a = parseCollectionQuery([['n', '1'], ['id', 'x'], ['sort', 'n']], numbers);
+    const b = parseCollectionQuery([['sort', 'n'], ['id', 'x'], ['n', '1']], numbers);
+    expect(queryKey(a)).toBe(queryKey(b));
+    expect(queryKey(parseCollectionQuery([['n', '2']], numbers))).not.toBe(queryKey(a));
+  });
+});
