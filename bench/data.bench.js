@@ -18,6 +18,8 @@ const SIZES = [1_000, 100_000];
 const SCRIPT = join(ROOT, 'bench/lua/items.lua');
 const JSON_SERVER = join(ROOT, 'node_modules/json-server/lib/cli/bin.js');
 const COLLECTION = '/api/v1/data/items';
+const REACTOR_QUERY = 'active=true&sort=-score&limit=20';
+const JSON_SERVER_QUERY = 'active=true&_sort=score&_order=desc&_limit=20';
 const WORDS = 'package content reactor layer route dataset manifest signature archive verify serve mount overlay schema version registry'.split(' ');
 
 /**
@@ -46,13 +48,14 @@ function wrk(url, scriptArgs, duration = DURATION) {
 function itemOf(n) {
   let text = '';
   for (let i = n; text.length < 200; i = (Math.imul(i, 1103515245) + 12345) & 0x7fffffff) text += WORDS[(i >>> 8) % WORDS.length] + ' ';
-  return { id: `item-${n}`, title: `Item ${n}: ${WORDS[n % WORDS.length]} ${WORDS[(n >> 4) % WORDS.length]}`, body: text.slice(0, 200), tags: [WORDS[n % 7], WORDS[7 + (n % 9)]], n };
+  return { id: `item-${n}`, title: `Item ${n}: ${WORDS[n % WORDS.length]} ${WORDS[(n >> 4) % WORDS.length]}`, body: text.slice(0, 200), tags: [WORDS[n % 7], WORDS[7 + (n % 9)]], n, active: n % 3 === 0, score: Math.imul(n, 7919) % 1000 };
 }
 
 /** A package directory with `size` items, and the same items as a json-server db. */
 function makeFixture(size) {
-  const pkg = join(OUT, `data-fixture-${size}`);
-  const db = join(OUT, `data-fixture-${size}.db.json`);
+  // v2: items carry `active` and `score`, which the query measurement filters and sorts on.
+  const pkg = join(OUT, `data-fixture-v2-${size}`);
+  const db = join(OUT, `data-fixture-v2-${size}.db.json`);
   if (existsSync(join(pkg, 'content/index.html')) && existsSync(db)) return { pkg, db };
   rmSync(pkg, { recursive: true, force: true });
   mkdirSync(join(pkg, 'data'), { recursive: true });
@@ -86,7 +89,8 @@ async function withServer(name, size, fixture, work, measure) {
     server = await launch('node', [JSON_SERVER, db, '--host', '127.0.0.1', '--port', String(port), '--quiet'], `${base}/items/item-1`);
   }
   try {
-    return { startup: server.seconds, ...(await measure(base, name === 'reactor' ? COLLECTION : '/items')) };
+    const measured = await measure(base, name === 'reactor' ? COLLECTION : '/items');
+    return { startup: server.seconds, rss: server.rssMb(), ...measured };
   } finally {
     await server.stop();
   }
@@ -105,7 +109,7 @@ export async function run() {
     const megabytes = readFileSync(join(fixture.pkg, 'data/items.json')).length / 1e6;
     results[size] = {};
     for (const name of ['reactor', 'json-server']) {
-      results[size][name] = await withServer(name, size, fixture, work, (base, collection) => {
+      results[size][name] = await withServer(name, size, fixture, work, async (base, collection) => {
         const measured = {};
         const getById = ['get', collection, String(size)];
         // A fresh process runs its first requests unoptimized: a second of reads first, so
@@ -118,6 +122,11 @@ export async function run() {
           measured.static = wrk(`${base}/items-copy.json`);
         }
         measured.get = wrk(`${base}${collection}`, getById);
+        if (size === SIZES[1]) {
+          const query = name === 'reactor' ? REACTOR_QUERY : JSON_SERVER_QUERY;
+          measured.queryIds = await idsOf(`${base}${collection}?${query}`);
+          measured.query = wrk(`${base}${collection}?${query}`);
+        }
         measured.post = wrk(`${base}${collection}`, ['post', collection, randomBytes(6).toString('hex')]);
         return measured;
       });
@@ -131,11 +140,21 @@ export async function run() {
   const ours = (size) => results[size].reactor;
   const theirs = (size) => results[size]['json-server'];
   const { collection, static: file } = ours(small);
-  const bytes = readFileSync(join(OUT, `data-fixture-${small}/content/items-copy.json`)).length;
+  const bytes = readFileSync(join(OUT, `data-fixture-v2-${small}/content/items-copy.json`)).length;
   console.log(`${small} items: collection GET ${fmt(collection.rate, 0)} req/s, the same ${bytes} B as a static file ${fmt(file.rate, 0)} req/s`);
   console.log(`POST at ${large} items: reactor / json-server ${verdict(ours(large).post.rate / theirs(large).post.rate, 100, false)}`);
   console.log(`POST at ${small} items: reactor / json-server ${verdict(ours(small).post.rate / theirs(small).post.rate, 3, false)}`);
   console.log(`reactor POST at ${large} / at ${small} items: ${verdict(ours(large).post.rate / ours(small).post.rate, 0.8, false)}`);
   console.log(`collection GET / static file at ${small} items: ${verdict(collection.rate / file.rate, 0.5, false)}`);
+  const sameIds = JSON.stringify(ours(large).queryIds) === JSON.stringify(theirs(large).queryIds);
+  console.log(`query at ${large} items: reactor ?${REACTOR_QUERY} ${fmt(ours(large).query.rate, 0)} req/s, json-server ?${JSON_SERVER_QUERY} ${fmt(theirs(large).query.rate, 0)} req/s; ${sameIds ? 'the same 20 ids in the same order' : `DIFFERENT ids: ${ours(large).queryIds.join(',')} vs ${theirs(large).queryIds.join(',')}`}`);
+  console.log(`query, reactor / json-server: ${verdict(ours(large).query.rate / theirs(large).query.rate, 100, false)}`);
+  console.log(`resident memory at ${large} items after the run: reactor ${fmt(ours(large).rss, 0)} MB, json-server ${fmt(theirs(large).rss, 0)} MB`);
   console.log(`GET by id, reactor / json-server: ${SIZES.map((size) => `${fmt(ours(size).get.rate / theirs(size).get.rate)}x at ${size} items`).join(', ')} (no target)`);
+}
+
+async function idsOf(url) {
+  const answer = await fetch(url);
+  if (answer.status !== 200) throw new Error(`${url} answered ${answer.status}: ${await answer.text()}`);
+  return (await answer.json()).map((item) => item.id);
 }
