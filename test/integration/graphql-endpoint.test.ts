@@ -114,9 +114,9 @@ afterEach(() => loaded.datasets.close());
 describe('schema derived from datasets', () => {
   it('has a list field and three mutations per JSON collection, named from dataset ids with "-"', () => {
     const printed = printSchema(loaded.schema!);
-    expect(printed).toContain('blog_posts(id: ID, limit: Int, offset: Int): [BlogPostsItem!]');
-    expect(printed).toContain('notes(id: ID, limit: Int, offset: Int): [JSON!]');
-    expect(printed).toContain('tasks(id: ID, limit: Int, offset: Int): [TasksItem!]');
+    expect(printed).toContain('blog_posts(id: ID, limit: Int, offset: Int, filter: JSON, q: String, sort: String): [BlogPostsItem!]');
+    expect(printed).toContain('notes(id: ID, limit: Int, offset: Int, filter: JSON, q: String, sort: String): [JSON!]');
+    expect(printed).toContain('tasks(id: ID, limit: Int, offset: Int, filter: JSON, q: String, sort: String): [TasksItem!]');
     expect(printed).toContain('createBlogPosts(item: JSON!): BlogPostsItem');
     expect(printed).toContain('updateBlogPosts(id: ID!, item: JSON!): BlogPostsItem');
     expect(printed).toContain('deleteBlogPosts(id: ID!): ID');
@@ -193,6 +193,19 @@ describe('queries', () => {
     expect((await gql(loaded.app, '{ blog_posts(limit: 1) { id } }')).body.data).toEqual({ blog_posts: [{ id: 'p1' }] });
     expect((await gql(loaded.app, '{ blog_posts(offset: 5) { id } }')).body.data).toEqual({ blog_posts: [] });
     expect((await gql(loaded.app, '{ blog_posts(limit: -1) { id } }')).body.errors![0]!.extensions?.code).toBe('BAD_QUERY');
+  });
+
+  it('filters, searches and sorts as the REST API does, and refuses what it refuses', async () => {
+    expect((await gql(loaded.app, '{ blog_posts(filter: {published: true}) { id } }')).body.data).toEqual({ blog_posts: [{ id: 'p1' }] });
+    expect((await gql(loaded.app, '{ blog_posts(filter: {views_lt: 5}) { id } }')).body.data).toEqual({ blog_posts: [{ id: 'p2' }] });
+    expect((await gql(loaded.app, '{ blog_posts(filter: {id: ["p1", "p2"]}, sort: "-views") { id } }')).body.data).toEqual({ blog_posts: [{ id: 'p1' }, { id: 'p2' }] });
+    expect((await gql(loaded.app, '{ blog_posts(sort: "views", limit: 1) { id } }')).body.data).toEqual({ blog_posts: [{ id: 'p2' }] });
+    expect((await gql(loaded.app, '{ blog_posts(q: "SECOND") { id } }')).body.data).toEqual({ blog_posts: [{ id: 'p2' }] });
+    expect((await gql(loaded.app, '{ notes(filter: {text_like: "irs"}) }')).body.data).toEqual({ notes: [{ text: 'first' }] });
+    expect((await gql(loaded.app, '{ blog_posts(filter: {nope: 1}) { id } }')).body.errors![0]!.extensions?.code).toBe('UNKNOWN_FIELD');
+    expect((await gql(loaded.app, '{ blog_posts(filter: {published: "maybe"}) { id } }')).body.errors![0]!.extensions?.code).toBe('BAD_QUERY');
+    expect((await gql(loaded.app, '{ blog_posts(filter: {meta: {x: 1}}) { id } }')).body.errors![0]!.extensions?.code).toBe('BAD_QUERY');
+    expect((await gql(loaded.app, '{ blog_posts(sort: "-nope") { id } }')).body.errors![0]!.extensions?.code).toBe('UNKNOWN_FIELD');
   });
 
   it('resolves the id of base items without an id field from their position', async () => {
@@ -508,7 +521,7 @@ describe('types from schemas other implementations write', () => {
       'storage.json': JSON.stringify({ storage: { dataSets: { notes: { source: 'data/notes.json', schemaFile: 'data/notes.schema.json' } } } }),
     });
     try {
-      expect(printSchema(notes.schema!)).toMatch(/notes\(id: ID, limit: Int, offset: Int\): \[NotesItem!\]/);
+      expect(printSchema(notes.schema!)).toMatch(/notes\(id: ID, limit: Int, offset: Int, filter: JSON, q: String, sort: String\): \[NotesItem!\]/);
       expect((await gql(notes.app, '{ notes { id minutes weather { wind } } }')).body).toEqual({ data: { notes: [{ id: 'a', minutes: 3, weather: { wind: 'calm' } }] } });
       expect((await gql(notes.app, 'mutation { createNotes(item: {id: "b", title: "B"}) { id title } }')).body).toEqual({ data: { createNotes: { id: 'b', title: 'B' } } });
       expect((await gql(notes.app, 'mutation { createNotes(item: {id: "c", extra: 1}) { id } }')).body.errors![0]!.extensions!.code).toBe('SCHEMA_VIOLATION');

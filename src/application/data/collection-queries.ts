@@ -41,6 +41,14 @@ export class CollectionQueries {
   }
 }
 
+/** `[id, item]` rows a query selects and its window shows: for GraphQL, which answers ids beside items. */
+export function selectEntries(schema: unknown, entries: ReadonlyArray<[string, unknown]>, parameters: Iterable<[string, string]>): Array<[string, unknown]> {
+  const query = parseCollectionQuery(parameters, fieldsOf(schema, entries.map(([, item]) => item)));
+  const selected = selectItems(entries, query, ([, item]) => item);
+  const { window } = query;
+  return window ? selected.slice(window.offset, window.limit === undefined ? undefined : window.offset + window.limit) : selected;
+}
+
 /** The fields a query may name: those the item schema declares (with their types), and those some item has. */
 function fieldsOf(schema: unknown, items: readonly unknown[]): QueryFields {
   return {

@@ -4,7 +4,7 @@ import { nextFreeId } from '../../domain/data/dataset-index.js';
 import { asItem, checkItemId, type IdPolicy, type Item } from '../../domain/data/item-id.js';
 import { formatOperation, parseOperationLog, type Operation } from '../../domain/data/operation-log.js';
 import { historyOf, stateAt, type ItemVersion } from '../../domain/data/item-history.js';
-import { CollectionQueries, type QueryAnswer } from './collection-queries.js';
+import { CollectionQueries, selectEntries, type QueryAnswer } from './collection-queries.js';
 import type { AppendLog } from '../ports/overlay-store.js';
 import type { Clock } from '../ports/clock.js';
 import type { CompiledSchema } from '../ports/schema-validator.js';
@@ -113,6 +113,11 @@ export class Dataset {
     const index = this.index();
     this.queries ??= new CollectionQueries(this.schema?.raw);
     return this.queries.answer(parameters, index.list(), index.generation, encode);
+  }
+
+  /** `[id, item]` pairs a query selects, in its order: what GraphQL's list fields answer. */
+  select(parameters: Iterable<[string, string]>): Array<[string, unknown]> {
+    return selectEntries(this.schema?.raw, this.index().entries(), parameters);
   }
 
   /** Each version of item `id`, oldest first, from the package's data and the operation log. */

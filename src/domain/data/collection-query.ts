@@ -71,15 +71,18 @@ export function parseCollectionQuery(parameters: Iterable<[string, string]>, fie
   return query;
 }
 
-/** The items a query selects, in its order, before paging: filters, then `q`, then a stable sort. */
-export function selectItems(items: readonly unknown[], query: CollectionQuery): unknown[] {
+/**
+ * The rows a query selects, in its order, before paging: filters, then `q`, then a stable
+ * sort. `itemOf` reads the item of a row (rows may carry their ids beside their items).
+ */
+export function selectItems<Row>(rows: readonly Row[], query: CollectionQuery, itemOf: (row: Row) => unknown = (row) => row): Row[] {
   const needle = query.q?.toLowerCase();
-  const selected = items.filter((item) => query.filters.every((filter) => matches(item, filter)) && (needle === undefined || containsText(item, needle)));
+  const selected = rows.filter((row) => query.filters.every((filter) => matches(itemOf(row), filter)) && (needle === undefined || containsText(itemOf(row), needle)));
   if (query.sort.length > 0)
     // Array.prototype.sort is stable: items equal on every key keep their collection order.
     selected.sort((a, b) => {
       for (const key of query.sort) {
-        const order = compareValues(valueAt(a, key.path), valueAt(b, key.path));
+        const order = compareValues(valueAt(itemOf(a), key.path), valueAt(itemOf(b), key.path));
         if (order !== 0) return key.descending ? -order : order;
       }
       return 0;

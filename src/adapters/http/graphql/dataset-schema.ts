@@ -119,12 +119,18 @@ interface ListArgs {
   id?: string | null;
   limit?: number | null;
   offset?: number | null;
+  filter?: unknown;
+  q?: string | null;
+  sort?: string | null;
 }
 
 const listArgs = {
   id: { type: GraphQLID },
   limit: { type: GraphQLInt },
   offset: { type: GraphQLInt },
+  filter: { type: GraphQLJSON },
+  q: { type: GraphQLString },
+  sort: { type: GraphQLString },
 };
 const itemArg = { item: { type: new GraphQLNonNull(GraphQLJSON) } };
 const updateArgs = { id: { type: new GraphQLNonNull(GraphQLID) }, ...itemArg };
@@ -203,15 +209,33 @@ function listCost(dataset: Dataset): (options: { args: ListArgs; childComplexity
 }
 
 function listDescription(dataset: Dataset): string {
-  return `Items of dataset ${dataset.id}, in collection order. With \`id\`, that item alone, or an ITEM_NOT_FOUND error.`;
+  return `Items of dataset ${dataset.id}, in collection order. With \`id\`, that item alone, or an ITEM_NOT_FOUND error. \`filter\` takes the REST API's field filters as an object (\`{active: true, age_gte: 30, name: ["Ann", "Bob"]}\`, a list matching any of its values), \`q\` text any text field contains, \`sort\` fields in turn (\`"-score,name"\`, \`-\` descending); \`limit\` and \`offset\` apply after them.`;
 }
 
-function listed(dataset: Dataset, { id, limit, offset }: ListArgs): StoredItem[] {
+function listed(dataset: Dataset, { id, limit, offset, filter, q, sort }: ListArgs): StoredItem[] {
   if (id !== undefined && id !== null) return [{ id, item: dataset.item(id) }];
   const start = pageNumber(offset, 'offset') ?? 0;
   const count = pageNumber(limit, 'limit');
-  const entries = dataset.entries();
+  // The same query as the REST API's, so both refuse and select alike.
+  const parameters = filterParameters(filter);
+  if (q !== undefined && q !== null) parameters.push(['q', q]);
+  if (sort !== undefined && sort !== null) parameters.push(['sort', sort]);
+  const entries = parameters.length > 0 ? dataset.select(parameters) : dataset.entries();
   return (count === undefined ? entries.slice(start) : entries.slice(start, start + count)).map(([entryId, item]) => ({ id: entryId, item }));
+}
+
+/** `{"age_gte": 30, "name": ["Ann", "Bob"]}` as the URL parameters the REST API reads. */
+function filterParameters(filter: unknown): Array<[string, string]> {
+  if (filter === undefined || filter === null) return [];
+  if (!isRecord(filter)) throw new GraphQLError('filter must be an object of field names and values', { extensions: { code: 'BAD_QUERY' } });
+  const parameters: Array<[string, string]> = [];
+  for (const [name, value] of Object.entries(filter))
+    for (const one of Array.isArray(value) ? value : [value]) {
+      if (one !== null && typeof one === 'object') throw new GraphQLError(`filter ${name} takes a text, number, boolean or null, or a list of them`, { extensions: { code: 'BAD_QUERY' } });
+      if (['q', 'sort', 'limit', 'offset', 'page', 'per_page', 'at'].includes(name)) throw new GraphQLError(`filter names fields; ${name} is an argument of its own or not one here`, { extensions: { code: 'BAD_QUERY' } });
+      parameters.push([name, String(one)]);
+    }
+  return parameters;
 }
 
 function pageNumber(value: number | null | undefined, name: string): number | undefined {
