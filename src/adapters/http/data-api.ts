@@ -2,7 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ItemNotFoundError } from '../../domain/errors.js';
 import type { Dataset } from '../../application/data/dataset.js';
 import type { Mount } from '../../application/serving/reactor.js';
-import { badRequest, methodNotAllowed, sendJson } from './http-problems.js';
+import { badRequest, methodNotAllowed } from './http-problems.js';
+import { collectionPage, itemEtag, sendTagged, wholeCollection } from './data-entity-tags.js';
 
 // Reads only: the reactor answers them ahead of express, so this file must not load it (writes are in data-writes.ts).
 
@@ -23,7 +24,10 @@ export function datasetOf(mount: Mount, id: string, item: string | undefined): D
 export function readData(mount: Mount, id: string, item: string | undefined, request: IncomingMessage, response: ServerResponse): void {
   const dataset = datasetOf(mount, id, item);
   if (request.method !== 'GET' && request.method !== 'HEAD') throw methodNotAllowed(item === undefined ? COLLECTION_METHODS : ITEM_METHODS);
-  if (item !== undefined) return sendJson(response, 200, dataset.item(item));
+  if (item !== undefined) {
+    const found = dataset.item(item);
+    return sendTagged(request, response, { body: JSON.stringify(found), etag: itemEtag(found) });
+  }
   const collection = dataset.collection();
   const { items } = collection;
   const headers: Record<string, string | number> = items ? { 'X-Total-Count': items.length } : {};
@@ -34,11 +38,10 @@ export function readData(mount: Mount, id: string, item: string | undefined, req
     if (parameters.has('limit') || parameters.has('offset')) {
       const start = pageNumber(parameters.get('offset'), 'offset') ?? 0;
       const count = pageNumber(parameters.get('limit'), 'limit') ?? items.length;
-      return sendJson(response, 200, items.slice(start, start + count), headers);
+      return sendTagged(request, response, collectionPage(collection, items, start, count), headers);
     }
   }
-  response.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': collection.body.length, 'Cache-Control': 'no-store', ...headers });
-  response.end(request.method === 'HEAD' ? undefined : collection.body);
+  sendTagged(request, response, wholeCollection(collection), headers);
 }
 
 function pageNumber(value: string | null, name: string): number | undefined {
