@@ -178,6 +178,11 @@ export class UnknownFieldError extends PackageError {
   readonly code = 'UNKNOWN_FIELD';
 }
 
+/** A write's `If-Match` names none of the item's current entity tags, or the item is gone (412). */
+export class PreconditionFailedError extends PackageError {
+  readonly code = 'PRECONDITION_FAILED';
+}
+
 /** What was sent is not an item: not a JSON object, or an id that cannot be one. */
 export class InvalidItemError extends PackageError {
   readonly code = 'INVALID_ITEM';

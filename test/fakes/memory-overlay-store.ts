@@ -5,12 +5,14 @@ import { unsafePathReason } from '../../src/domain/package/package-paths.js';
 
 /**
  * Overlays held in memory, keyed as FsOverlayStore keys them (workdir and mount), for
- * unit tests; `failAppends` makes every append fail. Kept honest by
+ * unit tests; `failAppends` makes every append fail, and `appendDelayMs` makes each one take
+ * that long, as a sync to disk can (so requests overlap it). Kept honest by
  * test/contracts/overlay-store.contract.ts.
  */
 export class MemoryOverlayStore implements OverlayStore {
   readonly overlays = new Map<string, MemoryPackageOverlay>();
   failAppends = false;
+  appendDelayMs = 0;
 
   async open(workdir: string, mount: OverlayMount): Promise<MemoryPackageOverlay> {
     return this.at(workdir, mount);
@@ -76,6 +78,7 @@ export class MemoryPackageOverlay implements PackageOverlay {
     this.logs.set(dataset, current.subarray(0, length));
     return {
       append: async (bytes) => {
+        if (this.store.appendDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.store.appendDelayMs));
         if (this.store.failAppends) throw new Error('append failed');
         const current = this.logs.get(dataset)!;
         const next = new Uint8Array(current.length + bytes.length);

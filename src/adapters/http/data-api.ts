@@ -2,7 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ItemNotFoundError } from '../../domain/errors.js';
 import type { Dataset } from '../../application/data/dataset.js';
 import type { Mount } from '../../application/serving/reactor.js';
-import { methodNotAllowed, sendJson } from './http-problems.js';
+import { methodNotAllowed } from './http-problems.js';
+import { itemEtag, sendTagged, taggedAnswer, wholeCollection } from './data-entity-tags.js';
 
 // Reads only: the reactor answers them ahead of express, so this file must not load it (writes are in data-writes.ts).
 
@@ -23,26 +24,27 @@ export function datasetOf(mount: Mount, id: string, item: string | undefined): D
 export function readData(mount: Mount, id: string, item: string | undefined, request: IncomingMessage, response: ServerResponse): void {
   const dataset = datasetOf(mount, id, item);
   if (request.method !== 'GET' && request.method !== 'HEAD') throw methodNotAllowed(item === undefined ? COLLECTION_METHODS : ITEM_METHODS);
-  if (item !== undefined) return sendJson(response, 200, dataset.item(item));
+  if (item !== undefined) {
+    const found = dataset.item(item);
+    return sendTagged(request, response, { body: JSON.stringify(found), etag: itemEtag(found) });
+  }
   const collection = dataset.collection();
   const { items } = collection;
   const headers: Record<string, string | number> = items ? { 'X-Total-Count': items.length } : {};
   const url = request.url ?? '';
   const query = url.indexOf('?');
   if (query >= 0 && query < url.length - 1 && items) return answerQuery(dataset, url, query, request, response);
-  response.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': collection.body.length, 'Cache-Control': 'no-store', ...headers });
-  response.end(request.method === 'HEAD' ? undefined : collection.body);
+  sendTagged(request, response, wholeCollection(collection), headers);
 }
 
 /** A query of the collection: the page it selects, `X-Total-Count` of all that match, and `Link` to the other pages. */
 function answerQuery(dataset: Dataset, url: string, query: number, request: IncomingMessage, response: ServerResponse): void {
   const parameters = new URLSearchParams(url.slice(query + 1));
   const answer = dataset.query(parameters);
-  const headers: Record<string, string | number> = { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': answer.body.length, 'Cache-Control': 'no-store', 'X-Total-Count': answer.total };
+  const headers: Record<string, string | number> = { 'X-Total-Count': answer.total };
   const links = answer.window ? pageLinks(url.slice(0, query), parameters, answer.window, answer.total) : '';
   if (links) headers.Link = links;
-  response.writeHead(200, headers);
-  response.end(request.method === 'HEAD' ? undefined : answer.body);
+  sendTagged(request, response, taggedAnswer(answer), headers);
 }
 
 /** RFC 8288 links to the first, previous, next and last pages, in the paging the client used. */

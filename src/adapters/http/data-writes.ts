@@ -4,6 +4,7 @@ import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../domain/data/json-depth.js
 import type { Mount } from '../../application/serving/reactor.js';
 import { COLLECTION_METHODS, ITEM_METHODS, datasetOf } from './data-api.js';
 import { methodNotAllowed, sendJson } from './http-problems.js';
+import { ifMatchOf, itemEtag } from './data-entity-tags.js';
 
 /** POST to a collection; PUT and DELETE of an item. Refusals come before the body is read. */
 export async function writeData(mount: Mount, id: string, item: string | undefined, request: express.Request, response: express.Response, bodyLimit: number): Promise<void> {
@@ -12,7 +13,7 @@ export async function writeData(mount: Mount, id: string, item: string | undefin
   if (item === undefined ? method !== 'POST' : method !== 'PUT' && method !== 'DELETE') throw methodNotAllowed(item === undefined ? COLLECTION_METHODS : ITEM_METHODS);
   dataset.assertWritable();
   if (method === 'DELETE') {
-    await dataset.remove(item!);
+    await dataset.remove(item!, ifMatchOf(request));
     response.writeHead(204, { 'Cache-Control': 'no-store' });
     response.end();
     return;
@@ -21,9 +22,10 @@ export async function writeData(mount: Mount, id: string, item: string | undefin
   if (method === 'POST') {
     const created = await dataset.create(value);
     const location = `${request.originalUrl.split('?')[0]!.replace(/\/$/, '')}/${encodeURIComponent(created.id)}`;
-    return sendJson(response, 201, created.item, { Location: location });
+    return sendJson(response, 201, created.item, { Location: location, ETag: itemEtag(created.item) });
   }
-  sendJson(response, 200, (await dataset.replace(item!, value)).item);
+  const replaced = (await dataset.replace(item!, value, ifMatchOf(request))).item;
+  sendJson(response, 200, replaced, { ETag: itemEtag(replaced) });
 }
 
 /** A request body of at most `limit` bytes (413 beyond), whatever its declared type. */

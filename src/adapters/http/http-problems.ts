@@ -24,6 +24,7 @@ import {
   NotTextError,
   OverlayError,
   PackageError,
+  PreconditionFailedError,
   ReadOnlyError,
   RouteNotWritableError,
   SchemaViolationError,
@@ -76,6 +77,7 @@ const STATUS_OF: Array<[ErrorClass, number, Record<string, string>?]> = [
   [ContentConflictError, 409],
   // A package that cannot be saved as it is (0.1.x metadata without its identifiers): the state conflicts with the request.
   [ConfigValidationError, 409],
+  [PreconditionFailedError, 412],
   [RequestPathTooLongError, 414],
   [NotTextError, 415],
   [SchemaViolationError, 422],

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { StaticFile } from '../../application/serving/served-package.js';
+import { noneMatchHits } from '../../domain/serving/entity-tags.js';
 
 interface FileHeaders {
   /** Every header but Content-Length and Content-Range, which depend on the range served. */
@@ -46,7 +47,7 @@ function headersOf(file: StaticFile): FileHeaders {
 export function writeStatic(request: IncomingMessage, response: ServerResponse, found: StaticFile, extra: readonly string[] = []): void | Promise<void> {
   const headers = headersOf(found);
   const ifNoneMatch = request.headers['if-none-match'];
-  if (ifNoneMatch !== undefined && etagMatches(ifNoneMatch, found.etag)) {
+  if (ifNoneMatch !== undefined && noneMatchHits(ifNoneMatch, found.etag)) {
     response.writeHead(304, extra.length === 0 ? headers.notModified : [...headers.notModified, ...extra]);
     response.end();
     return;
@@ -72,11 +73,6 @@ export function writeStatic(request: IncomingMessage, response: ServerResponse, 
   if (found.body) return void response.end(found.body);
   if (found.size === 0) return void response.end();
   return pipeline(Readable.from(found.stream(0, found.size - 1)), response);
-}
-
-function etagMatches(header: string, etag: string): boolean {
-  if (header.trim() === '*') return true;
-  return header.split(',').some((candidate) => candidate.trim().replace(/^W\//, '') === etag);
 }
 
 /** One `bytes=` range; several ranges are answered with the whole body (RFC 9110 allows it). */

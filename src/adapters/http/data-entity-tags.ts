@@ -1,0 +1,72 @@
+import { createHash } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Collection } from '../../application/data/dataset.js';
+import type { QueryAnswer } from '../../application/data/collection-queries.js';
+import type { IfMatch } from '../../application/data/if-match.js';
+import { noneMatchHits } from '../../domain/serving/entity-tags.js';
+
+/**
+ * Strong ETags of the data API: the SHA-256 of the bytes served, so a tag depends on
+ * content alone and every reactor that holds the same items gives the same tags, across
+ * restarts too.
+ */
+function strongTag(bytes: Uint8Array | string): string {
+  return `"${createHash('sha256').update(bytes).digest('hex')}"`;
+}
+
+// A write stores a new object and never changes one in place, so an object's tag holds while it lives.
+const itemTags = new WeakMap<object, string>();
+
+/** The tag of an item as GET serves it (its JSON), hashed once per stored object. */
+export function itemEtag(item: unknown): string {
+  if (typeof item !== 'object' || item === null) return strongTag(JSON.stringify(item));
+  let tag = itemTags.get(item);
+  if (tag === undefined) itemTags.set(item, (tag = strongTag(JSON.stringify(item))));
+  return tag;
+}
+
+/** The request's `If-Match`, for the dataset to check in its write queue; none when absent. */
+export function ifMatchOf(request: IncomingMessage): IfMatch | undefined {
+  const header = request.headers['if-match'];
+  return header === undefined ? undefined : { header, etagOf: itemEtag };
+}
+
+interface Tagged {
+  body: Uint8Array;
+  etag: string;
+}
+
+// A collection object lives for one generation of its dataset, and a query's answer as long as
+// it is kept for that generation: their tags go with them.
+const wholeTags = new WeakMap<Collection, string>();
+const answerTags = new WeakMap<QueryAnswer, string>();
+
+/** The collection's cached body and its tag, hashed once per generation. */
+export function wholeCollection(collection: Collection): Tagged {
+  let etag = wholeTags.get(collection);
+  if (etag === undefined) wholeTags.set(collection, (etag = strongTag(collection.body)));
+  return { body: collection.body, etag };
+}
+
+/** A query's answer and its tag, hashed once per kept answer. */
+export function taggedAnswer(answer: QueryAnswer): Tagged {
+  let etag = answerTags.get(answer);
+  if (etag === undefined) answerTags.set(answer, (etag = strongTag(answer.body)));
+  return { body: answer.body, etag };
+}
+
+/**
+ * A GET or HEAD answer of the data API with its ETag, or a 304 with the tag and no body
+ * when `If-None-Match` names it (weakly compared, as RFC 9110 says for GET).
+ */
+export function sendTagged(request: IncomingMessage, response: ServerResponse, { body, etag }: { body: Uint8Array | string; etag: string }, headers: Record<string, string | number> = {}): void {
+  const ifNoneMatch = request.headers['if-none-match'];
+  if (ifNoneMatch !== undefined && noneMatchHits(ifNoneMatch, etag)) {
+    response.writeHead(304, { ETag: etag, 'Cache-Control': 'no-store' });
+    response.end();
+    return;
+  }
+  const length = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
+  response.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': length, 'Cache-Control': 'no-store', ETag: etag, ...headers });
+  response.end(request.method === 'HEAD' ? undefined : body);
+}

@@ -1,0 +1,35 @@
+/**
+ * The entity-tag comparisons of RFC 9110 §13.1.1 and §13.1.2, for tags written with their
+ * quotes (`"abc"`, `W/"abc"`). A tag may hold a comma, so a list is read tag by tag, not
+ * split on commas; anything in it that is not a tag matches nothing.
+ */
+const TAG = /(W\/)?"[^"]*"/g;
+
+interface ListedTag {
+  weak: boolean;
+  /** The opaque tag with its quotes, without `W/`. */
+  opaque: string;
+}
+
+function listedTags(header: string): ListedTag[] {
+  return [...header.matchAll(TAG)].map((match) => ({ weak: match[1] !== undefined, opaque: match[0].slice(match[1]?.length ?? 0) }));
+}
+
+/**
+ * `If-None-Match` against the current representation's tag: weak comparison (`W/"x"`
+ * matches `"x"`), and `*` matches any representation that exists.
+ */
+export function noneMatchHits(header: string, etag: string): boolean {
+  if (header.trim() === '*') return true;
+  return listedTags(header).some((tag) => tag.opaque === etag);
+}
+
+/**
+ * `If-Match` against the current item's tag (`undefined` when there is no item): strong
+ * comparison, so a weak tag never matches; `*` holds when the item exists.
+ */
+export function ifMatchHolds(header: string, etag: string | undefined): boolean {
+  if (etag === undefined) return false;
+  if (header.trim() === '*') return true;
+  return listedTags(header).some((tag) => !tag.weak && tag.opaque === etag);
+}
