@@ -133,6 +133,12 @@ export class ReactorServer {
           return this.serveFile(target, request, response, context.headers);
         case 'graphiql':
           return this.serveGraphiqlAsset(request.method ?? 'GET', target.file, request, response);
+        case 'openapi':
+          // Loaded on first use: a reactor serving files never compiles it.
+          return void import('./openapi/openapi-endpoint.js').then(
+            ({ answerOpenApi }) => answerOpenApi(target.mount, request, response),
+            (error: unknown) => sendProblem(response, error),
+          );
         case 'health':
           return void this.health(target.probe, response);
         case 'metrics':

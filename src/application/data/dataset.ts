@@ -77,6 +77,11 @@ export class Dataset {
     return 'index' in this.data;
   }
 
+  /** Whether writes are taken: a list of items, with nothing refusing them. */
+  get writable(): boolean {
+    return 'index' in this.data && this.refusal === undefined;
+  }
+
   collection(): Collection {
     if (!('index' in this.data)) return (this.collectionCache ??= { generation: 0, collection: { body: encode(this.data.document) } }).collection;
     const { index } = this.data;

@@ -1,5 +1,5 @@
 import { BadRequestPathError, HandlerNotSupportedError, RequestPathTooLongError, ResourceNotFoundError, type PackageError } from '../../domain/errors.js';
-import { DATA_API_PREFIX, type AccessControl, type Route } from '../../domain/package/routes.js';
+import { API_PAGE_PATH, DATA_API_PREFIX, OPENAPI_PATH, type AccessControl, type Route } from '../../domain/package/routes.js';
 import { normalizeRequestPath } from '../../domain/serving/request-path.js';
 import { GRAPHIQL_ASSETS_PATH, GRAPHQL_PATH, HEALTH_PATHS, METRICS_PATH, REACTOR_PATHS, isIntrospectionPath, type HealthProbe, type IntrospectionPath } from '../../domain/serving/reactor-paths.js';
 import type { MountAuth } from '../auth/reactor-auth.js';
@@ -19,6 +19,8 @@ export type RequestTarget =
   /** The data API: a collection, or one item of it (`item` as the path spells it). */
   | { kind: 'data'; mount: Mount; dataset: string; item?: string; history?: true }
   | { kind: 'graphql'; mount: Mount }
+  /** The mount's data API described in OpenAPI 3.1 (`page`: shown to a browser). */
+  | { kind: 'openapi'; mount: Mount; page: boolean }
   /** A content write (PUT, DELETE) to a path below a mount. */
   | { kind: 'content'; mount: Mount; path: string }
   | { kind: 'introspection'; report: IntrospectionPath }
@@ -124,6 +126,7 @@ export class RequestResolver {
   private mounted(method: string, mount: Mount, path: string): RequestTarget {
     if (path.startsWith(DATA_API_PREFIX)) return dataTarget(mount, path.slice(DATA_API_PREFIX.length));
     if (path === GRAPHQL_PATH && this.answersGraphql(mount)) return { kind: 'graphql', mount };
+    if (path === OPENAPI_PATH || path === API_PAGE_PATH) return { kind: 'openapi', mount, page: path === API_PAGE_PATH };
     const reading = method === 'GET' || method === 'HEAD';
     if (reading) {
       // The hot path: a cached lookup already says what the path is.

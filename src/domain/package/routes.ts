@@ -3,6 +3,9 @@ import { isRecord } from './documents.js';
 import { CONTENT_DIR, ROUTES_FILE, isContentPath, sortByPath, sortPaths, urlPathOfContent } from './package-paths.js';
 
 export const DATA_API_PREFIX = '/api/v1/data/';
+/** Where a mount describes its data API (OpenAPI 3.1), and the page that shows it to a browser. */
+export const OPENAPI_PATH = '/api/v1/openapi.json';
+export const API_PAGE_PATH = '/api/v1/';
 
 export interface AccessControl {
   roles?: string[];

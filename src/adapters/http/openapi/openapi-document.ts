@@ -1,0 +1,166 @@
+import { isRecord } from '../../../domain/package/documents.js';
+import type { Dataset } from '../../../application/data/dataset.js';
+import type { Mount } from '../../../application/serving/reactor.js';
+
+type JsonObject = Record<string, unknown>;
+
+const OPERATORS: Array<[string, string]> = [
+  ['gte', 'at least'],
+  ['lte', 'at most'],
+  ['gt', 'above'],
+  ['lt', 'below'],
+  ['ne', 'not equal to'],
+];
+
+/**
+ * The OpenAPI 3.1 description of a mount's data API, from its datasets and their JSON
+ * schemas: collections with their queries, items, history, the errors with their codes and
+ * the headers the API sends. Built from what is mounted, so it is true for this reactor.
+ */
+export function openApiDocument(mount: Mount): JsonObject {
+  const { metadata } = mount.pkg.model;
+  const paths: JsonObject = {};
+  const schemas: JsonObject = { Error: ERROR_SCHEMA, ItemVersion: VERSION_SCHEMA };
+  for (const dataset of mount.datasets.all()) {
+    const base = `/api/v1/data/${dataset.id}`;
+    const name = schemaName(dataset.id);
+    if (!dataset.isCollection) {
+      paths[base] = { get: operation(`The ${dataset.id} document, whole.`, [], { 200: json('The document.', {}) }) };
+      continue;
+    }
+    schemas[name] = itemSchema(dataset, name, schemas);
+    const item = { $ref: `#/components/schemas/${name}` };
+    const writes = dataset.writable;
+    const itemId = { name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: "The item's id: its `id` field, or its 1-based position in the package's data." };
+    paths[base] = {
+      get: operation(`Items of ${dataset.id}, filtered, sorted and paged as the query says.`, [...queryParameters(dataset), AT, IF_NONE_MATCH], {
+        200: json('The items that match, in order: the page the window shows.', { type: 'array', items: item }, { ETag: ETAG, 'X-Total-Count': header('How many items matched, before the window.', 'integer'), Link: header('RFC 8288 links to the first, prev, next and last pages, when a window was asked for.') }),
+        304: NOT_MODIFIED,
+        400: problem('BAD_QUERY (an unreadable parameter) or UNKNOWN_FIELD (a field no item has).'),
+      }),
+      ...(writes ? { post: operation(`Creates an item of ${dataset.id}; without an id it gets the next free number.`, [], { 201: json('The stored item.', item, { Location: header('Where the item now is.') }), ...WRITE_ERRORS, 409: problem('DUPLICATE_ID: an item has that id.') }, item) } : {}),
+    };
+    paths[`${base}/{id}`] = {
+      get: operation(`One item of ${dataset.id}.`, [itemId, AT, IF_NONE_MATCH], { 200: json('The item.', item, { ETag: ETAG }), 304: NOT_MODIFIED, 404: problem('ITEM_NOT_FOUND.') }),
+      ...(writes
+        ? {
+            put: operation(`Replaces an item of ${dataset.id}.`, [itemId, IF_MATCH], { 200: json('The stored item.', item, { ETag: ETAG }), ...WRITE_ERRORS, 404: problem('ITEM_NOT_FOUND.'), 412: PRECONDITION_FAILED }, item),
+            delete: operation(`Deletes an item of ${dataset.id}.`, [itemId, IF_MATCH], { 204: { description: 'Deleted.' }, ...WRITE_ERRORS, 404: problem('ITEM_NOT_FOUND.'), 412: PRECONDITION_FAILED }),
+          }
+        : {}),
+    };
+    paths[`${base}/{id}/history`] = {
+      get: operation(`Each version of an item of ${dataset.id}, oldest first: the package's own, then every write.`, [itemId], {
+        200: json('The versions.', { type: 'object', required: ['dataset', 'id', 'versions'], properties: { dataset: { type: 'string' }, id: { type: 'string' }, versions: { type: 'array', items: { $ref: '#/components/schemas/ItemVersion' } } } }),
+        404: problem('ITEM_NOT_FOUND: no item had that id.'),
+      }),
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    info: { title: `${metadata.name} data API`, version: metadata.version, description: metadata.description },
+    servers: [{ url: mount.prefix === '/' ? '/' : mount.prefix.replace(/\/$/, '') }],
+    paths,
+    components: { schemas },
+  };
+}
+
+const AT = { name: 'at', in: 'query', required: false, schema: { type: 'string', format: 'date-time' }, description: 'An RFC 3339 time: the data as it stood then.' };
+
+const ETAG = header('A strong tag of the body sent: the SHA-256 of its bytes, the same on every reactor and after a restart.');
+const IF_NONE_MATCH = { name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' }, description: 'Tags the client holds: 304 when one is current.' };
+const IF_MATCH = { name: 'If-Match', in: 'header', required: false, schema: { type: 'string' }, description: 'The write happens only if the item exists and its tag is listed (`*`: only if it exists); else 412.' };
+const NOT_MODIFIED = { description: 'The tag given in If-None-Match is current.', headers: { ETag: ETAG } };
+
+const ERROR_SCHEMA = {
+  type: 'object',
+  required: ['error'],
+  properties: { error: { type: 'object', required: ['code', 'message'], properties: { code: { type: 'string', description: 'Stable: what went wrong, for programs.' }, message: { type: 'string' }, details: {} } } },
+};
+
+const VERSION_SCHEMA = {
+  type: 'object',
+  required: ['op', 'at'],
+  properties: { op: { enum: ['base', 'create', 'replace', 'delete'] }, at: { type: ['string', 'null'], format: 'date-time', description: "The write's UTC time; null for the package's own item and for writes logged without one." }, item: { description: 'The item after this version; absent for a delete.' } },
+};
+
+const WRITE_ERRORS = {
+  400: problem('MALFORMED_JSON, INVALID_ITEM, ID_MISMATCH or SCHEMA_VIOLATION (with every violation in details).'),
+  403: problem('READ_ONLY, or CROSS_SITE_WRITE for a write from a page of another site.'),
+  413: problem('BODY_TOO_LARGE.'),
+};
+
+const PRECONDITION_FAILED = problem('PRECONDITION_FAILED: the item changed (or is gone) since the tag given in If-Match.');
+
+function operation(summary: string, parameters: unknown[], responses: JsonObject, body?: unknown): JsonObject {
+  return {
+    summary,
+    ...(parameters.length > 0 ? { parameters } : {}),
+    ...(body ? { requestBody: { required: true, content: { 'application/json': { schema: body } } } } : {}),
+    responses,
+  };
+}
+
+function json(description: string, schema: unknown, headers?: JsonObject): JsonObject {
+  return { description, ...(headers ? { headers } : {}), content: { 'application/json': { schema } } };
+}
+
+function problem(description: string): JsonObject {
+  return json(description, { $ref: '#/components/schemas/Error' });
+}
+
+function header(description: string, type = 'string'): JsonObject {
+  return { description, schema: { type } };
+}
+
+/** The query forms of a collection: the answer's shape, then a filter per field the schema declares. */
+function queryParameters(dataset: Dataset): JsonObject[] {
+  const parameters: JsonObject[] = [
+    { name: 'q', in: 'query', schema: { type: 'string' }, description: 'Items with a text field, at any depth, that contains this, case-insensitively.' },
+    { name: 'sort', in: 'query', schema: { type: 'string' }, description: 'Fields to sort by in turn, `-` before one for descending (`-score,name`); stable.' },
+    { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 0 } },
+    { name: 'offset', in: 'query', schema: { type: 'integer', minimum: 0 } },
+    { name: 'page', in: 'query', schema: { type: 'integer', minimum: 1 }, description: 'With per_page, instead of limit and offset.' },
+    { name: 'per_page', in: 'query', schema: { type: 'integer', minimum: 1, default: 10 } },
+  ];
+  const properties = isRecord(dataset.schema?.raw) && isRecord(dataset.schema.raw.properties) ? dataset.schema.raw.properties : {};
+  for (const [field, declared] of Object.entries(properties)) {
+    const type = isRecord(declared) ? scalarType(declared.type) : undefined;
+    if (!type) continue;
+    parameters.push({ name: field, in: 'query', schema: { type }, description: `Items whose ${field} is this; repeat for any of several values.` });
+    if (type !== 'boolean') for (const [suffix, meaning] of OPERATORS) parameters.push({ name: `${field}_${suffix}`, in: 'query', schema: { type }, description: `Items whose ${field} is ${meaning} this.` });
+    if (type === 'string') parameters.push({ name: `${field}_like`, in: 'query', schema: { type: 'string' }, description: `Items whose ${field} contains this, case-insensitively.` });
+  }
+  return parameters;
+}
+
+function scalarType(type: unknown): string | undefined {
+  const types = ([] as unknown[]).concat(type ?? []).filter((one) => one !== 'null');
+  return types.length === 1 && ['string', 'number', 'integer', 'boolean'].includes(types[0] as string) ? (types[0] as string) : undefined;
+}
+
+/** The dataset's item schema as a component: draft-07 and 2020-12 agree on what it uses; its local definitions become components of their own. */
+function itemSchema(dataset: Dataset, name: string, schemas: JsonObject): unknown {
+  const raw = dataset.schema?.raw;
+  if (!isRecord(raw)) return { type: 'object', description: `An item of ${dataset.id} (its package gives no schema).` };
+  const { $schema: _schema, $id: _id, definitions, $defs, ...rest } = raw;
+  const lifted = { ...(isRecord(definitions) ? definitions : {}), ...(isRecord($defs) ? $defs : {}) };
+  for (const [key, value] of Object.entries(lifted)) schemas[`${name}_${key}`] = rewriteRefs(value, name);
+  return rewriteRefs(rest, name);
+}
+
+function rewriteRefs(value: unknown, name: string): unknown {
+  if (Array.isArray(value)) return value.map((entry) => rewriteRefs(entry, name));
+  if (!isRecord(value)) return value;
+  const out: JsonObject = {};
+  for (const [key, entry] of Object.entries(value)) {
+    const local = key === '$ref' && typeof entry === 'string' ? /^#\/(?:definitions|\$defs)\/(.+)$/.exec(entry) : null;
+    out[key] = local ? `#/components/schemas/${name}_${local[1]}` : rewriteRefs(entry, name);
+  }
+  return out;
+}
+
+function schemaName(id: string): string {
+  const name = id.replace(/[^A-Za-z0-9._-]/g, '_');
+  return /^[A-Za-z]/.test(name) ? `${name[0]!.toUpperCase()}${name.slice(1)}Item` : `Dataset_${name}Item`;
+}
