@@ -38,22 +38,29 @@ await build({
 });
 chmodSync(`${dist}pkg.js`, 0o755);
 
-// GraphiQL's browser files, which the reactor serves itself (never from a CDN), go into
-// dist/graphiql/ so the published package carries them: its graphiql, react and react-dom
-// are devDependencies, not installed with the tool. The list is the source's own.
-const listSource = readFileSync(new URL('../src/adapters/http/graphql/graphiql-asset-list.ts', import.meta.url), 'utf8');
-const { code } = await transform(listSource, { loader: 'ts', format: 'esm' });
-const { GRAPHIQL_ASSETS } = await import(`data:text/javascript,${encodeURIComponent(code)}`);
+// The browser files the reactor serves itself (never from a CDN): GraphiQL's, and Swagger
+// UI's for the API page. They go into dist/<folder>/ so the published package carries
+// them: their packages are devDependencies, not installed with the tool. Each list is the
+// source's own.
 const root = new URL('../', import.meta.url).pathname;
-const assets = `${dist}graphiql/`;
-mkdirSync(assets, { recursive: true });
-for (const asset of Object.values(GRAPHIQL_ASSETS)) {
-  const folder = packageFolder(asset.package, root);
-  const { version } = JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8'));
-  if (version !== asset.version) throw new Error(`GraphiQL's ${asset.name} needs ${asset.package}@${asset.version}; node_modules holds ${version}: run npm install`);
-  copyFileSync(join(folder, asset.file), assets + asset.name);
+const ASSET_SETS = [
+  { list: '../src/adapters/http/graphql/graphiql-asset-list.ts', exported: 'GRAPHIQL_ASSETS', folder: 'graphiql', what: 'GraphiQL page' },
+  { list: '../src/adapters/http/openapi/api-docs-asset-list.ts', exported: 'API_DOCS_ASSETS', folder: 'api-docs', what: 'API page' },
+];
+for (const set of ASSET_SETS) {
+  const listSource = readFileSync(new URL(set.list, import.meta.url), 'utf8');
+  const { code } = await transform(listSource, { loader: 'ts', format: 'esm' });
+  const assetList = Object.values((await import(`data:text/javascript,${encodeURIComponent(code)}`))[set.exported]);
+  const assets = `${dist}${set.folder}/`;
+  mkdirSync(assets, { recursive: true });
+  for (const asset of assetList) {
+    const folder = packageFolder(asset.package, root);
+    const { version } = JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8'));
+    if (version !== asset.version) throw new Error(`The ${set.what}'s ${asset.name} needs ${asset.package}@${asset.version}; node_modules holds ${version}: run npm install`);
+    copyFileSync(join(folder, asset.file), assets + asset.name);
+  }
+  writeFileSync(`${assets}THIRD-PARTY-NOTICES.txt`, notices([...new Set(assetList.map((asset) => asset.package))], set.what));
 }
-writeFileSync(`${assets}THIRD-PARTY-NOTICES.txt`, notices([...new Set(Object.values(GRAPHIQL_ASSETS).map((asset) => asset.package))]));
 
 // Two builds at once (two first `npx pkg` runs) may swap in turn: the last one wins.
 const previous = `${target}.old-${process.pid}`;
@@ -86,7 +93,7 @@ function packageFolder(name, from) {
  * depend on (GraphiQL's bundle holds its dependencies and graphql), each with its license
  * file as shipped.
  */
-function notices(packages) {
+function notices(packages, what) {
   const seen = new Map();
   const visit = (name, from) => {
     let folder;
@@ -109,6 +116,6 @@ function notices(packages) {
     return `${manifest.name}@${manifest.version} (${manifest.license ?? 'no license field'})\n\n${text}\n`;
   });
   entries.sort();
-  const header = `The files beside this one are copied unchanged from the npm packages ${packages.join(', ')}; the reactor serves them for its GraphiQL page. They and what they bundle are licensed as follows.\n`;
+  const header = `The files beside this one are copied unchanged from the npm packages ${packages.join(', ')}; the reactor serves them for its ${what}. They and what they bundle are licensed as follows.\n`;
   return [header, ...entries].join(`\n${'-'.repeat(78)}\n\n`);
 }

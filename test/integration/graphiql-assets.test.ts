@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createHash } from 'node:crypto';
 import request from 'supertest';
-import { GraphiqlAssets } from '../../src/adapters/http/graphql/graphiql-assets.js';
+import { BundledAssets, GRAPHIQL_SET } from '../../src/adapters/http/bundled-assets.js';
 import { GRAPHIQL_ASSETS } from '../../src/adapters/http/graphql/graphiql-asset-list.js';
 import { MemoryOpener } from '../fakes/memory-package-opener.js';
 import { VALID_METADATA, demoPackage } from '../support/demo-package.js';
@@ -79,11 +79,11 @@ describe("GraphiQL's files, from the reactor itself", () => {
   });
 });
 
-describe('GraphiqlAssets', () => {
+describe('BundledAssets', () => {
   it('reads a file on its first request only, and again after a failed read', async () => {
     const reads: string[] = [];
     let fail = true;
-    const assets = new GraphiqlAssets('no-cache', async (asset) => {
+    const assets = new BundledAssets('no-cache', GRAPHIQL_SET, async (asset) => {
       reads.push(asset.name);
       if (fail) throw new Error('disk');
       return new TextEncoder().encode(`/* ${asset.name} */`);

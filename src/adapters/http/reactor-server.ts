@@ -5,11 +5,11 @@ import { DEFAULT_BODY_LIMIT, type Mount, type Reactor } from '../../application/
 import { RequestResolver, type RequestTarget } from '../../application/serving/request-target.js';
 import { LIVE_RELOAD_PATH } from '../../application/serving/served-package.js';
 import { ResourceNotFoundError } from '../../domain/errors.js';
-import { GRAPHIQL_ASSETS_PATH } from '../../domain/serving/reactor-paths.js';
+import { API_DOCS_ASSETS_PATH, GRAPHIQL_ASSETS_PATH } from '../../domain/serving/reactor-paths.js';
 import { readData } from './data-api.js';
 import { readThePast, readsThePast } from './data-history.js';
 import { graphqlDatasets } from './graphql/graphql-datasets.js';
-import type { GraphiqlAssets } from './graphql/graphiql-assets.js';
+import type { BundledAssets } from './bundled-assets.js';
 import { lazyGraphqlEndpoint } from './graphql/lazy-graphql.js';
 import { methodNotAllowed, sendProblem } from './http-problems.js';
 import { writeStatic } from './static-responder.js';
@@ -48,8 +48,8 @@ export class ReactorServer {
   private readonly gate: AuthGate | undefined;
   private readonly guard: CrossSiteGuard;
   private readonly liveReload: LiveReloadStream | undefined;
-  /** GraphiQL's files, loaded on the first request for one; see `serveGraphiqlAsset`. */
-  private graphiqlAssets: Promise<GraphiqlAssets> | undefined;
+  /** GraphiQL's and the API page's files, each set loaded on the first request for one; see `serveBundledAsset`. */
+  private readonly bundledAssets = new Map<'graphiql' | 'api-docs', Promise<BundledAssets>>();
 
   constructor(
     private readonly reactor: Reactor,
@@ -132,11 +132,13 @@ export class ReactorServer {
           this.metrics.lookup(target.mount.prefix, target.file !== undefined);
           return this.serveFile(target, request, response, context.headers);
         case 'graphiql':
-          return this.serveGraphiqlAsset(request.method ?? 'GET', target.file, request, response);
+          return this.serveBundledAsset('graphiql', target.file, request, response);
+        case 'api-docs-asset':
+          return this.serveBundledAsset('api-docs', target.file, request, response);
         case 'openapi':
           // Loaded on first use: a reactor serving files never compiles it.
           return void import('./openapi/openapi-endpoint.js').then(
-            ({ answerOpenApi }) => answerOpenApi(target.mount, request, response),
+            ({ answerOpenApi }) => answerOpenApi(target.mount, target.page, request, response),
             (error: unknown) => sendProblem(response, error),
           );
         case 'health':
@@ -178,17 +180,22 @@ export class ReactorServer {
   }
 
   /**
-   * `/__pkg/graphiql/<file>`: the scripts and styles of the GraphiQL page, the same at every
-   * mount and before any package's paths; public code, so never gated. Each
-   * file is read on its first request and kept, and answered like a static file: its
-   * type, strong ETag, the reactor's Cache-Control, 304.
+   * `/__pkg/graphiql/<file>` and `/__pkg/api-docs/<file>`: the scripts and styles of the
+   * GraphiQL and API pages, the same at every mount and before any package's paths; public
+   * code, so never gated. Each file is read on its first request and kept, and answered
+   * like a static file: its type, strong ETag, the reactor's Cache-Control, 304.
    */
-  private serveGraphiqlAsset(method: string, name: string, request: IncomingMessage, response: ServerResponse): void {
-    if (method !== 'GET' && method !== 'HEAD') return sendProblem(response, methodNotAllowed('GET, HEAD'));
+  private serveBundledAsset(set: 'graphiql' | 'api-docs', name: string, request: IncomingMessage, response: ServerResponse): void {
+    if (request.method !== 'GET' && request.method !== 'HEAD') return sendProblem(response, methodNotAllowed('GET, HEAD'));
     const cacheControl = this.reactor.settings.cacheControl;
-    this.graphiqlAssets ??= import('./graphql/graphiql-assets.js').then(({ GraphiqlAssets }) => new GraphiqlAssets(cacheControl));
-    this.graphiqlAssets
-      .then((assets) => assets.file(name) ?? Promise.reject(new ResourceNotFoundError(`no GraphiQL file ${GRAPHIQL_ASSETS_PATH}${name}`)))
+    let assets = this.bundledAssets.get(set);
+    if (!assets) {
+      assets = import('./bundled-assets.js').then(({ BundledAssets, API_DOCS_SET, GRAPHIQL_SET }) => new BundledAssets(cacheControl, set === 'graphiql' ? GRAPHIQL_SET : API_DOCS_SET));
+      this.bundledAssets.set(set, assets);
+    }
+    const prefix = set === 'graphiql' ? GRAPHIQL_ASSETS_PATH : API_DOCS_ASSETS_PATH;
+    assets
+      .then((loaded) => loaded.file(name) ?? Promise.reject(new ResourceNotFoundError(`no such file ${prefix}${name}`)))
       .then(
         (file) => this.write(request, response, file),
         (error) => sendProblem(response, error),

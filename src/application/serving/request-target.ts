@@ -1,7 +1,7 @@
 import { BadRequestPathError, HandlerNotSupportedError, RequestPathTooLongError, ResourceNotFoundError, type PackageError } from '../../domain/errors.js';
 import { API_PAGE_PATH, DATA_API_PREFIX, OPENAPI_PATH, type AccessControl, type Route } from '../../domain/package/routes.js';
 import { normalizeRequestPath } from '../../domain/serving/request-path.js';
-import { GRAPHIQL_ASSETS_PATH, GRAPHQL_PATH, HEALTH_PATHS, METRICS_PATH, REACTOR_PATHS, isIntrospectionPath, type HealthProbe, type IntrospectionPath } from '../../domain/serving/reactor-paths.js';
+import { API_DOCS_ASSETS_PATH, GRAPHIQL_ASSETS_PATH, GRAPHQL_PATH, HEALTH_PATHS, METRICS_PATH, REACTOR_PATHS, isIntrospectionPath, type HealthProbe, type IntrospectionPath } from '../../domain/serving/reactor-paths.js';
 import type { MountAuth } from '../auth/reactor-auth.js';
 import type { Mount, Reactor } from './reactor.js';
 import type { StaticFile } from './served-package.js';
@@ -30,6 +30,8 @@ export type RequestTarget =
   | { kind: 'metrics' }
   /** `/__pkg/graphiql/<file>`: the GraphiQL page's scripts and styles, public code served by the reactor itself. */
   | { kind: 'graphiql'; file: string }
+  /** `/__pkg/api-docs/<file>`: the API page's scripts and styles, served the same way. */
+  | { kind: 'api-docs-asset'; file: string }
   /** `/package/<name>/<endpoint>`: its status, metadata, logs, or save. */
   | { kind: 'package'; name: string; endpoint: string; mount?: Mount }
   /** A mount's OAuth2 login, callback or logout. */
@@ -85,6 +87,7 @@ export class RequestResolver {
     const probe = HEALTH_PATHS[path as keyof typeof HEALTH_PATHS];
     if (probe) return { path, target: { kind: 'health', probe }, cors: this.reactor.settings.cors ?? [] };
     if (path.startsWith(GRAPHIQL_ASSETS_PATH)) return { path, target: { kind: 'graphiql', file: path.slice(GRAPHIQL_ASSETS_PATH.length) }, cors: this.reactor.settings.cors ?? [] };
+    if (path.startsWith(API_DOCS_ASSETS_PATH)) return { path, target: { kind: 'api-docs-asset', file: path.slice(API_DOCS_ASSETS_PATH.length) }, cors: this.reactor.settings.cors ?? [] };
     if (path === METRICS_PATH) {
       const access = this.reactor.settings.metricsPublic || this.reactorAuths.length === 0 ? {} : { access: { auths: this.reactorAuths, enabled: true } };
       return { path, target: { kind: 'metrics' }, cors: this.reactor.settings.cors ?? [], ...access };

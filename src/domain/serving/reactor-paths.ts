@@ -39,3 +39,6 @@ export const METRICS_PATH = '/metrics';
  * path from the host root, whatever the mounts, answered before a request is resolved.
  */
 export const GRAPHIQL_ASSETS_PATH = '/__pkg/graphiql/';
+
+/** The API page's scripts and styles (Swagger UI), served the same way. */
+export const API_DOCS_ASSETS_PATH = '/__pkg/api-docs/';

@@ -2,14 +2,17 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Mount } from '../../../application/serving/reactor.js';
 import { methodNotAllowed, sendProblem } from '../http-problems.js';
 import { openApiDocument } from './openapi-document.js';
+import { API_DOCS_PAGE, API_DOCS_PAGE_CSP } from './api-docs-page.js';
 
 /**
  * `<mount>/api/v1/openapi.json`: the mount's data API in OpenAPI 3.1, built from what is
- * mounted now (a reload under `--watch` changes it with the datasets).
+ * mounted now (a reload under `--watch` changes it with the datasets); `<mount>/api/v1/`:
+ * the page that shows it.
  */
-export function answerOpenApi(mount: Mount, request: IncomingMessage, response: ServerResponse): void {
+export function answerOpenApi(mount: Mount, page: boolean, request: IncomingMessage, response: ServerResponse): void {
   if (request.method !== 'GET' && request.method !== 'HEAD') return sendProblem(response, methodNotAllowed('GET, HEAD'));
-  const body = JSON.stringify(openApiDocument(mount), null, 2);
-  response.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-cache' });
+  const body = page ? API_DOCS_PAGE : JSON.stringify(openApiDocument(mount), null, 2);
+  const type = page ? { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': API_DOCS_PAGE_CSP } : { 'Content-Type': 'application/json; charset=utf-8' };
+  response.writeHead(200, { ...type, 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-cache' });
   response.end(request.method === 'HEAD' ? undefined : body);
 }
