@@ -3,6 +3,8 @@
 // express.static and nginx over the extracted files; then cold start and memory on a
 // 10,000-file / 200 MB package. Everything runs in one process tree, on loopback.
 import { execFileSync } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
+import { gunzipSync } from 'node:zlib';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -177,8 +179,87 @@ async function coldStart() {
   console.log(`resident memory while serving the 200 MB package: ${fmt(withSecurity.rss, 0)} MB (target < 150 MB)`);
 }
 
+/** A 20 KB stylesheet as sites ship them: many short rules, repetitive, compressible. */
+function stylesheet() {
+  const rules = [];
+  for (let i = 0; rules.join('').length < 20 * 1024; i++) {
+    const hue = (i * 37) % 360;
+    rules.push(`.card-${i} > .title, .card-${i}:hover .title {\n  color: hsl(${hue}, 60%, 35%);\n  padding: ${i % 7}px ${(i * 3) % 11}px;\n  border-bottom: 1px solid hsl(${hue}, 30%, 85%);\n}\n`);
+  }
+  return rules.join('').slice(0, 20 * 1024);
+}
+
+/** One raw GET: the bytes as sent, not decoded. */
+function rawGet(url, headers) {
+  return new Promise((resolve, reject) => {
+    httpRequest(url, { headers }, (response) => {
+      const chunks = [];
+      response.on('data', (chunk) => chunks.push(chunk));
+      response.on('end', () => resolve({ headers: response.headers, body: Buffer.concat(chunks) }));
+    })
+      .on('error', reject)
+      .end();
+  });
+}
+
+/**
+ * gzip straight from the archive: a deflated entry's raw bytes in a gzip member. The
+ * identity and gzip runs take turns and each keeps its best, as the logging cost does.
+ */
+async function gzipFromArchive() {
+  const site = join(OUT, 'serve-gzip-site');
+  rmSync(site, { recursive: true, force: true });
+  mkdirSync(join(site, 'content'), { recursive: true });
+  writeFileSync(join(site, 'metadata.json'), JSON.stringify({ name: 'bench-gzip', version: '1.0.0', description: 'benchmark', guid: 'pkg://bench/gzip', uuid: '123e4567-e89b-42d3-a456-426614174002' }));
+  const css = stylesheet();
+  writeFileSync(join(site, 'content/style.css'), css);
+  const work = join(OUT, 'serve-gzip-work');
+  rmSync(work, { recursive: true, force: true });
+  mkdirSync(work, { recursive: true });
+  execFileSync('node', [CLI, 'package', 'pack', site, '-o', work]);
+  const cap = join(work, 'bench-gzip-1.0.0.cap');
+  console.log(`\n== serve: gzip from the archive (style.css ${css.length} B; wrk -H 'Accept-Encoding: gzip') ==`);
+  const GZIP = { 'Accept-Encoding': 'gzip' };
+  const ROUNDS = 3;
+  const best = { identity: 0, gzip: 0 };
+  for (let round = 0; round < ROUNDS; round++) {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}/style.css`;
+    const server = await launch('node', [CLI, 'reactor', 'serve', cap, '--port', String(port)], url);
+    try {
+      if (round === 0) {
+        const identity = await rawGet(url, {});
+        const gzip = await rawGet(url, GZIP);
+        if (gzip.headers['content-encoding'] !== 'gzip') throw new Error('the reactor did not answer gzip');
+        const same = gunzipSync(gzip.body).equals(identity.body) && identity.body.toString() === css;
+        console.log(`gzip answer ${gzip.body.length} B / identity ${identity.body.length} B: ${verdict(gzip.body.length / identity.body.length, 0.4)}; gunzips to the same bytes: ${same ? 'yes' : 'NO'}`);
+      }
+      best.identity = Math.max(best.identity, wrk(url));
+      best.gzip = Math.max(best.gzip, wrk(url, GZIP));
+    } finally {
+      await server.stop();
+    }
+  }
+  console.log(`reactor, best of ${ROUNDS}: identity ${fmt(best.identity, 0)} req/s, gzip ${fmt(best.gzip, 0)} req/s: gzip / identity ${verdict(best.gzip / best.identity, 0.85, false)}`);
+  if (!existsSync(join(ROOT, 'node_modules/compression'))) {
+    console.log('express 5 + compression skipped: the compression package is not in node_modules');
+    return;
+  }
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}/style.css`;
+  const server = await launch('node', [join(ROOT, 'bench/servers/express-compression.js'), join(site, 'content'), String(port)], url);
+  try {
+    const answer = await rawGet(url, GZIP);
+    const rate = wrk(url, GZIP);
+    console.log(`express 5 + compression: gzip ${fmt(rate, 0)} req/s (${answer.body.length} B, compressed per request); reactor gzip / express ${fmt(best.gzip / rate)}x`);
+  } finally {
+    await server.stop();
+  }
+}
+
 export async function run() {
   if (!has('wrk')) return console.log('serve bench skipped: wrk is not installed (apt-get install wrk)');
   await throughput();
+  await gzipFromArchive();
   if (!process.env.BENCH_SKIP_COLD) await coldStart();
 }

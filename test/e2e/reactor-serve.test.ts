@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { cpSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -116,6 +117,38 @@ describe('pkg reactor serve', () => {
     const result = await failingServe([join(work.path, 'nowhere')]);
     expect(result.stderr).toMatch(/^error: SourceNotFoundError: /);
     expect(runPkg(['reactor', 'serve']).stderr).toMatch(/error: UsageError: nothing to serve/);
+  });
+});
+
+describe('gzip from the archive, as curl sees it', () => {
+  const curl = existsSync('/usr/bin/curl') || spawnSync('curl', ['--version']).status === 0;
+  (curl ? it : it.skip)('curl --compressed gets the gzip answer and decodes it to the file; plain curl gets the file as is', async () => {
+    const site = join(work.path, 'gzip-site');
+    mkdirSync(join(site, 'content'), { recursive: true });
+    writeFileSync(join(site, 'metadata.json'), JSON.stringify({ name: 'gzip-site', version: '1.0.0', description: 'gzip', guid: 'pkg://example.org/gzip-site', uuid: '123e4567-e89b-42d3-a456-426614174001' }));
+    const css = Array.from({ length: 300 }, (_, i) => `.item-${i} { margin: ${i % 9}px; color: #${(i * 99991).toString(16).slice(-6).padStart(6, '0')}; }\n`).join('');
+    writeFileSync(join(site, 'content/style.css'), css);
+    expect(runPkg(['package', 'pack', site, '-o', join(work.path, 'gzip-out')]).status).toBe(0);
+    const running = await startServe([join(work.path, 'gzip-out/gzip-site-1.0.0.cap')]);
+    try {
+      const fetchWithCurl = (...flags: string[]) => {
+        const result = spawnSync('curl', ['-s', '-D', '-', ...flags, `${running.url}/style.css`], { encoding: 'buffer' });
+        expect(result.status).toBe(0);
+        const text = result.stdout;
+        const split = text.indexOf('\r\n\r\n');
+        return { headers: text.subarray(0, split).toString().toLowerCase(), body: text.subarray(split + 4) };
+      };
+      const compressed = fetchWithCurl('--compressed');
+      expect(compressed.headers).toContain('content-encoding: gzip');
+      expect(compressed.headers).toContain('vary: accept-encoding');
+      expect(Number(/content-length: (\d+)/.exec(compressed.headers)![1])).toBeLessThan(css.length / 2);
+      expect(compressed.body.toString()).toBe(css);
+      const plain = fetchWithCurl();
+      expect(plain.headers).not.toContain('content-encoding');
+      expect(plain.body.toString()).toBe(css);
+    } finally {
+      await running.stop();
+    }
   });
 });
 

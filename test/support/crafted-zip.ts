@@ -56,3 +56,51 @@ export function writeDeflatedZip(file: string, entries: Array<[name: string, con
   ].join('\n');
   execFileSync('python3', ['-c', script, file, JSON.stringify(entries)]);
 }
+
+/** One entry of `writeRawEntriesZip`: `data` goes in as given, with the declared method, CRC-32 and size. */
+export interface RawZipEntry {
+  name: string;
+  data: Buffer;
+  method: 0 | 8;
+  crc: number;
+  size: number;
+}
+
+/** A ZIP whose entries' stored bytes and declared fields are exactly as given: for data no honest writer stores. */
+export function writeRawEntriesZip(file: string, entries: RawZipEntry[]): void {
+  const parts: Buffer[] = [];
+  const records: Buffer[] = [];
+  let offset = 0;
+  for (const entry of entries) {
+    const name = Buffer.from(entry.name);
+    const fields = (header: Buffer, at: number) => {
+      header.writeUInt16LE(0x0800, at);
+      header.writeUInt16LE(entry.method, at + 2);
+      header.writeUInt32LE(entry.crc >>> 0, at + 8);
+      header.writeUInt32LE(entry.data.length, at + 12);
+      header.writeUInt32LE(entry.size, at + 16);
+      header.writeUInt16LE(name.length, at + 20);
+    };
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4);
+    fields(local, 6);
+    const record = Buffer.alloc(46);
+    record.writeUInt32LE(0x02014b50, 0);
+    record.writeUInt16LE(20, 4);
+    record.writeUInt16LE(20, 6);
+    fields(record, 8);
+    record.writeUInt32LE(offset, 42);
+    records.push(record, name);
+    parts.push(local, name, entry.data);
+    offset += local.length + name.length + entry.data.length;
+  }
+  const directory = Buffer.concat(records);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(entries.length, 8);
+  end.writeUInt16LE(entries.length, 10);
+  end.writeUInt32LE(directory.length, 12);
+  end.writeUInt32LE(offset, 16);
+  writeFileSync(file, Buffer.concat([...parts, directory, end]));
+}

@@ -3,6 +3,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { StaticFile } from '../../application/serving/served-package.js';
 import { noneMatchHits } from '../../domain/serving/entity-tags.js';
+import { acceptsGzip } from './accept-encoding.js';
 
 interface FileHeaders {
   /** Every header but Content-Length and Content-Range, which depend on the range served. */
@@ -11,15 +12,21 @@ interface FileHeaders {
   full: string[];
   /** The headers of a 304: without Content-Type. */
   notModified: string[];
+  /** For files with a gzip form: the headers of its 200 and its 304. */
+  gzip?: { full: string[]; notModified: string[] };
 }
 
-/** Headers are built once per file and reused on every hit (a file's object lives until its content changes). */
+/**
+ * Headers are built once per file and reused on every hit (a file's object lives until
+ * its content changes), the gzip form's with them.
+ */
 const built = new WeakMap<StaticFile, FileHeaders>();
 
 /**
  * A file's headers: its type; the route's `headers` (which replace the default cache
  * header) or `Cache-Control`; `Accept-Ranges`; the route's `responseHeaders` and
- * `responseRewrite.headers` over those; its ETag.
+ * `responseRewrite.headers` over those; `Vary: Accept-Encoding` when the answer depends
+ * on it; its ETag. The gzip form differs in its ETag and `Content-Encoding`.
  */
 function headersOf(file: StaticFile): FileHeaders {
   let headers = built.get(file);
@@ -33,18 +40,57 @@ function headersOf(file: StaticFile): FileHeaders {
   set('Accept-Ranges', 'bytes');
   for (const [name, value] of Object.entries(route?.responseHeaders ?? {})) set(name, value);
   for (const [name, value] of Object.entries(route?.responseRewrite?.headers ?? {})) set(name, value);
+  if (file.gzip) set('Vary', withAcceptEncoding(byName.get('vary')?.[1]));
   set('ETag', file.etag);
   const resource = [...byName.values()].flat();
-  headers = { resource, full: [...resource, 'Content-Length', String(file.size)], notModified: [...byName].filter(([name]) => name !== 'content-type').flatMap(([, pair]) => pair) };
+  const without = (names: string[]) => [...byName].filter(([name]) => !names.includes(name)).flatMap(([, pair]) => pair);
+  headers = { resource, full: [...resource, 'Content-Length', String(file.size)], notModified: without(['content-type']) };
+  if (file.gzip) {
+    set('ETag', file.gzip.etag);
+    set('Content-Encoding', 'gzip');
+    // Byte ranges are of the identity bytes: a range request is answered without gzip.
+    headers.gzip = { full: [...[...byName.values()].flat(), 'Content-Length', String(file.gzip.size)], notModified: without(['content-type', 'content-encoding']) };
+  }
   built.set(file, headers);
   return headers;
 }
 
+/** A route's own Vary with Accept-Encoding added, unless it names it (or `*`) already. */
+function withAcceptEncoding(vary: string | undefined): string {
+  if (vary === undefined || vary.trim() === '') return 'Accept-Encoding';
+  return /(^|,)\s*(accept-encoding|\*)\s*(,|$)/i.test(vary) ? vary : `${vary}, Accept-Encoding`;
+}
+
 /**
- * Writes a static response: 304 for a matching If-None-Match, 206/416 for a single byte
- * range, HEAD without a body, bytes from memory when held, else streamed.
+ * Writes a static response: gzip-encoded when the file has a gzip form, the client
+ * accepts gzip and asks for no range; otherwise the identity bytes: 304 for a matching
+ * If-None-Match, 206/416 for a single byte range, HEAD without a body, bytes from
+ * memory when held, else streamed.
  */
 export function writeStatic(request: IncomingMessage, response: ServerResponse, found: StaticFile, extra: readonly string[] = []): void | Promise<void> {
+  const { gzip } = found;
+  if (gzip !== undefined && !gzip.refused && request.headers.range === undefined && acceptsGzip(request.headers['accept-encoding'])) {
+    if (gzip.body) return writeGzip(request, response, found, gzip.body, extra);
+    // The first gzip answer of a file checks its bytes; until they pass, identity.
+    return gzip.prepare().then((body) => (body ? writeGzip(request, response, found, body, extra) : writeIdentity(request, response, found, extra)));
+  }
+  return writeIdentity(request, response, found, extra);
+}
+
+/** The gzip form from memory: 200, or 304 when If-None-Match names the gzip ETag. */
+function writeGzip(request: IncomingMessage, response: ServerResponse, found: StaticFile, body: Uint8Array, extra: readonly string[]): void {
+  const headers = headersOf(found).gzip!;
+  const ifNoneMatch = request.headers['if-none-match'];
+  if (ifNoneMatch !== undefined && noneMatchHits(ifNoneMatch, found.gzip!.etag)) {
+    response.writeHead(304, extra.length === 0 ? headers.notModified : [...headers.notModified, ...extra]);
+    response.end();
+    return;
+  }
+  response.writeHead(200, extra.length === 0 ? headers.full : [...headers.full, ...extra]);
+  response.end(request.method === 'HEAD' ? undefined : body);
+}
+
+function writeIdentity(request: IncomingMessage, response: ServerResponse, found: StaticFile, extra: readonly string[]): void | Promise<void> {
   const headers = headersOf(found);
   const ifNoneMatch = request.headers['if-none-match'];
   if (ifNoneMatch !== undefined && noneMatchHits(ifNoneMatch, found.etag)) {

@@ -4,6 +4,25 @@ export interface PackageEntry {
   size: number;
 }
 
+/**
+ * An entry an archive holds deflated: its raw deflate bytes, which a gzip member wraps
+ * as they are (RFC 1952), and what the archive declares they inflate to.
+ */
+export interface DeflatedEntry {
+  /** Declared size of the inflated bytes. */
+  size: number;
+  /** Declared CRC-32 of the inflated bytes. */
+  crc32: number;
+  compressedSize: number;
+  /** A copy of the raw deflate bytes as stored. */
+  raw(): Promise<Uint8Array>;
+  /**
+   * What `raw` inflates to; PackageFormatError unless it is exactly one deflate stream
+   * (nothing after its last block) of the declared size and CRC-32.
+   */
+  inflate(raw: Uint8Array): Promise<Uint8Array>;
+}
+
 /** A read-only view of one package's files: a directory, a `.cap` read in place, or memory. */
 export interface PackageSource {
   /** Where the package comes from, for messages. */
@@ -21,6 +40,8 @@ export interface PackageSource {
    * file's size now and a token that changes with its bytes; undefined once it is gone.
    */
   current?(path: string): Promise<{ size: number; version: string } | undefined>;
+  /** For archives: the entry at `path` when it is stored deflated, undefined otherwise. */
+  deflated?(path: string): DeflatedEntry | undefined;
   close(): Promise<void>;
 }
 

@@ -4,11 +4,12 @@ import { LayerStack, emptyLayer, type Layer, type LayerFile } from '../../domain
 import { RouteTable, type RouteTarget } from '../../domain/serving/route-table.js';
 import type { Route } from '../../domain/package/routes.js';
 import type { Hasher } from '../ports/hasher.js';
-import type { PackageSource } from '../ports/package-source.js';
+import type { DeflatedEntry, PackageSource } from '../ports/package-source.js';
 import type { PackageOverlay } from '../ports/overlay-store.js';
 import { compactBytes } from '../shared/bytes.js';
 import type { ByteBudget } from './byte-budget.js';
 import { contentTypeHeader, typeOf } from './content-types.js';
+import { GzipRepresentation, type EncodedRepresentation } from './gzip-representation.js';
 import { detectType, typeByExtension } from '../../domain/package/media-types.js';
 import type { Manifest } from '../../domain/package/manifest.js';
 
@@ -43,6 +44,8 @@ export interface StaticFile {
   body?: Uint8Array;
   /** Streams bytes [start, end] inclusive, for bodies not in memory. */
   stream(start: number, end: number): AsyncIterable<Uint8Array>;
+  /** The same bytes gzip-encoded, for files an archive holds deflated. */
+  gzip?: EncodedRepresentation;
 }
 
 export type StaticLookup = { kind: 'hit'; file: StaticFile } | { kind: 'dataset'; dataset: string; route: Route } | { kind: 'handler'; route: Route } | { kind: 'miss' };
@@ -73,6 +76,8 @@ interface FileState {
   size: number;
   /** The source's version token of the file, for files that may change while served. */
   version?: string;
+  /** Made on the first answer that serves the file's own bytes; null when it has none. */
+  gzip?: GzipRepresentation | null;
 }
 
 /**
@@ -190,7 +195,13 @@ export class ServedPackage {
       const body = withLiveReload(state.bytes);
       return this.served(state.type, this.hasher.sha256(body), body, body.length, file, reader, route);
     }
-    return this.served(state.type, state.sha256!, state.bytes, state.size, file, reader, route);
+    return this.served(state.type, state.sha256!, state.bytes, state.size, file, reader, route, this.gzipOf(state, file, reader));
+  }
+
+  /** One per file, shared by the paths that serve it, so its bytes are checked and held once. */
+  private gzipOf(state: FileState, file: LayerFile, reader: FileReader): GzipRepresentation | undefined {
+    if (state.gzip === undefined) state.gzip = GzipRepresentation.of(reader.deflated?.(file.key), state.sha256!, this.hasher, this.budget, MEMORY_FILE_LIMIT) ?? null;
+    return state.gzip ?? undefined;
   }
 
   private readerOf(layer: Layer | undefined): FileReader {
@@ -200,10 +211,16 @@ export class ServedPackage {
     }
     const owner = (layer && this.dependencies.owners.get(layer)) ?? { source: this.source, manifest: this.model.manifest, digests: this.digests };
     const { source } = owner;
-    return { read: (key) => source.read(key), stream: (key) => source.stream(key), known: owner, ...(source.current ? { current: (key: string) => source.current!(key) } : {}) };
+    return {
+      read: (key) => source.read(key),
+      stream: (key) => source.stream(key),
+      known: owner,
+      ...(source.current ? { current: (key: string) => source.current!(key) } : {}),
+      ...(source.deflated && !source.current ? { deflated: (key: string) => source.deflated!(key) } : {}),
+    };
   }
 
-  private served(type: string, sha256: string, body: Uint8Array | undefined, size: number, file: LayerFile, reader: FileReader, route: Route | undefined): StaticLookup {
+  private served(type: string, sha256: string, body: Uint8Array | undefined, size: number, file: LayerFile, reader: FileReader, route: Route | undefined, gzip?: EncodedRepresentation): StaticLookup {
     return {
       kind: 'hit',
       file: {
@@ -214,6 +231,7 @@ export class ServedPackage {
         ...(route ? { route } : {}),
         ...(body ? { body } : {}),
         stream: (start, end) => exactly(streamRange(reader.stream(file.key), start, end), end - start + 1, file.key),
+        ...(gzip ? { gzip } : {}),
       },
     };
   }
@@ -263,6 +281,8 @@ interface FileReader {
   stream(key: string): AsyncIterable<Uint8Array>;
   /** Present for files that may change while served. */
   current?(key: string): Promise<{ size: number; version: string } | undefined>;
+  /** Present for archives: an entry stored deflated, whose raw bytes can answer gzip. */
+  deflated?(key: string): DeflatedEntry | undefined;
   /** Package files have manifest types and verified digests; overlay files have neither. */
   known?: { manifest: Manifest; digests: ReadonlyMap<string, string> };
 }

@@ -1,0 +1,89 @@
+import { GZIP_FRAMING, gzipMember } from '../../domain/serving/gzip-member.js';
+import type { Hasher } from '../ports/hasher.js';
+import type { DeflatedEntry } from '../ports/package-source.js';
+import type { ByteBudget } from './byte-budget.js';
+
+/**
+ * Files smaller than this go identity only: a response under about 860 bytes fits one
+ * TCP packet either way, and compressing it saves nothing worth a header (the threshold
+ * Akamai and several CDNs use).
+ */
+export const GZIP_MIN_SIZE = 860;
+
+/** A file's bytes in another content coding, with its own strong ETag. */
+export interface EncodedRepresentation {
+  readonly etag: string;
+  /** Length of the encoded bytes: Content-Length. */
+  readonly size: number;
+  /** The encoded bytes once checked; undefined until `prepare` succeeded. */
+  readonly body: Uint8Array | undefined;
+  /** Set when the encoded bytes can never be sent: identity goes instead, for good. */
+  readonly refused: boolean;
+  /** Checks and loads the encoded bytes (once); undefined when identity must go this time. */
+  prepare(): Promise<Uint8Array | undefined>;
+}
+
+/**
+ * The gzip form of an archive entry stored deflated: its raw deflate bytes in a gzip
+ * member, never compressed again.
+ *
+ * Why the bytes are checked before the first gzip answer: identity bytes are what the
+ * archive's deflate stream inflates to in zlib, checked against the central directory's
+ * CRC-32 and size and against the package's verified SHA-256. The gzip answer hands the
+ * raw stream itself to the client's decoder, so a stranger's archive could send other
+ * bytes that way unless the raw stream is exactly one deflate stream that inflates to
+ * those same bytes: data after its last block (which zlib ignores and a gzip reader
+ * takes for the trailer), or a stream that inflates to anything else, would slip past
+ * the verification that identity bytes get. So the raw bytes that will be sent are
+ * inflated once and must give the identity SHA-256; if not, this entry is never sent
+ * gzip-encoded. The checked bytes are held in memory (within the reactor's byte budget),
+ * so what is sent is what was checked.
+ */
+export class GzipRepresentation implements EncodedRepresentation {
+  readonly etag: string;
+  readonly size: number;
+  body: Uint8Array | undefined;
+  refused = false;
+  private preparing: Promise<Uint8Array | undefined> | undefined;
+
+  private constructor(
+    private readonly entry: DeflatedEntry,
+    /** The identity bytes' SHA-256, lower-case hex. */
+    private readonly sha256: string,
+    private readonly hasher: Hasher,
+    private readonly budget: ByteBudget,
+  ) {
+    this.etag = `"${sha256}-gzip"`;
+    this.size = entry.compressedSize + GZIP_FRAMING;
+  }
+
+  /** The representation of an entry worth sending gzip-encoded and small enough to hold; undefined for the others. */
+  static of(entry: DeflatedEntry | undefined, sha256: string, hasher: Hasher, budget: ByteBudget, memoryLimit: number): GzipRepresentation | undefined {
+    if (!entry || entry.size < GZIP_MIN_SIZE) return undefined;
+    const size = entry.compressedSize + GZIP_FRAMING;
+    if (size >= entry.size || size > memoryLimit) return undefined;
+    return new GzipRepresentation(entry, sha256, hasher, budget);
+  }
+
+  prepare(): Promise<Uint8Array | undefined> {
+    if (this.body || this.refused) return Promise.resolve(this.body);
+    this.preparing ??= this.load().finally(() => (this.preparing = undefined));
+    return this.preparing;
+  }
+
+  private async load(): Promise<Uint8Array | undefined> {
+    // A full budget now may have room later: identity this time, and no verdict.
+    if (!this.budget.take(this.size)) return undefined;
+    try {
+      const raw = await this.entry.raw();
+      const inflated = await this.entry.inflate(raw);
+      if (this.hasher.sha256(inflated) !== this.sha256) throw new Error('inflates to other bytes');
+      this.body = gzipMember(raw, this.entry.crc32, this.entry.size);
+      return this.body;
+    } catch {
+      this.budget.give(this.size);
+      this.refused = true;
+      return undefined;
+    }
+  }
+}

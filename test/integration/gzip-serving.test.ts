@@ -1,0 +1,149 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { crc32, deflateRawSync, gunzipSync } from 'node:zlib';
+import { ZipArchiveWriter } from '../../src/adapters/archive/zip-archive-writer.js';
+import { writeRawEntriesZip } from '../support/crafted-zip.js';
+import { VALID_METADATA, demoPackage } from '../support/demo-package.js';
+import { temporaryDirectory } from '../support/paths.js';
+import { productionOpener } from '../support/production-container.js';
+import { securityFor, startReactor } from '../support/reactor-fixture.js';
+
+/** A compressible stylesheet of about 20 KB. */
+const STYLESHEET = Array.from({ length: 400 }, (_, i) => `.rule-${i} { color: #${(i * 2654435761).toString(16).slice(-6).padStart(6, '0')}; margin: ${i % 17}px; }\n`).join('');
+const PAGE = `<!doctype html><title>Gzip</title>${'<p>A paragraph of text that repeats.</p>\n'.repeat(60)}`;
+
+interface Answer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+let base: string;
+/** A raw request: no client-side decoding, so the bytes on the wire are what the test sees. */
+function get(path: string, headers: Record<string, string> = {}, method = 'GET'): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(base + path, { method, headers }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, body: Buffer.concat(chunks) }));
+      response.on('error', reject);
+    });
+    request.on('error', reject);
+    request.end();
+  });
+}
+
+const work = temporaryDirectory('cap-gzip-');
+let fixture: Awaited<ReturnType<typeof startReactor>>;
+beforeAll(async () => {
+  const files = demoPackage({ 'content/style.css': STYLESHEET, 'content/page.html': PAGE, 'content/stored.txt': STYLESHEET, 'content/small.txt': 'short text' });
+  const sink = await new ZipArchiveWriter().create(work.path, 'site.cap', { overwrite: false });
+  for (const [path, data] of Object.entries(files)) await sink.add(path, Buffer.from(data), { store: path === 'content/stored.txt' });
+  await sink.add('security.json', Buffer.from(securityFor(files)), { store: false });
+  const cap = (await sink.commit()).path;
+
+  // An entry whose deflate stream is followed by bytes zlib ignores: its identity bytes are
+  // right, but its raw bytes are not one honest deflate stream.
+  const dishonest = Buffer.concat([deflateRawSync(Buffer.from(STYLESHEET)), Buffer.from('gzip trailer and a second member could hide here')]);
+  const metadata = Buffer.from(JSON.stringify({ ...VALID_METADATA, name: 'dishonest' }));
+  const crafted = join(work.path, 'dishonest.cap');
+  writeRawEntriesZip(crafted, [
+    { name: 'metadata.json', data: metadata, method: 0, crc: crc32(metadata), size: metadata.length },
+    { name: 'content/style.css', data: dishonest, method: 8, crc: crc32(Buffer.from(STYLESHEET)), size: Buffer.byteLength(STYLESHEET) },
+  ]);
+
+  fixture = await startReactor(productionOpener(), [{ source: cap }, { source: crafted, prefix: '/dishonest' }]);
+  expect(fixture.failures).toEqual([]);
+  const address: AddressInfo = await fixture.server.listen(0, '127.0.0.1');
+  base = `http://127.0.0.1:${address.port}`;
+});
+afterAll(async () => {
+  await fixture.stop();
+  work.remove();
+});
+
+describe('gzip straight from the archive', () => {
+  it('answers a deflated entry gzip-encoded: the raw deflate bytes framed, which gunzip to the file', async () => {
+    const identity = await get('/style.css');
+    const gzip = await get('/style.css', { 'Accept-Encoding': 'gzip, deflate, br' });
+    expect(identity.status).toBe(200);
+    expect(identity.headers['content-encoding']).toBeUndefined();
+    expect(identity.body.toString()).toBe(STYLESHEET);
+    expect(gzip.status).toBe(200);
+    expect(gzip.headers['content-encoding']).toBe('gzip');
+    expect(gzip.headers['content-type']).toBe('text/css; charset=utf-8');
+    expect(gunzipSync(gzip.body).toString()).toBe(STYLESHEET);
+    expect(gzip.body.subarray(0, 10)).toEqual(Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff]));
+    expect(Number(gzip.headers['content-length'])).toBe(gzip.body.length);
+    expect(gzip.body.length).toBeLessThan(identity.body.length * 0.4);
+    for (const answer of [identity, gzip]) expect(answer.headers.vary).toBe('Accept-Encoding');
+    expect(identity.headers.etag).toMatch(/^"[0-9a-f]{64}"$/);
+    expect(gzip.headers.etag).toBe(identity.headers.etag!.replace(/"$/, '-gzip"'));
+  });
+
+  it('answers If-None-Match for the representation it would send', async () => {
+    const gzip = await get('/style.css', { 'Accept-Encoding': 'gzip' });
+    const identity = await get('/style.css');
+    const notModified = await get('/style.css', { 'Accept-Encoding': 'gzip', 'If-None-Match': gzip.headers.etag! });
+    expect(notModified.status).toBe(304);
+    expect(notModified.headers.etag).toBe(gzip.headers.etag);
+    expect(notModified.headers.vary).toBe('Accept-Encoding');
+    expect(notModified.body.length).toBe(0);
+    expect((await get('/style.css', { 'If-None-Match': identity.headers.etag! })).status).toBe(304);
+    // The identity ETag does not name the gzip bytes, nor the gzip ETag the identity bytes.
+    expect((await get('/style.css', { 'Accept-Encoding': 'gzip', 'If-None-Match': identity.headers.etag! })).status).toBe(200);
+    expect((await get('/style.css', { 'If-None-Match': gzip.headers.etag! })).status).toBe(200);
+  });
+
+  it('answers a byte range from the identity bytes', async () => {
+    const partial = await get('/style.css', { 'Accept-Encoding': 'gzip', Range: 'bytes=10-29' });
+    expect(partial.status).toBe(206);
+    expect(partial.headers['content-encoding']).toBeUndefined();
+    expect(partial.headers['content-range']).toBe(`bytes 10-29/${Buffer.byteLength(STYLESHEET)}`);
+    expect(partial.body.toString()).toBe(STYLESHEET.slice(10, 30));
+    expect(partial.headers.vary).toBe('Accept-Encoding');
+  });
+
+  it.each([['gzip;q=0'], ['identity'], ['br'], ['*;q=0'], ['gzip;q=0, *']])('sends identity for Accept-Encoding: %s', async (accept) => {
+    const answer = await get('/style.css', { 'Accept-Encoding': accept });
+    expect(answer.headers['content-encoding']).toBeUndefined();
+    expect(answer.body.toString()).toBe(STYLESHEET);
+    expect(answer.headers.vary).toBe('Accept-Encoding');
+  });
+
+  it.each([['*'], ['x-gzip'], ['deflate, gzip;q=0.5'], ['GZIP;Q=1']])('sends gzip for Accept-Encoding: %s', async (accept) => {
+    const answer = await get('/page.html', { 'Accept-Encoding': accept });
+    expect(answer.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(answer.body).toString()).toBe(PAGE);
+  });
+
+  it('answers HEAD with the gzip headers and no body', async () => {
+    const head = await get('/page.html', { 'Accept-Encoding': 'gzip' }, 'HEAD');
+    const full = await get('/page.html', { 'Accept-Encoding': 'gzip' });
+    expect(head.status).toBe(200);
+    expect(head.body.length).toBe(0);
+    expect(head.headers['content-encoding']).toBe('gzip');
+    expect(head.headers['content-length']).toBe(full.headers['content-length']);
+    expect(head.headers.etag).toBe(full.headers.etag);
+  });
+
+  it('sends stored entries and small files as identity, without Vary', async () => {
+    for (const [path, body] of [['/stored.txt', STYLESHEET], ['/small.txt', 'short text']] as const) {
+      const answer = await get(path, { 'Accept-Encoding': 'gzip' });
+      expect(answer.headers['content-encoding']).toBeUndefined();
+      expect(answer.headers.vary).toBeUndefined();
+      expect(answer.body.toString()).toBe(body);
+    }
+  });
+
+  it('never sends gzip for an entry whose raw bytes are more than one deflate stream', async () => {
+    for (let i = 0; i < 2; i++) {
+      const answer = await get('/dishonest/style.css', { 'Accept-Encoding': 'gzip' });
+      expect(answer.status).toBe(200);
+      expect(answer.headers['content-encoding']).toBeUndefined();
+      expect(answer.body.toString()).toBe(STYLESHEET);
+    }
+  });
+});
