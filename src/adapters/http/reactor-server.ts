@@ -84,13 +84,15 @@ export class ReactorServer {
     const context: RequestContext = this.resolver.resolve(method, path);
     attachContext(request, context);
     const id = this.access.withIds ? this.idPrefix + (++this.requestCount).toString(36) : undefined;
+    // Node writes a header array in one go only when no header was set before it: a plain
+    // static read carries its id in that array; everything else sets it here. (Passed along,
+    // not kept on the context: an added property would change the context's shape on the hot path.)
+    let inline: readonly string[] | undefined;
     if (id) {
-      // Node writes a header array in one go only when no header was set before it: a plain
-      // static read carries its id in that array; everything else sets it here.
-      if (plainStaticRead(context, request)) context.headers = ['X-Request-Id', id];
+      if (plainStaticRead(context, request)) inline = ['X-Request-Id', id];
       else response.setHeader('X-Request-Id', id);
     }
-    this.pass(context, request, response);
+    this.pass(context, request, response, inline);
     const finished = () => this.finished(context, request, response, { method, path, started, sentBefore, id });
     // A body from memory is written by now: recorded without a per-request listener.
     if (response.writableEnded) finished();
@@ -112,25 +114,26 @@ export class ReactorServer {
   }
 
   /** The guard, then the gate (which may wait for a password hash or the OAuth2 provider), then the answer. */
-  private pass(context: RequestContext, request: IncomingMessage, response: ServerResponse): void {
+  private pass(context: RequestContext, request: IncomingMessage, response: ServerResponse, inline: readonly string[] | undefined): void {
     if (this.guard.screen(context, request, response)) return;
     const admitted = this.gate ? this.gate.screen(context, request, response) : true;
-    if (admitted === true) return this.answer(context, request, response);
+    if (admitted === true) return this.answer(context, request, response, inline);
     if (admitted !== false)
       admitted.then(
-        (goOn) => goOn && this.answer(context, request, response),
+        (goOn) => goOn && this.answer(context, request, response, inline),
         (error) => sendProblem(response, error),
       );
   }
 
   /** Static files, data reads and refusals here; everything else in express. */
-  private answer(context: RequestContext, request: IncomingMessage, response: ServerResponse): void {
+  /** `inline`: header pairs a static answer writes with its own (see `handle`). */
+  private answer(context: RequestContext, request: IncomingMessage, response: ServerResponse, inline: readonly string[] | undefined): void {
     const { target } = context;
     try {
       switch (target.kind) {
         case 'file':
           this.metrics.lookup(target.mount.prefix, target.file !== undefined);
-          return this.serveFile(target, request, response, context.headers);
+          return this.serveFile(target, request, response, inline);
         case 'graphiql':
           return this.serveBundledAsset('graphiql', target.file, request, response);
         case 'api-docs-asset':

@@ -5,8 +5,6 @@ import type { ResolvedRequest } from '../../application/serving/request-target.j
 /** A request as the pipeline knows it: resolved once, and the identity the gate admitted, if any. */
 export interface RequestContext extends ResolvedRequest {
   identity?: Identity;
-  /** Header pairs the answer writes with its own, when nothing set one before it (see the reactor server). */
-  headers?: readonly string[];
 }
 
 const CONTEXT = Symbol('pkg.request');
