@@ -3,7 +3,7 @@ import { ItemNotFoundError } from '../../domain/errors.js';
 import type { Dataset } from '../../application/data/dataset.js';
 import type { Mount } from '../../application/serving/reactor.js';
 import { methodNotAllowed } from './http-problems.js';
-import { itemEtag, sendTagged, taggedAnswer, wholeCollection } from './data-entity-tags.js';
+import { sendTagged, taggedAnswer, taggedItem, wholeCollection } from './data-entity-tags.js';
 
 // Reads only: the reactor answers them ahead of express, so this file must not load it (writes are in data-writes.ts).
 
@@ -26,7 +26,7 @@ export function readData(mount: Mount, id: string, item: string | undefined, req
   if (request.method !== 'GET' && request.method !== 'HEAD') throw methodNotAllowed(item === undefined ? COLLECTION_METHODS : ITEM_METHODS);
   if (item !== undefined) {
     const found = dataset.item(item);
-    return sendTagged(request, response, { body: JSON.stringify(found), etag: itemEtag(found) });
+    return sendTagged(request, response, taggedItem(found));
   }
   const collection = dataset.collection();
   const { items } = collection;

@@ -19,10 +19,16 @@ const itemTags = new WeakMap<object, string>();
 
 /** The tag of an item as GET serves it (its JSON), hashed once per stored object. */
 export function itemEtag(item: unknown): string {
-  if (typeof item !== 'object' || item === null) return strongTag(JSON.stringify(item));
-  let tag = itemTags.get(item);
-  if (tag === undefined) itemTags.set(item, (tag = strongTag(JSON.stringify(item))));
-  return tag;
+  return taggedItem(item).etag;
+}
+
+/** An item's JSON and its tag: serialized once per answer, hashed once per stored object. */
+export function taggedItem(item: unknown): { body: string; etag: string } {
+  const body = JSON.stringify(item);
+  if (typeof item !== 'object' || item === null) return { body, etag: strongTag(body) };
+  let etag = itemTags.get(item);
+  if (etag === undefined) itemTags.set(item, (etag = strongTag(body)));
+  return { body, etag };
 }
 
 /** The request's `If-Match`, for the dataset to check in its write queue; none when absent. */
