@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
-import { launchChromium } from '../support/chromium.js';
+import { launchChromium, openOwnOriginPage } from '../support/chromium.js';
 import { EXAMPLE_SITE, ROOT } from '../support/paths.js';
 import { startServe, type ServeProcess } from '../support/serve-process.js';
 
@@ -20,24 +20,7 @@ afterAll(async () => {
 describe('the API page with the network blocked', () => {
   it('shows the mount\'s OpenAPI description with Swagger UI, everything from the reactor', async () => {
     const origin = new URL(reactor.url).origin;
-    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    const blocked: string[] = [];
-    const loaded: string[] = [];
-    const problems: string[] = [];
-    await page.route('**/*', (route) => {
-      const url = route.request().url();
-      if (new URL(url).origin === origin) return route.continue();
-      blocked.push(url);
-      return route.abort('blockedbyclient');
-    });
-    page.on('response', (response) => {
-      loaded.push(new URL(response.url()).pathname);
-      if (response.status() >= 400) problems.push(`${response.url()}: HTTP ${response.status()}`);
-    });
-    page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(message.text());
-    });
-    page.on('pageerror', (error) => problems.push(error.message));
+    const { page, blocked, loaded, failures, consoleErrors } = await openOwnOriginPage(browser, origin, { width: 1400, height: 900 });
 
     await page.goto(`${reactor.url}/api/v1/`, { waitUntil: 'networkidle' });
     await page.locator('.swagger-ui .opblock').first().waitFor({ timeout: 15_000 });
@@ -48,6 +31,7 @@ describe('the API page with the network blocked', () => {
     expect(loaded).toEqual(expect.arrayContaining(['/__pkg/api-docs/swagger-ui-5.35.0-bundle.js', '/__pkg/api-docs/swagger-ui-5.35.0.css', '/api/v1/openapi.json']));
     await page.screenshot({ path: join(ROOT, 'test-artifacts', 'api-docs.png') });
     expect(blocked).toEqual([]);
-    expect(problems).toEqual([]);
+    expect(failures).toEqual([]);
+    expect(consoleErrors).toEqual([]);
   }, 60_000);
 });

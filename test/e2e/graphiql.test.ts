@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
-import { launchChromium } from '../support/chromium.js';
+import { launchChromium, openOwnOriginPage } from '../support/chromium.js';
 import { EXAMPLE_SITE, ROOT } from '../support/paths.js';
 import { startServe, type ServeProcess } from '../support/serve-process.js';
 
@@ -28,28 +28,8 @@ afterAll(async () => {
 describe('GraphiQL with the network blocked', () => {
   it('loads everything from the reactor, and runs a query typed into its editor', async () => {
     const origin = new URL(reactor.url).origin;
-    const page = await browser.newPage({ viewport: { width: 1400, height: 800 } });
     // Only the reactor's own origin is reachable: anything else is aborted, and counted.
-    const blocked: string[] = [];
-    const loaded: string[] = [];
-    const failures: string[] = [];
-    const consoleErrors: string[] = [];
-    await page.route('**/*', (route) => {
-      const url = route.request().url();
-      if (new URL(url).origin === origin) return route.continue();
-      blocked.push(url);
-      return route.abort('blockedbyclient');
-    });
-    page.on('response', (response) => {
-      loaded.push(new URL(response.url()).pathname);
-      if (response.status() >= 400) failures.push(`${response.url()}: HTTP ${response.status()}`);
-    });
-    page.on('requestfailed', (request) => failures.push(`${request.url()}: ${request.failure()?.errorText}`));
-    // A Content-Security-Policy violation is reported here too.
-    page.on('console', (message) => {
-      if (message.type() === 'error') consoleErrors.push(message.text());
-    });
-    page.on('pageerror', (error) => consoleErrors.push(error.message));
+    const { page, blocked, loaded, failures, consoleErrors } = await openOwnOriginPage(browser, origin, { width: 1400, height: 800 });
 
     await page.goto(`${reactor.url}/graphql`, { waitUntil: 'networkidle' });
     await page.locator('.graphiql-container').waitFor();

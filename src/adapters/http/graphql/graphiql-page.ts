@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { ownPageCsp } from '../page-csp.js';
 import { GRAPHIQL_ASSETS_PATH } from '../../../domain/serving/reactor-paths.js';
 import { GRAPHIQL_ASSETS } from './graphiql-asset-list.js';
 
@@ -90,19 +90,5 @@ export const GRAPHIQL_PAGE = `<!doctype html>
 </html>
 `;
 
-/**
- * The page's Content-Security-Policy: everything from the reactor's own origin, its one
- * inline script by hash. GraphiQL's CSS embeds its fonts and images as data: URLs, and
- * React sets styles inline, so styles may be inline (a hash beside 'unsafe-inline' would
- * void it). Nothing may come from another host.
- */
-export const GRAPHIQL_PAGE_CSP = [
-  "default-src 'self'",
-  `script-src 'self' 'sha256-${createHash('sha256').update(BOOTSTRAP).digest('base64')}'`,
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
-  "font-src 'self' data:",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-].join('; ');
+/** The page's Content-Security-Policy (see ownPageCsp). */
+export const GRAPHIQL_PAGE_CSP = ownPageCsp(BOOTSTRAP);

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { ownPageCsp } from '../page-csp.js';
 import { API_DOCS_ASSETS_PATH } from '../../../domain/serving/reactor-paths.js';
 import { API_DOCS_ASSETS } from './api-docs-asset-list.js';
 
@@ -37,17 +37,5 @@ export const API_DOCS_PAGE = `<!doctype html>
 </html>
 `;
 
-/**
- * Everything from the reactor's own origin, the one inline script by hash. Swagger UI sets
- * styles inline and its CSS embeds images as data: URLs. Nothing may come from another host.
- */
-export const API_DOCS_PAGE_CSP = [
-  "default-src 'self'",
-  `script-src 'self' 'sha256-${createHash('sha256').update(BOOTSTRAP).digest('base64')}'`,
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
-  "font-src 'self' data:",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-].join('; ');
+/** The page's Content-Security-Policy (see ownPageCsp). */
+export const API_DOCS_PAGE_CSP = ownPageCsp(BOOTSTRAP);
