@@ -75,6 +75,8 @@ describe('history from the operation log', () => {
       const bad = await json(`${api}?at=yesterday`);
       expect(bad.status).toBe(400);
       expect(bad.body.error.code).toBe('BAD_QUERY');
+      const mixed = await json(`${api}?at=2026-01-01T00:00:00Z&limit=1`);
+      expect([mixed.status, mixed.body.error.code]).toEqual([400, 'BAD_QUERY']);
       const write = await send(`${api}/hello-world/history`, 'PUT', article('hello-world', 'x'));
       expect(write.status).toBe(405);
       expect(write.headers.get('allow')).toBe('GET, HEAD');
