@@ -4,6 +4,7 @@ import type { Dataset } from '../../application/data/dataset.js';
 import type { Mount } from '../../application/serving/reactor.js';
 import { methodNotAllowed } from './http-problems.js';
 import { sendTagged, taggedAnswer, taggedItem, wholeCollection } from './data-entity-tags.js';
+import { sendCompressible } from './data-encodings.js';
 
 // Reads only: the reactor answers them ahead of express, so this file must not load it (writes are in data-writes.ts).
 
@@ -34,7 +35,7 @@ export function readData(mount: Mount, id: string, item: string | undefined, req
   const url = request.url ?? '';
   const query = url.indexOf('?');
   if (query >= 0 && query < url.length - 1 && items) return answerQuery(dataset, url, query, request, response);
-  sendTagged(request, response, wholeCollection(collection), headers);
+  sendCompressible(request, response, wholeCollection(collection), headers);
 }
 
 /** A query of the collection: the page it selects, `X-Total-Count` of all that match, and `Link` to the other pages. */
@@ -44,7 +45,7 @@ function answerQuery(dataset: Dataset, url: string, query: number, request: Inco
   const headers: Record<string, string | number> = { 'X-Total-Count': answer.total };
   const links = answer.window ? pageLinks(url.slice(0, query), parameters, answer.window, answer.total) : '';
   if (links) headers.Link = links;
-  sendTagged(request, response, taggedAnswer(answer), headers);
+  sendCompressible(request, response, taggedAnswer(answer), headers);
 }
 
 /** RFC 8288 links to the first, previous, next and last pages, in the paging the client used. */

@@ -1,0 +1,82 @@
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { join } from 'node:path';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { temporaryDirectory } from '../support/paths.js';
+import { startServe, type ServeProcess } from '../support/serve-process.js';
+
+jest.setTimeout(60_000);
+
+const work = temporaryDirectory('cap-encodings-');
+let running: ServeProcess;
+
+beforeAll(async () => {
+  const site = join(work.path, 'site');
+  mkdirSync(join(site, 'data'), { recursive: true });
+  mkdirSync(join(site, 'content'), { recursive: true });
+  writeFileSync(join(site, 'content/index.html'), '<p>x</p>');
+  writeFileSync(join(site, 'metadata.json'), JSON.stringify({ name: 'enc', version: '1.0.0', description: 'encodings', guid: 'pkg://example.org/enc', uuid: '1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d' }));
+  const items = Array.from({ length: 200 }, (_, i) => ({ id: `item-${i}`, title: `Item number ${i}`, body: 'the same words again and again '.repeat(3) }));
+  writeFileSync(join(site, 'data/items.json'), JSON.stringify(items));
+  writeFileSync(join(site, 'data/tiny.json'), JSON.stringify([{ id: 'a' }]));
+  writeFileSync(join(site, 'storage.json'), JSON.stringify({ storage: { dataSets: { items: { source: 'data/items.json' }, tiny: { source: 'data/tiny.json' } } } }));
+  running = await startServe([site]);
+});
+afterAll(async () => {
+  await running?.stop();
+  work.remove();
+});
+
+/** The raw answer: node:http leaves the body as sent (fetch would decode it). */
+function get(path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const url = new URL(path, running.url);
+    const call = httpRequest(url, { headers }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, body: Buffer.concat(chunks) }));
+    });
+    call.on('error', reject);
+    call.end();
+  });
+}
+
+describe('compressed data answers', () => {
+  it('sends a collection as brotli or gzip when asked, decoding to the identity bytes, each coding with its own tag', async () => {
+    const identity = await get('/api/v1/data/items');
+    expect(identity.headers['content-encoding']).toBeUndefined();
+    expect(identity.headers.vary).toBe('Accept-Encoding');
+    const br = await get('/api/v1/data/items', { 'Accept-Encoding': 'gzip, deflate, br' });
+    expect(br.headers['content-encoding']).toBe('br');
+    expect(brotliDecompressSync(br.body).equals(identity.body)).toBe(true);
+    expect(br.body.length).toBeLessThan(identity.body.length * 0.4);
+    expect(Number(br.headers['content-length'])).toBe(br.body.length);
+    const gzip = await get('/api/v1/data/items', { 'Accept-Encoding': 'gzip' });
+    expect(gzip.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(gzip.body).equals(identity.body)).toBe(true);
+    const tags = new Set([identity.headers.etag, br.headers.etag, gzip.headers.etag]);
+    expect(tags.size).toBe(3);
+    expect((await get('/api/v1/data/items', { 'Accept-Encoding': 'br', 'If-None-Match': String(br.headers.etag) })).status).toBe(304);
+    expect((await get('/api/v1/data/items', { 'Accept-Encoding': 'br;q=0, gzip;q=0' })).headers['content-encoding']).toBeUndefined();
+    expect((await get('/api/v1/data/items', { 'Accept-Encoding': 'br;q=0.5, gzip' })).headers['content-encoding']).toBe('gzip');
+  });
+
+  it('compresses query answers too, and the next version after a write', async () => {
+    const query = await get('/api/v1/data/items?sort=-id&limit=50', { 'Accept-Encoding': 'br' });
+    expect(query.headers['content-encoding']).toBe('br');
+    expect((JSON.parse(brotliDecompressSync(query.body).toString()) as unknown[]).length).toBe(50);
+    const created = await fetch(`${running.url}/api/v1/data/items`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ id: 'zz-new', title: 'New', body: 'b' }) });
+    expect(created.status).toBe(201);
+    const after = await get('/api/v1/data/items', { 'Accept-Encoding': 'gzip' });
+    const items = JSON.parse(gunzipSync(after.body).toString()) as Array<{ id: string }>;
+    expect(items.at(-1)!.id).toBe('zz-new');
+  });
+
+  it('leaves small answers alone', async () => {
+    const tiny = await get('/api/v1/data/tiny', { 'Accept-Encoding': 'br, gzip' });
+    expect(tiny.headers['content-encoding']).toBeUndefined();
+    expect(tiny.headers.vary).toBeUndefined();
+    expect(JSON.parse(tiny.body.toString())).toEqual([{ id: 'a' }]);
+  });
+});
