@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ContainerModule, type ResolutionContext } from 'inversify';
+import { ContainerModule, type ResolutionContext, type ServiceIdentifier } from 'inversify';
 import { EntryDigester } from '../../application/integrity/entry-digester.js';
 import { DependencyLoader } from '../../application/package/dependency-loader.js';
 import { PackPipeline } from '../../application/package/pack-pipeline.js';
@@ -9,6 +9,7 @@ import { StoreCatalog } from '../../application/package/store-catalog.js';
 import { ByteBudget } from '../../application/serving/byte-budget.js';
 import { LoadPackage } from '../../application/serving/load-package.js';
 import type { ReactorDependencies } from '../../application/serving/reactor.js';
+import type { DatasetReaders } from '../../application/data/package-datasets.js';
 import { SignatureCheck } from '../../application/signing/signature-check.js';
 import { DecryptPackage } from '../../application/use-cases/decrypt-package.js';
 import { DiffPackages } from '../../application/use-cases/diff-packages.js';
@@ -32,6 +33,11 @@ import { PORT, SERVICE, USE_CASE } from '../service-ids.js';
 /** Bytes of file bodies the reactor keeps in memory across all its packages. */
 export const DEFAULT_MEMORY_BUDGET = 32 * 1024 * 1024;
 
+/** What reads a package's datasets: the reactor's, and diff's. */
+function datasetReaders(context: ResolutionContext): DatasetReaders {
+  return { schemas: context.get(PORT.SchemaValidator), sqlite: context.get(PORT.SqliteReader), clock: context.get(PORT.Clock) };
+}
+
 /** What a reactor is made of: its loader, verifier, readers, saver and authentication. */
 function reactorDependencies(context: ResolutionContext): ReactorDependencies {
   return {
@@ -39,7 +45,7 @@ function reactorDependencies(context: ResolutionContext): ReactorDependencies {
     verifier: context.get(PORT.PackageVerifier),
     hasher: context.get(PORT.Hasher),
     clock: context.get(PORT.Clock),
-    readers: { schemas: context.get(PORT.SchemaValidator), sqlite: context.get(PORT.SqliteReader), clock: context.get(PORT.Clock) },
+    readers: datasetReaders(context),
     saver: context.get(USE_CASE.SavePackage),
     signatures: context.get(SERVICE.SignatureCheck),
     watcher: context.get(PORT.SourceWatcher),
@@ -59,133 +65,76 @@ function reactorDependencies(context: ResolutionContext): ReactorDependencies {
  * classes (no decorators): each is built by a factory, the first time it is resolved.
  */
 export const applicationModule = new ContainerModule(({ bind }) => {
+  /** Each service is built by its factory the first time it is resolved, then shared. */
+  const single = <T>(id: ServiceIdentifier<T>, make: (context: ResolutionContext) => T) => void bind(id).toDynamicValue(make).inSingletonScope();
   // Memory for file bodies across every mounted package.
-  bind(SERVICE.ByteBudget).toDynamicValue(() => new ByteBudget(DEFAULT_MEMORY_BUDGET)).inSingletonScope();
-  bind(SERVICE.SignatureCheck)
-    .toDynamicValue((c) => new SignatureCheck(c.get(PORT.SignatureSchemes), c.get(PORT.Hasher)))
-    .inSingletonScope();
-  bind(SERVICE.PackPipeline)
-    .toDynamicValue((c) => new PackPipeline(c.get(PORT.ArchiveWriter), c.get(PORT.Hasher)))
-    .inSingletonScope();
-  bind(SERVICE.EntryDigester)
-    .toDynamicValue((c) => new EntryDigester(c.get(PORT.Hasher), c.get(PORT.ContentReferenceScanner)))
-    .inSingletonScope();
-  bind(SERVICE.StoreCatalog)
-    .toDynamicValue((c) => new StoreCatalog(c.get(PORT.StoreDirectories), c.get(PORT.PackageOpener), c.get(PORT.Warnings)))
-    .inSingletonScope();
-  bind(SERVICE.DependencyLoader)
-    .toDynamicValue(
-      (c) =>
-        new DependencyLoader(
-          c.get(PORT.PackageOpener),
-          c.get(PORT.Hasher),
-          c.get(PORT.FileWriter),
-          c.get(SERVICE.StoreCatalog),
-          c.get(PORT.RegistryClients),
-          c.get(USE_CASE.InstallPackage),
-          () => join(tmpdir(), `pkg-dependency-${randomUUID()}.cap`),
-        ),
-    )
-    .inSingletonScope();
-  bind(SERVICE.LoadPackage)
-    .toDynamicValue(
-      (c) =>
-        new LoadPackage(
-          c.get(PORT.PackageOpener),
-          c.get(PORT.Hasher),
-          c.get(PORT.PackageVerifier),
-          c.get(SERVICE.ByteBudget),
-          c.get(PORT.OverlayStore),
-          { signatures: c.get(SERVICE.SignatureCheck), wrappings: c.get(PORT.KeyWrappings), cipher: c.get(PORT.ContentCipher), files: c.get(PORT.FileWriter) },
-          { loader: c.get(SERVICE.DependencyLoader), installer: c.get(USE_CASE.InstallPackage) },
-        ),
-    )
-    .inSingletonScope();
-  bind(SERVICE.ReactorDependencies).toDynamicValue(reactorDependencies).inSingletonScope();
+  single(SERVICE.ByteBudget, () => new ByteBudget(DEFAULT_MEMORY_BUDGET));
+  single(SERVICE.SignatureCheck, (c) => new SignatureCheck(c.get(PORT.SignatureSchemes), c.get(PORT.Hasher)));
+  single(SERVICE.PackPipeline, (c) => new PackPipeline(c.get(PORT.ArchiveWriter), c.get(PORT.Hasher)));
+  single(SERVICE.EntryDigester, (c) => new EntryDigester(c.get(PORT.Hasher), c.get(PORT.ContentReferenceScanner)));
+  single(SERVICE.StoreCatalog, (c) => new StoreCatalog(c.get(PORT.StoreDirectories), c.get(PORT.PackageOpener), c.get(PORT.Warnings)));
+  single(SERVICE.DependencyLoader, (c) =>
+    new DependencyLoader(
+      c.get(PORT.PackageOpener),
+      c.get(PORT.Hasher),
+      c.get(PORT.FileWriter),
+      c.get(SERVICE.StoreCatalog),
+      c.get(PORT.RegistryClients),
+      c.get(USE_CASE.InstallPackage),
+      () => join(tmpdir(), `pkg-dependency-${randomUUID()}.cap`),
+    ),
+  );
+  single(SERVICE.LoadPackage, (c) =>
+    new LoadPackage(
+      c.get(PORT.PackageOpener),
+      c.get(PORT.Hasher),
+      c.get(PORT.PackageVerifier),
+      c.get(SERVICE.ByteBudget),
+      c.get(PORT.OverlayStore),
+      { signatures: c.get(SERVICE.SignatureCheck), wrappings: c.get(PORT.KeyWrappings), cipher: c.get(PORT.ContentCipher), files: c.get(PORT.FileWriter) },
+      { loader: c.get(SERVICE.DependencyLoader), installer: c.get(USE_CASE.InstallPackage) },
+    ),
+  );
+  single(SERVICE.ReactorDependencies, reactorDependencies);
 
-  bind(USE_CASE.PackPackage)
-    .toDynamicValue(
-      (c) => new PackPackage(c.get(PORT.PackageOpener), c.get(SERVICE.PackPipeline), { dependencies: c.get(SERVICE.DependencyLoader), hasher: c.get(PORT.Hasher) }),
-    )
-    .inSingletonScope();
-  bind(USE_CASE.UnpackPackage)
-    .toDynamicValue((c) => new UnpackPackage(c.get(PORT.PackageOpener), c.get(PORT.DirectoryWriter), c.get(PORT.Hasher)))
-    .inSingletonScope();
-  bind(USE_CASE.ValidatePackage)
-    .toDynamicValue(
-      (c) =>
-        new ValidatePackage(c.get(PORT.PackageOpener), c.get(SERVICE.EntryDigester), c.get(PORT.SchemaValidator), c.get(SERVICE.SignatureCheck), c.get(SERVICE.DependencyLoader)),
-    )
-    .inSingletonScope();
-  bind(USE_CASE.InspectPackage)
-    .toDynamicValue((c) => new InspectPackage(c.get(PORT.PackageOpener), c.get(SERVICE.SignatureCheck), c.get(SERVICE.DependencyLoader)))
-    .inSingletonScope();
-  bind(USE_CASE.TestPackage)
-    .toDynamicValue((c) => new TestPackage(c.get(PORT.PackageOpener), c.get(PORT.ReactorHost), c.get(PORT.HttpProbe), c.get(PORT.SchemaValidator)))
-    .inSingletonScope();
-  bind(USE_CASE.SavePackage)
-    .toDynamicValue((c) => new SavePackage(c.get(USE_CASE.PackPackage)))
-    .inSingletonScope();
-  bind(USE_CASE.SignPackage)
-    .toDynamicValue(
-      (c) => new SignPackage(c.get(PORT.PackageOpener), c.get(PORT.SignatureSchemes), c.get(SERVICE.PackPipeline), c.get(PORT.FileWriter), c.get(PORT.Hasher)),
-    )
-    .inSingletonScope();
-  bind(USE_CASE.VerifySignature)
-    .toDynamicValue((c) => new VerifySignature(c.get(PORT.PackageOpener), c.get(SERVICE.SignatureCheck)))
-    .inSingletonScope();
-  bind(USE_CASE.EncryptPackage)
-    .toDynamicValue(
-      (c) =>
-        new EncryptPackage(
-          c.get(PORT.PackageOpener),
-          c.get(USE_CASE.PackPackage),
-          c.get(PORT.ArchiveWriter),
-          c.get(PORT.FileWriter),
-          c.get(PORT.KeyWrappings),
-          c.get(PORT.ContentCipher),
-        ),
-    )
-    .inSingletonScope();
-  bind(USE_CASE.DecryptPackage)
-    .toDynamicValue((c) => new DecryptPackage(c.get(PORT.PackageOpener), c.get(PORT.FileWriter), c.get(PORT.KeyWrappings), c.get(PORT.ContentCipher)))
-    .inSingletonScope();
-  bind(USE_CASE.InstallPackage)
-    .toDynamicValue((c) => new InstallPackage(c.get(PORT.RegistryClients), c.get(SERVICE.StoreCatalog), c.get(PORT.PackageOpener), c.get(PORT.Hasher)))
-    .inSingletonScope();
-  bind(USE_CASE.PushPackage)
-    .toDynamicValue((c) => new PushPackage(c.get(PORT.PackageOpener), c.get(USE_CASE.ValidatePackage), c.get(PORT.RegistryClients), c.get(PORT.Hasher)))
-    .inSingletonScope();
-  bind(USE_CASE.DiffPackages)
-    .toDynamicValue(
-      (c) => new DiffPackages(c.get(PORT.PackageOpener), c.get(PORT.Hasher), { schemas: c.get(PORT.SchemaValidator), sqlite: c.get(PORT.SqliteReader), clock: c.get(PORT.Clock) }),
-    )
-    .inSingletonScope();
-  bind(USE_CASE.InitPackage)
-    .toDynamicValue(
-      (c) =>
-        new InitPackage(c.get(PORT.PackageTemplates), c.get(PORT.DirectoryWriter), c.get(PORT.FileWriter), c.get(USE_CASE.PackPackage), randomUUID, () =>
-          join(tmpdir(), `pkg-init-${randomUUID()}`),
-        ),
-    )
-    .inSingletonScope();
-  bind(USE_CASE.IndexRegistry)
-    .toDynamicValue(
-      (c) =>
-        new IndexRegistry(
-          c.get(PORT.StoreDirectories),
-          c.get(PORT.PackageOpener),
-          c.get(PORT.Hasher),
-          c.get(PORT.RegistryClients),
-          c.get(PORT.FileWriter),
-          c.get(PORT.LocalFiles),
-        ),
-    )
-    .inSingletonScope();
-  bind(USE_CASE.SearchRegistry)
-    .toDynamicValue((c) => new SearchRegistry(c.get(PORT.RegistryClients)))
-    .inSingletonScope();
-  bind(USE_CASE.UninstallPackage)
-    .toDynamicValue((c) => new UninstallPackage(c.get(SERVICE.StoreCatalog), c.get(PORT.FileWriter)))
-    .inSingletonScope();
+  single(USE_CASE.PackPackage, (c) => new PackPackage(c.get(PORT.PackageOpener), c.get(SERVICE.PackPipeline), { dependencies: c.get(SERVICE.DependencyLoader), hasher: c.get(PORT.Hasher) }));
+  single(USE_CASE.UnpackPackage, (c) => new UnpackPackage(c.get(PORT.PackageOpener), c.get(PORT.DirectoryWriter), c.get(PORT.Hasher)));
+  single(USE_CASE.ValidatePackage, (c) =>
+    new ValidatePackage(c.get(PORT.PackageOpener), c.get(SERVICE.EntryDigester), c.get(PORT.SchemaValidator), c.get(SERVICE.SignatureCheck), c.get(SERVICE.DependencyLoader)));
+  single(USE_CASE.InspectPackage, (c) => new InspectPackage(c.get(PORT.PackageOpener), c.get(SERVICE.SignatureCheck), c.get(SERVICE.DependencyLoader)));
+  single(USE_CASE.TestPackage, (c) => new TestPackage(c.get(PORT.PackageOpener), c.get(PORT.ReactorHost), c.get(PORT.HttpProbe), c.get(PORT.SchemaValidator)));
+  single(USE_CASE.SavePackage, (c) => new SavePackage(c.get(USE_CASE.PackPackage)));
+  single(USE_CASE.SignPackage, (c) => new SignPackage(c.get(PORT.PackageOpener), c.get(PORT.SignatureSchemes), c.get(SERVICE.PackPipeline), c.get(PORT.FileWriter), c.get(PORT.Hasher)));
+  single(USE_CASE.VerifySignature, (c) => new VerifySignature(c.get(PORT.PackageOpener), c.get(SERVICE.SignatureCheck)));
+  single(USE_CASE.EncryptPackage, (c) =>
+    new EncryptPackage(
+      c.get(PORT.PackageOpener),
+      c.get(USE_CASE.PackPackage),
+      c.get(PORT.ArchiveWriter),
+      c.get(PORT.FileWriter),
+      c.get(PORT.KeyWrappings),
+      c.get(PORT.ContentCipher),
+    ),
+  );
+  single(USE_CASE.DecryptPackage, (c) => new DecryptPackage(c.get(PORT.PackageOpener), c.get(PORT.FileWriter), c.get(PORT.KeyWrappings), c.get(PORT.ContentCipher)));
+  single(USE_CASE.InstallPackage, (c) => new InstallPackage(c.get(PORT.RegistryClients), c.get(SERVICE.StoreCatalog), c.get(PORT.PackageOpener), c.get(PORT.Hasher)));
+  single(USE_CASE.PushPackage, (c) => new PushPackage(c.get(PORT.PackageOpener), c.get(USE_CASE.ValidatePackage), c.get(PORT.RegistryClients), c.get(PORT.Hasher)));
+  single(USE_CASE.DiffPackages, (c) => new DiffPackages(c.get(PORT.PackageOpener), c.get(PORT.Hasher), datasetReaders(c)));
+  single(USE_CASE.InitPackage, (c) =>
+    new InitPackage(c.get(PORT.PackageTemplates), c.get(PORT.DirectoryWriter), c.get(PORT.FileWriter), c.get(USE_CASE.PackPackage), randomUUID, () =>
+      join(tmpdir(), `pkg-init-${randomUUID()}`),
+    ),
+  );
+  single(USE_CASE.IndexRegistry, (c) =>
+    new IndexRegistry(
+      c.get(PORT.StoreDirectories),
+      c.get(PORT.PackageOpener),
+      c.get(PORT.Hasher),
+      c.get(PORT.RegistryClients),
+      c.get(PORT.FileWriter),
+      c.get(PORT.LocalFiles),
+    ),
+  );
+  single(USE_CASE.SearchRegistry, (c) => new SearchRegistry(c.get(PORT.RegistryClients)));
+  single(USE_CASE.UninstallPackage, (c) => new UninstallPackage(c.get(SERVICE.StoreCatalog), c.get(PORT.FileWriter)));
 });
