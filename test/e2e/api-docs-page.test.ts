@@ -1,28 +1,18 @@
 /// <reference lib="dom" />
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
-import { launchChromium, openOwnOriginPage } from '../support/chromium.js';
-import { EXAMPLE_SITE, ROOT } from '../support/paths.js';
-import { startServe, type ServeProcess } from '../support/serve-process.js';
+import { openOwnOriginPage } from '../support/chromium.js';
+import { ROOT } from '../support/paths.js';
+import { exampleSiteInBrowser } from '../support/browser-fixture.js';
 
-let browser: Browser;
-let reactor: ServeProcess;
-beforeAll(async () => {
-  reactor = await startServe([EXAMPLE_SITE]);
-  browser = await launchChromium();
-}, 60_000);
-afterAll(async () => {
-  await browser?.close();
-  await reactor?.stop();
-});
+const site = exampleSiteInBrowser();
 
 describe('the API page with the network blocked', () => {
   it('shows the mount\'s OpenAPI description with Swagger UI, everything from the reactor', async () => {
-    const origin = new URL(reactor.url).origin;
-    const { page, blocked, loaded, failures, consoleErrors } = await openOwnOriginPage(browser, origin, { width: 1400, height: 900 });
+    const origin = new URL(site.reactor.url).origin;
+    const { page, blocked, loaded, failures, consoleErrors } = await openOwnOriginPage(site.browser, origin, { width: 1400, height: 900 });
 
-    await page.goto(`${reactor.url}/api/v1/`, { waitUntil: 'networkidle' });
+    await page.goto(`${site.reactor.url}/api/v1/`, { waitUntil: 'networkidle' });
     await page.locator('.swagger-ui .opblock').first().waitFor({ timeout: 15_000 });
     expect(await page.locator('#fallback').isHidden()).toBe(true);
     const paths = await page.locator('.opblock-summary-path').allInnerTexts();

@@ -4,27 +4,17 @@ import { cpSync, mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
-import { launchChromium } from '../support/chromium.js';
 import { EXAMPLE_SITE, ROOT, temporaryDirectory } from '../support/paths.js';
-import { startServe, type ServeProcess } from '../support/serve-process.js';
+import { startServe } from '../support/serve-process.js';
+import { exampleSiteInBrowser } from '../support/browser-fixture.js';
 
 const ARTIFACTS = join(ROOT, 'test-artifacts');
 
-let browser: Browser;
-let reactor: ServeProcess;
-beforeAll(async () => {
-  reactor = await startServe([EXAMPLE_SITE]);
-  browser = await launchChromium();
-}, 60_000);
-afterAll(async () => {
-  await browser?.close();
-  await reactor?.stop();
-});
+const example = exampleSiteInBrowser();
 
 describe('the example site in a real browser', () => {
   it('loads every sub-resource without errors and renders the articles from the dataset', async () => {
-    const page = await browser.newPage();
+    const page = await example.browser.newPage();
     const failures: string[] = [];
     const consoleErrors: string[] = [];
     const loaded: string[] = [];
@@ -37,7 +27,7 @@ describe('the example site in a real browser', () => {
       if (message.type() === 'error') consoleErrors.push(message.text());
     });
     page.on('pageerror', (error) => consoleErrors.push(error.message));
-    await page.goto(`${reactor.url}/`, { waitUntil: 'networkidle' });
+    await page.goto(`${example.reactor.url}/`, { waitUntil: 'networkidle' });
     await page.waitForSelector('#articles li strong');
     expect(await page.locator('#articles li').count()).toBe(3);
     expect(await page.locator('#articles li strong').first().textContent()).toBe('Hello, world');
@@ -48,7 +38,7 @@ describe('the example site in a real browser', () => {
     expect(consoleErrors).toEqual([]);
     mkdirSync(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: join(ARTIFACTS, 'example-site.png'), fullPage: true });
-    await page.goto(`${reactor.url}/about`, { waitUntil: 'networkidle' });
+    await page.goto(`${example.reactor.url}/about`, { waitUntil: 'networkidle' });
     expect(await page.title()).toBe('About the example site');
     expect(failures).toEqual([]);
   }, 60_000);
@@ -93,7 +83,7 @@ describe('a page of another site in a real browser', () => {
     cpSync(EXAMPLE_SITE, site, { recursive: true });
     const target = await startServe([site, '--workdir', join(work.path, 'refusing')]);
     try {
-      const page = await browser.newPage();
+      const page = await example.browser.newPage();
       await page.goto(hostile.at(target.url), { waitUntil: 'load' });
       expect(await page.evaluate(() => (window as unknown as { outcome: Promise<unknown> }).outcome)).toBe('blocked');
       await page.waitForTimeout(300);
@@ -113,7 +103,7 @@ describe('a page of another site in a real browser', () => {
     cpSync(EXAMPLE_SITE, site, { recursive: true });
     const target = await startServe([site, '--workdir', join(work.path, 'allowing'), '--cors', hostile.origin]);
     try {
-      const page = await browser.newPage();
+      const page = await example.browser.newPage();
       await page.goto(hostile.at(target.url), { waitUntil: 'load' });
       expect(await page.evaluate(() => (window as unknown as { outcome: Promise<unknown> }).outcome)).toBe(201);
     } finally {

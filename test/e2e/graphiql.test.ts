@@ -1,11 +1,10 @@
 /// <reference lib="dom" />
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
-import { launchChromium, openOwnOriginPage } from '../support/chromium.js';
-import { EXAMPLE_SITE, ROOT } from '../support/paths.js';
-import { startServe, type ServeProcess } from '../support/serve-process.js';
+import { openOwnOriginPage } from '../support/chromium.js';
+import { ROOT } from '../support/paths.js';
+import { exampleSiteInBrowser } from '../support/browser-fixture.js';
 
 const ARTIFACTS = join(ROOT, 'test-artifacts');
 
@@ -14,24 +13,15 @@ interface CodeMirrorElement {
   CodeMirror: { getValue(): string };
 }
 
-let browser: Browser;
-let reactor: ServeProcess;
-beforeAll(async () => {
-  reactor = await startServe([EXAMPLE_SITE]);
-  browser = await launchChromium();
-}, 60_000);
-afterAll(async () => {
-  await browser?.close();
-  await reactor?.stop();
-});
+const site = exampleSiteInBrowser();
 
 describe('GraphiQL with the network blocked', () => {
   it('loads everything from the reactor, and runs a query typed into its editor', async () => {
-    const origin = new URL(reactor.url).origin;
+    const origin = new URL(site.reactor.url).origin;
     // Only the reactor's own origin is reachable: anything else is aborted, and counted.
-    const { page, blocked, loaded, failures, consoleErrors } = await openOwnOriginPage(browser, origin, { width: 1400, height: 800 });
+    const { page, blocked, loaded, failures, consoleErrors } = await openOwnOriginPage(site.browser, origin, { width: 1400, height: 800 });
 
-    await page.goto(`${reactor.url}/graphql`, { waitUntil: 'networkidle' });
+    await page.goto(`${site.reactor.url}/graphql`, { waitUntil: 'networkidle' });
     await page.locator('.graphiql-container').waitFor();
     expect(await page.locator('#fallback').isHidden()).toBe(true);
     expect(loaded.filter((path) => path.startsWith('/__pkg/graphiql/')).sort()).toEqual([
@@ -56,7 +46,7 @@ describe('GraphiQL with the network blocked', () => {
     const data = JSON.parse(await result.evaluate((element) => (element as unknown as CodeMirrorElement).CodeMirror.getValue())) as { data: { articles: Array<{ id: string; title: string }> } };
     expect(data.data.articles).toHaveLength(3);
     expect(data.data.articles[0]).toEqual({ id: 'hello-world', title: 'Hello, world' });
-    expect(reactor.stdout()).toMatch(/POST \/graphql -> 200/);
+    expect(site.reactor.stdout()).toMatch(/POST \/graphql -> 200/);
 
     // Everything the page fetched, by the browser's own account, came from the reactor.
     const resources = await page.evaluate(() => performance.getEntriesByType('resource').map((entry) => entry.name));
@@ -69,11 +59,11 @@ describe('GraphiQL with the network blocked', () => {
   }, 60_000);
 
   it("keeps the plain form, which runs queries, when GraphiQL's script does not load", async () => {
-    const page = await browser.newPage();
+    const page = await site.browser.newPage();
     const consoleErrors: string[] = [];
     page.on('pageerror', (error) => consoleErrors.push(error.message));
     await page.route('**/__pkg/graphiql/graphiql-*.js', (route) => route.abort('blockedbyclient'));
-    await page.goto(`${reactor.url}/graphql?query=${encodeURIComponent('{ articles(limit: 1) { title } }')}`, { waitUntil: 'networkidle' });
+    await page.goto(`${site.reactor.url}/graphql?query=${encodeURIComponent('{ articles(limit: 1) { title } }')}`, { waitUntil: 'networkidle' });
     expect(await page.locator('#graphiql').isHidden()).toBe(true);
     expect(await page.locator('#query').inputValue()).toBe('{ articles(limit: 1) { title } }');
     await page.locator('#fallback button[type=submit]').click();
