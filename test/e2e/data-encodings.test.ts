@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { writePackage } from '../support/composite-fixtures.js';
 import { temporaryDirectory } from '../support/paths.js';
 import { startServe, type ServeProcess } from '../support/serve-process.js';
 
@@ -12,15 +12,13 @@ const work = temporaryDirectory('cap-encodings-');
 let running: ServeProcess;
 
 beforeAll(async () => {
-  const site = join(work.path, 'site');
-  mkdirSync(join(site, 'data'), { recursive: true });
-  mkdirSync(join(site, 'content'), { recursive: true });
-  writeFileSync(join(site, 'content/index.html'), '<p>x</p>');
-  writeFileSync(join(site, 'metadata.json'), JSON.stringify({ name: 'enc', version: '1.0.0', description: 'encodings', guid: 'pkg://example.org/enc', uuid: '1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d' }));
   const items = Array.from({ length: 200 }, (_, i) => ({ id: `item-${i}`, title: `Item number ${i}`, body: 'the same words again and again '.repeat(3) }));
-  writeFileSync(join(site, 'data/items.json'), JSON.stringify(items));
-  writeFileSync(join(site, 'data/tiny.json'), JSON.stringify([{ id: 'a' }]));
-  writeFileSync(join(site, 'storage.json'), JSON.stringify({ storage: { dataSets: { items: { source: 'data/items.json' }, tiny: { source: 'data/tiny.json' } } } }));
+  const site = writePackage(join(work.path, 'site'), { name: 'enc', version: '1.0.0', guid: 'pkg://example.org/enc' }, {
+    'content/index.html': '<p>x</p>',
+    'data/items.json': JSON.stringify(items),
+    'data/tiny.json': JSON.stringify([{ id: 'a' }]),
+    'storage.json': JSON.stringify({ storage: { dataSets: { items: { source: 'data/items.json' }, tiny: { source: 'data/tiny.json' } } } }),
+  });
   running = await startServe([site]);
 });
 afterAll(async () => {

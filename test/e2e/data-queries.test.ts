@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { writePackage } from '../support/composite-fixtures.js';
 import { temporaryDirectory } from '../support/paths.js';
 import { startServe, type ServeProcess } from '../support/serve-process.js';
 
@@ -18,16 +18,14 @@ const people = [
 ];
 
 beforeAll(async () => {
-  const site = join(work.path, 'site');
-  mkdirSync(join(site, 'data'), { recursive: true });
-  mkdirSync(join(site, 'content'), { recursive: true });
-  writeFileSync(join(site, 'content/index.html'), '<p>people</p>');
-  writeFileSync(join(site, 'metadata.json'), JSON.stringify({ name: 'people', version: '1.0.0', description: 'queries', guid: 'pkg://example.org/people', uuid: '3c1f6a0e-5b7d-4f2a-9e8c-1d2b3a4c5e6f' }));
-  writeFileSync(join(site, 'data/people.json'), JSON.stringify(people));
-  writeFileSync(join(site, 'data/plain.json'), JSON.stringify([{ n: 2, tag: 'x' }, { n: 10, tag: 'y' }, { n: 2, tag: 'z' }]));
   const schema = { type: 'object', required: ['id', 'name'], properties: { id: { type: 'string' }, name: { type: 'string' }, age: { type: 'integer' }, active: { type: 'boolean' }, address: { type: 'object', properties: { city: { type: 'string' } } } } };
-  writeFileSync(join(site, 'data/people.schema.json'), JSON.stringify(schema));
-  writeFileSync(join(site, 'storage.json'), JSON.stringify({ storage: { dataSets: { people: { source: 'data/people.json', schemaFile: 'data/people.schema.json', schemaType: 'json-schema' }, plain: { source: 'data/plain.json' } } } }));
+  const site = writePackage(join(work.path, 'site'), { name: 'people', version: '1.0.0', guid: 'pkg://example.org/people' }, {
+    'content/index.html': '<p>people</p>',
+    'data/people.json': JSON.stringify(people),
+    'data/plain.json': JSON.stringify([{ n: 2, tag: 'x' }, { n: 10, tag: 'y' }, { n: 2, tag: 'z' }]),
+    'data/people.schema.json': JSON.stringify(schema),
+    'storage.json': JSON.stringify({ storage: { dataSets: { people: { source: 'data/people.json', schemaFile: 'data/people.schema.json', schemaType: 'json-schema' }, plain: { source: 'data/plain.json' } } } }),
+  });
   running = await startServe([site]);
 });
 afterAll(async () => {

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
+import { cpSync } from 'node:fs';
 import { join } from 'node:path';
+import { writePackage } from '../support/composite-fixtures.js';
 import { EXAMPLE_SITE, temporaryDirectory } from '../support/paths.js';
 import { startServe, type ServeProcess } from '../support/serve-process.js';
 
@@ -15,16 +16,14 @@ type OpenApi = Record<string, any>;
 beforeAll(async () => {
   // The example site (articles, with a schema) at /, and a package whose datasets are a
   // schema with local definitions, a list without schema and one document, at /more/.
-  const more = join(work.path, 'more');
-  mkdirSync(join(more, 'data'), { recursive: true });
-  mkdirSync(join(more, 'content'), { recursive: true });
-  writeFileSync(join(more, 'content/index.html'), '<p>more</p>');
-  writeFileSync(join(more, 'metadata.json'), JSON.stringify({ name: 'more', version: '2.1.0', description: 'more datasets', guid: 'pkg://example.org/more', uuid: '7d1c2b3a-4e5f-4a6b-8c7d-9e0f1a2b3c4d' }));
-  writeFileSync(join(more, 'data/books.json'), JSON.stringify([{ id: 'b1', title: 'T', author: { name: 'A' } }]));
-  writeFileSync(join(more, 'data/books.schema.json'), JSON.stringify({ $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: { id: { type: 'string' }, title: { type: 'string' }, pages: { type: 'integer' }, author: { $ref: '#/definitions/person' } }, definitions: { person: { type: 'object', properties: { name: { type: 'string' } } } } }));
-  writeFileSync(join(more, 'data/notes.json'), JSON.stringify([{ text: 'x' }]));
-  writeFileSync(join(more, 'data/settings.json'), JSON.stringify({ theme: 'dark' }));
-  writeFileSync(join(more, 'storage.json'), JSON.stringify({ storage: { dataSets: { books: { source: 'data/books.json', schemaFile: 'data/books.schema.json', schemaType: 'json-schema' }, notes: { source: 'data/notes.json' }, settings: { source: 'data/settings.json' } } } }));
+  const more = writePackage(join(work.path, 'more'), { name: 'more', version: '2.1.0', guid: 'pkg://example.org/more' }, {
+    'content/index.html': '<p>more</p>',
+    'data/books.json': JSON.stringify([{ id: 'b1', title: 'T', author: { name: 'A' } }]),
+    'data/books.schema.json': JSON.stringify({ $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: { id: { type: 'string' }, title: { type: 'string' }, pages: { type: 'integer' }, author: { $ref: '#/definitions/person' } }, definitions: { person: { type: 'object', properties: { name: { type: 'string' } } } } }),
+    'data/notes.json': JSON.stringify([{ text: 'x' }]),
+    'data/settings.json': JSON.stringify({ theme: 'dark' }),
+    'storage.json': JSON.stringify({ storage: { dataSets: { books: { source: 'data/books.json', schemaFile: 'data/books.schema.json', schemaType: 'json-schema' }, notes: { source: 'data/notes.json' }, settings: { source: 'data/settings.json' } } } }),
+  });
   cpSync(EXAMPLE_SITE, join(work.path, 'site'), { recursive: true });
   running = await startServe([join(work.path, 'site'), more]);
 });
