@@ -40,10 +40,9 @@ export function readData(mount: Mount, id: string, item: string | undefined, req
 
 /** A query of the collection: the page it selects, `X-Total-Count` of all that match, and `Link` to the other pages. */
 function answerQuery(dataset: Dataset, url: string, query: number, request: IncomingMessage, response: ServerResponse): void {
-  const parameters = new URLSearchParams(url.slice(query + 1));
-  const answer = dataset.query(parameters);
+  const answer = dataset.query(url.slice(query + 1));
   const headers: Record<string, string | number> = { 'X-Total-Count': answer.total };
-  const links = answer.window ? pageLinks(url.slice(0, query), parameters, answer.window, answer.total) : '';
+  const links = answer.window ? pageLinks(url.slice(0, query), new URLSearchParams(url.slice(query + 1)), answer.window, answer.total) : '';
   if (links) headers.Link = links;
   sendCompressible(request, response, taggedAnswer(answer), headers);
 }

@@ -18,25 +18,37 @@ const KEPT = 64;
  */
 export class CollectionQueries {
   private generation = -1;
+  /** By canonical query, so that parameter order does not matter. */
   private readonly answers = new Map<string, QueryAnswer>();
+  /** By the query's text as sent: a repeated request is answered without reading it again. */
+  private readonly asSent = new Map<string, QueryAnswer>();
 
   constructor(private readonly schema: unknown) {}
 
-  answer(parameters: Iterable<[string, string]>, items: readonly unknown[], generation: number, encode: (value: unknown) => Uint8Array): QueryAnswer {
-    const query = parseCollectionQuery(parameters, fieldsOf(this.schema, items));
+  answer(text: string, items: readonly unknown[], generation: number, encode: (value: unknown) => Uint8Array): QueryAnswer {
     if (generation !== this.generation) {
       this.answers.clear();
+      this.asSent.clear();
       this.generation = generation;
     }
+    const sent = this.asSent.get(text);
+    if (sent) return sent;
+    const query = parseCollectionQuery(new URLSearchParams(text), fieldsOf(this.schema, items));
     const key = queryKey(query);
     const kept = this.answers.get(key);
-    if (kept) return kept;
+    if (kept) return this.remember(text, kept);
     const selected = selectItems(items, query);
     const { window } = query;
     const page = window ? selected.slice(window.offset, window.limit === undefined ? undefined : window.offset + window.limit) : selected;
     const answer: QueryAnswer = { body: encode(page), total: selected.length, ...(window ? { window } : {}) };
     if (this.answers.size >= KEPT) this.answers.delete(this.answers.keys().next().value!);
     this.answers.set(key, answer);
+    return this.remember(text, answer);
+  }
+
+  private remember(text: string, answer: QueryAnswer): QueryAnswer {
+    if (this.asSent.size >= KEPT) this.asSent.delete(this.asSent.keys().next().value!);
+    this.asSent.set(text, answer);
     return answer;
   }
 }

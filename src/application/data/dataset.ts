@@ -114,11 +114,11 @@ export class Dataset {
     return item;
   }
 
-  /** The items a query selects (filters, `q`, `sort`, a page), answered once per version of the data. */
-  query(parameters: Iterable<[string, string]>): QueryAnswer {
+  /** The items a query (`a=1&sort=-b`, as in a URL) selects: filters, `q`, `sort`, a page; answered once per version of the data. */
+  query(text: string): QueryAnswer {
     const index = this.index();
     this.queries ??= new CollectionQueries(this.schema?.raw);
-    return this.queries.answer(parameters, index.list(), index.generation, encode);
+    return this.queries.answer(text, index.list(), index.generation, encode);
   }
 
   /** `[id, item]` pairs a query selects, in its order: what GraphQL's list fields answer. */
