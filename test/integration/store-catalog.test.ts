@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
+import { servedText as text } from '../support/composite-fixtures.js';
 import fc from 'fast-check';
 import { copyFileSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
@@ -7,7 +8,6 @@ import { PORT, SERVICE, USE_CASE } from '../../src/composition/service-ids.js';
 import type { LoadOptions } from '../../src/application/serving/load-package.js';
 import { StoreCatalog } from '../../src/application/package/store-catalog.js';
 import type { PackageOpener, PackageSource } from '../../src/application/ports/package-source.js';
-import type { ServedPackage } from '../../src/application/serving/served-package.js';
 import { FsStoreDirectories } from '../../src/adapters/fs/fs-store-directory.js';
 import { DirectoryRegistryClient } from '../../src/adapters/fs/directory-registry-client.js';
 import { ZipPackageSource } from '../../src/adapters/archive/zip-package-source.js';
@@ -34,14 +34,6 @@ function storeOf(name: string, files: Record<string, string>): string {
   mkdirSync(directory, { recursive: true });
   for (const [file, cap] of Object.entries(files)) copyFileSync(cap, join(directory, file));
   return directory;
-}
-
-async function text(pkg: ServedPackage, path: string): Promise<string | 404> {
-  const found = await pkg.lookup(path);
-  if (found.kind !== 'hit') return 404;
-  const chunks: Uint8Array[] = [];
-  for await (const chunk of found.file.stream(0, found.file.size - 1)) chunks.push(chunk);
-  return Buffer.concat(chunks).toString();
 }
 
 const load = (location: string, packages: LoadOptions['packages']) => loader.execute(location, { cacheControl: 'no-cache', packages });

@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import type { ServedPackage } from '../../src/application/serving/served-package.js';
 
 export const LIB_GUID = 'pkg://example.org/ui-lib';
 export const SITE_GUID = 'pkg://example.org/site';
@@ -59,4 +60,13 @@ export function writeCompositeFixtures(root: string): { lib: Record<string, stri
     }),
   });
   return { lib, site };
+}
+
+/** What a served package answers at `path`, as text; 404 when it has nothing there. */
+export async function servedText(pkg: ServedPackage, path: string): Promise<string | 404> {
+  const found = await pkg.lookup(path);
+  if (found.kind !== 'hit') return 404;
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of found.file.stream(0, found.file.size - 1)) chunks.push(chunk);
+  return Buffer.concat(chunks).toString();
 }
