@@ -3,6 +3,13 @@ import type { OverlayStore } from '../../src/application/ports/overlay-store.js'
 import { OverlayError } from '../../src/domain/errors.js';
 import { bytes, collect, eachSubject, text, type Subject } from './subject.js';
 
+/** For a store several reactors share: a second opener of the same overlay, as another reactor opens it. */
+export interface SharingCheck {
+  elsewhere(subject: OverlayStoreSubject): Promise<Subject<{ store: OverlayStore }>>;
+  /** Its logs take whole lines only (a transaction, never a torn write): torn tails cannot be made to test. */
+  wholeLinesOnly?: boolean;
+}
+
 export interface OverlayStoreSubject {
   store: OverlayStore;
   /** A workdir the store may write in. */
@@ -13,7 +20,7 @@ const SITE = { path: '/', packageName: 'site' };
 const LINE = '{"op":"delete","id":"1"}\n';
 
 /** The promises of the OverlayStore port (src/application/ports/overlay-store.ts). */
-export function describeOverlayStoreContract(name: string, makeSubject: () => Promise<Subject<OverlayStoreSubject>> | Subject<OverlayStoreSubject>): void {
+export function describeOverlayStoreContract(name: string, makeSubject: () => Promise<Subject<OverlayStoreSubject>> | Subject<OverlayStoreSubject>, sharing?: SharingCheck): void {
   describe(`${name} keeps the OverlayStore contract`, () => {
     const subject = eachSubject(makeSubject);
     const open = (mount = SITE) => subject().store.open(subject().workdir, mount);
@@ -47,12 +54,13 @@ export function describeOverlayStoreContract(name: string, makeSubject: () => Pr
       expect(await overlay.contentFiles()).toEqual([{ path: 'page.txt', size: 5 }]);
     });
 
-    it('removes content; removing what is not there is no error; reading what is not there fails', async () => {
+    it('deletes content: the file goes and the path is tombstoned; deleting what is not there tombstones it too', async () => {
       const overlay = await open();
       await overlay.writeContent('page.txt', bytes('x'));
-      await overlay.removeContent('page.txt');
-      await overlay.removeContent('never-written.txt');
+      await overlay.deleteContent('page.txt');
+      await overlay.deleteContent('never-written.txt');
       expect(await overlay.contentFiles()).toEqual([]);
+      expect(await overlay.tombstones()).toEqual(['page.txt', 'never-written.txt']);
       await expect(overlay.readContent('page.txt')).rejects.toThrow();
     });
 
@@ -64,55 +72,70 @@ export function describeOverlayStoreContract(name: string, makeSubject: () => Pr
       expect(await overlay.contentFiles()).toEqual([]);
     });
 
-    it('replaces the tombstone list whole, and tombstones are not content', async () => {
+    it('a write lifts the tombstone of its path, and tombstones are not content', async () => {
       const overlay = await open();
-      await overlay.writeTombstones(['old.html', 'docs/gone.html']);
+      await overlay.deleteContent('old.html');
+      await overlay.deleteContent('docs/gone.html');
+      await overlay.deleteContent('old.html');
       expect(await overlay.tombstones()).toEqual(['old.html', 'docs/gone.html']);
-      await overlay.writeTombstones(['other.html']);
-      expect(await overlay.tombstones()).toEqual(['other.html']);
       expect(await overlay.contentFiles()).toEqual([]);
+      await overlay.writeContent('old.html', bytes('back'));
+      expect(await overlay.tombstones()).toEqual(['docs/gone.html']);
+      expect(await overlay.contentFiles()).toEqual([{ path: 'old.html', size: 4 }]);
+    });
+
+    it('lists the mounts it holds overlays for', async () => {
+      await (await open()).writeContent('a.txt', bytes('a'));
+      await (await open({ path: '/v2/docs/', packageName: 'docs-site' })).deleteContent('gone.txt');
+      expect(sortedMounts(await subject().store.list(subject().workdir))).toEqual([
+        { path: '/', packageName: 'site' },
+        { path: '/v2/docs/', packageName: 'docs-site' },
+      ]);
     });
 
     it('appends to a log, which reads back whole; each dataset has its own', async () => {
       const overlay = await open();
       const log = await overlay.openLog('items', 0);
-      await log.append(bytes(LINE));
-      await log.append(bytes(LINE.replace('1', '2')));
+      await log.append(() => bytes(LINE));
+      await log.append(() => bytes(LINE.replace('1', '2')));
       await log.close();
       expect(text(await overlay.readLog('items'))).toBe(LINE + LINE.replace('1', '2'));
       expect(await overlay.readLog('other')).toEqual(new Uint8Array());
     });
 
-    it('openLog with a length cuts a torn tail past it, so appends follow the last whole line', async () => {
-      const overlay = await open();
-      const first = await overlay.openLog('items', 0);
-      await first.append(bytes(LINE + '{"op":"cre'));
-      await first.close();
-      const reopened = await overlay.openLog('items', LINE.length);
-      await reopened.append(bytes(LINE.replace('1', '2')));
-      await reopened.close();
-      expect(text(await overlay.readLog('items'))).toBe(LINE + LINE.replace('1', '2'));
-    });
+    if (!sharing?.wholeLinesOnly) {
+      it('openLog with a length cuts a torn tail past it, so appends follow the last whole line', async () => {
+        const overlay = await open();
+        const first = await overlay.openLog('items', 0);
+        await first.append(() => bytes(LINE + '{"op":"cre'));
+        await first.close();
+        const reopened = await overlay.openLog('items', LINE.length);
+        await reopened.append(() => bytes(LINE.replace('1', '2')));
+        await reopened.close();
+        expect(text(await overlay.readLog('items'))).toBe(LINE + LINE.replace('1', '2'));
+      });
 
-    it('openLog refuses complete lines past the length with OverlayError, and leaves the log as it was', async () => {
-      const overlay = await open();
-      const first = await overlay.openLog('items', 0);
-      await first.append(bytes(LINE + LINE));
-      await first.close();
-      await expect(overlay.openLog('items', 0)).rejects.toThrow(OverlayError);
-      await expect(overlay.openLog('items', LINE.length)).rejects.toThrow(OverlayError);
-      expect(text(await overlay.readLog('items'))).toBe(LINE + LINE);
-      const whole = await overlay.openLog('items', 2 * LINE.length);
-      await whole.close();
-      expect(text(await overlay.readLog('items'))).toBe(LINE + LINE);
-    });
+      it('openLog refuses complete lines past the length with OverlayError, and leaves the log as it was', async () => {
+        const overlay = await open();
+        const first = await overlay.openLog('items', 0);
+        await first.append(() => bytes(LINE + LINE));
+        await first.close();
+        await expect(overlay.openLog('items', 0)).rejects.toThrow(OverlayError);
+        await expect(overlay.openLog('items', LINE.length)).rejects.toThrow(OverlayError);
+        expect(text(await overlay.readLog('items'))).toBe(LINE + LINE);
+        const whole = await overlay.openLog('items', 2 * LINE.length);
+        await whole.close();
+        expect(text(await overlay.readLog('items'))).toBe(LINE + LINE);
+      });
+
+    }
 
     it('keeps one overlay per mount: the same mount again sees its writes, another mount path or package does not', async () => {
       const overlay = await open();
       await overlay.writeContent('a.txt', bytes('a'));
-      await overlay.writeTombstones(['x.html']);
+      await overlay.deleteContent('x.html');
       const log = await overlay.openLog('items', 0);
-      await log.append(bytes(LINE));
+      await log.append(() => bytes(LINE));
       await log.close();
       const again = await open();
       expect(text(await again.readContent('a.txt'))).toBe('a');
@@ -126,7 +149,56 @@ export function describeOverlayStoreContract(name: string, makeSubject: () => Pr
         expect(await elsewhere.readLog('items')).toEqual(new Uint8Array());
       }
     });
+
+    if (sharing) {
+      describe('shared by several reactors', () => {
+        it('hands each writer of a log what the others appended since it last looked, and appends after it', async () => {
+          const other = await sharing.elsewhere(subject());
+          try {
+            const here = await (await open()).openLog('items', 0);
+            const there = await (await other.store.open(subject().workdir, SITE)).openLog('items', 0);
+            await here.append(() => bytes(LINE));
+            const seen: string[] = [];
+            await there.append((elsewhere) => (seen.push(text(elsewhere)), bytes(LINE.replace('1', '2'))));
+            expect(seen).toEqual([LINE]);
+            expect(text(await here.catchUp())).toBe(LINE.replace('1', '2'));
+            expect(text(await here.catchUp())).toBe('');
+            await here.append((elsewhere) => (seen.push(text(elsewhere)), bytes(LINE.replace('1', '3'))));
+            expect(seen).toEqual([LINE, '']);
+            expect(text(await (await open()).readLog('items'))).toBe(LINE + LINE.replace('1', '2') + LINE.replace('1', '3'));
+            await here.close();
+            await there.close();
+          } finally {
+            await other.dispose?.();
+          }
+        });
+
+        it('tells the other reactors what changed: content written and deleted, and a dataset appended to', async () => {
+          const other = await sharing.elsewhere(subject());
+          try {
+            const heard: unknown[] = [];
+            const stop = (await other.store.open(subject().workdir, SITE)).watch((change) => heard.push(change));
+            const overlay = await open();
+            await overlay.writeContent('a.txt', bytes('abc'));
+            await overlay.deleteContent('b.txt');
+            const log = await overlay.openLog('items', 0);
+            await log.append(() => bytes(LINE));
+            await log.close();
+            const expected = [{ kind: 'written', path: 'a.txt', size: 3 }, { kind: 'deleted', path: 'b.txt' }, { kind: 'data', dataset: 'items' }];
+            for (let waited = 0; heard.length < expected.length && waited < 5000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+            expect(heard).toEqual(expected);
+            stop();
+          } finally {
+            await other.dispose?.();
+          }
+        });
+      });
+    }
   });
+}
+
+function sortedMounts<T extends { path: string }>(mounts: T[]): T[] {
+  return [...mounts].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
 function sorted<T extends { path: string }>(files: T[]): T[] {

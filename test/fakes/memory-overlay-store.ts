@@ -1,18 +1,28 @@
-import type { AppendLog, OverlayFile, OverlayMount, OverlayStore, PackageOverlay } from '../../src/application/ports/overlay-store.js';
+import type { AppendLog, OverlayChange, OverlayFile, OverlayMount, OverlayStore, PackageOverlay } from '../../src/application/ports/overlay-store.js';
 import { OverlayError } from '../../src/domain/errors.js';
-import { overlayKey } from '../../src/domain/serving/overlay-key.js';
+import { overlayKey, overlayMountOf } from '../../src/domain/serving/overlay-key.js';
 import { unsafePathReason } from '../../src/domain/package/package-paths.js';
 
 /**
  * Overlays held in memory, keyed as FsOverlayStore keys them (workdir and mount), for
  * unit tests; `failAppends` makes every append fail, and `appendDelayMs` makes each one take
  * that long, as a sync to disk can (so requests overlap it). Kept honest by
- * test/contracts/overlay-store.contract.ts.
+ * test/contracts/overlay-store.contract.ts. Like a shared store, every log opened keeps its
+ * own position and is handed what other openers appended; `watch` hears every change.
  */
 export class MemoryOverlayStore implements OverlayStore {
+  readonly description = 'memory';
+  readonly shared = true;
   readonly overlays = new Map<string, MemoryPackageOverlay>();
   failAppends = false;
   appendDelayMs = 0;
+
+  async list(workdir: string): Promise<OverlayMount[]> {
+    const prefix = `${workdir}/overlays/`;
+    return [...this.overlays.keys()].filter((key) => key.startsWith(prefix)).map((key) => overlayMountOf(key.slice(prefix.length)));
+  }
+
+  async close(): Promise<void> {}
 
   async open(workdir: string, mount: OverlayMount): Promise<MemoryPackageOverlay> {
     return this.at(workdir, mount);
@@ -31,6 +41,7 @@ export class MemoryPackageOverlay implements PackageOverlay {
   readonly files = new Map<string, Uint8Array>();
   readonly logs = new Map<string, Uint8Array>();
   tombstoneList: string[] = [];
+  private readonly listeners = new Set<(change: OverlayChange) => void>();
 
   constructor(
     readonly location: string,
@@ -54,18 +65,28 @@ export class MemoryPackageOverlay implements PackageOverlay {
   async writeContent(path: string, bytes: Uint8Array): Promise<void> {
     // A copy: the caller's buffer may be reused, a file on disk would not change with it.
     this.files.set(checked(path), bytes.slice());
+    this.tombstoneList = this.tombstoneList.filter((p) => p !== path);
+    this.emit({ kind: 'written', path, size: bytes.length });
   }
 
-  async removeContent(path: string): Promise<void> {
+  async deleteContent(path: string): Promise<void> {
     this.files.delete(checked(path));
+    if (!this.tombstoneList.includes(path)) this.tombstoneList.push(path);
+    this.emit({ kind: 'deleted', path });
   }
 
   async tombstones(): Promise<string[]> {
     return [...this.tombstoneList];
   }
 
-  async writeTombstones(paths: readonly string[]): Promise<void> {
-    this.tombstoneList = [...paths];
+  watch(listener: (change: OverlayChange) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Tells every watcher of a change, as a shared store tells the reactors that did not make it. */
+  emit(change: OverlayChange): void {
+    for (const listener of this.listeners) listener(change);
   }
 
   async readLog(dataset: string): Promise<Uint8Array> {
@@ -76,16 +97,27 @@ export class MemoryPackageOverlay implements PackageOverlay {
     const current = this.logs.get(dataset) ?? new Uint8Array();
     if (current.subarray(length).includes(0x0a)) throw new OverlayError(`the log of ${dataset} holds operations written after it was read`);
     this.logs.set(dataset, current.subarray(0, length));
+    let seen = length;
+    const appended = () => {
+      const log = this.logs.get(dataset) ?? new Uint8Array();
+      const news = log.slice(seen, log.lastIndexOf(0x0a) + 1);
+      seen += news.length;
+      return news;
+    };
     return {
-      append: async (bytes) => {
+      append: async (decide) => {
         if (this.store.appendDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.store.appendDelayMs));
         if (this.store.failAppends) throw new Error('append failed');
+        const bytes = decide(appended());
         const current = this.logs.get(dataset)!;
         const next = new Uint8Array(current.length + bytes.length);
         next.set(current);
         next.set(bytes, current.length);
         this.logs.set(dataset, next);
+        seen = next.length;
+        if (bytes.length > 0) this.emit({ kind: 'data', dataset });
       },
+      catchUp: async () => appended(),
       close: async () => undefined,
     };
   }

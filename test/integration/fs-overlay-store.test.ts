@@ -13,9 +13,9 @@ describe('FsOverlayStore', () => {
   it('lays the overlay out as DECISIONS.md says', async () => {
     const overlay = await new FsOverlayStore().open(work.path, { path: '/', packageName: 'site' });
     await overlay.writeContent('docs/a.html', new TextEncoder().encode('<p>a</p>'));
-    await overlay.writeTombstones(['old.html']);
+    await overlay.deleteContent('old.html');
     const log = await overlay.openLog('items', 0);
-    await log.append(new TextEncoder().encode('{"op":"delete","id":"1"}\n'));
+    await log.append(() => new TextEncoder().encode('{"op":"delete","id":"1"}\n'));
     await log.close();
     const root = join(work.path, 'overlays/root~site');
     expect(readFileSync(join(root, 'content/docs/a.html'), 'utf8')).toBe('<p>a</p>');
@@ -33,7 +33,7 @@ describe('FsOverlayStore', () => {
     expect(readdirSync(dir)).toEqual(['page.txt']);
     writeFileSync(join(dir, 'page.txt.abc123.pkg-partial'), 'half');
     expect((await overlay.contentFiles()).map((f) => f.path)).toEqual(['page.txt']);
-    await overlay.removeContent('page.txt');
+    await overlay.deleteContent('page.txt');
     expect(existsSync(join(dir, 'page.txt'))).toBe(false);
   });
 
@@ -41,10 +41,10 @@ describe('FsOverlayStore', () => {
     const overlay = await new FsOverlayStore().open(work.path, { path: '/', packageName: 'torn' });
     const whole = '{"op":"delete","id":"1"}\n';
     const log = await overlay.openLog('items', 0);
-    await log.append(new TextEncoder().encode(whole + '{"op":"cre'));
+    await log.append(() => new TextEncoder().encode(whole + '{"op":"cre'));
     await log.close();
     const reopened = await overlay.openLog('items', whole.length);
-    await reopened.append(new TextEncoder().encode('{"op":"delete","id":"2"}\n'));
+    await reopened.append(() => new TextEncoder().encode('{"op":"delete","id":"2"}\n'));
     await reopened.close();
     expect(text(await overlay.readLog('items'))).toBe(whole + '{"op":"delete","id":"2"}\n');
     expect(statSync(join(work.path, 'overlays/root~torn/data/items.log.jsonl')).size).toBe(2 * whole.length);
@@ -54,7 +54,7 @@ describe('FsOverlayStore', () => {
     const overlay = await new FsOverlayStore().open(work.path, { path: '/', packageName: 'shared' });
     const whole = '{"op":"delete","id":"1"}\n';
     const first = await overlay.openLog('items', 0);
-    await first.append(new TextEncoder().encode(whole));
+    await first.append(() => new TextEncoder().encode(whole));
     await first.close();
     // A reader that loaded the log when it was empty must not cut what was appended since.
     await expect(overlay.openLog('items', 0)).rejects.toThrow(/holds operations written after it was read/);

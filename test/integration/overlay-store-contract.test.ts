@@ -3,7 +3,10 @@ import { describeOverlayStoreContract } from '../contracts/overlay-store.contrac
 import { MemoryOverlayStore } from '../fakes/memory-overlay-store.js';
 import { temporaryDirectory } from '../support/paths.js';
 
-describeOverlayStoreContract('MemoryOverlayStore (fake)', () => ({ store: new MemoryOverlayStore(), workdir: '/work' }));
+describeOverlayStoreContract('MemoryOverlayStore (fake)', () => ({ store: new MemoryOverlayStore(), workdir: '/work' }), {
+  // The fake is one store shared by everything that opens it.
+  elsewhere: async ({ store }) => ({ store }),
+});
 
 describeOverlayStoreContract('FsOverlayStore', () => {
   const workdir = temporaryDirectory('cap-overlay-contract-');

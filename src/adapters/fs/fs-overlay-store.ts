@@ -5,7 +5,7 @@ import { OverlayError } from '../../domain/errors.js';
 import { PARTIAL_SUFFIX, TOMBSTONES_FILE, unsafePathReason } from '../../domain/package/package-paths.js';
 import { writeWholeFile } from './whole-file.js';
 import type { AppendLog, OverlayFile, OverlayMount, OverlayStore, PackageOverlay } from '../../application/ports/overlay-store.js';
-import { overlayKey } from '../../domain/serving/overlay-key.js';
+import { overlayKey, overlayMountOf } from '../../domain/serving/overlay-key.js';
 
 /**
  * Overlays as DECISIONS.md lays them out in the workdir, one per mount:
@@ -13,11 +13,27 @@ import { overlayKey } from '../../domain/serving/overlay-key.js';
  * `overlays/<mount key>/data/<dataset>.log.jsonl`.
  */
 export class FsOverlayStore implements OverlayStore {
+  readonly description = 'files in the workdir';
+  readonly shared = false;
+
   async open(workdir: string, mount: OverlayMount): Promise<PackageOverlay> {
     const location = join(workdir, 'overlays', overlayKey(mount.path, mount.packageName));
     await adoptLegacy(join(workdir, 'overlays', mount.packageName), location);
     return new FsPackageOverlay(location);
   }
+
+  async list(workdir: string): Promise<OverlayMount[]> {
+    let names: string[];
+    try {
+      names = await readdir(join(workdir, 'overlays'));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw overlayError(`cannot read ${join(workdir, 'overlays')}`, error);
+    }
+    return names.map(overlayMountOf);
+  }
+
+  async close(): Promise<void> {}
 }
 
 /** `overlays/<package name>/` of older versions moves to the first mount's key: a rename, so a second mount finds nothing to adopt. */
@@ -73,10 +89,28 @@ class FsPackageOverlay implements PackageOverlay {
 
   async writeContent(path: string, bytes: Uint8Array): Promise<void> {
     await writeAtomically(this.contentPath(path), bytes);
+    const tombstones = await this.tombstones();
+    if (tombstones.includes(path)) await this.writeTombstones(tombstones.filter((p) => p !== path));
   }
 
-  async removeContent(path: string): Promise<void> {
+  async deleteContent(path: string): Promise<void> {
     const file = this.contentPath(path);
+    const before = await this.tombstones();
+    if (!before.includes(path)) await this.writeTombstones([...before, path]);
+    try {
+      await this.removeContent(file);
+    } catch (error) {
+      // The answer must be true after a restart too: a delete that failed leaves no tombstone behind.
+      if (!before.includes(path)) await this.writeTombstones(before).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  watch(): () => void {
+    return () => undefined;
+  }
+
+  private async removeContent(file: string): Promise<void> {
     try {
       const info = await stat(file);
       if (!info.isFile()) throw new OverlayError(`${file} is not a file`);
@@ -100,7 +134,7 @@ class FsPackageOverlay implements PackageOverlay {
     return list as string[];
   }
 
-  async writeTombstones(paths: readonly string[]): Promise<void> {
+  private async writeTombstones(paths: readonly string[]): Promise<void> {
     await writeAtomically(join(this.content, TOMBSTONES_FILE), Buffer.from(JSON.stringify(paths, null, 2) + '\n'));
   }
 
@@ -153,7 +187,10 @@ class FsAppendLog implements AppendLog {
     private length: number,
   ) {}
 
-  async append(bytes: Uint8Array): Promise<void> {
+  /** This process is the log's only writer (the workdir lock says so): nothing was appended elsewhere. */
+  async append(decide: (appendedElsewhere: Uint8Array) => Uint8Array): Promise<void> {
+    const bytes = decide(new Uint8Array());
+    if (bytes.length === 0) return;
     try {
       let written = 0;
       while (written < bytes.length) written += (await this.handle.write(bytes, written, bytes.length - written)).bytesWritten;
@@ -164,6 +201,10 @@ class FsAppendLog implements AppendLog {
       await this.handle.truncate(this.length).catch(() => undefined);
       throw overlayError('cannot append to the overlay log', error);
     }
+  }
+
+  async catchUp(): Promise<Uint8Array> {
+    return new Uint8Array();
   }
 
   close(): Promise<void> {

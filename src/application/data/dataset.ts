@@ -61,6 +61,9 @@ export class Dataset {
   private appendLog?: AppendLog;
   private counter = 1;
   private queries?: CollectionQueries;
+  /** A catch-up with the shared log in flight, and whether another was asked for meanwhile. */
+  private catching: Promise<void> | undefined;
+  private catchUpAgain = false;
 
   constructor(
     readonly id: string,
@@ -189,6 +192,28 @@ export class Dataset {
     });
   }
 
+  /**
+   * Folds in what other reactors sharing the store appended (they said so): appends catch up
+   * by themselves, so this waits for one in flight; asked again meanwhile, it runs again.
+   */
+  catchUp(): Promise<void> {
+    if (!this.log || !this.writable) return Promise.resolve();
+    if (this.catching) {
+      this.catchUpAgain = true;
+      return this.catching;
+    }
+    const run = async (): Promise<void> => {
+      do {
+        this.catchUpAgain = false;
+        while (this.flushing) await this.flushing;
+        this.appendLog ??= await this.log!.open();
+        this.applyLogged(await this.appendLog.catchUp());
+      } while (this.catchUpAgain);
+    };
+    this.catching = run().finally(() => (this.catching = undefined));
+    return this.catching;
+  }
+
   async close(): Promise<void> {
     await this.appendLog?.close();
     this.appendLog = undefined;
@@ -260,49 +285,74 @@ export class Dataset {
 
   private async flush(): Promise<void> {
     try {
+      await this.catching;
       const index = this.index();
       while (this.queue.length > 0 && !this.paused) {
         const batch = this.queue.splice(0);
-        const staged = new Map<string, unknown>();
-        const view: Staged = {
-          get: (id) => (staged.has(id) ? staged.get(id) : index.get(id)),
-          has: (id) => view.get(id) !== undefined,
-          // Taken counts the writes queued ahead in this batch too.
-          nextId: () => {
-            const id = nextFreeId(view.has, Math.max(this.counter, index.size + 1));
-            this.counter = id + 1;
-            return id;
-          },
-        };
-        const accepted: Array<{ pending: Pending; operation: Operation; line: string }> = [];
-        for (const pending of batch) {
-          try {
-            const operation = pending.decide(view);
-            // Formatted here, one by one: an item that cannot be written fails alone, never its neighbours.
-            const line = formatOperation(operation, this.log!.clock.now());
-            staged.set(operation.id, operation.op === 'delete' ? undefined : operation.item);
-            accepted.push({ pending, operation, line });
-          } catch (error) {
-            pending.reject(error);
-          }
-        }
-        if (accepted.length === 0) continue;
+        let accepted: Accepted[] | undefined;
         try {
           this.appendLog ??= await this.log!.open();
-          await this.appendLog.append(encodeText(accepted.map(({ line }) => line).join('')));
+          // Decided under the log's hold, after what other reactors appended: the store decides, not a check-then-write race.
+          await this.appendLog.append((elsewhere) => {
+            this.applyLogged(elsewhere);
+            accepted = this.decide(batch, index);
+            return encodeText(accepted.map(({ line }) => line).join(''));
+          });
         } catch (error) {
-          for (const { pending } of accepted) pending.reject(error);
+          for (const { reject } of accepted ?? batch) reject(error);
           continue;
         }
-        for (const { pending, operation } of accepted) {
+        for (const { resolve, operation } of accepted!) {
           index.apply(operation);
-          pending.resolve(operation);
+          resolve(operation);
         }
       }
     } catch (error) {
       for (const pending of this.queue.splice(0)) pending.reject(error);
     }
   }
+
+  /** Each write of a batch decided in turn against the items and the writes ahead of it; one refused fails alone. */
+  private decide(batch: Pending[], index: DatasetIndex): Accepted[] {
+    const staged = new Map<string, unknown>();
+    const view: Staged = {
+      get: (id) => (staged.has(id) ? staged.get(id) : index.get(id)),
+      has: (id) => view.get(id) !== undefined,
+      // Taken counts the writes queued ahead in this batch too.
+      nextId: () => {
+        const id = nextFreeId(view.has, Math.max(this.counter, index.size + 1));
+        this.counter = id + 1;
+        return id;
+      },
+    };
+    const accepted: Accepted[] = [];
+    for (const pending of batch) {
+      try {
+        const operation = pending.decide(view);
+        // Formatted here, one by one: an item that cannot be written fails alone, never its neighbours.
+        const line = formatOperation(operation, this.log!.clock.now());
+        staged.set(operation.id, operation.op === 'delete' ? undefined : operation.item);
+        accepted.push({ resolve: pending.resolve, reject: pending.reject, operation, line });
+      } catch (error) {
+        pending.reject(error);
+      }
+    }
+    return accepted;
+  }
+
+  /** Operations other reactors sharing the store appended, applied in their order. */
+  private applyLogged(bytes: Uint8Array): void {
+    if (bytes.length === 0) return;
+    const index = this.index();
+    for (const operation of parseOperationLog(bytes, this.log!.file).operations) index.apply(operation);
+  }
+}
+
+interface Accepted {
+  resolve(operation: Operation): void;
+  reject(error: unknown): void;
+  operation: Operation;
+  line: string;
 }
 
 function stored(operation: Operation): StoredItem {

@@ -1,7 +1,17 @@
-/** A file that only grows: one dataset's operation log. */
+/**
+ * One dataset's operation log, which only grows. Where several reactors share one store,
+ * each holds its own view of the log and catches up with what the others appended.
+ */
 export interface AppendLog {
-  /** Appends the bytes and makes them durable before resolving; a failed append leaves the log as it was. */
-  append(bytes: Uint8Array): Promise<void>;
+  /**
+   * Appends under the log's exclusive hold, so writers elsewhere take turns: `decide` gets
+   * the whole lines they appended since this log last looked (always empty where this
+   * process is the log's only writer) and returns the bytes to append. Resolves once they
+   * are durable; a failed append leaves the log as it was.
+   */
+  append(decide: (appendedElsewhere: Uint8Array) => Uint8Array): Promise<void>;
+  /** The whole lines writers elsewhere appended since this log last looked, without the hold: a read catching up. */
+  catchUp(): Promise<Uint8Array>;
   close(): Promise<void>;
 }
 
@@ -11,10 +21,17 @@ export interface OverlayFile {
   size: number;
 }
 
+/** What another reactor sharing the store changed. */
+export type OverlayChange =
+  | { kind: 'data'; dataset: string }
+  | { kind: 'written'; path: string; size: number }
+  | { kind: 'deleted'; path: string }
+  /** Changes may have been missed (the store was out of reach a while): read everything again. */
+  | { kind: 'any' };
+
 /**
- * One package's writable overlay in the reactor's workdir: written content files,
- * the overlay's tombstones and one operation log per dataset. The package itself is
- * never written.
+ * One package's writable overlay: written content files, the overlay's tombstones and one
+ * operation log per dataset. The package itself is never written.
  */
 export interface PackageOverlay {
   /** Where it lives, for messages. */
@@ -22,19 +39,24 @@ export interface PackageOverlay {
   contentFiles(): Promise<OverlayFile[]>;
   readContent(path: string): Promise<Uint8Array>;
   streamContent(path: string): AsyncIterable<Uint8Array>;
-  /** Replaces the file whole: a reader sees the old bytes or the new ones, never a mix. */
+  /** Replaces the file whole and lifts its tombstone: a reader sees the old bytes or the new ones, never a mix. */
   writeContent(path: string, bytes: Uint8Array): Promise<void>;
-  removeContent(path: string): Promise<void>;
+  /** Tombstones the path and removes its file: after a failure, the path is as it was. */
+  deleteContent(path: string): Promise<void>;
   tombstones(): Promise<string[]>;
-  writeTombstones(paths: readonly string[]): Promise<void>;
   /** The log's bytes, empty when there is none yet. */
   readLog(dataset: string): Promise<Uint8Array>;
   /**
-   * Opens the log for appends. Bytes past `length` (what was read at load) may only be a
-   * torn last line left by a crash, and are cut; complete lines there are never cut:
-   * OverlayError instead.
+   * Opens the log for appends, positioned after its first `length` bytes (what was read at
+   * load). Bytes past them may only be a torn last line left by a crash, and are cut where
+   * this process is the only writer; complete lines there are never cut: OverlayError instead.
    */
   openLog(dataset: string, length: number): Promise<AppendLog>;
+  /**
+   * Hears what other reactors sharing the store change here, until the returned function
+   * is called. A store only this process writes has nothing to tell.
+   */
+  watch(listener: (change: OverlayChange) => void): () => void;
 }
 
 /** Which mount an overlay belongs to: one mount path and the package mounted there. */
@@ -44,10 +66,17 @@ export interface OverlayMount {
 }
 
 export interface OverlayStore {
+  /** Where the overlays live, credentials left out: for the start line and messages. */
+  readonly description: string;
+  /** Whether other reactors may share these overlays: sessions and revocations must then be shared too. */
+  readonly shared: boolean;
   /**
-   * The overlay of one mount of a package in the workdir, created on first write. A
-   * workdir of an older layout (one overlay per package name) is adopted by the first
-   * mount of that package to open it, never by two.
+   * The overlay of one mount of a package, created on first write. In a workdir of an older
+   * layout (one overlay per package name), it is adopted by the first mount of that package
+   * to open it, never by two.
    */
   open(workdir: string, mount: OverlayMount): Promise<PackageOverlay>;
+  /** Every overlay the store holds for a workdir: what `pkg reactor overlay copy` moves. */
+  list(workdir: string): Promise<OverlayMount[]>;
+  close(): Promise<void>;
 }

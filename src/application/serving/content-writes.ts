@@ -38,10 +38,9 @@ export class ContentWrites {
   async put(path: string, body: Uint8Array, contentType: string | undefined): Promise<{ path: string; resource: string }> {
     const contentPath = this.target(path);
     checkTextBody(body, contentType);
-    await this.exclusive(async ({ files, layer }) => {
+    await this.exclusive(async ({ files }) => {
       checkNoFileDirectoryClash(contentPath, this.pkg.layers);
       await files.writeContent(contentPath, body);
-      if (layer.tombstones.has(contentPath)) await files.writeTombstones([...layer.tombstones].filter((p) => p !== contentPath));
       this.pkg.overlayWritten(contentPath, body.length);
     });
     return { path, resource: CONTENT_DIR + contentPath };
@@ -50,17 +49,9 @@ export class ContentWrites {
   /** Tombstones the path: it answers 404 from now on, even where a lower layer has the file. */
   async delete(path: string): Promise<void> {
     const contentPath = this.target(path);
-    await this.exclusive(async ({ files, layer }) => {
+    await this.exclusive(async ({ files }) => {
       if (!this.pkg.layers.resolve(contentPath)) throw new ContentNotFoundError(`no file at ${path}`);
-      const before = [...layer.tombstones];
-      if (!layer.tombstones.has(contentPath)) await files.writeTombstones([...before, contentPath]);
-      try {
-        await files.removeContent(contentPath);
-      } catch (error) {
-        // The answer must be true after a restart too: a delete that failed leaves no tombstone behind.
-        if (!layer.tombstones.has(contentPath)) await files.writeTombstones(before).catch(() => undefined);
-        throw error;
-      }
+      await files.deleteContent(contentPath);
       this.pkg.overlayDeleted(contentPath);
     });
   }

@@ -13,3 +13,11 @@ function encodeSegment(segment: string): string {
   const encoded = encodeURIComponent(segment).replace(/~/g, '%7E');
   return encoded === 'root' ? '%72oot' : encoded;
 }
+
+/** The mount an overlay key names; a key of the older layout (a package name alone) belongs to `/`. */
+export function overlayMountOf(key: string): { path: string; packageName: string } {
+  const parts = key.split('~');
+  const packageName = parts.pop()!;
+  if (parts.length === 0 || (parts.length === 1 && parts[0] === 'root')) return { path: '/', packageName };
+  return { path: `/${parts.map(decodeURIComponent).join('/')}/`, packageName };
+}

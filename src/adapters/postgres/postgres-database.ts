@@ -1,0 +1,157 @@
+import pg from 'pg';
+import { randomUUID } from 'node:crypto';
+import { OverlayError } from '../../domain/errors.js';
+import { redactCredentials, redactMessage } from '../../domain/dependencies/registry-reference.js';
+import { migrate } from './postgres-schema.js';
+
+/** Notifications of every reactor on the database: which overlay changed, and how. */
+export const CHANGES_CHANNEL = 'pkg_overlay_changes';
+
+/** How long a statement may take before the write it serves is refused, rather than left hanging. */
+const STATEMENT_TIMEOUT_MS = 15_000;
+const CONNECT_TIMEOUT_MS = 5_000;
+const RECONNECT_DELAYS_MS = [100, 250, 500, 1000, 2000, 5000];
+
+type Handler = (payload: string) => void;
+
+/**
+ * One PostgreSQL database shared by several reactors: a pool for statements and one
+ * connection that LISTENs for what the others change. A lost connection is reconnected by
+ * itself; what was said meanwhile may be lost, so `onReconnect` listeners read everything again.
+ */
+export class PostgresDatabase {
+  /** Tells a reactor's own notifications from the others'. */
+  readonly origin = randomUUID();
+  readonly description: string;
+  private readonly handlers = new Map<string, Set<Handler>>();
+  private readonly reconnectHandlers = new Set<() => void>();
+  private listener: pg.Client | undefined;
+  private closed = false;
+  private reconnecting: NodeJS.Timeout | undefined;
+
+  private constructor(
+    private readonly url: string,
+    private readonly pool: pg.Pool,
+  ) {
+    this.description = redactCredentials(url);
+  }
+
+  /** Connects, brings the tables to this reactor's schema version, and starts listening. */
+  static async connect(url: string): Promise<PostgresDatabase> {
+    const pool = new pg.Pool({ connectionString: url, max: 8, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, statement_timeout: STATEMENT_TIMEOUT_MS, query_timeout: STATEMENT_TIMEOUT_MS + 1000 });
+    // An idle connection the server dropped: the next statement gets a new one.
+    pool.on('error', () => undefined);
+    const database = new PostgresDatabase(url, pool);
+    try {
+      const client = await pool.connect();
+      try {
+        await migrate(client);
+      } finally {
+        client.release();
+      }
+      await database.listen();
+    } catch (error) {
+      await pool.end().catch(() => undefined);
+      throw database.failure('cannot be used', error);
+    }
+    return database;
+  }
+
+  /** Runs one statement; a failure is an OverlayError (503) naming the database without credentials. */
+  async query<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
+    try {
+      return await this.pool.query<R>(text, values);
+    } catch (error) {
+      throw this.failure('could not be read or written', error);
+    }
+  }
+
+  /**
+   * Runs `work` in one transaction on one connection: committed before it resolves, rolled
+   * back when it throws. A commit whose outcome is unknown (the connection broke) throws
+   * too, so nothing is acknowledged that may not be committed.
+   */
+  async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw this.failure('cannot be reached', error);
+    }
+    let broken: unknown;
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      broken = error;
+      await client.query('ROLLBACK').catch(() => undefined);
+      if (error instanceof OverlayError || !(error instanceof Error) || !isDatabaseError(error)) throw error;
+      throw this.failure('could not be written', error);
+    } finally {
+      // A connection that failed mid-transaction is not given back for reuse.
+      client.release(broken !== undefined && !(broken instanceof OverlayError) ? (broken as Error) : undefined);
+    }
+  }
+
+  /** `handler` hears each payload on `channel`, until the returned function is called. */
+  on(channel: string, handler: Handler): () => void {
+    let set = this.handlers.get(channel);
+    if (!set) this.handlers.set(channel, (set = new Set()));
+    set.add(handler);
+    return () => set.delete(handler);
+  }
+
+  /** Called after the listening connection was lost and made again. */
+  onReconnect(handler: () => void): () => void {
+    this.reconnectHandlers.add(handler);
+    return () => this.reconnectHandlers.delete(handler);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.reconnecting);
+    await this.listener?.end().catch(() => undefined);
+    await this.pool.end().catch(() => undefined);
+  }
+
+  private async listen(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+    client.on('notification', ({ channel, payload }) => {
+      for (const handler of this.handlers.get(channel) ?? []) handler(payload ?? '');
+    });
+    client.on('error', () => this.lost(client));
+    client.on('end', () => this.lost(client));
+    await client.connect();
+    await client.query(`LISTEN ${CHANGES_CHANNEL}`);
+    this.listener = client;
+  }
+
+  private lost(client: pg.Client, attempt = 0): void {
+    if (this.closed || this.listener !== client || this.reconnecting) return;
+    const retry = () => {
+      this.reconnecting = undefined;
+      if (this.closed) return;
+      this.listen().then(
+        () => {
+          for (const handler of this.reconnectHandlers) handler();
+        },
+        () => {
+          this.reconnecting = setTimeout(retry, RECONNECT_DELAYS_MS[Math.min(++attempt, RECONNECT_DELAYS_MS.length - 1)]).unref();
+        },
+      );
+    };
+    this.reconnecting = setTimeout(retry, RECONNECT_DELAYS_MS[0]).unref();
+  }
+
+  private failure(what: string, error: unknown): OverlayError {
+    const reason = redactMessage(error instanceof Error ? error.message || (error as NodeJS.ErrnoException).code || error.name : String(error));
+    return new OverlayError(`the overlay database ${this.description} ${what}: ${reason}`, { cause: error });
+  }
+}
+
+/** An error of the database or of the way to it, as opposed to one `work` raised itself. */
+function isDatabaseError(error: Error): boolean {
+  return error instanceof pg.DatabaseError || 'code' in error || /connection|terminat|timeout/i.test(error.message);
+}

@@ -1,0 +1,66 @@
+import type { PoolClient } from 'pg';
+
+/**
+ * The tables of a shared overlay store, one migration per schema version. Reactors run
+ * them at start under one advisory lock, so several starting at once migrate once.
+ */
+const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE pkg_overlays (
+     id bigserial PRIMARY KEY,
+     key text NOT NULL UNIQUE,
+     mount text NOT NULL,
+     package text NOT NULL
+   );
+   -- A row with bytes is a written file; a row without is a tombstone. ordinal keeps tombstones in the order they were made.
+   CREATE SEQUENCE pkg_overlay_content_order;
+   CREATE TABLE pkg_overlay_content (
+     overlay bigint NOT NULL REFERENCES pkg_overlays (id),
+     path text NOT NULL,
+     bytes bytea,
+     ordinal bigint NOT NULL DEFAULT nextval('pkg_overlay_content_order'),
+     PRIMARY KEY (overlay, path)
+   );
+   -- One row per operation line; seq orders the lines of one dataset, which are written under an advisory lock.
+   CREATE TABLE pkg_overlay_operations (
+     overlay bigint NOT NULL REFERENCES pkg_overlays (id),
+     dataset text NOT NULL,
+     seq bigserial,
+     line text NOT NULL,
+     PRIMARY KEY (overlay, dataset, seq)
+   );
+   CREATE TABLE pkg_revoked_sessions (
+     id text PRIMARY KEY,
+     until_ms bigint NOT NULL
+   );`,
+];
+
+/** The schema version this reactor reads and writes. */
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/** Any number will do, as long as it is only ever this lock's. */
+const MIGRATION_LOCK = 7_402_511_893;
+
+/** Brings the database to SCHEMA_VERSION; refuses one a newer reactor migrated further, which it would not understand. */
+export async function migrate(client: PoolClient): Promise<void> {
+  await client.query('BEGIN');
+  try {
+    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    await client.query('CREATE TABLE IF NOT EXISTS pkg_schema (version integer NOT NULL)');
+    const { rows } = await client.query<{ version: number }>('SELECT version FROM pkg_schema');
+    const current = rows[0]?.version ?? 0;
+    if (current > SCHEMA_VERSION) throw new NewerSchemaError(current);
+    for (let version = current; version < SCHEMA_VERSION; version++) await client.query(MIGRATIONS[version]!);
+    if (rows.length === 0) await client.query('INSERT INTO pkg_schema (version) VALUES ($1)', [SCHEMA_VERSION]);
+    else if (current < SCHEMA_VERSION) await client.query('UPDATE pkg_schema SET version = $1', [SCHEMA_VERSION]);
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+}
+
+export class NewerSchemaError extends Error {
+  constructor(readonly version: number) {
+    super(`its tables are at schema version ${version}, and this reactor knows versions up to ${SCHEMA_VERSION}: upgrade this reactor`);
+  }
+}
