@@ -32,7 +32,8 @@ await build({
   logLevel: 'warning',
   // sql.js finds its wasm file beside its own JS, so it is loaded from node_modules at run time.
   // css-tree reads its JSON data files with require() relative to itself: bundled, they are not there.
-  external: ['sql.js', 'css-tree'],
+  // pg requires pg-native and pg-cloudflare only when asked for them (native bindings, Cloudflare Workers): never here.
+  external: ['sql.js', 'css-tree', 'pg-native', 'pg-cloudflare'],
   // CommonJS dependencies bundled into ESM still call require().
   banner: { js: "import { createRequire as __pkgCreateRequire } from 'node:module'; const require = __pkgCreateRequire(import.meta.url);" },
 });

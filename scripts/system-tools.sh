@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Before `npm test`: the system tools the tests drive as real components (zip tools,
-# openssl, gpg, htpasswd, nginx, Chromium, sqlite3, curl). What is missing is installed
+# openssl, gpg, htpasswd, nginx, Chromium, sqlite3, curl, PostgreSQL's server). What is missing is installed
 # from Debian's packages when this can (root with apt-get); otherwise it stops at once with
 # one line naming what to install, so no test fails obscurely for a missing tool.
 set -euo pipefail
@@ -10,6 +10,8 @@ tools=(
   unzip\|unzip zip\|zip python3\|python3 openssl\|openssl gpg\|gnupg gpgconf\|gnupg
   htpasswd\|apache2-utils /usr/sbin/nginx\|nginx sqlite3\|sqlite3 curl\|curl setsid\|util-linux
   "${CHROMIUM_PATH:-/usr/bin/chromium}|chromium"
+  # The tests run their own PostgreSQL server (initdb into a temporary directory).
+  "$(compgen -G '/usr/lib/postgresql/*/bin/initdb' | head -1 || echo /usr/lib/postgresql/bin/initdb)|postgresql"
 )
 missing=()
 for tool in "${tools[@]}"; do

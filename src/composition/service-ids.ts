@@ -10,7 +10,7 @@ import type { Hasher } from '../application/ports/hasher.js';
 import type { HttpProbe } from '../application/ports/http-probe.js';
 import type { LocalFiles } from '../application/ports/local-files.js';
 import type { OAuth2Provider } from '../application/ports/oauth2-provider.js';
-import type { OverlayStore } from '../application/ports/overlay-store.js';
+import type { OverlayBackends, OverlayStore } from '../application/ports/overlay-store.js';
 import type { PackageOpener } from '../application/ports/package-source.js';
 import type { StoreDirectories } from '../application/ports/package-store.js';
 import type { PackageTemplates } from '../application/ports/package-templates.js';
@@ -75,6 +75,7 @@ export const PORT = {
   DirectoryWriter: id<DirectoryWriter>('DirectoryWriter'),
   FileWriter: id<FileWriter>('FileWriter'),
   OverlayStore: id<OverlayStore>('OverlayStore'),
+  OverlayBackends: id<OverlayBackends>('OverlayBackends'),
   StoreDirectories: id<StoreDirectories>('StoreDirectories'),
   PackageTemplates: id<PackageTemplates>('PackageTemplates'),
   Workdirs: id<Workdirs>('Workdirs'),

@@ -31,6 +31,7 @@ export function reactorCommands(yargs: Argv, host: Lazy<ReactorHost>, output: Cl
           .option('port', { type: 'number', default: process.env.PORT ? Number(process.env.PORT) : DEFAULT_PORT, defaultDescription: `$PORT, else ${DEFAULT_PORT}`, describe: 'TCP port (0 picks a free one)' })
           .option('host', { type: 'string', default: process.env.HOST || '127.0.0.1', defaultDescription: '$HOST, else 127.0.0.1', describe: 'address to listen on' })
           .option('workdir', { type: 'string', describe: 'directory for overlays and saved packages (default: a fresh temporary directory, removed at exit)' })
+          .option('overlay', { type: 'string', default: process.env.PKG_OVERLAY, defaultDescription: '$PKG_OVERLAY, else files in the workdir', describe: 'postgres://user@host:port/database: keep writes and logouts in this PostgreSQL database, shared by every reactor given the same URL' })
           .option('cache-control', { type: 'string', default: DEFAULT_CACHE_CONTROL, describe: 'Cache-Control of static resources' })
           .option('mount', { type: 'string', array: true, default: [], describe: 'PATH=SOURCE, repeatable' })
           .option('config', { type: 'string', describe: 'mounts file: {"mounts": [{"path", "source", "store"?, "writable"?, "cors"?}]}' })
@@ -71,6 +72,7 @@ export function reactorCommands(yargs: Argv, host: Lazy<ReactorHost>, output: Cl
           bodyLimit: argv['body-limit'],
           keys: await readDecryptionKeys(argv),
           ...(argv.workdir ? { workdir: argv.workdir } : {}),
+          ...(argv.overlay ? { overlay: argv.overlay } : {}),
           ...(argv.store ? { store: argv.store } : {}),
           ...(argv.registry ? { registry: argv.registry } : {}),
           ...(argv.deploy ? { deploy: argv.deploy } : {}),
@@ -117,7 +119,8 @@ function textLifecycle(output: CliOutput): Lifecycle {
     started: (running) => {
       const width = Math.max(...running.mounts.map((m) => m.prefix.length));
       const lines = running.mounts.map((mount) => `  ${mount.prefix.padEnd(width)}  ${mount.name} ${mount.version}  from ${mount.source}  ${running.url}${mount.prefix}`);
-      output.out([`Reactor listening on ${running.url}`, ...lines, `Workdir: ${running.workdir}${running.temporaryWorkdir ? ' (temporary)' : ''}`].join('\n'));
+      const overlay = running.sharedOverlay ? [`Overlays: ${running.sharedOverlay}`] : [];
+      output.out([`Reactor listening on ${running.url}`, ...lines, `Workdir: ${running.workdir}${running.temporaryWorkdir ? ' (temporary)' : ''}`, ...overlay].join('\n'));
     },
     stopping: () => output.out('Shutting down'),
   };
@@ -133,6 +136,7 @@ function jsonLifecycle(output: CliOutput): Lifecycle {
           url: running.url,
           workdir: running.workdir,
           temporaryWorkdir: running.temporaryWorkdir,
+          ...(running.sharedOverlay ? { overlay: running.sharedOverlay } : {}),
           mounts: running.mounts.map((mount) => ({ prefix: mount.prefix, name: mount.name, version: mount.version, source: mount.source })),
         }),
       ),

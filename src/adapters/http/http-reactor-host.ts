@@ -51,6 +51,7 @@ export class HttpReactorHost implements ReactorHost {
       url: `http://${host}:${port}`,
       port,
       workdir: settings.workdir,
+      ...(reactor.backend.overlays.shared ? { sharedOverlay: reactor.backend.overlays.description } : {}),
       temporaryWorkdir: temporary !== undefined,
       mounts: reactor.all().map((mount) => ({ prefix: mount.prefix, source: mount.location, name: mount.pkg.name, version: mount.pkg.model.metadata.version })),
       failures,

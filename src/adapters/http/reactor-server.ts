@@ -129,6 +129,9 @@ export class ReactorServer {
   /** `inline`: header pairs a static answer writes with its own (see `handle`). */
   private answer(context: RequestContext, request: IncomingMessage, response: ServerResponse, inline: readonly string[] | undefined): void {
     const { target } = context;
+    // Another reactor sharing the overlay wrote, and this one is reading it in: answer after.
+    const catchingUp = 'mount' in target ? target.mount?.catchingUp : undefined;
+    if (catchingUp) return void catchingUp.then(() => this.answer(context, request, response, inline));
     try {
       switch (target.kind) {
         case 'file':

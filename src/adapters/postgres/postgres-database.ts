@@ -2,10 +2,7 @@ import pg from 'pg';
 import { randomUUID } from 'node:crypto';
 import { OverlayError } from '../../domain/errors.js';
 import { redactCredentials, redactMessage } from '../../domain/dependencies/registry-reference.js';
-import { migrate } from './postgres-schema.js';
-
-/** Notifications of every reactor on the database: which overlay changed, and how. */
-export const CHANGES_CHANNEL = 'pkg_overlay_changes';
+import { CHANGES_CHANNEL, REVOCATIONS_CHANNEL, migrate } from './postgres-schema.js';
 
 /** How long a statement may take before the write it serves is refused, rather than left hanging. */
 const STATEMENT_TIMEOUT_MS = 15_000;
@@ -52,7 +49,7 @@ export class PostgresDatabase {
       await database.listen();
     } catch (error) {
       await pool.end().catch(() => undefined);
-      throw database.failure('cannot be used', error);
+      throw database.failure(error);
     }
     return database;
   }
@@ -62,7 +59,7 @@ export class PostgresDatabase {
     try {
       return await this.pool.query<R>(text, values);
     } catch (error) {
-      throw this.failure('could not be read or written', error);
+      throw this.failure(error);
     }
   }
 
@@ -76,7 +73,7 @@ export class PostgresDatabase {
     try {
       client = await this.pool.connect();
     } catch (error) {
-      throw this.failure('cannot be reached', error);
+      throw this.failure(error);
     }
     let broken: unknown;
     try {
@@ -88,7 +85,7 @@ export class PostgresDatabase {
       broken = error;
       await client.query('ROLLBACK').catch(() => undefined);
       if (error instanceof OverlayError || !(error instanceof Error) || !isDatabaseError(error)) throw error;
-      throw this.failure('could not be written', error);
+      throw this.failure(error);
     } finally {
       // A connection that failed mid-transaction is not given back for reuse.
       client.release(broken !== undefined && !(broken instanceof OverlayError) ? (broken as Error) : undefined);
@@ -124,7 +121,7 @@ export class PostgresDatabase {
     client.on('error', () => this.lost(client));
     client.on('end', () => this.lost(client));
     await client.connect();
-    await client.query(`LISTEN ${CHANGES_CHANNEL}`);
+    await client.query(`LISTEN ${CHANGES_CHANNEL}; LISTEN ${REVOCATIONS_CHANNEL}`);
     this.listener = client;
   }
 
@@ -145,9 +142,12 @@ export class PostgresDatabase {
     this.reconnecting = setTimeout(retry, RECONNECT_DELAYS_MS[0]).unref();
   }
 
-  private failure(what: string, error: unknown): OverlayError {
-    const reason = redactMessage(error instanceof Error ? error.message || (error as NodeJS.ErrnoException).code || error.name : String(error));
-    return new OverlayError(`the overlay database ${this.description} ${what}: ${reason}`, { cause: error });
+  /** Says whether the database is out of reach or refused the statement, credentials left out. */
+  private failure(error: unknown): OverlayError {
+    const message = error instanceof Error ? error.message || (error as NodeJS.ErrnoException).code || error.name : String(error);
+    const reason = redactMessage(message.replace(/^Error: /, ''));
+    const what = error instanceof pg.DatabaseError && !/^(57P|08)/.test(error.code ?? '') ? 'refused a statement' : 'cannot be reached';
+    return new OverlayError(`the overlay database ${this.description} ${what}: ${reason}; writes are refused until it answers again`, { cause: error });
   }
 }
 

@@ -3,7 +3,8 @@ import { OverlayError } from '../../domain/errors.js';
 import { unsafePathReason } from '../../domain/package/package-paths.js';
 import { overlayKey } from '../../domain/serving/overlay-key.js';
 import type { AppendLog, OverlayChange, OverlayFile, OverlayMount, OverlayStore, PackageOverlay } from '../../application/ports/overlay-store.js';
-import { CHANGES_CHANNEL, type PostgresDatabase } from './postgres-database.js';
+import type { PostgresDatabase } from './postgres-database.js';
+import { CHANGES_CHANNEL } from './postgres-schema.js';
 
 /** A notification: which overlay, whose change (`o`, the reactor's origin) and what changed. */
 interface ChangeNotice {

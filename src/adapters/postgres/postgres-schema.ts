@@ -34,6 +34,11 @@ const MIGRATIONS: readonly string[] = [
    );`,
 ];
 
+/** Notifications of every reactor on the database: which overlay changed, and how. */
+export const CHANGES_CHANNEL = 'pkg_overlay_changes';
+/** Logouts on one reactor, heard by every other reactor on the database. */
+export const REVOCATIONS_CHANNEL = 'pkg_session_revocations';
+
 /** The schema version this reactor reads and writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;
 

@@ -24,7 +24,6 @@ export interface AuthDependencies {
   crypto: AuthCrypto;
   passwords: PasswordHashes;
   provider: OAuth2Provider;
-  revocations: SessionRevocationStore;
 }
 
 export const SESSION_SECRET_FILE = 'session-secret';
@@ -61,14 +60,15 @@ export class ReactorAuth {
     this.credentialKey = dependencies.crypto.random(32);
   }
 
-  static async open(deployFile: string | undefined, workdir: string | undefined, dependencies: AuthDependencies): Promise<ReactorAuth> {
+  /** `revocations`: where logouts are kept, shared with every reactor that shares the overlay store. */
+  static async open(deployFile: string | undefined, workdir: string | undefined, dependencies: AuthDependencies, revocations: SessionRevocationStore): Promise<ReactorAuth> {
     let deploy: DeployConfig = { roles: {} };
     if (deployFile !== undefined) {
       const bytes = await dependencies.files.read(deployFile);
       if (bytes === undefined) throw new UsageError(`deploy file ${deployFile} does not exist`);
       deploy = normalizeDeploy(parseDocument(Buffer.from(bytes).toString('utf8'), deployFile), deployFile);
     }
-    return new ReactorAuth(deploy, deployFile, workdir, dependencies, await dependencies.revocations.open(workdir));
+    return new ReactorAuth(deploy, deployFile, workdir, dependencies, await revocations.open(workdir));
   }
 
   /** Whether cookies must carry `Secure`: the reactor is reached over https. */

@@ -1,3 +1,5 @@
+import type { SessionRevocationStore } from './session-revocations.js';
+
 /**
  * One dataset's operation log, which only grows. Where several reactors share one store,
  * each holds its own view of the log and catches up with what the others appended.
@@ -79,4 +81,21 @@ export interface OverlayStore {
   /** Every overlay the store holds for a workdir: what `pkg reactor overlay copy` moves. */
   list(workdir: string): Promise<OverlayMount[]>;
   close(): Promise<void>;
+}
+
+/** Where a reactor keeps its writes and its logouts: both in one place, as `--overlay` names it. */
+export interface OverlayBackend {
+  overlays: OverlayStore;
+  revocations: SessionRevocationStore;
+  /** Lets go of connections it opened. */
+  close(): Promise<void>;
+}
+
+export interface OverlayBackends {
+  /**
+   * Files in the reactor's workdir without a location; `postgres://user@host:port/db` is a
+   * database several reactors share. UsageError for anything else; OverlayError when the
+   * database cannot be used.
+   */
+  open(location: string | undefined): Promise<OverlayBackend>;
 }

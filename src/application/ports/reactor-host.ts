@@ -19,6 +19,8 @@ export interface ReactorSettings {
   cacheControl: string;
   /** Overlays and saved packages go here; without one, the host makes a temporary directory. */
   workdir?: string;
+  /** `postgres://...`: overlays and logouts live in this database, shared with other reactors (`--overlay`, `PKG_OVERLAY`). */
+  overlay?: string;
   store?: string;
   registry?: string;
   deploy?: string;
@@ -70,6 +72,8 @@ export interface RunningReactor {
   temporaryWorkdir: boolean;
   mounts: MountedPackage[];
   failures: MountFailure[];
+  /** The store writes are kept in when other reactors share it, credentials left out. */
+  sharedOverlay?: string;
   /** Things the operator should know that did not stop a mount (a torn overlay log line). */
   warnings: string[];
   /** Stops listening, closes every mount and removes the reactor's temporary files. */

@@ -36,6 +36,8 @@ export interface LoadOptions extends ServeOptions {
   constraint?: string;
   /** When given, the package and each of its dependencies must be signed by one of these keys. */
   trusted?: TrustedKeys;
+  /** Where writable packages keep their overlays; without one (or a workdir), nothing is writable. */
+  overlays?: OverlayStore;
   /** The mount path the package will have, by its name: its overlay belongs to that mount. `/` when absent. */
   mountPath?: (packageName: string) => string;
 }
@@ -65,7 +67,6 @@ export class LoadPackage {
     private readonly hasher: Hasher,
     private readonly verifier: PackageVerifier,
     private readonly budget: ByteBudget,
-    private readonly overlays: OverlayStore,
     private readonly security: LoadSecurity,
     private readonly dependencies?: LoadDependencies,
   ) {}
@@ -119,7 +120,7 @@ export class LoadPackage {
     try {
       const fromDependencies = tree ? await dependencyLayers(tree, readTombstones) : NO_DEPENDENCIES;
       const digests = new Map(Object.entries(model.security?.checksums ?? {}));
-      const overlay = options.workdir !== undefined && model.metadata.readOnly !== true ? await this.overlayOf(options.workdir, { path: options.mountPath?.(model.metadata.name) ?? '/', packageName: model.metadata.name }) : undefined;
+      const overlay = options.workdir !== undefined && options.overlays && model.metadata.readOnly !== true ? await this.overlayOf(options.overlays, options.workdir, { path: options.mountPath?.(model.metadata.name) ?? '/', packageName: model.metadata.name }) : undefined;
       // Closing the package closes its dependencies too.
       const served = tree ? new OwnedSource(source, () => tree.close()) : source;
       const pkg = new ServedPackage(served, model, this.hasher, this.budget, options, await readPackageLayers(source, model), digests, overlay, fromDependencies);
@@ -180,8 +181,8 @@ export class LoadPackage {
   }
 
   /** A writable package's overlay: the files and tombstones earlier runs wrote into this workdir. */
-  private async overlayOf(workdir: string, mount: OverlayMount): Promise<ServedPackage['overlay']> {
-    const files = await this.overlays.open(workdir, mount);
+  private async overlayOf(overlays: OverlayStore, workdir: string, mount: OverlayMount): Promise<ServedPackage['overlay']> {
+    const files = await overlays.open(workdir, mount);
     const layer = emptyLayer('overlay', { writable: true, exported: true });
     for (const file of await files.contentFiles()) layer.files.set(file.path, { ...file, key: file.path });
     for (const path of await files.tombstones()) layer.tombstones.add(path);

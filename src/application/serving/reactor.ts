@@ -19,15 +19,15 @@ import type { LoadOptions, LoadPackage } from './load-package.js';
 import { RequestLog } from './request-log.js';
 import { ReactorAuth, type AuthDependencies, type MountAuth } from '../auth/reactor-auth.js';
 import type { ServedPackage } from './served-package.js';
+import type { OverlayBackend, OverlayBackends } from '../ports/overlay-store.js';
+import { OverlaySync, type FollowedMount } from './overlay-sync.js';
 
 /** 1 MB: a write body beyond it answers 413, unless the reactor is told otherwise. */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
-export interface Mount {
+export interface Mount extends FollowedMount {
   prefix: string;
   location: string;
-  pkg: ServedPackage;
-  datasets: PackageDatasets;
   content: ContentWrites;
   /** Absent when the package neither enables authentication nor restricts a route. */
   auth?: MountAuth;
@@ -68,6 +68,8 @@ export interface ReactorDependencies {
   auth: AuthDependencies;
   /** For `--watch`; without one, nothing is watched. */
   watcher?: SourceWatcher;
+  /** Where writes and logouts are kept: the workdir, or the database `--overlay` names. */
+  stores: OverlayBackends;
 }
 
 /**
@@ -93,11 +95,15 @@ export class Reactor {
   /** Sources that did not load at start: the reactor serves the others, and is not ready. */
   private failures: readonly MountFailure[] = [];
 
+  private readonly sync = new OverlaySync();
+
   private constructor(
     readonly settings: ReactorSettings,
     private readonly dependencies: ReactorDependencies,
     readonly auth: ReactorAuth,
     private readonly trusted: TrustedKeys | undefined,
+    /** Where this reactor keeps writes; closed with it. */
+    readonly backend: OverlayBackend,
   ) {
     this.startedAt = dependencies.clock.now();
   }
@@ -110,7 +116,14 @@ export class Reactor {
    */
   static async start(requests: MountRequest[], settings: ReactorSettings, dependencies: ReactorDependencies): Promise<{ reactor: Reactor; failures: MountFailure[]; warnings: string[] }> {
     const trusted = settings.trust?.length ? await dependencies.signatures.trust(settings.trust) : undefined;
-    const reactor = new Reactor(settings, dependencies, await ReactorAuth.open(settings.deploy, settings.workdir, dependencies.auth), trusted);
+    const backend = await dependencies.stores.open(settings.overlay);
+    let reactor: Reactor;
+    try {
+      reactor = new Reactor(settings, dependencies, await ReactorAuth.open(settings.deploy, settings.workdir, dependencies.auth, backend.revocations), trusted, backend);
+    } catch (error) {
+      await backend.close();
+      throw error;
+    }
     const failures: MountFailure[] = [];
     const warnings: string[] = [];
     let positional = 0;
@@ -122,6 +135,7 @@ export class Reactor {
           cacheControl: settings.cacheControl,
           ...(settings.liveReload ? { liveReload: true } : {}),
           workdir: settings.workdir,
+          overlays: backend.overlays,
           keys: settings.keys,
           mountPath: (name) => normalizePrefix(request.prefix ?? (first ? '/' : name)),
           ...(trusted ? { trusted } : {}),
@@ -148,6 +162,7 @@ export class Reactor {
           const mount: Mount = { prefix, location: request.source, pkg, datasets, content: new ContentWrites(pkg, refusal), cors, ...(auth ? { auth } : {}) };
           reactor.mount(mount);
           reactor.recipes.set(mount, { options, lock });
+          reactor.sync.follow(mount);
         } catch (error) {
           await datasets?.close();
           await pkg.source.close();
@@ -168,6 +183,9 @@ export class Reactor {
       for (const mount of reactor.ordered) if (mount.pkg.source.kind === 'directory') reactor.watchers.push(dependencies.watcher.watch(mount.location, () => void reactor.reload(mount)));
     }
     reactor.failures = failures;
+    if (backend.overlays.shared && reactor.authEnabled() && reactor.auth.deploy.sessionSecret === undefined) {
+      warnings.push(`the overlay store (${backend.overlays.description}) is shared with other reactors, and deploy.json sets no sessionSecret: a session made here is refused by the others; set one in deploy.json`);
+    }
     return { reactor, failures, warnings };
   }
 
@@ -397,6 +415,7 @@ export class Reactor {
         mount.pkg = pkg;
         mount.datasets = datasets;
         mount.content.replace(pkg, refusal);
+        this.sync.follow(mount);
         for (const cache of [this.contentHashes, this.validations, this.lastValid, this.reloadProblems]) cache.delete(mount);
         await Promise.all([old.datasets.handOver(datasets), old.pkg.source.close()]).catch(() => undefined);
       });
@@ -414,8 +433,10 @@ export class Reactor {
 
   async close(): Promise<void> {
     for (const watcher of this.watchers.splice(0)) watcher.close();
+    this.sync.close();
     await Promise.all(this.ordered.map((mount) => Promise.all([mount.pkg.source.close(), mount.datasets.close()]).catch(() => undefined)));
     this.ordered.length = 0;
+    await this.backend.close();
   }
 }
 

@@ -55,8 +55,8 @@ function reactorDependencies(context: ResolutionContext): ReactorDependencies {
       crypto: context.get(PORT.AuthCrypto),
       passwords: context.get(PORT.PasswordHashes),
       provider: context.get(PORT.OAuth2Provider),
-      revocations: context.get(PORT.SessionRevocationStore),
     },
+    stores: context.get(PORT.OverlayBackends),
   };
 }
 
@@ -90,7 +90,6 @@ export const applicationModule = new ContainerModule(({ bind }) => {
       c.get(PORT.Hasher),
       c.get(PORT.PackageVerifier),
       c.get(SERVICE.ByteBudget),
-      c.get(PORT.OverlayStore),
       { signatures: c.get(SERVICE.SignatureCheck), wrappings: c.get(PORT.KeyWrappings), cipher: c.get(PORT.ContentCipher), files: c.get(PORT.FileWriter) },
       { loader: c.get(SERVICE.DependencyLoader), installer: c.get(USE_CASE.InstallPackage) },
     ),

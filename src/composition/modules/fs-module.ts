@@ -8,6 +8,7 @@ import { FsStoreDirectories } from '../../adapters/fs/fs-store-directory.js';
 import { FsWorkdirs } from '../../adapters/fs/fs-workdirs.js';
 import { LocalPackageOpener } from '../../adapters/fs/local-package-opener.js';
 import { PORT } from '../service-ids.js';
+import { SelectedOverlayBackends } from '../overlay-backends.js';
 import { templatesDirectory } from '../toolkit-root.js';
 
 /** The local file system: package directories, outputs, overlays, stores, workdirs, templates. */
@@ -16,6 +17,8 @@ export const fsModule = new ContainerModule(({ bind }) => {
   bind(PORT.DirectoryWriter).toDynamicValue(() => new FsDirectoryWriter()).inSingletonScope();
   bind(PORT.FileWriter).toDynamicValue(() => new FsFileWriter()).inSingletonScope();
   bind(PORT.OverlayStore).toDynamicValue(() => new FsOverlayStore()).inSingletonScope();
+  // The workdir's files unless `--overlay` names a database.
+  bind(PORT.OverlayBackends).toDynamicValue((c) => new SelectedOverlayBackends({ overlays: c.get(PORT.OverlayStore), revocations: c.get(PORT.SessionRevocationStore) })).inSingletonScope();
   bind(PORT.StoreDirectories).toDynamicValue(() => new FsStoreDirectories()).inSingletonScope();
   bind(PORT.PackageTemplates).toDynamicValue(() => new FsPackageTemplates(templatesDirectory())).inSingletonScope();
   bind(PORT.Workdirs).toDynamicValue(() => new FsWorkdirs()).inSingletonScope();

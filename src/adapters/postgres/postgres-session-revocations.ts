@@ -1,0 +1,55 @@
+import type { SessionRevocationStore, SessionRevocations } from '../../application/ports/session-revocations.js';
+import type { PostgresDatabase } from './postgres-database.js';
+import { REVOCATIONS_CHANNEL } from './postgres-schema.js';
+
+/**
+ * Revocations in the database several reactors share, so a session ended on one is ended
+ * on all: each reactor holds them in memory (a session check must not wait on the
+ * database), loaded at start, told of each new one, and read again after a lost connection.
+ */
+export class PostgresSessionRevocationStore implements SessionRevocationStore {
+  constructor(
+    private readonly database: PostgresDatabase,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async open(): Promise<SessionRevocations> {
+    const revocations = new SharedRevocations(this.database, this.now);
+    await revocations.load();
+    this.database.on(REVOCATIONS_CHANNEL, (id) => revocations.heard(id));
+    this.database.onReconnect(() => void revocations.load().catch(() => undefined));
+    return revocations;
+  }
+}
+
+class SharedRevocations implements SessionRevocations {
+  private readonly ids = new Set<string>();
+
+  constructor(
+    private readonly database: PostgresDatabase,
+    private readonly now: () => number,
+  ) {}
+
+  async load(): Promise<void> {
+    const { rows } = await this.database.query<{ id: string }>('SELECT id FROM pkg_revoked_sessions WHERE until_ms > $1', [this.now()]);
+    for (const row of rows) this.ids.add(row.id);
+  }
+
+  has(id: string): boolean {
+    return this.ids.has(id);
+  }
+
+  heard(id: string): void {
+    this.ids.add(id);
+  }
+
+  async revoke(id: string, until: number): Promise<void> {
+    await this.database.transaction(async (client) => {
+      // Kept until the session would have expired anyway; the expired ones go as new ones come.
+      await client.query('DELETE FROM pkg_revoked_sessions WHERE until_ms <= $1', [this.now()]);
+      await client.query('INSERT INTO pkg_revoked_sessions (id, until_ms) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET until_ms = EXCLUDED.until_ms', [id, until]);
+      await client.query('SELECT pg_notify($1, $2)', [REVOCATIONS_CHANNEL, id]);
+    });
+    this.ids.add(id);
+  }
+}

@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { PostgresDatabase } from '../../src/adapters/postgres/postgres-database.js';
+import { PostgresOverlayStore } from '../../src/adapters/postgres/postgres-overlay-store.js';
+import { SCHEMA_VERSION } from '../../src/adapters/postgres/postgres-schema.js';
+import { PostgresSessionRevocationStore } from '../../src/adapters/postgres/postgres-session-revocations.js';
+import { OverlayError } from '../../src/domain/errors.js';
+import { describeOverlayStoreContract } from '../contracts/overlay-store.contract.js';
+import { startPostgres, type TestPostgres } from '../support/postgres.js';
+
+let postgres: TestPostgres;
+beforeAll(async () => {
+  postgres = await startPostgres();
+}, 60_000);
+afterAll(() => postgres?.stop());
+
+describeOverlayStoreContract(
+  'PostgresOverlayStore',
+  async () => {
+    const url = postgres.url(await postgres.createDatabase());
+    const store = new PostgresOverlayStore(await PostgresDatabase.connect(url));
+    return { store, workdir: '/unused', url, dispose: () => store.close() };
+  },
+  {
+    // Another reactor: its own connections to the same database.
+    elsewhere: async (subject) => {
+      const store = new PostgresOverlayStore(await PostgresDatabase.connect((subject as { url?: string }).url!));
+      return { store, dispose: () => store.close() };
+    },
+    wholeLinesOnly: true,
+  },
+);
+
+describe('PostgresSessionRevocationStore', () => {
+  const HOUR = 3600_000;
+  const NOW = Date.parse('2026-06-01T00:00:00Z');
+
+  it('ends a session on every reactor of the database, durably, and keeps a revocation only until the session would have expired', async () => {
+    const url = postgres.url(await postgres.createDatabase());
+    const databases = await Promise.all([PostgresDatabase.connect(url), PostgresDatabase.connect(url)]);
+    try {
+      const [here, there] = await Promise.all(databases.map((database) => new PostgresSessionRevocationStore(database, () => NOW).open()));
+      await here!.revoke('session-a', NOW + HOUR);
+      expect(here!.has('session-a')).toBe(true);
+      for (let waited = 0; !there!.has('session-a') && waited < 5000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(there!.has('session-a')).toBe(true);
+      expect(there!.has('session-b')).toBe(false);
+      await there!.revoke('session-old', NOW - 1);
+      // A reactor started later reads them from the database; one that expired is gone.
+      const later = await PostgresDatabase.connect(url);
+      try {
+        const opened = await new PostgresSessionRevocationStore(later, () => NOW).open();
+        expect(opened.has('session-a')).toBe(true);
+        expect(opened.has('session-old')).toBe(false);
+      } finally {
+        await later.close();
+      }
+    } finally {
+      await Promise.all(databases.map((database) => database.close()));
+    }
+  });
+});
+
+describe('PostgresDatabase', () => {
+  it('migrates once when several reactors start at the same moment, and refuses a database a newer reactor migrated', async () => {
+    const url = postgres.url(await postgres.createDatabase());
+    const started = await Promise.all(Array.from({ length: 6 }, () => PostgresDatabase.connect(url)));
+    try {
+      const { rows } = await started[0]!.query<{ version: number }>('SELECT version FROM pkg_schema');
+      expect(rows).toEqual([{ version: SCHEMA_VERSION }]);
+      await started[0]!.query('UPDATE pkg_schema SET version = $1', [SCHEMA_VERSION + 1]);
+      await expect(PostgresDatabase.connect(url)).rejects.toThrow(/schema version \d+, and this reactor knows versions up to \d+: upgrade this reactor/);
+    } finally {
+      await Promise.all(started.map((database) => database.close()));
+    }
+  });
+
+  it('names the database without its password when it cannot be reached', async () => {
+    const error = await PostgresDatabase.connect(`postgres://pkg:hunter2@127.0.0.1:${postgres.port}/no_such_database`).catch((failure: unknown) => failure);
+    expect(error).toBeInstanceOf(OverlayError);
+    expect((error as Error).message).toContain('postgres://***@127.0.0.1:');
+    expect((error as Error).message).not.toContain('hunter2');
+  });
+});

@@ -1,0 +1,116 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import request from 'supertest';
+import { PORT } from '../../src/composition/service-ids.js';
+import { MemoryOpener } from '../fakes/memory-package-opener.js';
+import { demoPackage } from '../support/demo-package.js';
+import { productionContainer, swap } from '../support/production-container.js';
+import { startReactorIn } from '../support/reactor-fixture.js';
+import { temporaryDirectory } from '../support/paths.js';
+import { startPostgres, type TestPostgres } from '../support/postgres.js';
+
+const site = demoPackage({
+  'content/index.html': '<p>base</p>',
+  'data/posts.json': JSON.stringify([{ id: 'first', title: 'First' }]),
+  'storage.json': JSON.stringify({ storage: { dataSets: { posts: { source: 'data/posts.json' } } } }),
+});
+
+type Fixture = Awaited<ReturnType<typeof startReactorIn>>;
+let postgres: TestPostgres;
+let url: string;
+const workdirs = [temporaryDirectory('cap-shared-a-'), temporaryDirectory('cap-shared-b-')];
+let reactors: Fixture[] = [];
+const http = (index: number) => request(reactors[index]!.http);
+
+/** Two reactors with workdirs of their own, on one database: as two machines behind a load balancer. */
+async function startBoth(): Promise<void> {
+  reactors = await Promise.all(workdirs.map((workdir) => startReactorIn(productionContainer(swap(PORT.PackageOpener, new MemoryOpener().add('site', site))), [{ source: 'site' }], { workdir: workdir.path, overlay: url })));
+}
+
+beforeAll(async () => {
+  postgres = await startPostgres();
+  url = postgres.url(await postgres.createDatabase());
+  await startBoth();
+}, 60_000);
+afterAll(async () => {
+  await Promise.all(reactors.map((reactor) => reactor.stop()));
+  await postgres?.stop();
+  for (const workdir of workdirs) workdir.remove();
+});
+
+/** Requests spread over both reactors, as a load balancer spreads them; both must list everything the other acknowledged. */
+describe('two reactors on one PostgreSQL overlay store', () => {
+  it('lists on both every item of concurrent POSTs split between them', async () => {
+    const posts = Array.from({ length: 200 }, (_, i) => http(i % 2).post('/api/v1/data/posts').send({ title: `post ${i}` }));
+    const answers = await Promise.all(posts);
+    expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 201));
+    const ids = new Set(answers.map((answer) => answer.body.id as string));
+    expect(ids.size).toBe(200);
+    for (const index of [0, 1]) {
+      const listed = (await http(index).get('/api/v1/data/posts?limit=1000').expect(200)).body as Array<{ id: string }>;
+      expect(listed).toHaveLength(201);
+      for (const id of ids) expect(listed.some((item) => item.id === id)).toBe(true);
+    }
+  });
+
+  it('lets the database decide a duplicate id: of two concurrent creates on two reactors, one is 201 and one 409', async () => {
+    for (let round = 0; round < 10; round++) {
+      const both = await Promise.all([0, 1].map((index) => http(index).post('/api/v1/data/posts').send({ id: `same-${round}`, title: 'x' })));
+      expect(both.map((answer) => answer.status).sort()).toEqual([201, 409]);
+    }
+  });
+
+  it('serves a content PUT on one reactor from the other on the next request, and a DELETE there is a 404 here', async () => {
+    await http(0).put('/notes/shared.txt').set('Content-Type', 'text/plain').send('written on A').expect(200);
+    expect((await http(1).get('/notes/shared.txt').expect(200)).text).toBe('written on A');
+    await http(1).put('/notes/shared.txt').set('Content-Type', 'text/plain').send('rewritten on B').expect(200);
+    expect((await http(0).get('/notes/shared.txt').expect(200)).text).toBe('rewritten on B');
+    await http(1).delete('/notes/shared.txt').expect(204);
+    await http(0).get('/notes/shared.txt').expect(404);
+    await http(0).delete('/index.html').expect(204);
+    await http(1).get('/index.html').expect(404);
+  });
+
+  it('serves an item written on one reactor from the other at once, with its ETag, and PUT and DELETE there', async () => {
+    const created = (await http(0).post('/api/v1/data/posts').send({ id: 'both', title: 'v1' }).expect(201)).body;
+    expect(created.id).toBe('both');
+    const there = await http(1).get('/api/v1/data/posts/both').expect(200);
+    await http(1).put('/api/v1/data/posts/both').set('If-Match', there.headers.etag!).send({ title: 'v2' }).expect(200);
+    expect((await http(0).get('/api/v1/data/posts/both').expect(200)).body.title).toBe('v2');
+    await http(0).delete('/api/v1/data/posts/both').set('If-Match', there.headers.etag!).expect(412);
+    await http(0).delete('/api/v1/data/posts/both').expect(204);
+    await http(1).get('/api/v1/data/posts/both').expect(404);
+  });
+
+  it('starts again with every write: new reactors on the same database read the same state', async () => {
+    const before = (await http(0).get('/api/v1/data/posts?limit=1000').expect(200)).body;
+    await Promise.all(reactors.map((reactor) => reactor.stop()));
+    await startBoth();
+    for (const index of [0, 1]) expect((await http(index).get('/api/v1/data/posts?limit=1000').expect(200)).body).toEqual(before);
+    await http(1).get('/index.html').expect(404);
+  });
+
+  it('answers writes 503 with a clear error while the database is away, acknowledges none, and recovers by itself', async () => {
+    await postgres.halt();
+    try {
+      const refused = await http(0).post('/api/v1/data/posts').send({ id: 'during-outage', title: 'x' });
+      expect(refused.status).toBe(503);
+      expect(refused.body.error.code).toBe('OVERLAY');
+      expect(refused.body.error.message).toMatch(/overlay database postgres:\/\/\*\*\*@127\.0\.0\.1:\d+\/test_\d+ cannot be reached/);
+      await http(1).put('/notes/outage.txt').set('Content-Type', 'text/plain').send('x').expect(503);
+      // Reads answer from memory meanwhile.
+      await http(1).get('/api/v1/data/posts/first').expect(200);
+    } finally {
+      await postgres.restart();
+    }
+    await http(0).post('/api/v1/data/posts').send({ id: 'after-outage', title: 'x' }).expect(201);
+    // The listening connection came back too: what one writes, the other serves.
+    for (let waited = 0; waited < 10_000; waited += 100) {
+      if ((await http(1).get('/api/v1/data/posts/after-outage')).status === 200) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await http(1).get('/api/v1/data/posts/after-outage').expect(200);
+    await http(1).post('/api/v1/data/posts').send({ id: 'after-outage-b', title: 'x' }).expect(201);
+    await http(0).get('/api/v1/data/posts/after-outage-b').expect(200);
+    await http(0).get('/api/v1/data/posts/during-outage').expect(404);
+  }, 30_000);
+});
