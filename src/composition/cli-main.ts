@@ -34,6 +34,7 @@ const status = await runCli(hideBin(process.argv), {
     diff: lazily(USE_CASE.DiffPackages),
   },
   reactor: lazily(PORT.ReactorHost),
+  copyOverlays: lazily(USE_CASE.CopyOverlays),
   install: lazily(USE_CASE.InstallPackage),
   init: lazily(USE_CASE.InitPackage),
   indexRegistry: lazily(USE_CASE.IndexRegistry),

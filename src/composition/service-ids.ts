@@ -39,6 +39,7 @@ import type { ValidatePackage } from '../application/use-cases/validate-package.
 import type { InspectPackage } from '../application/use-cases/inspect-package.js';
 import type { TestPackage } from '../application/use-cases/test-package.js';
 import type { SavePackage } from '../application/use-cases/save-package.js';
+import type { CopyOverlays } from '../application/use-cases/copy-overlays.js';
 import type { SignPackage } from '../application/use-cases/sign-package.js';
 import type { VerifySignature } from '../application/use-cases/verify-signature.js';
 import type { EncryptPackage } from '../application/use-cases/encrypt-package.js';
@@ -117,6 +118,7 @@ export const USE_CASE = {
   InspectPackage: id<InspectPackage>('InspectPackage'),
   TestPackage: id<TestPackage>('TestPackage'),
   SavePackage: id<SavePackage>('SavePackage'),
+  CopyOverlays: id<CopyOverlays>('CopyOverlays'),
   SignPackage: id<SignPackage>('SignPackage'),
   VerifySignature: id<VerifySignature>('VerifySignature'),
   EncryptPackage: id<EncryptPackage>('EncryptPackage'),

@@ -101,6 +101,10 @@ export function describeOverlayStoreContract(name: string, makeSubject: () => Pr
       await log.close();
       expect(text(await overlay.readLog('items'))).toBe(LINE + LINE.replace('1', '2'));
       expect(await overlay.readLog('other')).toEqual(new Uint8Array());
+      const second = await overlay.openLog('another', 0);
+      await second.append(() => bytes(LINE));
+      await second.close();
+      expect(await overlay.logs()).toEqual(['another', 'items']);
     });
 
     if (!sharing?.wholeLinesOnly) {

@@ -39,7 +39,7 @@ export class MemoryOverlayStore implements OverlayStore {
 
 export class MemoryPackageOverlay implements PackageOverlay {
   readonly files = new Map<string, Uint8Array>();
-  readonly logs = new Map<string, Uint8Array>();
+  readonly logBytes = new Map<string, Uint8Array>();
   tombstoneList: string[] = [];
   private readonly listeners = new Set<(change: OverlayChange) => void>();
 
@@ -90,16 +90,20 @@ export class MemoryPackageOverlay implements PackageOverlay {
   }
 
   async readLog(dataset: string): Promise<Uint8Array> {
-    return this.logs.get(dataset) ?? new Uint8Array();
+    return this.logBytes.get(dataset) ?? new Uint8Array();
+  }
+
+  async logs(): Promise<string[]> {
+    return [...this.logBytes.keys()].filter((dataset) => this.logBytes.get(dataset)!.length > 0).sort();
   }
 
   async openLog(dataset: string, length: number): Promise<AppendLog> {
-    const current = this.logs.get(dataset) ?? new Uint8Array();
+    const current = this.logBytes.get(dataset) ?? new Uint8Array();
     if (current.subarray(length).includes(0x0a)) throw new OverlayError(`the log of ${dataset} holds operations written after it was read`);
-    this.logs.set(dataset, current.subarray(0, length));
+    this.logBytes.set(dataset, current.subarray(0, length));
     let seen = length;
     const appended = () => {
-      const log = this.logs.get(dataset) ?? new Uint8Array();
+      const log = this.logBytes.get(dataset) ?? new Uint8Array();
       const news = log.slice(seen, log.lastIndexOf(0x0a) + 1);
       seen += news.length;
       return news;
@@ -109,11 +113,11 @@ export class MemoryPackageOverlay implements PackageOverlay {
         if (this.store.appendDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.store.appendDelayMs));
         if (this.store.failAppends) throw new Error('append failed');
         const bytes = decide(appended());
-        const current = this.logs.get(dataset)!;
+        const current = this.logBytes.get(dataset)!;
         const next = new Uint8Array(current.length + bytes.length);
         next.set(current);
         next.set(bytes, current.length);
-        this.logs.set(dataset, next);
+        this.logBytes.set(dataset, next);
         seen = next.length;
         if (bytes.length > 0) this.emit({ kind: 'data', dataset });
       },
@@ -124,7 +128,7 @@ export class MemoryPackageOverlay implements PackageOverlay {
 
   /** The log as text, for assertions. */
   logText(dataset: string): string {
-    return new TextDecoder().decode(this.logs.get(dataset) ?? new Uint8Array());
+    return new TextDecoder().decode(this.logBytes.get(dataset) ?? new Uint8Array());
   }
 }
 

@@ -40,25 +40,9 @@ export interface StaticHttps {
  */
 export async function startNginx(options: { root: string; workdir: string; cert: string; key: string; locations?: string }): Promise<StaticHttps> {
   const { root, workdir, cert, key } = options;
-  const temp = join(workdir, 'nginx');
-  mkdirSync(temp, { recursive: true });
   const port = await freePort();
-  const conf = join(temp, 'nginx.conf');
-  writeFileSync(
-    conf,
-    `daemon off;
-master_process off;
-pid ${temp}/nginx.pid;
-error_log ${temp}/error.log;
-events { worker_connections 64; }
-http {
-  access_log off;
-  client_body_temp_path ${temp}/body;
-  proxy_temp_path ${temp}/proxy;
-  fastcgi_temp_path ${temp}/fastcgi;
-  uwsgi_temp_path ${temp}/uwsgi;
-  scgi_temp_path ${temp}/scgi;
-  types { application/json json; application/vnd.pkg.package cap; }
+  const nginx = await runNginx(
+    `  types { application/json json; application/vnd.pkg.package cap; }
   default_type application/octet-stream;
   server {
     listen 127.0.0.1:${port} ssl;
@@ -66,7 +50,36 @@ http {
     ssl_certificate_key ${key};
     root ${root};
 ${options.locations ?? ''}
-  }
+  }`,
+    workdir,
+    port,
+  );
+  return { url: `https://127.0.0.1:${port}`, port, stop: nginx.stop };
+}
+
+/**
+ * nginx in the foreground as a child of the test, with `http` (the inside of its http
+ * block) and every path it writes inside `workdir`; resolves once `port` accepts.
+ */
+export async function runNginx(http: string, workdir: string, port: number): Promise<{ stop(): Promise<void> }> {
+  const temp = join(workdir, 'nginx');
+  mkdirSync(temp, { recursive: true });
+  const conf = join(temp, 'nginx.conf');
+  writeFileSync(
+    conf,
+    `daemon off;
+master_process off;
+pid ${temp}/nginx.pid;
+error_log ${temp}/error.log;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  client_body_temp_path ${temp}/body;
+  proxy_temp_path ${temp}/proxy;
+  fastcgi_temp_path ${temp}/fastcgi;
+  uwsgi_temp_path ${temp}/uwsgi;
+  scgi_temp_path ${temp}/scgi;
+${http}
 }
 `,
   );
@@ -83,8 +96,6 @@ ${options.locations ?? ''}
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return {
-    url: `https://127.0.0.1:${port}`,
-    port,
     stop: async () => {
       if (child.exitCode === null) child.kill('SIGQUIT');
       await exited;

@@ -5,6 +5,7 @@ import { reportError } from './error-reporter.js';
 import { packageCommands, type PackageUseCases } from './package-commands.js';
 import { reactorCommands } from './reactor-commands.js';
 import type { ReactorHost } from '../../application/ports/reactor-host.js';
+import type { CopyOverlays } from '../../application/use-cases/copy-overlays.js';
 import type { InstallPackage } from '../../application/use-cases/install-package.js';
 import { installCommand, registryCommands, searchCommand, uninstallCommand } from './registry-commands.js';
 import type { UninstallPackage } from '../../application/use-cases/uninstall-package.js';
@@ -21,6 +22,7 @@ export interface CliDependencies {
   output: CliOutput;
   package: PackageUseCases;
   reactor: Lazy<ReactorHost>;
+  copyOverlays: Lazy<CopyOverlays>;
   install: Lazy<InstallPackage>;
   init: Lazy<InitPackage>;
   indexRegistry: Lazy<IndexRegistry>;
@@ -60,7 +62,7 @@ function commandLine(args: string[], dependencies: CliDependencies, exit: (code:
     .command('package', 'Work with one package: pack, unpack, validate, test, sign, verify-signature, encrypt, decrypt, info, manifest, routes, metadata, storage, push', (y) =>
       packageCommands(y, dependencies.package, output, exit),
     )
-    .command('reactor', 'Run the reactor HTTP server: serve', (y) => reactorCommands(y, dependencies.reactor, output))
+    .command('reactor', 'Run the reactor HTTP server: serve; move its overlays: overlay copy', (y) => reactorCommands(y, dependencies.reactor, dependencies.copyOverlays, output))
     .command(installCommand(dependencies.install, output))
     .command(initCommand(dependencies.init, output))
     .command(registryCommands(dependencies.indexRegistry, output))

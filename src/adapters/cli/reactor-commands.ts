@@ -15,13 +15,16 @@ import { TRUST_OPTION, readTrustFiles } from './trust-option.js';
 import { readDecryptionKeys } from './signing-commands.js';
 import { readUserFile } from './user-files.js';
 import type { Lazy } from './lazy.js';
+import type { CopyOverlays } from '../../application/use-cases/copy-overlays.js';
+import { overlayCommands } from './overlay-commands.js';
 
 export const DEFAULT_PORT = 8864;
 export const DEFAULT_CACHE_CONTROL = 'public, max-age=31536000';
 
 
-export function reactorCommands(yargs: Argv, host: Lazy<ReactorHost>, output: CliOutput): Argv {
+export function reactorCommands(yargs: Argv, host: Lazy<ReactorHost>, copyOverlays: Lazy<CopyOverlays>, output: CliOutput): Argv {
   return yargs
+    .command('overlay', 'Work with the overlays that keep a reactor\'s writes: copy', (y) => overlayCommands(y, copyOverlays, output))
     .command(
       'serve [sources..]',
       'Serve packages over HTTP: the first source at /, each further one at /<name>/',

@@ -12,6 +12,8 @@ import { overlayKey, overlayMountOf } from '../../domain/serving/overlay-key.js'
  * `overlays/<mount key>/content/...`, `overlays/<mount key>/content/.pkg-tombstones` and
  * `overlays/<mount key>/data/<dataset>.log.jsonl`.
  */
+const LOG_SUFFIX = '.log.jsonl';
+
 export class FsOverlayStore implements OverlayStore {
   readonly description = 'files in the workdir';
   readonly shared = false;
@@ -147,6 +149,15 @@ class FsPackageOverlay implements PackageOverlay {
     }
   }
 
+  async logs(): Promise<string[]> {
+    try {
+      return (await readdir(this.data)).filter((name) => name.endsWith(LOG_SUFFIX)).map((name) => name.slice(0, -LOG_SUFFIX.length)).sort();
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw overlayError(`cannot read ${this.data}`, error);
+    }
+  }
+
   async openLog(dataset: string, length: number): Promise<AppendLog> {
     const path = this.logPath(dataset);
     await mkdir(dirname(path), { recursive: true });
@@ -177,7 +188,7 @@ class FsPackageOverlay implements PackageOverlay {
   }
 
   private logPath(dataset: string): string {
-    return join(this.data, `${dataset}.log.jsonl`);
+    return join(this.data, dataset + LOG_SUFFIX);
   }
 }
 

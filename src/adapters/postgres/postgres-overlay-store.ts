@@ -146,6 +146,11 @@ class PostgresPackageOverlay implements PackageOverlay {
     return joinLines((await this.lines(dataset, 0n)).map((row) => row.line));
   }
 
+  async logs(): Promise<string[]> {
+    const { rows } = await this.database.query<{ dataset: string }>('SELECT DISTINCT dataset FROM pkg_overlay_operations WHERE overlay = $1 ORDER BY dataset', [this.id]);
+    return rows.map((row) => row.dataset);
+  }
+
   async openLog(dataset: string, length: number): Promise<AppendLog> {
     // The position after `length` bytes: lines appended since by other reactors come later.
     let read = 0;

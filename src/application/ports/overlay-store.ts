@@ -48,6 +48,8 @@ export interface PackageOverlay {
   tombstones(): Promise<string[]>;
   /** The log's bytes, empty when there is none yet. */
   readLog(dataset: string): Promise<Uint8Array>;
+  /** The datasets that have a log here. */
+  logs(): Promise<string[]>;
   /**
    * Opens the log for appends, positioned after its first `length` bytes (what was read at
    * load). Bytes past them may only be a torn last line left by a crash, and are cut where

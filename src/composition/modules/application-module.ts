@@ -20,6 +20,7 @@ import { InspectPackage } from '../../application/use-cases/inspect-package.js';
 import { InstallPackage } from '../../application/use-cases/install-package.js';
 import { PackPackage } from '../../application/use-cases/pack-package.js';
 import { PushPackage } from '../../application/use-cases/push-package.js';
+import { CopyOverlays } from '../../application/use-cases/copy-overlays.js';
 import { SavePackage } from '../../application/use-cases/save-package.js';
 import { SearchRegistry } from '../../application/use-cases/search-registry.js';
 import { SignPackage } from '../../application/use-cases/sign-package.js';
@@ -103,6 +104,7 @@ export const applicationModule = new ContainerModule(({ bind }) => {
   single(USE_CASE.InspectPackage, (c) => new InspectPackage(c.get(PORT.PackageOpener), c.get(SERVICE.SignatureCheck), c.get(SERVICE.DependencyLoader)));
   single(USE_CASE.TestPackage, (c) => new TestPackage(c.get(PORT.PackageOpener), c.get(PORT.ReactorHost), c.get(PORT.HttpProbe), c.get(PORT.SchemaValidator)));
   single(USE_CASE.SavePackage, (c) => new SavePackage(c.get(USE_CASE.PackPackage)));
+  single(USE_CASE.CopyOverlays, (c) => new CopyOverlays(c.get(PORT.OverlayBackends), c.get(PORT.Workdirs)));
   single(USE_CASE.SignPackage, (c) => new SignPackage(c.get(PORT.PackageOpener), c.get(PORT.SignatureSchemes), c.get(SERVICE.PackPipeline), c.get(PORT.FileWriter), c.get(PORT.Hasher)));
   single(USE_CASE.VerifySignature, (c) => new VerifySignature(c.get(PORT.PackageOpener), c.get(SERVICE.SignatureCheck)));
   single(USE_CASE.EncryptPackage, (c) =>

@@ -147,7 +147,7 @@ describe('datasets', () => {
 
   it('a torn last log line is dropped with a warning and cut off at the first write', async () => {
     const { store, overlay } = await load();
-    overlay.logs.set('items', new TextEncoder().encode('{"op":"delete","id":"a"}\n{"op":"create","id":"q","item":{"n'));
+    overlay.logBytes.set('items', new TextEncoder().encode('{"op":"delete","id":"a"}\n{"op":"create","id":"q","item":{"n'));
     const again = await load(store);
     expect(again.warnings).toEqual([expect.stringMatching(/items\.log\.jsonl: ignored a torn last line/)]);
     expect(again.datasets.get('items').collection().items).toEqual([{ id: 'b', n: 2 }]);

@@ -1,0 +1,43 @@
+import { resolve } from 'node:path';
+import type { Argv } from 'yargs';
+import type { CopyOverlays, OverlayPlace } from '../../application/use-cases/copy-overlays.js';
+import { redactCredentials } from '../../domain/dependencies/registry-reference.js';
+import type { CliOutput } from './cli-output.js';
+import type { Lazy } from './lazy.js';
+
+const DATABASE_URL = /^postgres(ql)?:\/\//i;
+
+/** `pkg reactor overlay copy <from> <to>`: a workdir's overlays into a database several reactors share, or back. */
+export function overlayCommands(yargs: Argv, copyOverlays: Lazy<CopyOverlays>, output: CliOutput): Argv {
+  return yargs
+    .command(
+      'copy <from> <to>',
+      'Copy every mount\'s overlay (written files, tombstones, dataset logs) from a workdir or a postgres:// database into another, which must hold none yet. Stop the reactors on both first.',
+      (y) =>
+        y
+          .positional('from', { type: 'string', demandOption: true, describe: 'a reactor\'s workdir, or postgres://user@host:port/database' })
+          .positional('to', { type: 'string', demandOption: true, describe: 'a workdir, or postgres://user@host:port/database' })
+          .example('$0 reactor overlay copy ./work postgres://pkg@db:5432/site', 'one reactor\'s writes into the database several will share')
+          .example('$0 reactor overlay copy postgres://pkg@db:5432/site ./work', 'and back'),
+      async (argv) => {
+        const from = place(argv.from);
+        const to = place(argv.to);
+        const copied = await copyOverlays().execute(from, to);
+        for (const { mount, files, tombstones, operations } of copied) {
+          const logs = Object.entries(operations).map(([dataset, count]) => `${dataset} ${count} operation${count === 1 ? '' : 's'}`);
+          output.out(`${mount.path} (${mount.packageName}): ${files} file${files === 1 ? '' : 's'}, ${tombstones} tombstone${tombstones === 1 ? '' : 's'}${logs.length ? `, ${logs.join(', ')}` : ''}`);
+        }
+        output.out(`Copied ${copied.length} overlay${copied.length === 1 ? '' : 's'} from ${describe(from)} to ${describe(to)}`);
+      },
+    )
+    .demandCommand(1, 'name an overlay command')
+    .strict();
+}
+
+function place(argument: string): OverlayPlace {
+  return DATABASE_URL.test(argument) ? { overlay: argument, workdir: '' } : { workdir: resolve(argument) };
+}
+
+function describe(place: OverlayPlace): string {
+  return place.overlay === undefined ? place.workdir : redactCredentials(place.overlay);
+}
