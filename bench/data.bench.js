@@ -16,8 +16,8 @@ const CONNECTIONS = process.env.BENCH_CONNECTIONS ?? '4';
 
 const SIZES = [1_000, 100_000];
 const SCRIPT = join(ROOT, 'bench/lua/items.lua');
-const JSON_SERVER = join(ROOT, 'node_modules/json-server/lib/cli/bin.js');
-const COLLECTION = '/api/v1/data/items';
+export const JSON_SERVER = join(ROOT, 'node_modules/json-server/lib/cli/bin.js');
+export const COLLECTION = '/api/v1/data/items';
 const REACTOR_QUERY = 'active=true&sort=-score&limit=20';
 const JSON_SERVER_QUERY = 'active=true&_sort=score&_order=desc&_limit=20';
 const WORDS = 'package content reactor layer route dataset manifest signature archive verify serve mount overlay schema version registry'.split(' ');
@@ -27,7 +27,7 @@ const WORDS = 'package content reactor layer route dataset manifest signature ar
  * without one, wrk's own count of 4xx and 5xx is used. Either way, more than 1% of
  * failed requests (or any socket error) makes the measurement worthless, so it throws.
  */
-function wrk(url, scriptArgs, duration = DURATION) {
+export function wrk(url, scriptArgs, duration = DURATION) {
   const args = ['-t1', `-c${CONNECTIONS}`, `-d${duration}`, '--timeout', '10s'];
   if (scriptArgs) args.push('-s', SCRIPT, url, '--', ...scriptArgs);
   else args.push(url);
@@ -52,7 +52,7 @@ function itemOf(n) {
 }
 
 /** A package directory with `size` items, and the same items as a json-server db. */
-function makeFixture(size) {
+export function makeFixture(size) {
   // v2: items carry `active` and `score`, which the query measurement filters and sorts on.
   const pkg = join(OUT, `data-fixture-v2-${size}`);
   const db = join(OUT, `data-fixture-v2-${size}.db.json`);

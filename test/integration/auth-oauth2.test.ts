@@ -9,7 +9,7 @@ import { Sessions } from '../../src/application/auth/sessions.js';
 import { MemoryOpener } from '../fakes/memory-package-opener.js';
 import { VALID_METADATA, demoPackage } from '../support/demo-package.js';
 import { MemorySessionRevocations } from '../fakes/memory-session-revocations.js';
-import { startBrokenEndpoint, startProvider } from '../support/oauth2-provider.js';
+import { setCookies, signInAt, startBrokenEndpoint, startLoginAt, startProvider } from '../support/oauth2-provider.js';
 import { startReactor } from '../support/reactor-fixture.js';
 import { swap } from '../support/production-container.js';
 import { PORT } from '../../src/composition/service-ids.js';
@@ -46,32 +46,12 @@ function writeDeploy(name: string, deploy: Record<string, unknown>): string {
   return file;
 }
 
-/** The cookies a response sets, by name: value and attributes. */
-function setCookies(response: request.Response): Map<string, { value: string; attributes: string }> {
-  const cookies = new Map<string, { value: string; attributes: string }>();
-  const header = response.headers['set-cookie'] as unknown as string[] | undefined;
-  for (const line of header ?? []) {
-    const [pair, ...attributes] = line.split('; ');
-    const equals = pair!.indexOf('=');
-    cookies.set(pair!.slice(0, equals), { value: decodeURIComponent(pair!.slice(equals + 1)), attributes: attributes.join('; ') });
-  }
-  return cookies;
-}
-
-/** /auth/login, then the provider's /authorize: the callback path with its query, and the state cookie. */
-async function startLogin(http = fixture.http, returnTo = '/admin.html'): Promise<{ callback: string; stateCookie: string; authorize: URL }> {
-  const login = await request(http).get(`/auth/login?returnTo=${encodeURIComponent(returnTo)}`).expect(302);
-  const authorize = new URL(login.headers.location!);
-  const stateCookie = setCookies(login).get('pkg_oauth_state')!.value;
-  const answer = await fetch(authorize, { redirect: 'manual' });
-  const back = new URL(answer.headers.get('location')!);
-  return { callback: `${back.pathname}${back.search}`, stateCookie, authorize };
+async function startLogin(http = fixture.http, returnTo = '/admin.html') {
+  return startLoginAt(http, returnTo);
 }
 
 async function signIn(http = fixture.http): Promise<string> {
-  const { callback, stateCookie } = await startLogin(http);
-  const done = await request(http).get(callback).set('Cookie', `pkg_oauth_state=${stateCookie}`).expect(302);
-  return setCookies(done).get('pkg_session')!.value;
+  return signInAt(http);
 }
 
 beforeAll(async () => {

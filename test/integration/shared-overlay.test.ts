@@ -3,10 +3,14 @@ import request from 'supertest';
 import { PORT } from '../../src/composition/service-ids.js';
 import { MemoryOpener } from '../fakes/memory-package-opener.js';
 import { demoPackage } from '../support/demo-package.js';
-import { productionContainer, swap } from '../support/production-container.js';
+import { productionContainer, productionOpener, swap } from '../support/production-container.js';
 import { startReactorIn } from '../support/reactor-fixture.js';
 import { temporaryDirectory } from '../support/paths.js';
 import { startPostgres, type TestPostgres } from '../support/postgres.js';
+import { signInAt, startProvider } from '../support/oauth2-provider.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
 
 const site = demoPackage({
   'content/index.html': '<p>base</p>',
@@ -113,4 +117,77 @@ describe('two reactors on one PostgreSQL overlay store', () => {
     await http(0).get('/api/v1/data/posts/after-outage-b').expect(200);
     await http(0).get('/api/v1/data/posts/during-outage').expect(404);
   }, 30_000);
+});
+
+describe('sessions and saving on two reactors of one database', () => {
+  const BASE = 'http://reactor.test';
+  let provider: Awaited<ReturnType<typeof startProvider>>;
+  let pair: Fixture[] = [];
+  const authSite = (url: string) =>
+    demoPackage({
+      'authentication.json': JSON.stringify({ authentication: { oauth2: { enabled: true, provider: 'mock', clientId: 'reactor-client', authorizationUrl: `${url}/authorize`, tokenUrl: `${url}/token`, userinfoUrl: `${url}/userinfo` } } }),
+      'content/admin.html': '<p>admin</p>',
+      'routes.json': JSON.stringify({ routes: [{ path: '/admin.html', resource: 'content/admin.html', accessControl: { roles: ['admin'] } }] }),
+    });
+  const deployFile = (name: string, authentication: Record<string, unknown>) => {
+    const file = join(workdirs[0]!.path, name);
+    writeFileSync(file, JSON.stringify({ baseUrl: BASE, authentication: { oauth2: { clientSecret: 'client-secret' }, roles: { 'jo@example.org': ['admin'] }, ...authentication } }));
+    return file;
+  };
+  const startPair = async (deploy: string) => {
+    const database = postgres.url(await postgres.createDatabase());
+    const opener = new MemoryOpener().add('auth-site', authSite(provider.url));
+    return Promise.all(
+      [temporaryDirectory('cap-sessions-a-'), temporaryDirectory('cap-sessions-b-')].map((workdir) =>
+        startReactorIn(productionContainer(swap(PORT.PackageOpener, opener)), [{ source: 'auth-site' }], { workdir: workdir.path, overlay: database, deploy }),
+      ),
+    );
+  };
+
+  beforeAll(async () => {
+    provider = await startProvider();
+  });
+  afterAll(async () => {
+    await Promise.all(pair.map((reactor) => reactor.stop()));
+    await provider?.stop();
+  });
+
+  it('ends a session on every reactor when it logs out on one', async () => {
+    pair = await startPair(deployFile('deploy.json', { sessionSecret: 'one-secret-for-every-reactor-0123' }));
+    expect(pair[0]!.warnings.join('\n')).not.toMatch(/sessionSecret/);
+    provider.server.service.on('beforeUserinfo', (userinfo: { body: Record<string, unknown> }) => (userinfo.body = { sub: 'jo', email: 'jo@example.org', email_verified: true }));
+    const cookie = `pkg_session=${await signInAt(pair[0]!.http)}`;
+    await request(pair[1]!.http).get('/admin.html').set('Cookie', cookie).expect(200);
+    await request(pair[0]!.http).post('/auth/logout').set('Cookie', cookie).set('Origin', BASE).expect(204);
+    let status = 0;
+    for (let waited = 0; waited < 5000 && status !== 401; waited += 20) {
+      status = (await request(pair[1]!.http).get('/admin.html').set('Cookie', cookie)).status;
+      if (status !== 401) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(status).toBe(401);
+  });
+
+  it('says at start that sessions are not shared when deploy.json sets no session secret', async () => {
+    const reactors = await startPair(deployFile('deploy-without-secret.json', {}));
+    try {
+      expect(reactors[0]!.warnings.join('\n')).toMatch(/is shared with other reactors, and deploy.json sets no sessionSecret: a session made here is refused by the others; set one in deploy.json/);
+    } finally {
+      await Promise.all(reactors.map((reactor) => reactor.stop()));
+    }
+  });
+
+  it('saves, on either reactor, the base with the writes of both', async () => {
+    await http(0).put('/notes/saved.txt').set('Content-Type', 'text/plain').send('saved from A').expect(200);
+    await http(0).post('/api/v1/data/posts').send({ id: 'saved-item', title: 'from A' }).expect(201);
+    const saved = (await http(1).post('/package/demo-site/save').expect(200)).body as { path: string; version: string };
+    expect(saved.path.startsWith(workdirs[1]!.path)).toBe(true);
+    const source = await productionOpener().open(saved.path);
+    try {
+      expect(new TextDecoder().decode(await source.read('content/notes/saved.txt'))).toBe('saved from A');
+      const posts = JSON.parse(new TextDecoder().decode(await source.read('data/posts.json'))) as Array<{ id: string }>;
+      expect(posts.some((post) => post.id === 'saved-item')).toBe(true);
+    } finally {
+      await source.close();
+    }
+  });
 });
