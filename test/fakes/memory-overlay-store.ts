@@ -17,6 +17,10 @@ export class MemoryOverlayStore implements OverlayStore {
   failAppends = false;
   appendDelayMs = 0;
 
+  async reachable(): Promise<boolean> {
+    return true;
+  }
+
   async list(workdir: string): Promise<OverlayMount[]> {
     const prefix = `${workdir}/overlays/`;
     return [...this.overlays.keys()].filter((key) => key.startsWith(prefix)).map((key) => overlayMountOf(key.slice(prefix.length)));

@@ -101,12 +101,14 @@ describe('two reactors on one PostgreSQL overlay store', () => {
       expect(refused.body.error.code).toBe('OVERLAY');
       expect(refused.body.error.message).toMatch(/overlay database postgres:\/\/\*\*\*@127\.0\.0\.1:\d+\/test_\d+ cannot be reached/);
       await http(1).put('/notes/outage.txt').set('Content-Type', 'text/plain').send('x').expect(503);
-      // Reads answer from memory meanwhile.
+      // Reads answer from memory meanwhile; the reactor says it is not ready, and why.
       await http(1).get('/api/v1/data/posts/first').expect(200);
+      expect((await http(1).get('/readyz').expect(503)).text).toBe('not ready: overlay store\n');
     } finally {
       await postgres.restart();
     }
     await http(0).post('/api/v1/data/posts').send({ id: 'after-outage', title: 'x' }).expect(201);
+    await http(0).get('/readyz').expect(200);
     // The listening connection came back too: what one writes, the other serves.
     for (let waited = 0; waited < 10_000; waited += 100) {
       if ((await http(1).get('/api/v1/data/posts/after-outage')).status === 200) break;

@@ -24,6 +24,10 @@ export class FsOverlayStore implements OverlayStore {
     return new FsPackageOverlay(location);
   }
 
+  async reachable(): Promise<boolean> {
+    return true;
+  }
+
   async list(workdir: string): Promise<OverlayMount[]> {
     let names: string[];
     try {

@@ -47,6 +47,13 @@ export class PostgresOverlayStore implements OverlayStore {
     return new PostgresPackageOverlay(Number(rows[0]!.id), `${this.description}, overlay ${key}`, this.database, this);
   }
 
+  async reachable(): Promise<boolean> {
+    return this.database.query('SELECT 1').then(
+      () => true,
+      () => false,
+    );
+  }
+
   async list(): Promise<OverlayMount[]> {
     const { rows } = await this.database.query<{ mount: string; package: string }>(
       `SELECT mount, package FROM pkg_overlays o

@@ -80,6 +80,8 @@ export interface OverlayStore {
    * to open it, never by two.
    */
   open(workdir: string, mount: OverlayMount): Promise<PackageOverlay>;
+  /** Whether it answers now: a database that cannot be reached keeps the reactor from being ready. */
+  reachable(): Promise<boolean>;
   /** Every overlay the store holds for a workdir: what `pkg reactor overlay copy` moves. */
   list(workdir: string): Promise<OverlayMount[]>;
   close(): Promise<void>;

@@ -192,12 +192,14 @@ export class Reactor {
   /**
    * What keeps the reactor from being ready (`/readyz`), by component name only: a source
    * that did not load, a package whose latest verification failed or whose edit does not
-   * load, an explicitly configured store that cannot be reached. Empty when ready.
+   * load, an explicitly configured store or a shared overlay store that cannot be reached.
+   * Empty when ready.
    */
   async unready(): Promise<string[]> {
     const failing = this.failures.map((failure) => `source ${failure.source}`);
     for (const mount of this.ordered) if (!(this.lastValid.get(mount) ?? true) || this.reloadProblems.has(mount)) failing.push(`package ${mount.pkg.name}`);
     if (this.settings.store !== undefined && (await this.dependencies.auth.files.version(this.settings.store)) === undefined) failing.push('store');
+    if (!(await this.backend.overlays.reachable())) failing.push('overlay store');
     return failing;
   }
 
