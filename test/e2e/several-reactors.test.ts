@@ -5,7 +5,7 @@ import { EXAMPLE_SITE, ROOT, temporaryDirectory } from '../support/paths.js';
 import { freePort, runNginx } from '../support/nginx-registry.js';
 import { startPostgres, type TestPostgres } from '../support/postgres.js';
 import { runPkgAsync } from '../support/run-cli.js';
-import { startServe, type ServeProcess } from '../support/serve-process.js';
+import { failingServe, startServe, type ServeProcess } from '../support/serve-process.js';
 
 /**
  * The deployment README.md's "Running several reactors" describes, run for real: a
@@ -173,6 +173,29 @@ describe('pkg reactor overlay copy', () => {
       expect((await fetch(`${returned.url}/index.html`)).status).toBe(404);
     } finally {
       await returned.stop();
+    }
+  });
+});
+
+describe('--overlay, refused', () => {
+  it('names what it takes for another kind of URL, and the database without its password when it cannot be used', async () => {
+    const mysql = await failingServe([EXAMPLE_SITE, '--overlay', 'mysql://root:hunter2@127.0.0.1/site']);
+    expect(mysql.code).toBe(2);
+    expect(mysql.stderr).toContain('error: UsageError: --overlay mysql://***@127.0.0.1/site: a postgres://user@host:port/database URL is expected');
+    const port = await freePort();
+    const unreachable = await failingServe([EXAMPLE_SITE, '--overlay', `postgres://pkg:hunter2@127.0.0.1:${port}/site`]);
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.stderr).toContain(`error: OverlayError: the overlay database postgres://***@127.0.0.1:${port}/site cannot be reached: connect ECONNREFUSED 127.0.0.1:${port}`);
+    expect(unreachable.stderr + unreachable.stdout).not.toContain('hunter2');
+  });
+
+  it('is taken from PKG_OVERLAY when the flag is absent', async () => {
+    const reactor = await startServe([EXAMPLE_SITE, '--workdir', join(work.path, 'from-env')], { env: { PKG_OVERLAY: url } });
+    try {
+      expect(reactor.stdout()).toMatch(/^Overlays: PostgreSQL at postgres:\/\/\*\*\*@127\.0\.0\.1:\d+\/test_1$/m);
+      expect((await listed(reactor.url)).has('through-0')).toBe(true);
+    } finally {
+      await reactor.stop();
     }
   });
 });

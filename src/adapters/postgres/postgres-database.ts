@@ -66,9 +66,10 @@ export class PostgresDatabase {
   /**
    * Runs `work` in one transaction on one connection: committed before it resolves, rolled
    * back when it throws. A commit whose outcome is unknown (the connection broke) throws
-   * too, so nothing is acknowledged that may not be committed.
+   * too, so nothing is acknowledged that may not be committed. `opening` (statements
+   * without parameters) goes in the same round trip as BEGIN; `work` gets their results.
    */
-  async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  async transaction<T>(work: (client: pg.PoolClient, opened: pg.QueryResult[]) => Promise<T>, opening?: string): Promise<T> {
     let client: pg.PoolClient;
     try {
       client = await this.pool.connect();
@@ -77,8 +78,8 @@ export class PostgresDatabase {
     }
     let broken: unknown;
     try {
-      await client.query('BEGIN');
-      const result = await work(client);
+      const begun = (await client.query(opening ? `BEGIN; ${opening}` : 'BEGIN')) as pg.QueryResult | pg.QueryResult[];
+      const result = await work(client, Array.isArray(begun) ? begun.slice(1) : []);
       await client.query('COMMIT');
       return result;
     } catch (error) {
@@ -90,6 +91,11 @@ export class PostgresDatabase {
       // A connection that failed mid-transaction is not given back for reuse.
       client.release(broken !== undefined && !(broken instanceof OverlayError) ? (broken as Error) : undefined);
     }
+  }
+
+  /** A text value written into a statement: for the statements of a transaction's first round trip, which take no parameters. */
+  literal(value: string): string {
+    return pg.escapeLiteral(value);
   }
 
   /** `handler` hears each payload on `channel`, until the returned function is called. */

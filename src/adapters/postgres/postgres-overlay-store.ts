@@ -1,4 +1,3 @@
-import type { PoolClient } from 'pg';
 import { OverlayError } from '../../domain/errors.js';
 import { unsafePathReason } from '../../domain/package/package-paths.js';
 import { overlayKey } from '../../domain/serving/overlay-key.js';
@@ -75,11 +74,10 @@ export class PostgresOverlayStore implements OverlayStore {
     return () => set.delete(listener);
   }
 
-  /** Sent with the transaction that makes the change, so the others hear it once it is committed. */
-  async announce(client: PoolClient, overlay: number, change: OverlayChange): Promise<void> {
-    let payload = JSON.stringify({ o: this.database.origin, k: overlay, c: change } satisfies ChangeNotice);
-    if (payload.length > MAX_NOTICE) payload = JSON.stringify({ o: this.database.origin, k: overlay, c: { kind: 'any' } } satisfies ChangeNotice);
-    await client.query('SELECT pg_notify($1, $2)', [CHANGES_CHANNEL, payload]);
+  /** The payload telling the other reactors of a change, sent with the statement that makes it so they hear it once it is committed. */
+  notice(overlay: number, change: OverlayChange): string {
+    const payload = JSON.stringify({ o: this.database.origin, k: overlay, c: change } satisfies ChangeNotice);
+    return payload.length <= MAX_NOTICE ? payload : JSON.stringify({ o: this.database.origin, k: overlay, c: { kind: 'any' } } satisfies ChangeNotice);
   }
 
   private heard(payload: string): void {
@@ -121,27 +119,27 @@ class PostgresPackageOverlay implements PackageOverlay {
 
   async writeContent(path: string, bytes: Uint8Array): Promise<void> {
     checked(path);
-    await this.database.transaction(async (client) => {
-      await client.query(
-        `INSERT INTO pkg_overlay_content (overlay, path, bytes) VALUES ($1, $2, $3)
-         ON CONFLICT (overlay, path) DO UPDATE SET bytes = EXCLUDED.bytes`,
-        [this.id, path, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)],
-      );
-      await this.store.announce(client, this.id, { kind: 'written', path, size: bytes.length });
-    });
+    // One statement is one transaction: the file and the notice commit together, in one round trip.
+    await this.database.query(
+      `WITH written AS (
+         INSERT INTO pkg_overlay_content (overlay, path, bytes) VALUES ($1, $2, $3)
+         ON CONFLICT (overlay, path) DO UPDATE SET bytes = EXCLUDED.bytes RETURNING 1)
+       SELECT pg_notify($4, $5) FROM written`,
+      [this.id, path, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), CHANGES_CHANNEL, this.store.notice(this.id, { kind: 'written', path, size: bytes.length })],
+    );
   }
 
   async deleteContent(path: string): Promise<void> {
     checked(path);
-    await this.database.transaction(async (client) => {
-      await client.query(
-        `INSERT INTO pkg_overlay_content (overlay, path, bytes) VALUES ($1, $2, NULL)
+    await this.database.query(
+      `WITH deleted AS (
+         INSERT INTO pkg_overlay_content (overlay, path, bytes) VALUES ($1, $2, NULL)
          ON CONFLICT (overlay, path) DO UPDATE SET bytes = NULL,
-           ordinal = CASE WHEN pkg_overlay_content.bytes IS NULL THEN pkg_overlay_content.ordinal ELSE nextval('pkg_overlay_content_order') END`,
-        [this.id, path],
-      );
-      await this.store.announce(client, this.id, { kind: 'deleted', path });
-    });
+           ordinal = CASE WHEN pkg_overlay_content.bytes IS NULL THEN pkg_overlay_content.ordinal ELSE nextval('pkg_overlay_content_order') END
+         RETURNING 1)
+       SELECT pg_notify($3, $4) FROM deleted`,
+      [this.id, path, CHANGES_CHANNEL, this.store.notice(this.id, { kind: 'deleted', path })],
+    );
   }
 
   async tombstones(): Promise<string[]> {
@@ -177,30 +175,34 @@ class PostgresPackageOverlay implements PackageOverlay {
     return this.store.watch(this.id, listener);
   }
 
-  /** The lines after `seq`, in order; `client` when inside a transaction. */
-  async lines(dataset: string, after: bigint, client?: PoolClient): Promise<Array<{ seq: string; line: string }>> {
-    const text = 'SELECT seq, line FROM pkg_overlay_operations WHERE overlay = $1 AND dataset = $2 AND seq > $3 ORDER BY seq';
-    const values = [this.id, dataset, after.toString()];
-    return client ? (await client.query<{ seq: string; line: string }>(text, values)).rows : (await this.database.query<{ seq: string; line: string }>(text, values)).rows;
+  /** The lines after `seq`, in order. */
+  async lines(dataset: string, after: bigint): Promise<Array<{ seq: string; line: string }>> {
+    const { rows } = await this.database.query<{ seq: string; line: string }>('SELECT seq, line FROM pkg_overlay_operations WHERE overlay = $1 AND dataset = $2 AND seq > $3 ORDER BY seq', [this.id, dataset, after.toString()]);
+    return rows;
   }
 
   /**
    * Appends under a transaction-scoped advisory lock on the log, so writers on every reactor
-   * take turns: each decides after reading what the others committed.
+   * take turns: each decides after reading what the others committed. Three round trips:
+   * the lock with the lines since `after`, the lines decided with their notice, the commit.
    */
   async append(dataset: string, after: bigint, decide: (elsewhere: Uint8Array) => Uint8Array): Promise<bigint> {
-    return this.database.transaction(async (client) => {
-      await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`pkg-overlay-log:${this.id}:${dataset}`]);
-      const news = await this.lines(dataset, after, client);
-      let last = news.length > 0 ? BigInt(news.at(-1)!.seq) : after;
+    const { database } = this;
+    const log = database.literal(dataset);
+    const opening = `SELECT pg_advisory_xact_lock(hashtextextended(${database.literal(`pkg-overlay-log:${this.id}:${dataset}`)}, 0));
+      SELECT seq, line FROM pkg_overlay_operations WHERE overlay = ${this.id} AND dataset = ${log} AND seq > ${after} ORDER BY seq`;
+    return database.transaction(async (client, [, read]) => {
+      const news = read!.rows as Array<{ seq: string; line: string }>;
+      const seen = news.length > 0 ? BigInt(news.at(-1)!.seq) : after;
       const lines = splitLines(decide(joinLines(news.map((row) => row.line))));
-      if (lines.length > 0) {
-        const { rows } = await client.query<{ seq: string }>('INSERT INTO pkg_overlay_operations (overlay, dataset, line) SELECT $1, $2, unnest($3::text[]) RETURNING seq', [this.id, dataset, lines]);
-        for (const row of rows) if (BigInt(row.seq) > last) last = BigInt(row.seq);
-        await this.store.announce(client, this.id, { kind: 'data', dataset });
-      }
-      return last;
-    });
+      if (lines.length === 0) return seen;
+      const { rows } = await client.query<{ last: string }>(
+        `WITH appended AS (INSERT INTO pkg_overlay_operations (overlay, dataset, line) SELECT $1, $2, unnest($3::text[]) RETURNING seq)
+         SELECT (SELECT max(seq) FROM appended) AS last, pg_notify($4, $5)`,
+        [this.id, dataset, lines, CHANGES_CHANNEL, this.store.notice(this.id, { kind: 'data', dataset })],
+      );
+      return BigInt(rows[0]!.last);
+    }, opening);
   }
 }
 
