@@ -27,8 +27,8 @@ const WORDS = 'package content reactor layer route dataset manifest signature ar
  * without one, wrk's own count of 4xx and 5xx is used. Either way, more than 1% of
  * failed requests (or any socket error) makes the measurement worthless, so it throws.
  */
-export function wrk(url, scriptArgs, duration = DURATION) {
-  const args = ['-t1', `-c${CONNECTIONS}`, `-d${duration}`, '--timeout', '10s'];
+export function wrk(url, scriptArgs, duration = DURATION, connections = CONNECTIONS) {
+  const args = ['-t1', `-c${connections}`, `-d${duration}`, '--timeout', '10s'];
   if (scriptArgs) args.push('-s', SCRIPT, url, '--', ...scriptArgs);
   else args.push(url);
   const output = execFileSync('wrk', args, { encoding: 'utf8' });

@@ -9,13 +9,19 @@ import { COLLECTION, JSON_SERVER, makeFixture, wrk } from './data.bench.js';
 import { postgresAvailable, startPostgres } from './postgres.js';
 
 const SIZE = 1_000;
+// The data bench's 4 connections, and 32: the PostgreSQL store commits the writes that
+// arrive during a commit together, so its rate grows with concurrency; json-server
+// answers one request at a time whatever the count.
+const CONNECTIONS = [4, 32];
 
-async function postRate(command, args, probe, collection) {
+/** POST requests per second at each connection count, on one server started for them. */
+async function postRates(command, args, probe, collection) {
   const server = await launch(command, args, probe);
+  const base = probe.replace(/\/[^/]+$/, '');
   try {
     // The first requests of a fresh process run unoptimized.
-    wrk(probe.replace(/\/[^/]+$/, ''), undefined, '1s');
-    return wrk(probe.replace(/\/[^/]+$/, ''), ['post', collection, randomBytes(6).toString('hex')]).rate;
+    wrk(base, undefined, '1s');
+    return CONNECTIONS.map((connections) => wrk(base, ['post', collection, randomBytes(6).toString('hex')], undefined, connections).rate);
   } finally {
     await server.stop();
   }
@@ -36,17 +42,19 @@ export async function run() {
     const reactor = async (name, extra) => {
       const port = await freePort();
       const base = `http://127.0.0.1:${port}`;
-      rates[name] = await postRate('node', [CLI, 'reactor', 'serve', fixture.pkg, '--port', String(port), '--workdir', join(work, name), ...extra], `${base}${COLLECTION}/item-1`, COLLECTION);
+      rates[name] = await postRates('node', [CLI, 'reactor', 'serve', fixture.pkg, '--port', String(port), '--workdir', join(work, name), ...extra], `${base}${COLLECTION}/item-1`, COLLECTION);
     };
     await reactor('files', []);
     await reactor('postgres', ['--overlay', postgres.createDatabase()]);
     const db = join(work, 'json-server.json');
     copyFileSync(fixture.db, db);
     const port = await freePort();
-    rates.jsonServer = await postRate('node', [JSON_SERVER, db, '--host', '127.0.0.1', '--port', String(port), '--quiet'], `http://127.0.0.1:${port}/items/item-1`, '/items');
-    console.log(`reactor, file store: ${fmt(rates.files, 0)} req/s; reactor, PostgreSQL store: ${fmt(rates.postgres, 0)} req/s; json-server: ${fmt(rates.jsonServer, 0)} req/s`);
-    console.log(`POST, PostgreSQL / file store: ${verdict(rates.postgres / rates.files, 0.3, false)}`);
-    console.log(`POST, PostgreSQL / json-server: ${verdict(rates.postgres / rates.jsonServer, 20, false)}`);
+    rates.jsonServer = await postRates('node', [JSON_SERVER, db, '--host', '127.0.0.1', '--port', String(port), '--quiet'], `http://127.0.0.1:${port}/items/item-1`, '/items');
+    CONNECTIONS.forEach((connections, i) => {
+      console.log(`${connections} connections: reactor, file store ${fmt(rates.files[i], 0)} req/s; reactor, PostgreSQL store ${fmt(rates.postgres[i], 0)} req/s; json-server ${fmt(rates.jsonServer[i], 0)} req/s`);
+      console.log(`${connections} connections: POST, PostgreSQL / file store: ${verdict(rates.postgres[i] / rates.files[i], 0.3, false)}`);
+      console.log(`${connections} connections: POST, PostgreSQL / json-server: ${verdict(rates.postgres[i] / rates.jsonServer[i], 20, false)}`);
+    });
   } finally {
     await postgres.stop();
   }
