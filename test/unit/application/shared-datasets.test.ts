@@ -1,0 +1,71 @@
+import { describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
+import { AjvSchemaValidator } from '../../../src/adapters/schema/ajv-schema-validator.js';
+import { PackageDatasets } from '../../../src/application/data/package-datasets.js';
+import { readPackage } from '../../../src/application/package/package-reader.js';
+import { DatasetIndex } from '../../../src/domain/data/dataset-index.js';
+import { parseOperationLog } from '../../../src/domain/data/operation-log.js';
+import { DuplicateIdError, ItemNotFoundError } from '../../../src/domain/errors.js';
+import { FixedClock } from '../../fakes/fixed-clock.js';
+import { MemoryOverlayStore } from '../../fakes/memory-overlay-store.js';
+import { MemoryPackageSource } from '../../fakes/memory-package-source.js';
+import { MemorySqliteReader } from '../../fakes/memory-sqlite-reader.js';
+import { VALID_METADATA } from '../../support/demo-package.js';
+
+const BASE = [{ id: 'a', n: 0 }];
+const files = {
+  'metadata.json': JSON.stringify(VALID_METADATA),
+  'data/items.json': JSON.stringify(BASE),
+  'storage.json': JSON.stringify({ storage: { dataSets: { items: { source: 'data/items.json' } } } }),
+};
+
+/** One reactor's view of the dataset, on an overlay store another reactor shares. */
+async function reactorOn(store: MemoryOverlayStore) {
+  const source = new MemoryPackageSource(files);
+  const model = await readPackage(source, { generate: 'serving' });
+  const { datasets } = await PackageDatasets.load(source, model, store.at('/w'), undefined, { schemas: new AjvSchemaValidator(), sqlite: new MemorySqliteReader(), clock: new FixedClock() });
+  return datasets.get('items');
+}
+
+type Write = { reactor: 0 | 1; op: 'create' | 'replace' | 'delete'; id: string; n: number };
+const write = fc.record({ reactor: fc.constantFrom(0 as const, 1 as const), op: fc.constantFrom('create' as const, 'replace' as const, 'delete' as const), id: fc.constantFrom('a', 'b', 'c', 'd'), n: fc.integer({ min: 0, max: 99 }) });
+
+describe('a dataset that two reactors write through one shared overlay', () => {
+  it('decides each write against every write acknowledged before it, on either reactor: both end equal to the log replayed', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.array(write, { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 12 }), async (rounds) => {
+        const store = new MemoryOverlayStore();
+        const reactors = [await reactorOn(store), await reactorOn(store)];
+        // What a single writer would hold after the acknowledged writes, in the order they were acknowledged.
+        const expected = new DatasetIndex(BASE);
+        for (const round of rounds) {
+          // The writes of a round are sent at once, split between the two reactors.
+          const outcomes = await Promise.allSettled(
+            round.map(({ reactor, op, id, n }: Write) => {
+              const dataset = reactors[reactor]!;
+              if (op === 'create') return dataset.create({ id, n });
+              if (op === 'replace') return dataset.replace(id, { n });
+              return dataset.remove(id);
+            }),
+          );
+          for (const outcome of outcomes) if (outcome.status === 'rejected') expect(outcome.reason).toBeInstanceOf(outcome.reason instanceof DuplicateIdError ? DuplicateIdError : ItemNotFoundError);
+        }
+        for (const operation of parseOperationLog(store.at('/w').logBytes.get('items') ?? new Uint8Array(), 'items').operations) expected.apply(operation);
+        for (const dataset of reactors) {
+          await dataset.catchUp();
+          expect(dataset.entries()).toEqual(expected.entries());
+        }
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('never acknowledges two creates of one id, whichever reactors take them', async () => {
+    const store = new MemoryOverlayStore();
+    store.appendDelayMs = 1;
+    const reactors = [await reactorOn(store), await reactorOn(store)];
+    const outcomes = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => reactors[i % 2]!.create({ id: 'same', n: i })));
+    expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
+    expect(outcomes.filter((outcome) => outcome.status === 'rejected' && outcome.reason instanceof DuplicateIdError)).toHaveLength(19);
+  });
+});
