@@ -12,7 +12,7 @@ export class SelectedOverlayBackends implements OverlayBackends {
 
   async open(location: string | undefined): Promise<OverlayBackend> {
     if (location === undefined || location === '') return { ...this.local, close: async () => undefined };
-    if (!/^postgres(ql)?:\/\//i.test(location)) throw new UsageError(`--overlay ${redactCredentials(location)}: a postgres://user@host:port/database URL is expected`);
+    if (!/^postgres(ql)?:\/\//i.test(location) || !URL.canParse(location)) throw new UsageError(`--overlay ${redactCredentials(location)}: a postgres://user@host:port/database URL is expected`);
     const { PostgresDatabase, PostgresOverlayStore, PostgresSessionRevocationStore } = await import('../adapters/postgres/postgres-backend.js');
     const database = await PostgresDatabase.connect(location);
     return { overlays: new PostgresOverlayStore(database), revocations: new PostgresSessionRevocationStore(database), close: () => database.close() };

@@ -182,6 +182,9 @@ describe('--overlay, refused', () => {
     const mysql = await failingServe([EXAMPLE_SITE, '--overlay', 'mysql://root:hunter2@127.0.0.1/site']);
     expect(mysql.code).toBe(2);
     expect(mysql.stderr).toContain('error: UsageError: --overlay mysql://***@127.0.0.1/site: a postgres://user@host:port/database URL is expected');
+    const malformed = await failingServe([EXAMPLE_SITE, '--overlay', 'postgres://pkg@127.0.0.1:99999/site']);
+    expect(malformed.code).toBe(2);
+    expect(malformed.stderr).toContain('error: UsageError: --overlay postgres://***@127.0.0.1:99999/site: a postgres://user@host:port/database URL is expected');
     const port = await freePort();
     const unreachable = await failingServe([EXAMPLE_SITE, '--overlay', `postgres://pkg:hunter2@127.0.0.1:${port}/site`]);
     expect(unreachable.code).toBe(1);

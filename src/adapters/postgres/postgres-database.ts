@@ -49,7 +49,7 @@ export class PostgresDatabase {
       await database.listen();
     } catch (error) {
       await pool.end().catch(() => undefined);
-      throw database.failure(error);
+      throw database.failure(error, 'start');
     }
     return database;
   }
@@ -149,11 +149,12 @@ export class PostgresDatabase {
   }
 
   /** Says whether the database is out of reach or refused the statement, credentials left out. */
-  private failure(error: unknown): OverlayError {
+  private failure(error: unknown, when: 'start' | 'serving' = 'serving'): OverlayError {
     const message = error instanceof Error ? error.message || (error as NodeJS.ErrnoException).code || error.name : String(error);
     const reason = redactMessage(message.replace(/^Error: /, ''));
     const what = error instanceof pg.DatabaseError && !/^(57P|08)/.test(error.code ?? '') ? 'refused a statement' : 'cannot be reached';
-    return new OverlayError(`the overlay database ${this.description} ${what}: ${reason}; writes are refused until it answers again`, { cause: error });
+    const consequence = when === 'start' ? '' : '; writes are refused until it answers again';
+    return new OverlayError(`the overlay database ${this.description} ${what}: ${reason}${consequence}`, { cause: error });
   }
 }
 
