@@ -193,12 +193,19 @@ describe('--overlay, refused', () => {
   });
 
   it('is taken from PKG_OVERLAY when the flag is absent', async () => {
-    const reactor = await startServe([EXAMPLE_SITE, '--workdir', join(work.path, 'from-env')], { env: { PKG_OVERLAY: url } });
+    const database = postgres.url(await postgres.createDatabase());
+    const fromEnv = await startServe([EXAMPLE_SITE, '--workdir', join(work.path, 'from-env')], { env: { PKG_OVERLAY: database } });
     try {
-      expect(reactor.stdout()).toMatch(/^Overlays: PostgreSQL at postgres:\/\/\*\*\*@127\.0\.0\.1:\d+\/test_1$/m);
-      expect((await listed(reactor.url)).has('through-0')).toBe(true);
+      expect(fromEnv.stdout()).toMatch(/^Overlays: PostgreSQL at postgres:\/\/\*\*\*@127\.0\.0\.1:\d+\/test_\d+$/m);
+      expect(await post(fromEnv.url, 'through-the-environment')).toBe(201);
     } finally {
-      await reactor.stop();
+      await fromEnv.stop();
+    }
+    const fromFlag = await startServe([EXAMPLE_SITE, '--workdir', join(work.path, 'from-flag'), '--overlay', database]);
+    try {
+      expect((await listed(fromFlag.url)).has('through-the-environment')).toBe(true);
+    } finally {
+      await fromFlag.stop();
     }
   });
 });
