@@ -7,13 +7,13 @@ import { writeWholeFile } from './whole-file.js';
 import type { AppendLog, OverlayFile, OverlayMount, OverlayStore, PackageOverlay } from '../../application/ports/overlay-store.js';
 import { overlayKey, overlayMountOf } from '../../domain/serving/overlay-key.js';
 
+const LOG_SUFFIX = '.log.jsonl';
+
 /**
  * Overlays as DECISIONS.md lays them out in the workdir, one per mount:
  * `overlays/<mount key>/content/...`, `overlays/<mount key>/content/.pkg-tombstones` and
  * `overlays/<mount key>/data/<dataset>.log.jsonl`.
  */
-const LOG_SUFFIX = '.log.jsonl';
-
 export class FsOverlayStore implements OverlayStore {
   readonly description = 'files in the workdir';
   readonly shared = false;
