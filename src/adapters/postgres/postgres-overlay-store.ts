@@ -8,12 +8,16 @@ import { CHANGES_CHANNEL } from './postgres-schema.js';
 /** A notification: which overlay, whose change (`o`, the reactor's origin) and what changed. */
 interface ChangeNotice {
   o: string;
+  /** This reactor's count of its notices: the writer hears its own come back. */
+  n: number;
   k: number;
   c: OverlayChange;
 }
 
 /** PostgreSQL keeps a notification's payload under 8000 bytes; a longer one says "read everything again". */
 const MAX_NOTICE = 7900;
+/** How long an acknowledged write waits at most for its notice to come back (the listening connection may be down). */
+const ECHO_WAIT_MS = 1000;
 
 /**
  * Overlays in one PostgreSQL database that several reactors share, keyed by mount path and
@@ -24,6 +28,9 @@ const MAX_NOTICE = 7900;
 export class PostgresOverlayStore implements OverlayStore {
   readonly shared = true;
   private readonly watchers = new Map<number, Set<(change: OverlayChange) => void>>();
+  private sent = 0;
+  /** Notices of this reactor's writes not yet heard back, by number. */
+  private readonly echoes = new Map<number, () => void>();
 
   constructor(private readonly database: PostgresDatabase) {
     database.on(CHANGES_CHANNEL, (payload) => this.heard(payload));
@@ -74,10 +81,31 @@ export class PostgresOverlayStore implements OverlayStore {
     return () => set.delete(listener);
   }
 
-  /** The payload telling the other reactors of a change, sent with the statement that makes it so they hear it once it is committed. */
-  notice(overlay: number, change: OverlayChange): string {
-    const payload = JSON.stringify({ o: this.database.origin, k: overlay, c: change } satisfies ChangeNotice);
-    return payload.length <= MAX_NOTICE ? payload : JSON.stringify({ o: this.database.origin, k: overlay, c: { kind: 'any' } } satisfies ChangeNotice);
+  /**
+   * Makes one change with its notice to the other reactors (`run` sends `payload` with the
+   * statement that makes the change, so it is delivered once committed), and resolves once
+   * the notice came back to this reactor's own listening connection. PostgreSQL signals
+   * every listener at the same commit, so by then the other reactors' connections have it
+   * too, and a client told of the write finds it on any reactor it asks next.
+   */
+  async announced<T>(overlay: number, change: OverlayChange, run: (payload: string, unsent: () => void) => Promise<T>): Promise<T> {
+    const n = ++this.sent;
+    let payload = JSON.stringify({ o: this.database.origin, n, k: overlay, c: change } satisfies ChangeNotice);
+    if (payload.length > MAX_NOTICE) payload = JSON.stringify({ o: this.database.origin, n, k: overlay, c: { kind: 'any' } } satisfies ChangeNotice);
+    let timer: NodeJS.Timeout | undefined;
+    const echoed = new Promise<void>((resolve) => {
+      this.echoes.set(n, resolve);
+      timer = setTimeout(resolve, ECHO_WAIT_MS);
+    });
+    try {
+      // `unsent`: the change came to nothing, and no notice went out to wait for.
+      const result = await run(payload, () => this.echoes.get(n)?.());
+      await echoed;
+      return result;
+    } finally {
+      clearTimeout(timer);
+      this.echoes.delete(n);
+    }
   }
 
   private heard(payload: string): void {
@@ -88,7 +116,7 @@ export class PostgresOverlayStore implements OverlayStore {
       return;
     }
     // This reactor applied its own changes when it made them.
-    if (notice.o === this.database.origin) return;
+    if (notice.o === this.database.origin) return this.echoes.get(notice.n)?.();
     for (const listener of this.watchers.get(notice.k) ?? []) listener(notice.c);
   }
 }
@@ -120,25 +148,29 @@ class PostgresPackageOverlay implements PackageOverlay {
   async writeContent(path: string, bytes: Uint8Array): Promise<void> {
     checked(path);
     // One statement is one transaction: the file and the notice commit together, in one round trip.
-    await this.database.query(
-      `WITH written AS (
-         INSERT INTO pkg_overlay_content (overlay, path, bytes) VALUES ($1, $2, $3)
-         ON CONFLICT (overlay, path) DO UPDATE SET bytes = EXCLUDED.bytes RETURNING 1)
-       SELECT pg_notify($4, $5) FROM written`,
-      [this.id, path, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), CHANGES_CHANNEL, this.store.notice(this.id, { kind: 'written', path, size: bytes.length })],
+    await this.store.announced(this.id, { kind: 'written', path, size: bytes.length }, (notice) =>
+      this.database.query(
+        `WITH written AS (
+           INSERT INTO pkg_overlay_content (overlay, path, bytes) VALUES ($1, $2, $3)
+           ON CONFLICT (overlay, path) DO UPDATE SET bytes = EXCLUDED.bytes RETURNING 1)
+         SELECT pg_notify($4, $5) FROM written`,
+        [this.id, path, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), CHANGES_CHANNEL, notice],
+      ),
     );
   }
 
   async deleteContent(path: string): Promise<void> {
     checked(path);
-    await this.database.query(
-      `WITH deleted AS (
-         INSERT INTO pkg_overlay_content (overlay, path, bytes) VALUES ($1, $2, NULL)
-         ON CONFLICT (overlay, path) DO UPDATE SET bytes = NULL,
-           ordinal = CASE WHEN pkg_overlay_content.bytes IS NULL THEN pkg_overlay_content.ordinal ELSE nextval('pkg_overlay_content_order') END
-         RETURNING 1)
-       SELECT pg_notify($3, $4) FROM deleted`,
-      [this.id, path, CHANGES_CHANNEL, this.store.notice(this.id, { kind: 'deleted', path })],
+    await this.store.announced(this.id, { kind: 'deleted', path }, (notice) =>
+      this.database.query(
+        `WITH deleted AS (
+           INSERT INTO pkg_overlay_content (overlay, path, bytes) VALUES ($1, $2, NULL)
+           ON CONFLICT (overlay, path) DO UPDATE SET bytes = NULL,
+             ordinal = CASE WHEN pkg_overlay_content.bytes IS NULL THEN pkg_overlay_content.ordinal ELSE nextval('pkg_overlay_content_order') END
+           RETURNING 1)
+         SELECT pg_notify($3, $4) FROM deleted`,
+        [this.id, path, CHANGES_CHANNEL, notice],
+      ),
     );
   }
 
@@ -191,18 +223,23 @@ class PostgresPackageOverlay implements PackageOverlay {
     const log = database.literal(dataset);
     const opening = `SELECT pg_advisory_xact_lock(hashtextextended(${database.literal(`pkg-overlay-log:${this.id}:${dataset}`)}, 0));
       SELECT seq, line FROM pkg_overlay_operations WHERE overlay = ${this.id} AND dataset = ${log} AND seq > ${after} ORDER BY seq`;
-    return database.transaction(async (client, [, read]) => {
-      const news = read!.rows as Array<{ seq: string; line: string }>;
-      const seen = news.length > 0 ? BigInt(news.at(-1)!.seq) : after;
-      const lines = splitLines(decide(joinLines(news.map((row) => row.line))));
-      if (lines.length === 0) return seen;
-      const { rows } = await client.query<{ last: string }>(
-        `WITH appended AS (INSERT INTO pkg_overlay_operations (overlay, dataset, line) SELECT $1, $2, unnest($3::text[]) RETURNING seq)
-         SELECT (SELECT max(seq) FROM appended) AS last, pg_notify($4, $5)`,
-        [this.id, dataset, lines, CHANGES_CHANNEL, this.store.notice(this.id, { kind: 'data', dataset })],
-      );
-      return BigInt(rows[0]!.last);
-    }, opening);
+    return this.store.announced(this.id, { kind: 'data', dataset }, (notice, unsent) =>
+      database.transaction(async (client, [, read]) => {
+        const news = read!.rows as Array<{ seq: string; line: string }>;
+        const seen = news.length > 0 ? BigInt(news.at(-1)!.seq) : after;
+        const lines = splitLines(decide(joinLines(news.map((row) => row.line))));
+        if (lines.length === 0) {
+          unsent();
+          return seen;
+        }
+        const { rows } = await client.query<{ last: string }>(
+          `WITH appended AS (INSERT INTO pkg_overlay_operations (overlay, dataset, line) SELECT $1, $2, unnest($3::text[]) RETURNING seq)
+           SELECT (SELECT max(seq) FROM appended) AS last, pg_notify($4, $5)`,
+          [this.id, dataset, lines, CHANGES_CHANNEL, notice],
+        );
+        return BigInt(rows[0]!.last);
+      }, opening),
+    );
   }
 }
 
