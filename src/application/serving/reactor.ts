@@ -150,7 +150,7 @@ export class Reactor {
           reactor.recipes.set(mount, { options, lock });
         } catch (error) {
           await datasets?.close();
-          await pkg.source.close();
+          await pkg.close();
           if (error instanceof MountConflictError || !(error instanceof PackageError)) throw error;
           failures.push({ source: request.source, error });
         }
@@ -391,14 +391,14 @@ export class Reactor {
           datasets = (await PackageDatasets.load(pkg.source, pkg.model, pkg.overlay?.files, refusal, this.dependencies.readers)).datasets;
         } catch (error) {
           old.datasets.resume();
-          await pkg.source.close();
+          await pkg.close();
           throw error;
         }
         mount.pkg = pkg;
         mount.datasets = datasets;
         mount.content.replace(pkg, refusal);
         for (const cache of [this.contentHashes, this.validations, this.lastValid, this.reloadProblems]) cache.delete(mount);
-        await Promise.all([old.datasets.handOver(datasets), old.pkg.source.close()]).catch(() => undefined);
+        await Promise.all([old.datasets.handOver(datasets), old.pkg.close()]).catch(() => undefined);
       });
       for (const listener of this.listeners) listener({ kind: 'reloaded', mount });
     } catch (error) {
@@ -414,7 +414,7 @@ export class Reactor {
 
   async close(): Promise<void> {
     for (const watcher of this.watchers.splice(0)) watcher.close();
-    await Promise.all(this.ordered.map((mount) => Promise.all([mount.pkg.source.close(), mount.datasets.close()]).catch(() => undefined)));
+    await Promise.all(this.ordered.map((mount) => Promise.all([mount.pkg.close(), mount.datasets.close()]).catch(() => undefined)));
     this.ordered.length = 0;
   }
 }
