@@ -43,6 +43,7 @@ describe('compressed copies within the byte budget', () => {
     expect(first).toBe(second);
     expect(await copies.ofBody(body, 'br')).toBe(first);
     expect(compressor.calls.map((call) => call.coding)).toEqual(['br']);
+    expect(budget.inUse).toBe(first!.length);
     budget.take(budget.limit - budget.inUse);
     expect(await copies.ofBody(body, 'gzip')).toBeUndefined();
     budget.give(budget.limit);
