@@ -30,6 +30,7 @@ export class BackgroundBrotli {
   private held = 0;
   private cancelled = false;
   private full = false;
+  private finished = false;
   /** Settles when the pass has finished, stopped or been cancelled. */
   readonly done: Promise<void>;
 
@@ -40,7 +41,7 @@ export class BackgroundBrotli {
     private readonly hasher: Hasher,
   ) {
     this.keys = new Set(candidates.map((candidate) => candidate.key));
-    this.done = this.run(candidates);
+    this.done = this.run(candidates).finally(() => (this.finished = true));
   }
 
   /** The entry's brotli form, ready or not yet; undefined for an entry the pass does not compress. */
@@ -52,8 +53,9 @@ export class BackgroundBrotli {
     return this.ready.get(key);
   }
 
-  get stopped(): boolean {
-    return this.cancelled;
+  /** Whether the entry's copy will never be sent: the pass was cancelled, or it is over without one. */
+  never(key: string): boolean {
+    return this.cancelled || (this.finished && !this.ready.has(key));
   }
 
   cancel(): void {
@@ -103,7 +105,7 @@ class BackgroundCopy implements EncodedRepresentation {
   }
 
   get refused(): boolean {
-    return this.pass.stopped;
+    return this.pass.never(this.key);
   }
 
   prepare(): Promise<Uint8Array | undefined> {

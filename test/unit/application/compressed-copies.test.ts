@@ -162,8 +162,12 @@ describe('brotli copies of archive entries in the background', () => {
   it('keeps no copy that is not smaller than the gzip answer', async () => {
     const budget = new ByteBudget(100_000);
     const pass = new BackgroundBrotli(source, candidates({ gzipSize: 500 }), new CompressedCopies(new CountingCompressor(), budget), hasher);
+    const form = pass.representation('content/a.css', 'abc')!;
+    expect(form.refused).toBe(false);
     await pass.done;
     expect(pass.copy('content/a.css')).toBeUndefined();
+    // Over without a copy: answers stop asking for one.
+    expect(form.refused).toBe(true);
     expect(budget.inUse).toBe(0);
   });
 
