@@ -35,7 +35,7 @@ const built = new WeakMap<StaticFile, FileHeaders>();
  * A file's headers: its type; the route's `headers` (which replace the default cache
  * header) or `Cache-Control`; `Accept-Ranges`; the route's `responseHeaders` and
  * `responseRewrite.headers` over those; `Vary: Accept-Encoding` when the answer depends
- * on it; its ETag. The gzip form differs in its ETag and `Content-Encoding`.
+ * on it; its ETag. An encoded form differs in its ETag, `Content-Encoding` and length.
  */
 function headersOf(file: StaticFile): FileHeaders {
   let headers = built.get(file);

@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { NodeHasher } from '../../../src/adapters/crypto/node-hasher.js';
 import { BackgroundBrotli, type BrotliCandidate } from '../../../src/application/serving/background-brotli.js';
+import { OwnedSource } from '../../../src/application/package/owned-source.js';
+import type { DeflatedEntry } from '../../../src/application/ports/package-source.js';
 import { ByteBudget } from '../../../src/application/serving/byte-budget.js';
 import { CompressedCopies } from '../../../src/application/serving/compressed-copies.js';
 import type { StaticFile } from '../../../src/application/serving/served-package.js';
@@ -186,6 +188,15 @@ describe('brotli copies of archive entries in the background', () => {
     expect(compressor.calls.length).toBe(1);
     expect(pass.copy('content/a.css')).toBeDefined();
     expect(pass.copy('content/c.svg')).toBeUndefined();
+  });
+
+  it('reaches the deflated entries of a source owned by its package (a decrypted one, one with dependencies)', () => {
+    const entry = { size: 3000, crc32: 0, compressedSize: 900 } as DeflatedEntry;
+    const archive = Object.assign(new MemoryPackageSource(files), { deflated: (path: string) => (path === 'content/a.css' ? entry : undefined) });
+    const owned = new OwnedSource(archive, async () => undefined);
+    expect(owned.deflated?.('content/a.css')).toBe(entry);
+    expect(owned.deflated?.('content/b.js')).toBeUndefined();
+    expect(new OwnedSource(source, async () => undefined).deflated).toBeUndefined();
   });
 
   it('stops its pending work and gives every byte back when cancelled', async () => {
