@@ -6,6 +6,12 @@ import type { EncodedRepresentation } from './encoded-representation.js';
 /** One entry at a time: the pass leaves the other core, and zlib's other threads, to the requests. */
 const CONCURRENCY = 1;
 
+/**
+ * The part of the byte budget the pass may fill: the rest stays for what requests need
+ * later (plain bytes, which would otherwise be read from the archive on every request).
+ */
+const BUDGET_SHARE = 0.5;
+
 /** An archive entry worth a brotli copy. */
 export interface BrotliCandidate {
   key: string;
@@ -20,7 +26,7 @@ export interface BrotliCandidate {
  * has loaded: one entry at a time, between requests (each compression runs in zlib's
  * thread pool, never on the event loop), at brotli's best quality since it is done once,
  * and within the byte budget: the pass stops for good the first time the budget has no
- * room. Until an entry's copy is ready, the entry goes gzip-encoded (from its stored
+ * room, or would be more than half used. Until an entry's copy is ready, the entry goes gzip-encoded (from its stored
  * deflate bytes) or as identity. Cancelling (the package closed or reloaded) stops the
  * pending work and gives every copy's bytes back.
  */
@@ -82,6 +88,11 @@ export class BackgroundBrotli {
     // An entry that does not read (the source closed, a damaged entry) is left to the request path.
     const bytes = await this.source.read(key).catch(() => undefined);
     if (!bytes || this.cancelled) return;
+    const { budget } = this.copies;
+    if (budget.inUse + bytes.length > budget.limit * BUDGET_SHARE) {
+      this.full = true;
+      return;
+    }
     if (sha256 !== undefined && this.hasher.sha256(bytes) !== sha256) return;
     const made = await this.copies.make('br', bytes, 'thorough', gzipSize).catch(() => undefined);
     if (made?.kind === 'no-room') this.full = true;

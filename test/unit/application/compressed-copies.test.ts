@@ -179,15 +179,20 @@ describe('brotli copies of archive entries in the background', () => {
     expect(pass.copy('content/a.css')).toBeUndefined();
   });
 
-  it('stops for good the first time the budget has no room', async () => {
+  it('stops for good the first time the budget has no room, leaving half of it to the requests', async () => {
     const compressor = new CountingCompressor();
-    // Room to reserve the first entry, and for its copy, but not to reserve the second.
-    const budget = new ByteBudget(3000 + 500);
+    // Half of it holds the first entry while it is compressed, and its copy, but not the second entry as well.
+    const budget = new ByteBudget(2 * (3000 + 500));
     const pass = new BackgroundBrotli(source, candidates(), new CompressedCopies(compressor, budget), hasher);
     await pass.done;
     expect(compressor.calls.length).toBe(1);
     expect(pass.copy('content/a.css')).toBeDefined();
-    expect(pass.copy('content/c.svg')).toBeUndefined();
+    expect(pass.copy('content/b.js')).toBeUndefined();
+    expect(budget.inUse).toBe(encodeFake('br', files['content/a.css']).length);
+    const busy = new ByteBudget(100_000);
+    busy.take(50_000);
+    await new BackgroundBrotli(source, candidates(), new CompressedCopies(compressor, busy), hasher).done;
+    expect(compressor.calls.length).toBe(1);
   });
 
   it('reaches the deflated entries of a source owned by its package (a decrypted one, one with dependencies)', () => {
