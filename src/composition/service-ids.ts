@@ -2,6 +2,7 @@ import type { ServiceIdentifier } from 'inversify';
 import type { ArchiveWriter } from '../application/ports/archive-writer.js';
 import type { AuthCrypto } from '../application/ports/auth-crypto.js';
 import type { Clock } from '../application/ports/clock.js';
+import type { Compressor } from '../application/ports/compressor.js';
 import type { ContentReferenceScanner } from '../application/ports/content-references.js';
 import type { DirectoryWriter } from '../application/ports/directory-writer.js';
 import type { ContentCipher } from '../application/ports/envelope-crypto.js';
@@ -31,6 +32,7 @@ import type { PackPipeline } from '../application/package/pack-pipeline.js';
 import type { StoreCatalog } from '../application/package/store-catalog.js';
 import type { DependencyLoader } from '../application/package/dependency-loader.js';
 import type { ByteBudget } from '../application/serving/byte-budget.js';
+import type { CompressedCopies } from '../application/serving/compressed-copies.js';
 import type { LoadPackage } from '../application/serving/load-package.js';
 import type { ReactorDependencies } from '../application/serving/reactor.js';
 import type { PackPackage } from '../application/use-cases/pack-package.js';
@@ -94,12 +96,14 @@ export const PORT = {
   ContentReferenceScanner: id<ContentReferenceScanner>('ContentReferenceScanner'),
   PackageVerifier: id<PackageVerifier>('PackageVerifier'),
   Clock: id<Clock>('Clock'),
+  Compressor: id<Compressor>('Compressor'),
   Warnings: id<Warnings>('Warnings'),
 } as const;
 
 /** The application's services that use cases share. */
 export const SERVICE = {
   ByteBudget: id<ByteBudget>('ByteBudget'),
+  CompressedCopies: id<CompressedCopies>('CompressedCopies'),
   SignatureCheck: id<SignatureCheck>('SignatureCheck'),
   PackPipeline: id<PackPipeline>('PackPipeline'),
   EntryDigester: id<EntryDigester>('EntryDigester'),

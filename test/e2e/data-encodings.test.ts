@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { writePackage } from '../support/composite-fixtures.js';
 import { temporaryDirectory } from '../support/paths.js';
+import { rawRequest } from '../support/raw-http.js';
 import { startServe, type ServeProcess } from '../support/serve-process.js';
 
 jest.setTimeout(60_000);
@@ -26,19 +26,7 @@ afterAll(async () => {
   work.remove();
 });
 
-/** The raw answer: node:http leaves the body as sent (fetch would decode it). */
-function get(path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
-  return new Promise((resolve, reject) => {
-    const url = new URL(path, running.url);
-    const call = httpRequest(url, { headers }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, body: Buffer.concat(chunks) }));
-    });
-    call.on('error', reject);
-    call.end();
-  });
-}
+const get = (path: string, headers: Record<string, string> = {}) => rawRequest(new URL(path, running.url), headers);
 
 describe('compressed data answers', () => {
   it('sends a collection as brotli or gzip when asked, decoding to the identity bytes, each coding with its own tag', async () => {

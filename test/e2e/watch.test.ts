@@ -4,6 +4,7 @@ import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from '../support/chromium.js';
+import { eventually } from '../support/eventually.js';
 import { EXAMPLE_SITE, temporaryDirectory } from '../support/paths.js';
 import { runPkg } from '../support/run-cli.js';
 import { startServe } from '../support/serve-process.js';
@@ -13,15 +14,6 @@ jest.setTimeout(120_000);
 const work = temporaryDirectory('cap-watch-');
 const at = (name: string) => join(work.path, name);
 afterAll(() => work.remove());
-
-/** Polls until `check` holds (a watcher reacts within a fraction of a second; the bound is generous). */
-async function eventually(check: () => Promise<boolean>, what: string): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`never: ${what}`);
-}
 
 describe('pkg reactor serve --watch', () => {
   it('serves added files, data and configuration changes on the next request; an edit that does not load is reported and the last good version keeps serving', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { acceptsGzip, preferredEncoding } from '../../src/adapters/http/accept-encoding.js';
+import { acceptedCodings, preferredEncoding } from '../../src/adapters/http/accept-encoding.js';
 
 describe('Accept-Encoding', () => {
   it('prefers the accepted coding of higher weight, brotli on a tie; q=0 refuses, * covers the rest', () => {
@@ -20,7 +20,7 @@ describe('Accept-Encoding', () => {
     for (const [header, expected] of cases) expect([header, preferredEncoding(header)]).toEqual([header, expected]);
   });
 
-  it('never picks a coding the header refuses or weighs below the other, and agrees with acceptsGzip', () => {
+  it('never picks a coding the header refuses or weighs below the other, and lists every accepted coding, best first', () => {
     const codings = fc.constantFrom('br', 'gzip', 'x-gzip', '*', 'identity', 'deflate');
     const weights = fc.option(fc.constantFrom('0', '0.5', '1', 'x'), { nil: undefined });
     fc.assert(
@@ -40,7 +40,10 @@ describe('Accept-Encoding', () => {
           expect(of(chosen)).toBeGreaterThan(0);
           expect(of(chosen)).toBeGreaterThanOrEqual(of(chosen === 'br' ? 'gzip' : 'br'));
         }
-        expect(acceptsGzip(header)).toBe(of('gzip') > 0);
+        const listed = acceptedCodings(header);
+        expect([...listed].sort()).toEqual((['br', 'gzip'] as const).filter((coding) => of(coding) > 0));
+        expect(listed[0]).toBe(chosen);
+        if (listed.length === 2) expect(of(listed[0]!)).toBeGreaterThanOrEqual(of(listed[1]!));
       }),
     );
   });

@@ -1,30 +1,35 @@
-/** Codings the reactor sends besides identity. */
-type Coding = 'br' | 'gzip';
+import type { ContentCoding as Coding } from '../../application/ports/compressor.js';
+
+const BOTH: readonly Coding[] = ['br', 'gzip'];
+const GZIP: readonly Coding[] = ['gzip'];
+const BROTLI: readonly Coding[] = ['br'];
+const NONE: readonly Coding[] = [];
 
 /**
- * Whether an `Accept-Encoding` header (RFC 9110 §12.5.3) accepts gzip: `gzip` (or its
- * alias `x-gzip`) with a non-zero weight, or else `*` with one. An explicit `gzip;q=0`
- * refuses gzip whatever `*` says; no header at all asks for identity.
+ * The codings the reactor keeps compressed (brotli and gzip) that an `Accept-Encoding`
+ * header (RFC 9110 §12.5.3) accepts, best first: by weight, brotli first on a tie (it is
+ * smaller). A coding is accepted by its own name (gzip also as `x-gzip`) with a non-zero
+ * weight, or else by `*` with one; an explicit `gzip;q=0` refuses gzip whatever `*` says.
  */
-export function acceptsGzip(header: string | undefined): boolean {
-  if (header === undefined || header === '') return false;
+export function acceptedCodings(header: string): readonly Coding[] {
   // The common headers of browsers and tools, answered without parsing.
-  if (header === 'gzip, deflate, br, zstd' || header === 'gzip, deflate, br' || header === 'gzip, deflate' || header === 'gzip') return true;
-  return weightOf(weightsOf(header), 'gzip') > 0;
+  if (header === 'gzip, deflate, br, zstd' || header === 'gzip, deflate, br') return BOTH;
+  if (header === 'gzip, deflate' || header === 'gzip') return GZIP;
+  if (header === '') return NONE;
+  const weights = weightsOf(header);
+  const br = weightOf(weights, 'br');
+  const gzip = weightOf(weights, 'gzip');
+  if (br > 0 && gzip > 0) return br >= gzip ? BOTH : ['gzip', 'br'];
+  return br > 0 ? BROTLI : gzip > 0 ? GZIP : NONE;
 }
 
 /**
  * The coding to answer in, of those the reactor keeps compressed (brotli and gzip): the
  * accepted one with the higher weight, brotli on a tie (it is smaller); undefined for
- * identity. Same rules as `acceptsGzip`.
+ * identity. Same rules as `acceptedCodings`.
  */
 export function preferredEncoding(header: string | undefined): Coding | undefined {
-  if (header === undefined || header === '') return undefined;
-  const weights = weightsOf(header);
-  const br = weightOf(weights, 'br');
-  const gzip = weightOf(weights, 'gzip');
-  if (br <= 0 && gzip <= 0) return undefined;
-  return br >= gzip ? 'br' : 'gzip';
+  return header === undefined ? undefined : acceptedCodings(header)[0];
 }
 
 /** A coding's weight: its own, else that of `*`, else 0 (not acceptable). */

@@ -34,17 +34,17 @@ export function readData(mount: Mount, id: string, item: string | undefined, req
   const headers: Record<string, string | number> = items ? { 'X-Total-Count': items.length } : {};
   const url = request.url ?? '';
   const query = url.indexOf('?');
-  if (query >= 0 && query < url.length - 1 && items) return answerQuery(dataset, url, query, request, response);
-  sendCompressible(request, response, wholeCollection(collection), headers);
+  if (query >= 0 && query < url.length - 1 && items) return answerQuery(mount, dataset, url, query, request, response);
+  sendCompressible(mount.pkg.copies, request, response, wholeCollection(collection), headers);
 }
 
 /** A query of the collection: the page it selects, `X-Total-Count` of all that match, and `Link` to the other pages. */
-function answerQuery(dataset: Dataset, url: string, query: number, request: IncomingMessage, response: ServerResponse): void {
+function answerQuery(mount: Mount, dataset: Dataset, url: string, query: number, request: IncomingMessage, response: ServerResponse): void {
   const answer = dataset.query(url.slice(query + 1));
   const headers: Record<string, string | number> = { 'X-Total-Count': answer.total };
   const links = answer.window ? pageLinks(url.slice(0, query), new URLSearchParams(url.slice(query + 1)), answer.window, answer.total) : '';
   if (links) headers.Link = links;
-  sendCompressible(request, response, taggedAnswer(answer), headers);
+  sendCompressible(mount.pkg.copies, request, response, taggedAnswer(answer), headers);
 }
 
 /** RFC 8288 links to the first, previous, next and last pages, in the paging the client used. */

@@ -1,9 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import type { ContentCoding } from '../../application/ports/compressor.js';
+import type { EncodedRepresentation } from '../../application/serving/encoded-representation.js';
 import type { StaticFile } from '../../application/serving/served-package.js';
 import { noneMatchHits } from '../../domain/serving/entity-tags.js';
-import { acceptsGzip } from './accept-encoding.js';
+import { acceptedCodings } from './accept-encoding.js';
 
 interface FileHeaders {
   /** Every header but Content-Length and Content-Range, which depend on the range served. */
@@ -12,13 +14,20 @@ interface FileHeaders {
   full: string[];
   /** The headers of a 304: without Content-Type. */
   notModified: string[];
-  /** For files with a gzip form: the headers of its 200 and its 304. */
-  gzip?: { full: string[]; notModified: string[] };
+  /** Each encoded form's headers, built on its first answer (its length is known once it is made). */
+  encoded: Partial<Record<ContentCoding, EncodedHeaders>>;
+  /** The identity headers by name, lower-cased, to build an encoded form's from. */
+  byName: ReadonlyMap<string, [string, string]>;
+}
+
+interface EncodedHeaders {
+  full: string[];
+  notModified: string[];
 }
 
 /**
  * Headers are built once per file and reused on every hit (a file's object lives until
- * its content changes), the gzip form's with them.
+ * its content changes), each encoded form's with them.
  */
 const built = new WeakMap<StaticFile, FileHeaders>();
 
@@ -26,7 +35,7 @@ const built = new WeakMap<StaticFile, FileHeaders>();
  * A file's headers: its type; the route's `headers` (which replace the default cache
  * header) or `Cache-Control`; `Accept-Ranges`; the route's `responseHeaders` and
  * `responseRewrite.headers` over those; `Vary: Accept-Encoding` when the answer depends
- * on it; its ETag. The gzip form differs in its ETag and `Content-Encoding`.
+ * on it; its ETag. An encoded form differs in its ETag, `Content-Encoding` and length.
  */
 function headersOf(file: StaticFile): FileHeaders {
   let headers = built.get(file);
@@ -40,19 +49,29 @@ function headersOf(file: StaticFile): FileHeaders {
   set('Accept-Ranges', 'bytes');
   for (const [name, value] of Object.entries(route?.responseHeaders ?? {})) set(name, value);
   for (const [name, value] of Object.entries(route?.responseRewrite?.headers ?? {})) set(name, value);
-  if (file.gzip) set('Vary', withAcceptEncoding(byName.get('vary')?.[1]));
+  if (file.encodings) set('Vary', withAcceptEncoding(byName.get('vary')?.[1]));
   set('ETag', file.etag);
   const resource = [...byName.values()].flat();
-  const without = (names: string[]) => [...byName].filter(([name]) => !names.includes(name)).flatMap(([, pair]) => pair);
-  headers = { resource, full: [...resource, 'Content-Length', String(file.size)], notModified: without(['content-type']) };
-  if (file.gzip) {
-    set('ETag', file.gzip.etag);
-    set('Content-Encoding', 'gzip');
-    // Byte ranges are of the identity bytes: a range request is answered without gzip.
-    headers.gzip = { full: [...[...byName.values()].flat(), 'Content-Length', String(file.gzip.size)], notModified: without(['content-type', 'content-encoding']) };
-  }
+  headers = { resource, full: [...resource, 'Content-Length', String(file.size)], notModified: pairsWithout(byName, ['content-type']), encoded: {}, byName };
   built.set(file, headers);
   return headers;
+}
+
+/** An encoded form's headers: the identity ones with its ETag and Content-Encoding. */
+function encodedHeadersOf(file: StaticFile, coding: ContentCoding, form: EncodedRepresentation, body: Uint8Array): EncodedHeaders {
+  const headers = headersOf(file);
+  let encoded = headers.encoded[coding];
+  if (encoded) return encoded;
+  const byName = new Map(headers.byName);
+  byName.set('etag', ['ETag', form.etag]);
+  byName.set('content-encoding', ['Content-Encoding', coding]);
+  encoded = { full: [...[...byName.values()].flat(), 'Content-Length', String(body.length)], notModified: pairsWithout(byName, ['content-type', 'content-encoding']) };
+  headers.encoded[coding] = encoded;
+  return encoded;
+}
+
+function pairsWithout(byName: ReadonlyMap<string, [string, string]>, names: string[]): string[] {
+  return [...byName].filter(([name]) => !names.includes(name)).flatMap(([, pair]) => pair);
 }
 
 /** A route's own Vary with Accept-Encoding added, unless it names it (or `*`) already. */
@@ -62,26 +81,42 @@ function withAcceptEncoding(vary: string | undefined): string {
 }
 
 /**
- * Writes a static response: gzip-encoded when the file has a gzip form, the client
- * accepts gzip and asks for no range; otherwise the identity bytes: 304 for a matching
- * If-None-Match, 206/416 for a single byte range, HEAD without a body, bytes from
- * memory when held, else streamed.
+ * Writes a static response: encoded when the file has encoded forms, the client accepts
+ * one and asks for no range (brotli before gzip unless the client weighs them otherwise;
+ * a form not ready yet gives way to the next); otherwise the identity bytes: 304 for a
+ * matching If-None-Match, 206/416 for a single byte range, HEAD without a body, bytes
+ * from memory when held, else streamed.
  */
 export function writeStatic(request: IncomingMessage, response: ServerResponse, found: StaticFile, extra: readonly string[] = []): void | Promise<void> {
-  const { gzip } = found;
-  if (gzip !== undefined && !gzip.refused && request.headers.range === undefined && acceptsGzip(request.headers['accept-encoding'])) {
-    if (gzip.body) return writeGzip(request, response, found, gzip.body, extra);
-    // The first gzip answer of a file checks its bytes; until they pass, identity.
-    return gzip.prepare().then((body) => (body ? writeGzip(request, response, found, body, extra) : writeIdentity(request, response, found, extra)));
+  const { encodings } = found;
+  if (encodings !== undefined && request.headers.range === undefined) {
+    const accepted = request.headers['accept-encoding'];
+    if (accepted !== undefined) return writeEncoded(request, response, found, acceptedCodings(accepted), 0, extra);
   }
   return writeIdentity(request, response, found, extra);
 }
 
-/** The gzip form from memory: 200, or 304 when If-None-Match names the gzip ETag. */
-function writeGzip(request: IncomingMessage, response: ServerResponse, found: StaticFile, body: Uint8Array, extra: readonly string[]): void {
-  const headers = headersOf(found).gzip!;
+/**
+ * The first of the accepted codings, from `at` on, whose form is ready or can be made
+ * now: a form is made (directory and overlay files) or checked (archive gzip) on its
+ * first answer, once; a brotli copy the background pass has not made yet is skipped.
+ */
+function writeEncoded(request: IncomingMessage, response: ServerResponse, found: StaticFile, codings: readonly ContentCoding[], at: number, extra: readonly string[]): void | Promise<void> {
+  for (let i = at; i < codings.length; i++) {
+    const coding = codings[i]!;
+    const form = found.encodings![coding];
+    if (form === undefined || form.refused) continue;
+    if (form.body) return writeForm(request, response, found, coding, form, form.body, extra);
+    return form.prepare().then((body) => (body ? writeForm(request, response, found, coding, form, body, extra) : writeEncoded(request, response, found, codings, i + 1, extra)));
+  }
+  return writeIdentity(request, response, found, extra);
+}
+
+/** An encoded form from memory: 200, or 304 when If-None-Match names its ETag. */
+function writeForm(request: IncomingMessage, response: ServerResponse, found: StaticFile, coding: ContentCoding, form: EncodedRepresentation, body: Uint8Array, extra: readonly string[]): void {
+  const headers = encodedHeadersOf(found, coding, form, body);
   const ifNoneMatch = request.headers['if-none-match'];
-  if (ifNoneMatch !== undefined && noneMatchHits(ifNoneMatch, found.gzip!.etag)) {
+  if (ifNoneMatch !== undefined && noneMatchHits(ifNoneMatch, form.etag)) {
     response.writeHead(304, extra.length === 0 ? headers.notModified : [...headers.notModified, ...extra]);
     response.end();
     return;

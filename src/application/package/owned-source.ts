@@ -1,14 +1,17 @@
-import type { PackageEntry, PackageSource } from '../ports/package-source.js';
+import type { DeflatedEntry, PackageEntry, PackageSource } from '../ports/package-source.js';
 
 /** A source over a file that exists only for it (a decrypted package): closing it removes the file. */
 export class OwnedSource implements PackageSource {
   readonly archiveBytes?: () => AsyncIterable<Uint8Array>;
+  /** An archive's deflated entries stay answerable as gzip (and brotli in the background) through the wrapper. */
+  readonly deflated?: (path: string) => DeflatedEntry | undefined;
 
   constructor(
     private readonly inner: PackageSource,
     private readonly release: () => Promise<void>,
   ) {
     if (inner.archiveBytes) this.archiveBytes = () => inner.archiveBytes!();
+    if (inner.deflated) this.deflated = (path) => inner.deflated!(path);
   }
 
   get location(): string {

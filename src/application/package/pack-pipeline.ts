@@ -1,6 +1,6 @@
 import { UnsafeEntryError } from '../../domain/errors.js';
 import { isCoveredByChecksums, securityDocument, type DigitalSignatures } from '../../domain/integrity/security.js';
-import { isCompressedMedia, looksIncompressible } from '../../domain/package/media-types.js';
+import { isIncompressible } from '../../domain/package/media-types.js';
 import { SECURITY_FILE, entryNamesProblem, sortByPath, unsafePathReason } from '../../domain/package/package-paths.js';
 import type { ArchiveWriter } from '../ports/archive-writer.js';
 import type { Hasher } from '../ports/hasher.js';
@@ -63,12 +63,12 @@ export class PackPipeline {
       for (const [index, file] of ordered.entries()) {
         const bytes = (await ahead(index)) ?? (file.data instanceof Uint8Array ? file.data : undefined);
         if (bytes) {
-          await sink.add(file.path, bytes, { store: shouldStore(file.path, bytes) });
+          await sink.add(file.path, bytes, { store: isIncompressible(file.path, bytes) });
           checksums[file.path] = this.hasher.sha256(bytes);
         } else {
           const hash = this.hasher.createSha256();
           const { first, rest } = await peek((file.data as () => AsyncIterable<Uint8Array>)());
-          await sink.add(file.path, tap(rest, (chunk) => hash.update(chunk)), { store: shouldStore(file.path, first) });
+          await sink.add(file.path, tap(rest, (chunk) => hash.update(chunk)), { store: isIncompressible(file.path, first) });
           checksums[file.path] = hash.digest();
         }
       }
@@ -81,11 +81,6 @@ export class PackPipeline {
       throw error;
     }
   }
-}
-
-/** Deflating bytes that are already compressed (by extension or by measure) costs time and saves nothing. */
-function shouldStore(path: string, sample: Uint8Array): boolean {
-  return isCompressedMedia(path) || looksIncompressible(sample);
 }
 
 /** The first chunk of a stream, and the whole stream again. */

@@ -2,25 +2,12 @@ import { GZIP_FRAMING, gzipMember } from '../../domain/serving/gzip-member.js';
 import type { Hasher } from '../ports/hasher.js';
 import type { DeflatedEntry } from '../ports/package-source.js';
 import type { ByteBudget } from './byte-budget.js';
+import { MIN_ENCODED_SIZE, PreparedOnce } from './encoded-representation.js';
 
-/**
- * Files smaller than this go identity only: a response under about 860 bytes fits one
- * TCP packet either way, and compressing it saves nothing worth a header (the threshold
- * Akamai and several CDNs use).
- */
-export const GZIP_MIN_SIZE = 860;
-
-/** A file's bytes in another content coding, with its own strong ETag. */
-export interface EncodedRepresentation {
-  readonly etag: string;
-  /** Length of the encoded bytes: Content-Length. */
-  readonly size: number;
-  /** The encoded bytes once checked; undefined until `prepare` succeeded. */
-  readonly body: Uint8Array | undefined;
-  /** Set when the encoded bytes can never be sent: identity goes instead, for good. */
-  readonly refused: boolean;
-  /** Checks and loads the encoded bytes (once); undefined when identity must go this time. */
-  prepare(): Promise<Uint8Array | undefined>;
+/** Whether a deflated entry goes gzip-encoded: big enough to gain, smaller framed than plain, small enough to hold. */
+export function worthGzip(entry: DeflatedEntry, memoryLimit: number): boolean {
+  const size = entry.compressedSize + GZIP_FRAMING;
+  return entry.size >= MIN_ENCODED_SIZE && size < entry.size && size <= memoryLimit;
 }
 
 /**
@@ -39,45 +26,34 @@ export interface EncodedRepresentation {
  * gzip-encoded. The checked bytes are held in memory (within the reactor's byte budget),
  * so what is sent is what was checked.
  */
-export class GzipRepresentation implements EncodedRepresentation {
-  readonly etag: string;
-  readonly size: number;
-  body: Uint8Array | undefined;
-  refused = false;
-  private preparing: Promise<Uint8Array | undefined> | undefined;
+export class GzipRepresentation extends PreparedOnce {
+  private readonly size: number;
 
   private constructor(
     private readonly entry: DeflatedEntry,
     /** The identity bytes' SHA-256, lower-case hex. */
     private readonly sha256: string,
     private readonly hasher: Hasher,
-    private readonly budget: ByteBudget,
+    budget: ByteBudget,
   ) {
-    this.etag = `"${sha256}-gzip"`;
+    super(`"${sha256}-gzip"`, budget);
     this.size = entry.compressedSize + GZIP_FRAMING;
   }
 
   /** The representation of an entry worth sending gzip-encoded and small enough to hold; undefined for the others. */
   static of(entry: DeflatedEntry | undefined, sha256: string, hasher: Hasher, budget: ByteBudget, memoryLimit: number): GzipRepresentation | undefined {
-    if (!entry || entry.size < GZIP_MIN_SIZE) return undefined;
-    const size = entry.compressedSize + GZIP_FRAMING;
-    if (size >= entry.size || size > memoryLimit) return undefined;
-    return new GzipRepresentation(entry, sha256, hasher, budget);
+    return entry && worthGzip(entry, memoryLimit) ? new GzipRepresentation(entry, sha256, hasher, budget) : undefined;
   }
 
-  prepare(): Promise<Uint8Array | undefined> {
-    if (this.body || this.refused) return Promise.resolve(this.body);
-    this.preparing ??= this.load().finally(() => (this.preparing = undefined));
-    return this.preparing;
-  }
-
-  private async load(): Promise<Uint8Array | undefined> {
+  protected async load(): Promise<Uint8Array | undefined> {
     // A full budget now may have room later: identity this time, and no verdict.
     if (!this.budget.take(this.size)) return undefined;
     try {
       const raw = await this.entry.raw();
       const inflated = await this.entry.inflate(raw);
       if (this.hasher.sha256(inflated) !== this.sha256) throw new Error('inflates to other bytes');
+      // Released while it was being checked: nothing holds it any more.
+      if (this.refused) throw new Error('released');
       this.body = gzipMember(raw, this.entry.crc32, this.entry.size);
       return this.body;
     } catch {

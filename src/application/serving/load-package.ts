@@ -16,6 +16,7 @@ import type { PackageVerifier } from '../ports/package-verifier.js';
 import type { OverlayMount, OverlayStore } from '../ports/overlay-store.js';
 import { emptyLayer } from '../../domain/serving/layer-stack.js';
 import type { ByteBudget } from './byte-budget.js';
+import type { CompressedCopies } from './compressed-copies.js';
 import { NO_DEPENDENCIES, ServedPackage, type ServeOptions } from './served-package.js';
 import { readPackageLayers, readTombstones } from '../package/package-layer-stack.js';
 import type { DependencyContext, DependencyLoader, DependencyTree } from '../package/dependency-loader.js';
@@ -67,6 +68,7 @@ export class LoadPackage {
     private readonly hasher: Hasher,
     private readonly verifier: PackageVerifier,
     private readonly budget: ByteBudget,
+    private readonly copies: CompressedCopies,
     private readonly security: LoadSecurity,
     private readonly dependencies?: LoadDependencies,
   ) {}
@@ -123,8 +125,9 @@ export class LoadPackage {
       const overlay = options.workdir !== undefined && options.overlays && model.metadata.readOnly !== true ? await this.overlayOf(options.overlays, options.workdir, { path: options.mountPath?.(model.metadata.name) ?? '/', packageName: model.metadata.name }) : undefined;
       // Closing the package closes its dependencies too.
       const served = tree ? new OwnedSource(source, () => tree.close()) : source;
-      const pkg = new ServedPackage(served, model, this.hasher, this.budget, options, await readPackageLayers(source, model), digests, overlay, fromDependencies);
+      const pkg = new ServedPackage(served, model, this.hasher, this.budget, options, await readPackageLayers(source, model), digests, overlay, fromDependencies, this.copies);
       if (tree) checkDependencyRoutes(pkg.routes, fromDependencies, tree);
+      void pkg.compressInBackground();
       return pkg;
     } catch (error) {
       await tree?.close();

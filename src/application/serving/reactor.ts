@@ -165,7 +165,7 @@ export class Reactor {
           reactor.sync.follow(mount);
         } catch (error) {
           await datasets?.close();
-          await pkg.source.close();
+          await pkg.close();
           if (error instanceof MountConflictError || !(error instanceof PackageError)) throw error;
           failures.push({ source: request.source, error });
         }
@@ -411,7 +411,7 @@ export class Reactor {
           datasets = (await PackageDatasets.load(pkg.source, pkg.model, pkg.overlay?.files, refusal, this.dependencies.readers)).datasets;
         } catch (error) {
           old.datasets.resume();
-          await pkg.source.close();
+          await pkg.close();
           throw error;
         }
         mount.pkg = pkg;
@@ -419,7 +419,7 @@ export class Reactor {
         mount.content.replace(pkg, refusal);
         this.sync.follow(mount);
         for (const cache of [this.contentHashes, this.validations, this.lastValid, this.reloadProblems]) cache.delete(mount);
-        await Promise.all([old.datasets.handOver(datasets), old.pkg.source.close()]).catch(() => undefined);
+        await Promise.all([old.datasets.handOver(datasets), old.pkg.close()]).catch(() => undefined);
       });
       for (const listener of this.listeners) listener({ kind: 'reloaded', mount });
     } catch (error) {
@@ -436,7 +436,7 @@ export class Reactor {
   async close(): Promise<void> {
     for (const watcher of this.watchers.splice(0)) watcher.close();
     this.sync.close();
-    await Promise.all(this.ordered.map((mount) => Promise.all([mount.pkg.source.close(), mount.datasets.close()]).catch(() => undefined)));
+    await Promise.all(this.ordered.map((mount) => Promise.all([mount.pkg.close(), mount.datasets.close()]).catch(() => undefined)));
     this.ordered.length = 0;
     await this.backend.close();
   }

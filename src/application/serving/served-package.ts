@@ -9,8 +9,13 @@ import type { PackageOverlay } from '../ports/overlay-store.js';
 import { compactBytes } from '../shared/bytes.js';
 import type { ByteBudget } from './byte-budget.js';
 import { contentTypeHeader, typeOf } from './content-types.js';
-import { GzipRepresentation, type EncodedRepresentation } from './gzip-representation.js';
-import { detectType, typeByExtension } from '../../domain/package/media-types.js';
+import { GzipRepresentation, worthGzip } from './gzip-representation.js';
+import { MIN_ENCODED_SIZE, type Encodings } from './encoded-representation.js';
+import { BackgroundBrotli, type BrotliCandidate } from './background-brotli.js';
+import type { CompressedCopies } from './compressed-copies.js';
+import { CompressedCopy } from './compressed-copy.js';
+import { GZIP_FRAMING } from '../../domain/serving/gzip-member.js';
+import { detectType, isIncompressible, isTextType, typeByExtension } from '../../domain/package/media-types.js';
 import type { Manifest } from '../../domain/package/manifest.js';
 
 /** Files up to this size are held in memory (within the reactor's byte budget). */
@@ -44,8 +49,8 @@ export interface StaticFile {
   body?: Uint8Array;
   /** Streams bytes [start, end] inclusive, for bodies not in memory. */
   stream(start: number, end: number): AsyncIterable<Uint8Array>;
-  /** The same bytes gzip-encoded, for files an archive holds deflated. */
-  gzip?: EncodedRepresentation;
+  /** The same bytes in other content codings, for files worth compressing: the answer varies with Accept-Encoding. */
+  encodings?: Encodings;
 }
 
 export type StaticLookup = { kind: 'hit'; file: StaticFile } | { kind: 'dataset'; dataset: string; route: Route } | { kind: 'handler'; route: Route } | { kind: 'miss' };
@@ -77,7 +82,7 @@ interface FileState {
   /** The source's version token of the file, for files that may change while served. */
   version?: string;
   /** Made on the first answer that serves the file's own bytes; null when it has none. */
-  gzip?: GzipRepresentation | null;
+  encodings?: Encodings | null;
 }
 
 /**
@@ -95,6 +100,10 @@ export class ServedPackage {
   private readonly responses = new Map<string, StaticLookup>();
   /** Whether it was served out of an encrypted package. */
   encrypted = false;
+  /** Brotli copies of an archive's text entries, made after load (`compressInBackground`). */
+  private background: BackgroundBrotli | undefined;
+  /** The package's own layers (not its dependencies', not the overlay): what the background pass compresses. */
+  private readonly own: readonly Layer[];
 
   constructor(
     readonly source: PackageSource,
@@ -108,9 +117,41 @@ export class ServedPackage {
     /** The reactor's overlay: the topmost layer, whose files live in the workdir. */
     readonly overlay?: { layer: Layer; files: PackageOverlay },
     readonly dependencies: DependencyLayers = NO_DEPENDENCIES,
+    /** Compressed copies of directory and overlay files, data answers and archive entries; without it, those go identity. */
+    readonly copies?: CompressedCopies,
   ) {
     this.layers = new LayerStack([...dependencies.layers, ...layers, ...(overlay ? [overlay.layer] : [])]);
     this.routes = new RouteTable(model.routes, model.metadata.dependencies);
+    this.own = layers;
+  }
+
+  /**
+   * Starts making brotli copies of an archive's text entries, off the request path (see
+   * BackgroundBrotli). Directories change while served, so their files are compressed
+   * on first demand instead. Returns when the pass is done, for those who wait for it.
+   */
+  compressInBackground(): Promise<void> {
+    const { source, copies } = this;
+    if (!copies || !source.deflated || source.current || this.background) return this.background?.done ?? Promise.resolve();
+    const candidates = new Map<string, BrotliCandidate>();
+    for (const layer of this.own) {
+      for (const { key } of layer.files.values()) {
+        const entry = source.deflated(key);
+        if (!entry || !worthGzip(entry, MEMORY_FILE_LIMIT) || !isTextType(typeOf(this.model.manifest[key]?.type, key))) continue;
+        const sha256 = this.digests.get(key);
+        candidates.set(key, { key, gzipSize: entry.compressedSize + GZIP_FRAMING, ...(sha256 ? { sha256 } : {}) });
+      }
+    }
+    this.background = new BackgroundBrotli(source, [...candidates.values()], copies, this.hasher);
+    return this.background.done;
+  }
+
+  /** Stops serving this version: pending background work is cancelled, every byte it held goes back to the budget, and the source is closed. */
+  async close(): Promise<void> {
+    this.background?.cancel();
+    for (const file of [...this.files.keys()]) this.forget(file);
+    this.responses.clear();
+    await this.source.close();
   }
 
   get name(): string {
@@ -159,7 +200,14 @@ export class ServedPackage {
     const state = file && this.files.get(file);
     if (!state) return;
     this.files.delete(file);
-    state.then((loaded) => loaded.bytes && this.budget.give(loaded.bytes.length)).catch(() => undefined);
+    state
+      .then((loaded) => {
+        if (loaded.bytes) this.budget.give(loaded.bytes.length);
+        // The compressed copies go with the bytes they were made of.
+        for (const encoded of Object.values(loaded.encodings ?? {})) encoded.release();
+        loaded.encodings = null;
+      })
+      .catch(() => undefined);
   }
 
   private packageFile(path: string): { file: LayerFile } | undefined {
@@ -195,13 +243,32 @@ export class ServedPackage {
       const body = withLiveReload(state.bytes);
       return this.served(state.type, this.hasher.sha256(body), body, body.length, file, reader, route);
     }
-    return this.served(state.type, state.sha256!, state.bytes, state.size, file, reader, route, this.gzipOf(state, file, reader));
+    return this.served(state.type, state.sha256!, state.bytes, state.size, file, reader, route, this.encodingsOf(state, file, reader));
   }
 
-  /** One per file, shared by the paths that serve it, so its bytes are checked and held once. */
-  private gzipOf(state: FileState, file: LayerFile, reader: FileReader): GzipRepresentation | undefined {
-    if (state.gzip === undefined) state.gzip = GzipRepresentation.of(reader.deflated?.(file.key), state.sha256!, this.hasher, this.budget, MEMORY_FILE_LIMIT) ?? null;
-    return state.gzip ?? undefined;
+  /** One set per file version, shared by the paths that serve it, so its copies are made and held once. */
+  private encodingsOf(state: FileState, file: LayerFile, reader: FileReader): Encodings | undefined {
+    if (state.encodings === undefined) state.encodings = this.encodingsFor(state, file, reader) ?? null;
+    return state.encodings ?? undefined;
+  }
+
+  /**
+   * Archive entries stored deflated go gzip from their own deflate bytes, and brotli once
+   * the background pass has their copy; an archive's stored entries stay identity (the
+   * packer found them incompressible). Files that are not in an archive (a directory, the
+   * overlay) are compressed on first demand when held in memory, big enough to gain and
+   * not compressed media.
+   */
+  private encodingsFor(state: FileState, file: LayerFile, reader: FileReader): Encodings | undefined {
+    const sha256 = state.sha256!;
+    if (reader.deflated) {
+      const gzip = GzipRepresentation.of(reader.deflated(file.key), sha256, this.hasher, this.budget, MEMORY_FILE_LIMIT);
+      const br = gzip && reader.brotli?.(file.key, sha256);
+      return gzip && { gzip, ...(br ? { br } : {}) };
+    }
+    const { bytes } = state;
+    if (!this.copies || !bytes || bytes.length < MIN_ENCODED_SIZE || isIncompressible(file.key, bytes.subarray(0, 4096))) return undefined;
+    return { br: new CompressedCopy('br', sha256, bytes, this.copies), gzip: new CompressedCopy('gzip', sha256, bytes, this.copies) };
   }
 
   private readerOf(layer: Layer | undefined): FileReader {
@@ -217,10 +284,11 @@ export class ServedPackage {
       known: owner,
       ...(source.current ? { current: (key: string) => source.current!(key) } : {}),
       ...(source.deflated && !source.current ? { deflated: (key: string) => source.deflated!(key) } : {}),
+      ...(this.background && source === this.source ? { brotli: (key: string, sha256: string) => this.background?.representation(key, sha256) } : {}),
     };
   }
 
-  private served(type: string, sha256: string, body: Uint8Array | undefined, size: number, file: LayerFile, reader: FileReader, route: Route | undefined, gzip?: EncodedRepresentation): StaticLookup {
+  private served(type: string, sha256: string, body: Uint8Array | undefined, size: number, file: LayerFile, reader: FileReader, route: Route | undefined, encodings?: Encodings): StaticLookup {
     return {
       kind: 'hit',
       file: {
@@ -231,7 +299,7 @@ export class ServedPackage {
         ...(route ? { route } : {}),
         ...(body ? { body } : {}),
         stream: (start, end) => exactly(streamRange(reader.stream(file.key), start, end), end - start + 1, file.key),
-        ...(gzip ? { gzip } : {}),
+        ...(encodings ? { encodings } : {}),
       },
     };
   }
@@ -283,6 +351,8 @@ interface FileReader {
   current?(key: string): Promise<{ size: number; version: string } | undefined>;
   /** Present for archives: an entry stored deflated, whose raw bytes can answer gzip. */
   deflated?(key: string): DeflatedEntry | undefined;
+  /** Present for the package's own archive once its background pass runs: the entry's brotli form, when it is one the pass compresses. */
+  brotli?(key: string, sha256: string): Encodings['br'];
   /** Package files have manifest types and verified digests; overlay files have neither. */
   known?: { manifest: Manifest; digests: ReadonlyMap<string, string> };
 }

@@ -7,6 +7,7 @@ import { DependencyLoader } from '../../application/package/dependency-loader.js
 import { PackPipeline } from '../../application/package/pack-pipeline.js';
 import { StoreCatalog } from '../../application/package/store-catalog.js';
 import { ByteBudget } from '../../application/serving/byte-budget.js';
+import { CompressedCopies } from '../../application/serving/compressed-copies.js';
 import { LoadPackage } from '../../application/serving/load-package.js';
 import type { ReactorDependencies } from '../../application/serving/reactor.js';
 import type { DatasetReaders } from '../../application/data/package-datasets.js';
@@ -70,6 +71,8 @@ export const applicationModule = new ContainerModule(({ bind }) => {
   const single = <T>(id: ServiceIdentifier<T>, make: (context: ResolutionContext) => T) => void bind(id).toDynamicValue(make).inSingletonScope();
   // Memory for file bodies across every mounted package.
   single(SERVICE.ByteBudget, () => new ByteBudget(DEFAULT_MEMORY_BUDGET));
+  // Compressed copies count in the same budget as the bodies they were made of.
+  single(SERVICE.CompressedCopies, (c) => new CompressedCopies(c.get(PORT.Compressor), c.get(SERVICE.ByteBudget)));
   single(SERVICE.SignatureCheck, (c) => new SignatureCheck(c.get(PORT.SignatureSchemes), c.get(PORT.Hasher)));
   single(SERVICE.PackPipeline, (c) => new PackPipeline(c.get(PORT.ArchiveWriter), c.get(PORT.Hasher)));
   single(SERVICE.EntryDigester, (c) => new EntryDigester(c.get(PORT.Hasher), c.get(PORT.ContentReferenceScanner)));
@@ -91,6 +94,7 @@ export const applicationModule = new ContainerModule(({ bind }) => {
       c.get(PORT.Hasher),
       c.get(PORT.PackageVerifier),
       c.get(SERVICE.ByteBudget),
+      c.get(SERVICE.CompressedCopies),
       { signatures: c.get(SERVICE.SignatureCheck), wrappings: c.get(PORT.KeyWrappings), cipher: c.get(PORT.ContentCipher), files: c.get(PORT.FileWriter) },
       { loader: c.get(SERVICE.DependencyLoader), installer: c.get(USE_CASE.InstallPackage) },
     ),

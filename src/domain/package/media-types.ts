@@ -53,6 +53,11 @@ export function isCompressedMedia(path: string): boolean {
   return COMPRESSED_EXTENSIONS.has(extensionOf(path));
 }
 
+/** Bytes that compressing saves nothing on: compressed media by extension, or a sample that measures as such. */
+export function isIncompressible(path: string, sample: Uint8Array): boolean {
+  return isCompressedMedia(path) || looksIncompressible(sample);
+}
+
 export function isTextType(type: string): boolean {
   return (
     type.startsWith('text/') ||

@@ -1,0 +1,13 @@
+/** The content codings (RFC 9110 §8.4.1) the reactor keeps compressed copies in, besides identity. */
+export type ContentCoding = 'br' | 'gzip';
+
+/**
+ * How hard to work: `prompt` when a request waits for the copy (a few milliseconds for a
+ * page), `thorough` for work done once in the background, where the smallest result pays.
+ */
+export type CompressionEffort = 'prompt' | 'thorough';
+
+/** Compresses bytes into a content coding, off the event loop. */
+export interface Compressor {
+  compress(coding: ContentCoding, bytes: Uint8Array, effort: CompressionEffort): Promise<Uint8Array>;
+}
