@@ -31,9 +31,10 @@ export class HttpReactorHost implements ReactorHost {
       throw error;
     }
     const { reactor, failures, warnings } = started;
-    // `--watch`: an edit that no longer loads is said where the operator looks, and the last good version keeps serving.
+    // Said where the operator looks: an edit that no longer loads (`--watch`; the last good
+    // version keeps serving), a lazily verified package out of service (`--verify lazy`).
     reactor.onEvent((event) => {
-      if (event.kind === 'reload-failed') options.warn?.(event.problem);
+      if (event.kind !== 'reloaded') options.warn?.(event.problem);
     });
     const server = new ReactorServer(reactor, { quiet: options.quiet });
     let port: number;
@@ -46,6 +47,8 @@ export class HttpReactorHost implements ReactorHost {
       const reason = code === 'EADDRINUSE' ? 'is in use' : code === 'EACCES' ? 'is not allowed' : `cannot be used (${(error as Error).message})`;
       throw new ListenError(`port ${settings.port} on ${settings.host} ${reason}`);
     }
+    // Answering first: the whole-package pass of `--verify lazy` mounts competes with no start-up work.
+    reactor.verifyInBackground();
     const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
     return {
       url: `http://${host}:${port}`,

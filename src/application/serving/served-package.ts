@@ -12,6 +12,8 @@ import { contentTypeHeader, typeOf } from './content-types.js';
 import { GzipRepresentation, type EncodedRepresentation } from './gzip-representation.js';
 import { detectType, typeByExtension } from '../../domain/package/media-types.js';
 import type { Manifest } from '../../domain/package/manifest.js';
+import type { PackageOutOfServiceError } from '../../domain/errors.js';
+import type { VerifyOnReadSource } from '../integrity/verify-on-read-source.js';
 
 /** Files up to this size are held in memory (within the reactor's byte budget). */
 export const MEMORY_FILE_LIMIT = 1024 * 1024;
@@ -95,6 +97,8 @@ export class ServedPackage {
   private readonly responses = new Map<string, StaticLookup>();
   /** Whether it was served out of an encrypted package. */
   encrypted = false;
+  /** With `--verify lazy`: the package's files checked on first read, and whether it is still in service. */
+  verification: VerifyOnReadSource | undefined;
 
   constructor(
     readonly source: PackageSource,
@@ -115,6 +119,11 @@ export class ServedPackage {
 
   get name(): string {
     return this.model.metadata.name;
+  }
+
+  /** Set once a lazily verified package failed a check: every request to it is refused with this. */
+  get outOfService(): PackageOutOfServiceError | undefined {
+    return this.verification?.guard.outOfService;
   }
 
   /** The cached answer for a path, when one was computed already: the synchronous hot path. A source that may change is checked on every request instead. */
@@ -209,9 +218,13 @@ export class ServedPackage {
       const { files } = this.overlay;
       return { read: (key) => files.readContent(key), stream: (key) => files.streamContent(key) };
     }
-    const owner = (layer && this.dependencies.owners.get(layer)) ?? { source: this.source, manifest: this.model.manifest, digests: this.digests };
+    const dependency = layer && this.dependencies.owners.get(layer);
+    const owner = dependency ?? { source: this.source, manifest: this.model.manifest, digests: this.digests };
     const { source } = owner;
+    // Dependencies were verified whole at load; the package's own files may still be unchecked.
+    const verification = dependency ? undefined : this.verification;
     return {
+      ...(verification ? { verify: (key: string) => verification.ensure(key) } : {}),
       read: (key) => source.read(key),
       stream: (key) => source.stream(key),
       known: owner,
@@ -254,11 +267,19 @@ export class ServedPackage {
     // A file that may change is hashed as read: a digest from load time may describe other bytes.
     const state: FileState = { type: typeOf(known?.type, file.key), sha256: reader.current ? undefined : reader.known?.digests.get(file.key), size, ...(now ? { version: now.version } : {}) };
     if (size <= MEMORY_FILE_LIMIT && this.budget.take(size)) {
-      const bytes = compactBytes(await reader.read(file.key));
-      this.budget.give(size);
+      let bytes: Uint8Array;
+      try {
+        // A lazily verified package checks these very bytes as they are read.
+        bytes = compactBytes(await reader.read(file.key));
+      } finally {
+        this.budget.give(size);
+      }
       if (this.budget.take(bytes.length)) state.bytes = bytes;
       state.size = bytes.length;
       state.sha256 ??= this.hasher.sha256(bytes);
+    } else {
+      // Streamed later: checked whole now, before any answer commits to it.
+      await reader.verify?.(file.key);
     }
     // No manifest entry and an extension that says nothing: sniff the bytes, as generation would.
     if (!known && typeByExtension(file.key) === undefined && state.bytes) state.type = detectType(file.key, state.bytes.subarray(0, 512));
@@ -283,6 +304,8 @@ interface FileReader {
   current?(key: string): Promise<{ size: number; version: string } | undefined>;
   /** Present for archives: an entry stored deflated, whose raw bytes can answer gzip. */
   deflated?(key: string): DeflatedEntry | undefined;
+  /** Present while the package's files are checked lazily: resolves once the file is checked and intact. */
+  verify?(key: string): Promise<void>;
   /** Package files have manifest types and verified digests; overlay files have neither. */
   known?: { manifest: Manifest; digests: ReadonlyMap<string, string> };
 }
