@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { NodeHasher } from '../../../src/adapters/crypto/node-hasher.js';
 import { VerifyOnReadSource } from '../../../src/application/integrity/verify-on-read-source.js';
+import type { PackageSource } from '../../../src/application/ports/package-source.js';
 import { PackageOutOfServiceError } from '../../../src/domain/errors.js';
 import { MemoryPackageSource } from '../../fakes/memory-package-source.js';
 
@@ -22,25 +23,25 @@ class CountingSource extends MemoryPackageSource {
 class EditedSource extends MemoryPackageSource {
   private readonly versions = new Map<string, number>();
 
-  constructor(private readonly files: Record<string, Uint8Array>) {
-    super(files);
+  constructor(private readonly held: Record<string, Uint8Array>) {
+    super(held);
   }
 
   edit(path: string, text: string): void {
-    this.files[path]!.set(new TextEncoder().encode(text));
+    this.held[path]!.set(new TextEncoder().encode(text));
     this.versions.set(path, (this.versions.get(path) ?? 0) + 1);
   }
 
   override async read(path: string): Promise<Uint8Array> {
-    return this.files[path]!;
+    return this.held[path]!;
   }
 
   async current(path: string): Promise<{ size: number; version: string }> {
-    return { size: this.files[path]!.length, version: String(this.versions.get(path) ?? 0) };
+    return { size: this.held[path]!.length, version: String(this.versions.get(path) ?? 0) };
   }
 }
 
-function lazy(files: Record<string, string | Uint8Array>, source = new MemoryPackageSource(files)) {
+function lazy(files: Record<string, string | Uint8Array>, source: PackageSource = new MemoryPackageSource(files)) {
   return new VerifyOnReadSource(source, checksums, hasher);
 }
 
