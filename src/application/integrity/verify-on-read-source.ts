@@ -1,4 +1,4 @@
-import { describeIntegrity, isCoveredByChecksums } from '../../domain/integrity/security.js';
+import { describeIntegrity, isCoveredByChecksums, type Security } from '../../domain/integrity/security.js';
 import type { Hasher } from '../ports/hasher.js';
 import type { DeflatedEntry, PackageEntry, PackageSource } from '../ports/package-source.js';
 import { ServiceGuard } from './service-guard.js';
@@ -27,7 +27,8 @@ export class VerifyOnReadSource implements PackageSource {
   constructor(
     /** The same package without the checks: for the whole-package pass, which hashes everything anyway. */
     readonly unverified: PackageSource,
-    private readonly checksums: Readonly<Record<string, string>>,
+    /** The package's security.json, whose checksums every read is held to. */
+    readonly security: Security,
     private readonly hasher: Hasher,
   ) {
     this.guard = new ServiceGuard(unverified.location);
@@ -99,7 +100,7 @@ export class VerifyOnReadSource implements PackageSource {
 
   private settle(path: string, key: string, digest: string): void {
     this.guard.assertServing();
-    const expected = this.checksums[path];
+    const expected = this.security.checksums[path];
     if (expected === digest) return void this.verified.add(key);
     throw this.guard.withdraw(describeIntegrity({ mismatched: expected === undefined ? [] : [path], missing: [], uncovered: expected === undefined ? [path] : [] }));
   }

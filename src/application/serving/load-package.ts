@@ -124,8 +124,10 @@ export class LoadPackage {
   async load(source: PackageSource, options: LoadOptions): Promise<ServedPackage> {
     const lazy = options.verify === 'lazy' ? await this.verifiedOnRead(source, options.trusted) : undefined;
     if (lazy) source = lazy;
-    const model = await readPackage(source, { generate: 'serving' });
-    if (!lazy) await this.verify(source, model, options.trusted);
+    // security.json read once: a large package's is large.
+    const model = await readPackage(source, { generate: 'serving', security: !lazy });
+    if (lazy) model.security = lazy.security;
+    else await this.verify(source, model, options.trusted);
     const tree = await this.resolveDependencies(source, model, options);
     try {
       const fromDependencies = tree ? await dependencyLayers(tree, readTombstones) : NO_DEPENDENCIES;
@@ -167,7 +169,7 @@ export class LoadPackage {
     }
     if (!security) return undefined;
     assertIntact(source.location, listingIntegrity(security.checksums, source.entries().map((entry) => entry.path)));
-    return new VerifyOnReadSource(source, security.checksums, this.hasher);
+    return new VerifyOnReadSource(source, security, this.hasher);
   }
 
   /** Resolved, opened and verified like the package itself; undefined when it declares none. */

@@ -42,7 +42,7 @@ class EditedSource extends MemoryPackageSource {
 }
 
 function lazy(files: Record<string, string | Uint8Array>, source: PackageSource = new MemoryPackageSource(files)) {
-  return new VerifyOnReadSource(source, checksums, hasher);
+  return new VerifyOnReadSource(source, { checksums }, hasher);
 }
 
 async function collect(stream: AsyncIterable<Uint8Array>, into: Uint8Array[]): Promise<void> {
