@@ -9,8 +9,6 @@ export class ServiceGuard {
   private failure: PackageOutOfServiceError | undefined;
   private readonly listeners: Array<(reasons: readonly string[]) => void> = [];
 
-  constructor(private readonly location: string) {}
-
   /** The error every request to the package meets once it is out of service; undefined while it serves. */
   get outOfService(): PackageOutOfServiceError | undefined {
     return this.failure;
@@ -23,7 +21,8 @@ export class ServiceGuard {
   /** Takes the package out of service (once; later reasons are the same verdict) and returns the error that says so. */
   withdraw(reasons: readonly string[]): PackageOutOfServiceError {
     if (this.failure) return this.failure;
-    this.failure = new PackageOutOfServiceError(`${this.location} is out of service: it failed verification against its security.json (${reasons.join('; ')}); nothing of it is served until it is replaced`, reasons);
+    // Said to clients: the package's own paths only, never where it lies on the server.
+    this.failure = new PackageOutOfServiceError(`this package is out of service: it failed verification against its security.json (${reasons.join('; ')}); nothing of it is served until it is replaced`, reasons);
     for (const listener of this.listeners) listener(reasons);
     return this.failure;
   }

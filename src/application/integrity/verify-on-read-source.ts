@@ -15,7 +15,7 @@ import { ServiceGuard } from './service-guard.js';
  * as they are, as in eager verification.
  */
 export class VerifyOnReadSource implements PackageSource {
-  readonly guard: ServiceGuard;
+  readonly guard = new ServiceGuard();
   readonly archiveBytes?: () => AsyncIterable<Uint8Array>;
   readonly current?: (path: string) => Promise<{ size: number; version: string } | undefined>;
   readonly deflated?: (path: string) => DeflatedEntry | undefined;
@@ -31,7 +31,6 @@ export class VerifyOnReadSource implements PackageSource {
     readonly security: Security,
     private readonly hasher: Hasher,
   ) {
-    this.guard = new ServiceGuard(unverified.location);
     if (unverified.archiveBytes) this.archiveBytes = () => unverified.archiveBytes!();
     if (unverified.current) this.current = (path) => unverified.current!(path);
     // The gzip form of an entry is sent only once its inflated bytes give the checksum verified here (GzipRepresentation).
