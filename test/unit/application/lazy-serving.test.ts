@@ -5,6 +5,9 @@ import { IntegrityError, PackageOutOfServiceError } from '../../../src/domain/er
 import { MemoryOpener } from '../../fakes/memory-package-opener.js';
 import { demoPackage } from '../../support/demo-package.js';
 import { securityFor, startReactor } from '../../support/reactor-fixture.js';
+import { swap } from '../../support/production-container.js';
+import { SERVICE } from '../../../src/composition/service-ids.js';
+import { ByteBudget } from '../../../src/application/serving/byte-budget.js';
 
 const files = demoPackage({ 'content/notes.txt': 'plain notes' });
 const signedOff = { ...files, 'security.json': securityFor(files) };
@@ -40,6 +43,14 @@ describe('a reactor serving with verify: lazy (in-memory adapters)', () => {
     expect(await reactor.unready()).toEqual(['package demo-site']);
     const validity = await reactor.validity(mount);
     expect(validity).toMatchObject({ valid: false, reason: ['checksum mismatch: content/style.css'] });
+  });
+
+  it('gives back the memory a refused file was to take', async () => {
+    const budget = new ByteBudget(1024 * 1024);
+    const started = await startReactor(new MemoryOpener().add('site', tampered), [{ source: 'site', verify: 'lazy' }], {}, swap(SERVICE.ByteBudget, budget));
+    stops.push(started.stop);
+    await expect(started.reactor.all()[0]!.pkg.lookup('/style.css')).rejects.toThrow(PackageOutOfServiceError);
+    expect(budget.inUse).toBe(0);
   });
 
   it('takes the package out of service when the background pass finds what no request read', async () => {
