@@ -23,6 +23,8 @@ beforeAll(() => {
   const openssl = (args: string[]) => execFileSync('openssl', args, { cwd: work.path, stdio: 'pipe' });
   openssl(['genpkey', '-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048', '-out', 'key.pem']);
   openssl(['req', '-x509', '-new', '-key', 'key.pem', '-subj', '/CN=signer', '-days', '1', '-out', 'cert.pem']);
+  openssl(['genpkey', '-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048', '-out', 'other.pem']);
+  openssl(['req', '-x509', '-new', '-key', 'other.pem', '-subj', '/CN=other', '-days', '1', '-out', 'other-cert.pem']);
   expect(runPkg(['package', 'pack', EXAMPLE_SITE, '-o', work.path]).status).toBe(0);
   signed = at('signed.cap');
   expect(runPkg(['package', 'sign', at('example-site-1.0.0.cap'), '--key', at('key.pem'), '--cert', at('cert.pem'), '-o', signed]).status).toBe(0);
@@ -61,6 +63,13 @@ async function validity(url: string): Promise<Validity> {
   return ((await answer.json()) as { contentValidity: Validity[] }).contentValidity[0]!;
 }
 
+/** Nothing asks to verify: the background pass runs by itself, and /readyz reads its verdict without hashing. */
+async function waitUntilUnready(url: string): Promise<string> {
+  const deadline = Date.now() + 20_000;
+  while ((await fetch(`${url}/readyz`)).status === 200 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+  return (await fetch(`${url}/readyz`)).text();
+}
+
 async function refused(url: string, path: string): Promise<string> {
   const answer = await fetch(url + path);
   expect(answer.status).toBe(503);
@@ -88,10 +97,7 @@ describe('pkg reactor serve --verify lazy', () => {
 
   it('takes the package out of service when the background pass finds a file no request has read', async () => {
     await serving([tampered, '--verify', 'lazy'], async ({ url }) => {
-      // Nothing asked to verify: the pass starts by itself, and /readyz reads its verdict without hashing.
-      const deadline = Date.now() + 20_000;
-      while ((await fetch(`${url}/readyz`)).status === 200 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
-      expect(await (await fetch(`${url}/readyz`)).text()).toBe('not ready: package example-site\n');
+      expect(await waitUntilUnready(url)).toBe('not ready: package example-site\n');
       // An untampered file, never read before: refused for what the pass found elsewhere.
       expect(await refused(url, '/index.html')).toMatch(/checksum mismatch: content\/about\.html/);
       const report = await validity(url);
@@ -105,6 +111,13 @@ describe('pkg reactor serve --verify lazy', () => {
       const report = await validity(url);
       expect(report).toMatchObject({ valid: false, signed: true, signatureValid: false });
       await refused(url, '/index.html');
+    });
+  });
+
+  it('checks the signer against --trust in the background pass: another signer takes the package out of service', async () => {
+    await serving([signed, '--verify', 'lazy', '--trust', at('other-cert.pem')], async ({ url }) => {
+      expect(await waitUntilUnready(url)).toBe('not ready: package example-site\n');
+      expect(await refused(url, '/index.html')).toMatch(/different key than the trusted ones/);
     });
   });
 
