@@ -340,7 +340,9 @@ export class Reactor {
   validity(mount: Mount): Promise<Validity> {
     const running = this.validations.get(mount);
     if (running) return running;
-    const check = this.verify(mount).finally(() => this.validations.delete(mount));
+    const check: Promise<Validity> = this.verify(mount).finally(() => {
+      if (this.validations.get(mount) === check) this.validations.delete(mount);
+    });
     this.validations.set(mount, check);
     return check;
   }
@@ -408,7 +410,8 @@ export class Reactor {
       result.reason = reasons;
     }
     result.lastChecked = this.dependencies.clock.now().toISOString();
-    this.lastValid.set(mount, result.valid);
+    // A verdict on a version that a reload has replaced is not the mount's.
+    if (mount.pkg === pkg) this.lastValid.set(mount, result.valid);
     // An edit that does not load (`--watch`) leaves the last good version serving; only what its bytes fail takes it out.
     const failed = reasons.filter((reason) => reason !== problem);
     if (failed.length > 0 && mount.pkg === pkg) verification?.guard.withdraw(failed);
