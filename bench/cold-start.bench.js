@@ -56,8 +56,13 @@ export async function run() {
 
   const express = await bestStart((port) => ['node', [join(ROOT, 'bench/servers/express-static.js'), join(extracted, 'content'), String(port)]]);
   const lazy = await bestStart(reactor(cap, 'lazy'), backgroundPass);
+  // The same archive less its security.json: what the reactor's start costs with nothing to verify.
+  const unverified = join(work, 'without-security.cap');
+  shell(`cp ${cap} ${unverified} && zip -q -d ${unverified} security.json`);
+  const bare = await bestStart(reactor(unverified, 'eager'));
   console.log(`bare node + express.static on the extracted tree: ${fmt(express.seconds, 3)} s`);
-  console.log(`reactor --verify lazy: first 200 after ${fmt(lazy.seconds, 3)} s; background pass done ${fmt(lazy.passDone)} s after spawn (valid), ${fmt(lazy.rss, 0)} MB resident then`);
+  console.log(`reactor, the same package without security.json (nothing to verify): first 200 after ${fmt(bare.seconds, 3)} s`);
+  console.log(`reactor --verify lazy: first 200 after ${fmt(lazy.seconds, 3)} s (${fmt((lazy.seconds - bare.seconds) * 1000, 0)} ms for verification); background pass done ${fmt(lazy.passDone)} s after spawn (valid), ${fmt(lazy.rss, 0)} MB resident then`);
   console.log(`lazy / express.static: ${verdict(lazy.seconds / express.seconds, 1.5)}`);
 
   const floor = best(ROUNDS, () => shell(`unzip -tq ${cap} && cd ${extracted} && sha256sum -c --quiet ${work}/SUMS`));
