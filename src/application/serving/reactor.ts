@@ -167,7 +167,7 @@ export class Reactor {
           reactor.mount(mount);
           reactor.recipes.set(mount, { options, lock });
           reactor.sync.follow(mount);
-          reactor.guard(mount);
+          reactor.followVerification(mount);
         } catch (error) {
           await datasets?.close();
           await pkg.source.close();
@@ -224,12 +224,13 @@ export class Reactor {
     try {
       await this.validity(mount);
     } catch (error) {
-      if (mount.pkg === pkg && this.ordered.includes(mount)) pkg.verification.guard.withdraw([`the package could not be verified: ${error instanceof Error ? error.message : String(error)}`]);
+      // The reason reaches clients: the error's kind, not its message, which may name server paths.
+      if (mount.pkg === pkg && this.ordered.includes(mount)) pkg.verification.guard.withdraw([`the whole-package verification could not finish (${error instanceof Error ? error.name : 'unknown error'})`]);
     }
   }
 
   /** Hears a lazily verified package go out of service, whichever check found it. */
-  private guard(mount: Mount): void {
+  private followVerification(mount: Mount): void {
     const { pkg } = mount;
     pkg.verification?.guard.onWithdraw((reasons) => {
       if (mount.pkg !== pkg) return;
@@ -467,7 +468,7 @@ export class Reactor {
         this.sync.follow(mount);
         for (const cache of [this.contentHashes, this.validations, this.lastValid, this.reloadProblems]) cache.delete(mount);
         // The new version is checked lazily like the first: on reads, and whole in the background.
-        this.guard(mount);
+        this.followVerification(mount);
         void this.backgroundPass(mount);
         await Promise.all([old.datasets.handOver(datasets), old.pkg.source.close()]).catch(() => undefined);
       });

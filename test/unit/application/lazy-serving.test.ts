@@ -3,6 +3,8 @@ import type { ReactorEvent } from '../../../src/application/serving/reactor.js';
 import { RequestResolver } from '../../../src/application/serving/request-target.js';
 import { IntegrityError, PackageOutOfServiceError } from '../../../src/domain/errors.js';
 import { MemoryOpener } from '../../fakes/memory-package-opener.js';
+import { MemoryPackageSource } from '../../fakes/memory-package-source.js';
+import type { PackageOpener } from '../../../src/application/ports/package-source.js';
 import { demoPackage } from '../../support/demo-package.js';
 import { securityFor, startReactor } from '../../support/reactor-fixture.js';
 import { swap } from '../../support/production-container.js';
@@ -60,6 +62,24 @@ describe('a reactor serving with verify: lazy (in-memory adapters)', () => {
     await reactor.validity(mount);
     expect(resolve('/notes.txt')).toMatchObject({ kind: 'refused' });
     expect(events).toEqual([expect.objectContaining({ kind: 'out-of-service', problem: expect.stringMatching(/demo-site .* out of service.*checksum mismatch: content\/style\.css/) })]);
+  });
+
+  it('takes the package out of service when its background pass cannot finish, naming no server path', async () => {
+    /** Reads work; the streams the whole-package pass hashes fail, as a disk might. */
+    class FailingStreams extends MemoryPackageSource {
+      override stream(): AsyncIterable<Uint8Array> {
+        throw new Error('EIO: i/o error, read /srv/packages/site.cap');
+      }
+    }
+    const opener: PackageOpener = { open: async () => new FailingStreams(signedOff, 'site') };
+    const started = await startReactor(opener, [{ source: 'site', verify: 'lazy' }]);
+    stops.push(started.stop);
+    const mount = started.reactor.all()[0]!;
+    expect(await mount.pkg.lookup('/style.css')).toMatchObject({ kind: 'hit' });
+    started.reactor.verifyInBackground();
+    await expect(started.reactor.validity(mount)).rejects.toThrow(/EIO/);
+    expect(mount.pkg.outOfService?.message).toMatch(/the whole-package verification could not finish \(Error\)/);
+    expect(mount.pkg.outOfService?.message).not.toContain('/srv');
   });
 
   it('serves an intact package, whose background pass finds it valid and keeps it in service', async () => {
