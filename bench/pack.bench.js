@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { CLI, OUT, best, fmt, has, shell, timed, verdict } from './lib.js';
 
 const FILES = 10_000;
-const fixture = join(OUT, 'pack-fixture');
+/** The 10,000-file package directory, made once and kept in bench/out (the cold-start bench serves it too). */
+export const fixture = join(OUT, 'pack-fixture');
 const WORDS = 'package content reactor layer route dataset manifest signature archive verify serve mount overlay schema version registry'.split(' ');
 
 function textOf(size, seed) {
@@ -19,7 +20,7 @@ function textOf(size, seed) {
   return text.slice(0, size);
 }
 
-function makeFixture() {
+export function makeFixture() {
   if (existsSync(join(fixture, 'metadata.json'))) return;
   rmSync(fixture, { recursive: true, force: true });
   mkdirSync(fixture, { recursive: true });

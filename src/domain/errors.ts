@@ -308,3 +308,17 @@ export class RequestPathTooLongError extends PackageError {
 export class ResourceNotFoundError extends PackageError {
   readonly code = 'NOT_FOUND';
 }
+
+/**
+ * A lazily verified package (`--verify lazy`) whose bytes failed a check, on a first read
+ * or in the background pass: it is out of service, and every request to its mount is 503.
+ */
+export class PackageOutOfServiceError extends PackageError {
+  readonly code = 'PACKAGE_OUT_OF_SERVICE';
+  constructor(
+    message: string,
+    readonly reasons: readonly string[],
+  ) {
+    super(message);
+  }
+}

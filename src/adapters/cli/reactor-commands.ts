@@ -3,6 +3,7 @@ import type { Argv } from 'yargs';
 import { UsageError } from '../../domain/errors.js';
 import { parseDocument } from '../../domain/package/documents.js';
 import { normalizeMountConfig, parseMountOption } from '../../domain/serving/mount-config.js';
+import { VERIFY_MODES, type VerifyMode } from '../../domain/serving/verify-mode.js';
 import { isPackageUrl } from '../../domain/dependencies/package-url.js';
 import { normalizeOrigin } from '../../domain/auth/same-origin.js';
 import type { ReactorHost } from '../../application/ports/reactor-host.js';
@@ -37,7 +38,7 @@ export function reactorCommands(yargs: Argv, host: Lazy<ReactorHost>, copyOverla
           .option('overlay', { type: 'string', default: process.env.PKG_OVERLAY, defaultDescription: '$PKG_OVERLAY, else files in the workdir', describe: 'postgres://user@host:port/database: keep writes and logouts in this PostgreSQL database, shared by every reactor given the same URL' })
           .option('cache-control', { type: 'string', default: DEFAULT_CACHE_CONTROL, describe: 'Cache-Control of static resources' })
           .option('mount', { type: 'string', array: true, default: [], describe: 'PATH=SOURCE, repeatable' })
-          .option('config', { type: 'string', describe: 'mounts file: {"mounts": [{"path", "source", "store"?, "writable"?, "cors"?}]}' })
+          .option('config', { type: 'string', describe: 'mounts file: {"mounts": [{"path", "source", "store"?, "writable"?, "cors"?, "verify"?}]}' })
           .option('store', { type: 'string', default: process.env.PKG_STORE, defaultDescription: '$PKG_STORE', describe: 'package store directory' })
           .option('registry', { type: 'string', default: process.env.PKG_REGISTRY, defaultDescription: '$PKG_REGISTRY', describe: 'registry directory or URL' })
           .option('constraint', { type: 'string', describe: 'semver range for pkg:// sources' })
@@ -48,6 +49,7 @@ export function reactorCommands(yargs: Argv, host: Lazy<ReactorHost>, copyOverla
           .options(PASSPHRASE_OPTIONS)
           .options(TRUST_OPTION)
           .option('cors', { type: 'string', array: true, default: [], describe: 'origin (like https://app.example) whose pages may write to the reactor, with CORS answers; repeatable. Writes from other sites are refused (403)' })
+          .option('verify', { choices: VERIFY_MODES, default: 'eager' as VerifyMode, describe: 'when packages are checked against security.json: eager, all of it before serving; lazy, serve at once, each file checked on its first read before any of its bytes are sent, the whole package (and signature) in the background; any mismatch takes the package out of service (503)' })
           .option('watch', { type: 'boolean', default: false, describe: 'serve each change to a directory source on the next request (content, data, configuration); an edit that does not load is reported and the last good version keeps serving' })
           .option('live-reload', { type: 'boolean', default: false, describe: 'with --watch: HTML pages reload themselves after each change' })
           .option('read-only', { type: 'boolean', default: false, describe: 'refuse every write (403), save included, whatever the packages say; a mount of the --config file can also say "writable": false' })
@@ -82,6 +84,7 @@ export function reactorCommands(yargs: Argv, host: Lazy<ReactorHost>, copyOverla
           ...(argv.constraint ? { constraint: argv.constraint } : {}),
           trust: await readTrustFiles(argv.trust),
           ...(argv['read-only'] ? { readOnly: true } : {}),
+          verify: argv.verify,
           ...(argv.watch ? { watch: true } : {}),
           ...(argv['live-reload'] ? { liveReload: true } : {}),
           logFormat: argv['log-format'],
@@ -157,6 +160,7 @@ async function readMountsFile(file: string): Promise<MountRequest[]> {
     ...(mount.store ? { store: resolve(base, mount.store) } : {}),
     ...(mount.writable === false ? { writable: false } : {}),
     ...(mount.cors ? { cors: mount.cors } : {}),
+    ...(mount.verify ? { verify: mount.verify } : {}),
   }));
 }
 

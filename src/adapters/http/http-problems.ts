@@ -24,6 +24,7 @@ import {
   NotTextError,
   OverlayError,
   PackageError,
+  PackageOutOfServiceError,
   PreconditionFailedError,
   ReadOnlyError,
   RouteNotWritableError,
@@ -85,6 +86,8 @@ const STATUS_OF: Array<[ErrorClass, number, Record<string, string>?]> = [
   [HandlerNotSupportedError, 501],
   [OAuth2ProviderError, 502],
   [OverlayError, 503],
+  // Out of service until the package is replaced: nothing of it is served, so a retry later may find it fixed.
+  [PackageOutOfServiceError, 503],
 ];
 
 /**

@@ -1,4 +1,5 @@
 import { mkdtemp, rm } from 'node:fs/promises';
+import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ListenError } from '../../domain/errors.js';
@@ -6,6 +7,9 @@ import type { MountRequest, ReactorHost, ReactorSettings, RunningReactor } from 
 import { Reactor, type ReactorDependencies } from '../../application/serving/reactor.js';
 import { ReactorServer } from './reactor-server.js';
 import type { WorkdirHold, Workdirs } from '../../application/ports/workdirs.js';
+
+/** How long after listening the background pass of `--verify lazy` starts when no request came first. */
+const BACKGROUND_PASS_DELAY = 50;
 
 /** Loads the mounts, then listens with the http adapter's server. */
 export class HttpReactorHost implements ReactorHost {
@@ -31,9 +35,10 @@ export class HttpReactorHost implements ReactorHost {
       throw error;
     }
     const { reactor, failures, warnings } = started;
-    // `--watch`: an edit that no longer loads is said where the operator looks, and the last good version keeps serving.
+    // Said where the operator looks: an edit that no longer loads (`--watch`; the last good
+    // version keeps serving), a lazily verified package out of service (`--verify lazy`).
     reactor.onEvent((event) => {
-      if (event.kind === 'reload-failed') options.warn?.(event.problem);
+      if (event.kind !== 'reloaded') options.warn?.(event.problem);
     });
     const server = new ReactorServer(reactor, { quiet: options.quiet });
     let port: number;
@@ -46,6 +51,17 @@ export class HttpReactorHost implements ReactorHost {
       const reason = code === 'EADDRINUSE' ? 'is in use' : code === 'EACCES' ? 'is not allowed' : `cannot be used (${(error as Error).message})`;
       throw new ListenError(`port ${settings.port} on ${settings.host} ${reason}`);
     }
+    // `--verify lazy` answers first: the whole-package pass (a child to fork, every checksum
+    // to send it) starts once the first answer is out, or shortly after listening without one.
+    let verifying = false;
+    const verify = () => {
+      if (verifying) return;
+      verifying = true;
+      clearTimeout(idle);
+      reactor.verifyInBackground();
+    };
+    const idle = setTimeout(verify, BACKGROUND_PASS_DELAY).unref();
+    server.httpServer.once('request', (_request, response: ServerResponse) => response.once('close', verify));
     const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
     return {
       url: `http://${host}:${port}`,
@@ -57,6 +73,7 @@ export class HttpReactorHost implements ReactorHost {
       failures,
       warnings,
       stop: async () => {
+        clearTimeout(idle);
         await server.close();
         await reactor.close();
         await removeTemporary();

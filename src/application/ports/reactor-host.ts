@@ -1,5 +1,6 @@
 import type { DecryptionKeys } from './envelope-crypto.js';
 import type { TrustFile } from './signature-scheme.js';
+import type { VerifyMode } from '../../domain/serving/verify-mode.js';
 
 export interface MountRequest {
   /** Explicit mount point; positional sources get theirs from their order and name. */
@@ -11,6 +12,8 @@ export interface MountRequest {
   writable?: boolean;
   /** Origins whose pages may write to this mount, besides the reactor's. */
   cors?: string[];
+  /** When this mount's package is verified; the reactor's `verify` otherwise. */
+  verify?: VerifyMode;
 }
 
 export interface ReactorSettings {
@@ -47,6 +50,8 @@ export interface ReactorSettings {
   quiet?: boolean;
   /** The client address of a log line comes from `X-Forwarded-For` (`--trust-proxy`). */
   trustProxy?: boolean;
+  /** When packages are checked against security.json (`--verify`): before serving (`eager`, the default) or file by file as read, and whole in the background (`lazy`). */
+  verify?: VerifyMode;
   /** How long a stop waits for requests in flight before it closes their connections, in ms. */
   shutdownTimeout?: number;
 }

@@ -9,7 +9,11 @@ import type { SignatureCheck } from '../signing/signature-check.js';
 import type { TrustedKeys } from '../signing/trusted-keys.js';
 import type { KeyWrappings } from '../signing/signature-schemes.js';
 import { assertIntact } from '../integrity/digest-entries.js';
-import { readPackage } from '../package/package-reader.js';
+import { readOptional, readPackage } from '../package/package-reader.js';
+import { VerifyOnReadSource } from '../integrity/verify-on-read-source.js';
+import { listingIntegrity, normalizeSecurity } from '../../domain/integrity/security.js';
+import { SECURITY_FILE } from '../../domain/package/package-paths.js';
+import type { VerifyMode } from '../../domain/serving/verify-mode.js';
 import type { Hasher } from '../ports/hasher.js';
 import type { PackageOpener, PackageSource } from '../ports/package-source.js';
 import type { PackageVerifier } from '../ports/package-verifier.js';
@@ -41,6 +45,8 @@ export interface LoadOptions extends ServeOptions {
   overlays?: OverlayStore;
   /** The mount path the package will have, by its name: its overlay belongs to that mount. `/` when absent. */
   mountPath?: (packageName: string) => string;
+  /** `lazy`: files are checked on first read and the whole package in the background (see VerifyOnReadSource); `eager` when absent. */
+  verify?: VerifyMode;
 }
 
 /** What loading needs for dependencies and `pkg://` sources. */
@@ -60,7 +66,9 @@ export interface LoadSecurity {
 /**
  * Loads a package for serving: reads its configuration, verifies it against
  * security.json before anything is served (IntegrityError naming the files), and
- * builds its layers. Once verified, the checksums are the files' ETags.
+ * builds its layers. Once verified, the checksums are the files' ETags. With `verify:
+ * 'lazy'` only what the file list shows is checked here; each file's bytes are checked
+ * as it is first read, and the reactor checks the whole package in the background.
  */
 export class LoadPackage {
   constructor(
@@ -116,8 +124,12 @@ export class LoadPackage {
   }
 
   async load(source: PackageSource, options: LoadOptions): Promise<ServedPackage> {
-    const model = await readPackage(source, { generate: 'serving' });
-    await this.verify(source, model, options.trusted);
+    const lazy = options.verify === 'lazy' ? await this.verifiedOnRead(source, options.trusted) : undefined;
+    if (lazy) source = lazy;
+    // security.json read once: a large package's is large.
+    const model = await readPackage(source, { generate: 'serving', security: !lazy });
+    if (lazy) model.security = lazy.security;
+    else await this.verify(source, model, options.trusted);
     const tree = await this.resolveDependencies(source, model, options);
     try {
       const fromDependencies = tree ? await dependencyLayers(tree, readTombstones) : NO_DEPENDENCIES;
@@ -127,6 +139,7 @@ export class LoadPackage {
       const served = tree ? new OwnedSource(source, () => tree.close()) : source;
       const pkg = new ServedPackage(served, model, this.hasher, this.budget, options, await readPackageLayers(source, model), digests, overlay, fromDependencies, this.copies);
       if (tree) checkDependencyRoutes(pkg.routes, fromDependencies, tree);
+      if (lazy) pkg.verification = lazy;
       void pkg.compressInBackground();
       return pkg;
     } catch (error) {
@@ -143,6 +156,23 @@ export class LoadPackage {
       if (verdict.integrity) assertIntact(source.location, verdict.integrity);
       if (!verdict.valid) throw new SignatureMismatchError(`${source.location}: ${verdict.reason}`);
     } else if (model.security) assertIntact(source.location, await this.verifier.verify(source, model.security));
+  }
+
+  /**
+   * `--verify lazy`: the package with each file checked on its first read. What needs no
+   * hashing is checked now, as eager verification would: a file security.json lists and
+   * the package lacks, a file it does not cover, and an unsigned package where trusted
+   * signers are required all stop the load. Without security.json there is nothing to check.
+   */
+  private async verifiedOnRead(source: PackageSource, trusted: TrustedKeys | undefined): Promise<VerifyOnReadSource | undefined> {
+    const security = await readOptional(source, SECURITY_FILE, normalizeSecurity);
+    if (trusted && !security?.digitalSignatures) {
+      const verdict = await this.security.signatures.check(source, security, { trusted });
+      throw new SignatureMismatchError(`${source.location}: ${verdict.reason}`);
+    }
+    if (!security) return undefined;
+    assertIntact(source.location, listingIntegrity(security.checksums, source.entries().map((entry) => entry.path)));
+    return new VerifyOnReadSource(source, security, this.hasher);
   }
 
   /** Resolved, opened and verified like the package itself; undefined when it declares none. */

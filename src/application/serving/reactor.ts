@@ -44,8 +44,11 @@ export interface RouteReport {
   served?: false;
 }
 
-/** What `--watch` reports: a mount served in its new version, or an edit that no longer loads. */
-export type ReactorEvent = { kind: 'reloaded'; mount: Mount } | { kind: 'reload-failed'; mount: Mount; problem: string };
+/**
+ * What the operator hears of: a mount served in its new version, or an edit that no longer
+ * loads (`--watch`); a lazily verified package taken out of service (`--verify lazy`).
+ */
+export type ReactorEvent = { kind: 'reloaded'; mount: Mount } | { kind: 'reload-failed'; mount: Mount; problem: string } | { kind: 'out-of-service'; mount: Mount; problem: string };
 
 export interface Validity {
   package: string;
@@ -140,6 +143,7 @@ export class Reactor {
           mountPath: (name) => normalizePrefix(request.prefix ?? (first ? '/' : name)),
           ...(trusted ? { trusted } : {}),
           ...packageSources(request, settings),
+          verify: request.verify ?? settings.verify ?? 'eager',
         };
         try {
           pkg = await dependencies.loader.execute(request.source, options);
@@ -163,6 +167,7 @@ export class Reactor {
           reactor.mount(mount);
           reactor.recipes.set(mount, { options, lock });
           reactor.sync.follow(mount);
+          reactor.followVerification(mount);
         } catch (error) {
           await datasets?.close();
           await pkg.close();
@@ -201,6 +206,38 @@ export class Reactor {
     if (this.settings.store !== undefined && (await this.dependencies.auth.files.version(this.settings.store)) === undefined) failing.push('store');
     if (!(await this.backend.overlays.reachable())) failing.push('overlay store');
     return failing;
+  }
+
+  /**
+   * `--verify lazy`: the whole-package pass of every lazily verified mount, checksums and
+   * signature, off the request path (the host starts it once it listens). A package that
+   * fails it goes out of service; so does one whose pass cannot finish, since nothing
+   * else would ever vouch for its unread files.
+   */
+  verifyInBackground(): void {
+    for (const mount of this.ordered) void this.backgroundPass(mount);
+  }
+
+  private async backgroundPass(mount: Mount): Promise<void> {
+    const { pkg } = mount;
+    if (!pkg.verification) return;
+    try {
+      await this.validity(mount);
+    } catch (error) {
+      // The reason reaches clients: the error's kind, not its message, which may name server paths.
+      if (mount.pkg === pkg && this.ordered.includes(mount)) pkg.verification.guard.withdraw([`the whole-package verification could not finish (${error instanceof Error ? error.name : 'unknown error'})`]);
+    }
+  }
+
+  /** Hears a lazily verified package go out of service, whichever check found it. */
+  private followVerification(mount: Mount): void {
+    const { pkg } = mount;
+    pkg.verification?.guard.onWithdraw((reasons) => {
+      if (mount.pkg !== pkg) return;
+      this.lastValid.set(mount, false);
+      const problem = `package ${pkg.name} (${mount.location}) at ${mount.prefix} is out of service, every request to it answers 503: ${reasons.join('; ')}`;
+      for (const listener of this.listeners) listener({ kind: 'out-of-service', mount, problem });
+    });
   }
 
   private mount(mount: Mount): void {
@@ -304,7 +341,9 @@ export class Reactor {
   validity(mount: Mount): Promise<Validity> {
     const running = this.validations.get(mount);
     if (running) return running;
-    const check = this.verify(mount).finally(() => this.validations.delete(mount));
+    const check: Promise<Validity> = this.verify(mount).finally(() => {
+      if (this.validations.get(mount) === check) this.validations.delete(mount);
+    });
     this.validations.set(mount, check);
     return check;
   }
@@ -346,9 +385,12 @@ export class Reactor {
   }
 
   private async verify(mount: Mount): Promise<Validity> {
-    const { model, source } = mount.pkg;
+    const { pkg } = mount;
+    const { model, verification } = pkg;
+    // A lazily verified package is hashed here as it is, not through its first-read checks.
+    const source = verification?.unverified ?? pkg.source;
     const signed = model.security?.digitalSignatures !== undefined;
-    const result: Validity = { package: mount.pkg.name, valid: true, lastChecked: '', signed, encrypted: mount.pkg.encrypted };
+    const result: Validity = { package: pkg.name, valid: true, lastChecked: '', signed, encrypted: pkg.encrypted };
     const reasons: string[] = [];
     const problem = this.reloadProblems.get(mount);
     if (problem) reasons.push(problem);
@@ -362,12 +404,18 @@ export class Reactor {
       const report = await this.dependencies.verifier.verify(source, model.security);
       reasons.push(...describeIntegrity(report));
     }
+    // Out of service stays so even when the bytes read back intact now: what was found once is not forgotten.
+    for (const reason of verification?.guard.outOfService?.reasons ?? []) if (!reasons.includes(reason)) reasons.push(reason);
     if (reasons.length > 0) {
       result.valid = false;
       result.reason = reasons;
     }
     result.lastChecked = this.dependencies.clock.now().toISOString();
-    this.lastValid.set(mount, result.valid);
+    // A verdict on a version that a reload has replaced is not the mount's.
+    if (mount.pkg === pkg) this.lastValid.set(mount, result.valid);
+    // An edit that does not load (`--watch`) leaves the last good version serving; only what its bytes fail takes it out.
+    const failed = reasons.filter((reason) => reason !== problem);
+    if (failed.length > 0 && mount.pkg === pkg) verification?.guard.withdraw(failed);
     return result;
   }
 
@@ -419,6 +467,9 @@ export class Reactor {
         mount.content.replace(pkg, refusal);
         this.sync.follow(mount);
         for (const cache of [this.contentHashes, this.validations, this.lastValid, this.reloadProblems]) cache.delete(mount);
+        // The new version is checked lazily like the first: on reads, and whole in the background.
+        this.followVerification(mount);
+        void this.backgroundPass(mount);
         await Promise.all([old.datasets.handOver(datasets), old.pkg.close()]).catch(() => undefined);
       });
       for (const listener of this.listeners) listener({ kind: 'reloaded', mount });

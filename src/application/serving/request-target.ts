@@ -125,8 +125,11 @@ export class RequestResolver {
     return { path, target, cors, ...(access ? { access } : {}) };
   }
 
-  /** A path below a mount: the data API, GraphQL, a write, a dataset or handler route, or a file. */
+  /** A path below a mount: the data API, GraphQL, a write, a dataset or handler route, or a file; nothing of a package out of service. */
   private mounted(method: string, mount: Mount, path: string): RequestTarget {
+    // A package found tampered (`--verify lazy`) answers nothing more, cached answers included.
+    const outOfService = mount.pkg.outOfService;
+    if (outOfService) return { kind: 'refused', error: outOfService };
     if (path.startsWith(DATA_API_PREFIX)) return dataTarget(mount, path.slice(DATA_API_PREFIX.length));
     if (path === GRAPHQL_PATH && this.answersGraphql(mount)) return { kind: 'graphql', mount };
     if (path === OPENAPI_PATH || path === API_PAGE_PATH) return { kind: 'openapi', mount, page: path === API_PAGE_PATH };

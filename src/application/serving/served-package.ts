@@ -17,6 +17,8 @@ import { CompressedCopy } from './compressed-copy.js';
 import { GZIP_FRAMING } from '../../domain/serving/gzip-member.js';
 import { detectType, isIncompressible, isTextType, typeByExtension } from '../../domain/package/media-types.js';
 import type { Manifest } from '../../domain/package/manifest.js';
+import type { PackageOutOfServiceError } from '../../domain/errors.js';
+import type { VerifyOnReadSource } from '../integrity/verify-on-read-source.js';
 
 /** Files up to this size are held in memory (within the reactor's byte budget). */
 export const MEMORY_FILE_LIMIT = 1024 * 1024;
@@ -104,6 +106,8 @@ export class ServedPackage {
   private background: BackgroundBrotli | undefined;
   /** The package's own layers (not its dependencies', not the overlay): what the background pass compresses. */
   private readonly own: readonly Layer[];
+  /** With `--verify lazy`: the package's files checked on first read, and whether it is still in service. */
+  verification: VerifyOnReadSource | undefined;
 
   constructor(
     readonly source: PackageSource,
@@ -156,6 +160,11 @@ export class ServedPackage {
 
   get name(): string {
     return this.model.metadata.name;
+  }
+
+  /** Set once a lazily verified package failed a check: every request to it is refused with this. */
+  get outOfService(): PackageOutOfServiceError | undefined {
+    return this.verification?.guard.outOfService;
   }
 
   /** The cached answer for a path, when one was computed already: the synchronous hot path. A source that may change is checked on every request instead. */
@@ -276,9 +285,13 @@ export class ServedPackage {
       const { files } = this.overlay;
       return { read: (key) => files.readContent(key), stream: (key) => files.streamContent(key) };
     }
-    const owner = (layer && this.dependencies.owners.get(layer)) ?? { source: this.source, manifest: this.model.manifest, digests: this.digests };
+    const dependency = layer && this.dependencies.owners.get(layer);
+    const owner = dependency ?? { source: this.source, manifest: this.model.manifest, digests: this.digests };
     const { source } = owner;
+    // Dependencies were verified whole at load; the package's own files may still be unchecked.
+    const verification = dependency ? undefined : this.verification;
     return {
+      ...(verification ? { verify: (key: string) => verification.ensure(key) } : {}),
       read: (key) => source.read(key),
       stream: (key) => source.stream(key),
       known: owner,
@@ -322,11 +335,19 @@ export class ServedPackage {
     // A file that may change is hashed as read: a digest from load time may describe other bytes.
     const state: FileState = { type: typeOf(known?.type, file.key), sha256: reader.current ? undefined : reader.known?.digests.get(file.key), size, ...(now ? { version: now.version } : {}) };
     if (size <= MEMORY_FILE_LIMIT && this.budget.take(size)) {
-      const bytes = compactBytes(await reader.read(file.key));
-      this.budget.give(size);
+      let bytes: Uint8Array;
+      try {
+        // A lazily verified package checks these very bytes as they are read.
+        bytes = compactBytes(await reader.read(file.key));
+      } finally {
+        this.budget.give(size);
+      }
       if (this.budget.take(bytes.length)) state.bytes = bytes;
       state.size = bytes.length;
       state.sha256 ??= this.hasher.sha256(bytes);
+    } else {
+      // Streamed later: checked whole now, before any answer commits to it.
+      await reader.verify?.(file.key);
     }
     // No manifest entry and an extension that says nothing: sniff the bytes, as generation would.
     if (!known && typeByExtension(file.key) === undefined && state.bytes) state.type = detectType(file.key, state.bytes.subarray(0, 512));
@@ -353,6 +374,8 @@ interface FileReader {
   deflated?(key: string): DeflatedEntry | undefined;
   /** Present for the package's own archive once its background pass runs: the entry's brotli form, when it is one the pass compresses. */
   brotli?(key: string, sha256: string): Encodings['br'];
+  /** Present while the package's files are checked lazily: resolves once the file is checked and intact. */
+  verify?(key: string): Promise<void>;
   /** Package files have manifest types and verified digests; overlay files have neither. */
   known?: { manifest: Manifest; digests: ReadonlyMap<string, string> };
 }

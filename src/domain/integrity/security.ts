@@ -89,6 +89,19 @@ export function compareChecksums(declared: Record<string, string>, actual: Reado
   return report;
 }
 
+/**
+ * What the list of files alone tells against the declared checksums, before any byte is
+ * hashed: declared files that are absent, and files present that no checksum covers.
+ */
+export function listingIntegrity(declared: Record<string, string>, present: readonly string[]): IntegrityReport {
+  const here = new Set(present);
+  return {
+    mismatched: [],
+    missing: sortPaths(Object.keys(declared).filter((path) => !here.has(path))),
+    uncovered: sortPaths(present.filter((path) => isCoveredByChecksums(path) && !(path in declared))),
+  };
+}
+
 export function isIntact(report: IntegrityReport): boolean {
   return report.mismatched.length + report.missing.length + report.uncovered.length === 0;
 }

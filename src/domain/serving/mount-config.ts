@@ -1,6 +1,7 @@
 import { ConfigValidationError } from '../errors.js';
 import { isRecord } from '../package/documents.js';
 import { normalizeOrigin } from '../auth/same-origin.js';
+import { isVerifyMode, VERIFY_MODES, type VerifyMode } from './verify-mode.js';
 
 export interface MountEntry {
   path: string;
@@ -10,9 +11,11 @@ export interface MountEntry {
   writable?: boolean;
   /** Origins whose pages may write to this mount (with CORS answers for them). */
   cors?: string[];
+  /** When this mount's package is checked against its security.json; the reactor's `--verify` otherwise. */
+  verify?: VerifyMode;
 }
 
-/** The `--config` mounts file: `{mounts: [{path, source, store?, writable?, cors?}]}`. */
+/** The `--config` mounts file: `{mounts: [{path, source, store?, writable?, cors?, verify?}]}`. */
 export function normalizeMountConfig(raw: unknown, file: string): MountEntry[] {
   if (!isRecord(raw) || !Array.isArray(raw.mounts)) throw new ConfigValidationError(file, ['must be an object with a "mounts" array']);
   const issues: string[] = [];
@@ -30,6 +33,10 @@ export function normalizeMountConfig(raw: unknown, file: string): MountEntry[] {
       issues.push(`mounts[${index}].writable: must be true or false`);
       return;
     }
+    if (item.verify !== undefined && !isVerifyMode(item.verify)) {
+      issues.push(`mounts[${index}].verify: must be ${VERIFY_MODES.map((mode) => `"${mode}"`).join(' or ')}`);
+      return;
+    }
     const cors = item.cors === undefined ? [] : Array.isArray(item.cors) ? item.cors.map((origin) => (typeof origin === 'string' ? normalizeOrigin(origin) : undefined)) : [undefined];
     if (cors.includes(undefined)) {
       issues.push(`mounts[${index}].cors: must be an array of origins like "https://app.example"`);
@@ -41,6 +48,7 @@ export function normalizeMountConfig(raw: unknown, file: string): MountEntry[] {
       ...(typeof item.store === 'string' ? { store: item.store } : {}),
       ...(typeof item.writable === 'boolean' ? { writable: item.writable } : {}),
       ...(cors.length > 0 ? { cors: cors as string[] } : {}),
+      ...(isVerifyMode(item.verify) ? { verify: item.verify } : {}),
     });
   });
   if (issues.length > 0) throw new ConfigValidationError(file, issues);

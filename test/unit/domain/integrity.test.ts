@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { canonicalChecksumJson, compareChecksums, isCoveredByChecksums, normalizeSecurity, securityDocument, signedPayloadOrder } from '../../../src/domain/integrity/security.js';
+import { canonicalChecksumJson, compareChecksums, isCoveredByChecksums, listingIntegrity, normalizeSecurity, securityDocument, signedPayloadOrder } from '../../../src/domain/integrity/security.js';
 import { ConfigValidationError } from '../../../src/domain/errors.js';
 import { comparePaths, isSigningArtifact, sortByPath, sortPaths, unsafePathReason } from '../../../src/domain/package/package-paths.js';
 import { detectType, isCompressedMedia, sniffType } from '../../../src/domain/package/media-types.js';
@@ -24,6 +24,10 @@ describe('integrity rules', () => {
   it('names mismatched, missing and uncovered files', () => {
     const report = compareChecksums({ a: '1', b: '2', c: '3' }, new Map([['a', '1'], ['b', 'x'], ['d', '4'], ['signature.sig', '5']]));
     expect(report).toEqual({ mismatched: ['b'], missing: ['c'], uncovered: ['d'] });
+  });
+
+  it('names missing and uncovered files from the file list alone, before anything is hashed', () => {
+    expect(listingIntegrity({ a: '1', c: '3' }, ['a', 'd', 'security.json', 'signature.sig'])).toEqual({ mismatched: [], missing: ['c'], uncovered: ['d'] });
   });
 
   it('serializes checksums as compact sorted-key JSON', () => {

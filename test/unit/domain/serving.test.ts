@@ -51,6 +51,14 @@ describe('mount table', () => {
     expect(normalizeMountConfig({ mounts: [{ path: '/', source: 'a' }, { path: '/b', source: 'b', store: 's' }] }, 'm.json')).toHaveLength(2);
     expect(() => normalizeMountConfig({ mounts: [{ path: 'x' }] }, 'm.json')).toThrow(/m\.json: mounts\[0\]/);
   });
+
+  it('takes a verify mode per mount in the mounts file, and nothing but eager or lazy', () => {
+    expect(normalizeMountConfig({ mounts: [{ path: '/', source: 'a', verify: 'lazy' }, { path: '/b', source: 'b' }] }, 'm.json')).toEqual([
+      { path: '/', source: 'a', verify: 'lazy' },
+      { path: '/b', source: 'b' },
+    ]);
+    expect(() => normalizeMountConfig({ mounts: [{ path: '/', source: 'a', verify: true }] }, 'm.json')).toThrow(/mounts\[0\]\.verify: must be "eager" or "lazy"/);
+  });
 });
 
 describe('layer stack', () => {

@@ -1,0 +1,106 @@
+import { describeIntegrity, isCoveredByChecksums, type Security } from '../../domain/integrity/security.js';
+import type { Hasher } from '../ports/hasher.js';
+import type { DeflatedEntry, PackageEntry, PackageSource } from '../ports/package-source.js';
+import { ServiceGuard } from './service-guard.js';
+
+/**
+ * `--verify lazy`: a package whose files are checked against security.json one by one,
+ * each on its first read and before any of its bytes leave here. `read` hashes the very
+ * bytes it returns; `stream` hashes the whole file first and only then streams it, so a
+ * response never starts on bytes that turn out wrong. A mismatch takes the whole package
+ * out of service (see ServiceGuard), and from then on every read fails.
+ *
+ * Files that may change while served (a directory) are checked again whenever their
+ * version changes. security.json and signature.sig are not covered by checksums and pass
+ * as they are, as in eager verification.
+ */
+export class VerifyOnReadSource implements PackageSource {
+  readonly guard = new ServiceGuard();
+  readonly archiveBytes?: () => AsyncIterable<Uint8Array>;
+  readonly current?: (path: string) => Promise<{ size: number; version: string } | undefined>;
+  readonly deflated?: (path: string) => DeflatedEntry | undefined;
+  /** Files checked and found intact, by path (and version, for files that may change). */
+  private readonly verified = new Set<string>();
+  /** Checks by streaming under way, shared by concurrent first reads. */
+  private readonly checking = new Map<string, Promise<void>>();
+
+  constructor(
+    /** The same package without the checks: for the whole-package pass, which hashes everything anyway. */
+    readonly unverified: PackageSource,
+    /** The package's security.json, whose checksums every read is held to. */
+    readonly security: Security,
+    private readonly hasher: Hasher,
+  ) {
+    if (unverified.archiveBytes) this.archiveBytes = () => unverified.archiveBytes!();
+    if (unverified.current) this.current = (path) => unverified.current!(path);
+    // The gzip form of an entry is sent only once its inflated bytes give the checksum verified here (GzipRepresentation).
+    if (unverified.deflated) this.deflated = (path) => unverified.deflated!(path);
+  }
+
+  get location(): string {
+    return this.unverified.location;
+  }
+
+  get kind(): PackageSource['kind'] {
+    return this.unverified.kind;
+  }
+
+  entries(): readonly PackageEntry[] {
+    return this.unverified.entries();
+  }
+
+  has(path: string): boolean {
+    return this.unverified.has(path);
+  }
+
+  async read(path: string): Promise<Uint8Array> {
+    this.guard.assertServing();
+    const key = await this.keyOf(path);
+    if (key === undefined || this.verified.has(key)) return this.unverified.read(path);
+    const bytes = await this.unverified.read(path);
+    this.settle(path, key, this.hasher.sha256(bytes));
+    return bytes;
+  }
+
+  async *stream(path: string): AsyncIterable<Uint8Array> {
+    await this.ensure(path);
+    yield* this.unverified.stream(path);
+  }
+
+  /** Resolves once the file is checked and intact; PackageOutOfServiceError when it (or anything before it) was not. */
+  async ensure(path: string): Promise<void> {
+    this.guard.assertServing();
+    const key = await this.keyOf(path);
+    if (key === undefined || this.verified.has(key)) return;
+    let check = this.checking.get(key);
+    if (!check) {
+      check = this.hashStream(path).then((digest) => this.settle(path, key, digest));
+      this.checking.set(key, check);
+      void check.finally(() => this.checking.delete(key)).catch(() => undefined);
+    }
+    await check;
+  }
+
+  close(): Promise<void> {
+    return this.unverified.close();
+  }
+
+  /** What a check of the file is remembered by; undefined for the files checksums never cover. */
+  private async keyOf(path: string): Promise<string | undefined> {
+    if (!isCoveredByChecksums(path)) return undefined;
+    return this.current ? `${path}\0${(await this.current(path))?.version ?? ''}` : path;
+  }
+
+  private async hashStream(path: string): Promise<string> {
+    const hash = this.hasher.createSha256();
+    for await (const chunk of this.unverified.stream(path)) hash.update(chunk);
+    return hash.digest();
+  }
+
+  private settle(path: string, key: string, digest: string): void {
+    this.guard.assertServing();
+    const expected = this.security.checksums[path];
+    if (expected === digest) return void this.verified.add(key);
+    throw this.guard.withdraw(describeIntegrity({ mismatched: expected === undefined ? [] : [path], missing: [], uncovered: expected === undefined ? [path] : [] }));
+  }
+}
