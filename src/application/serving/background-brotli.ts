@@ -31,7 +31,8 @@ export interface BrotliCandidate {
  * pending work and gives every copy's bytes back.
  */
 export class BackgroundBrotli {
-  private readonly keys: ReadonlySet<string>;
+  /** The entries the pass compresses, once it has looked (until then, any entry may be one). */
+  private keys: ReadonlySet<string> | undefined;
   private readonly ready = new Map<string, Uint8Array>();
   private held = 0;
   private cancelled = false;
@@ -40,19 +41,31 @@ export class BackgroundBrotli {
   /** Settles when the pass has finished, stopped or been cancelled. */
   readonly done: Promise<void>;
 
+  /**
+   * `candidates` are listed `delayMs` after the pass is made (a function, when listing them
+   * is work of its own): a package's first answers go out before it looks at every entry.
+   */
   constructor(
     private readonly source: PackageSource,
-    candidates: readonly BrotliCandidate[],
+    candidates: readonly BrotliCandidate[] | (() => readonly BrotliCandidate[]),
     private readonly copies: CompressedCopies,
     private readonly hasher: Hasher,
+    delayMs = 0,
   ) {
-    this.keys = new Set(candidates.map((candidate) => candidate.key));
-    this.done = this.run(candidates).finally(() => (this.finished = true));
+    const started = delayMs > 0 ? new Promise((resolve) => setTimeout(resolve, delayMs).unref()) : Promise.resolve();
+    this.done = started
+      .then(() => {
+        if (this.cancelled) return;
+        const listed = typeof candidates === 'function' ? candidates() : candidates;
+        this.keys = new Set(listed.map((candidate) => candidate.key));
+        return this.run(listed);
+      })
+      .finally(() => (this.finished = true));
   }
 
   /** The entry's brotli form, ready or not yet; undefined for an entry the pass does not compress. */
   representation(key: string, sha256: string): EncodedRepresentation | undefined {
-    return this.keys.has(key) ? new BackgroundCopy(this, key, `"${sha256}-br"`) : undefined;
+    return !this.keys || this.keys.has(key) ? new BackgroundCopy(this, key, `"${sha256}-br"`) : undefined;
   }
 
   copy(key: string): Uint8Array | undefined {

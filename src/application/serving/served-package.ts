@@ -20,6 +20,9 @@ import type { Manifest } from '../../domain/package/manifest.js';
 import type { PackageOutOfServiceError } from '../../domain/errors.js';
 import type { VerifyOnReadSource } from '../integrity/verify-on-read-source.js';
 
+/** How long after load the background brotli pass starts: the first answers go out before it looks at every entry. */
+const BACKGROUND_START_MS = 100;
+
 /** Files up to this size are held in memory (within the reactor's byte budget). */
 export const MEMORY_FILE_LIMIT = 1024 * 1024;
 
@@ -131,22 +134,26 @@ export class ServedPackage {
 
   /**
    * Starts making brotli copies of an archive's text entries, off the request path (see
-   * BackgroundBrotli). Directories change while served, so their files are compressed
-   * on first demand instead. Returns when the pass is done, for those who wait for it.
+   * BackgroundBrotli), a moment after load: looking at every entry is work no first request
+   * should wait for. Directories change while served, so their files are compressed on
+   * first demand instead. Returns when the pass is done, for those who wait for it.
    */
   compressInBackground(): Promise<void> {
     const { source, copies } = this;
     if (!copies || !source.deflated || source.current || this.background) return this.background?.done ?? Promise.resolve();
-    const candidates = new Map<string, BrotliCandidate>();
-    for (const layer of this.own) {
-      for (const { key } of layer.files.values()) {
-        const entry = source.deflated(key);
-        if (!entry || !worthGzip(entry, MEMORY_FILE_LIMIT) || !isTextType(typeOf(this.model.manifest[key]?.type, key))) continue;
-        const sha256 = this.digests.get(key);
-        candidates.set(key, { key, gzipSize: entry.compressedSize + GZIP_FRAMING, ...(sha256 ? { sha256 } : {}) });
+    const candidates = () => {
+      const listed = new Map<string, BrotliCandidate>();
+      for (const layer of this.own) {
+        for (const { key } of layer.files.values()) {
+          const entry = source.deflated!(key);
+          if (!entry || !worthGzip(entry, MEMORY_FILE_LIMIT) || !isTextType(typeOf(this.model.manifest[key]?.type, key))) continue;
+          const sha256 = this.digests.get(key);
+          listed.set(key, { key, gzipSize: entry.compressedSize + GZIP_FRAMING, ...(sha256 ? { sha256 } : {}) });
+        }
       }
-    }
-    this.background = new BackgroundBrotli(source, [...candidates.values()], copies, this.hasher);
+      return [...listed.values()];
+    };
+    this.background = new BackgroundBrotli(source, candidates, copies, this.hasher, BACKGROUND_START_MS);
     return this.background.done;
   }
 
