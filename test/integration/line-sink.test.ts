@@ -15,7 +15,7 @@ describe('LineSink', () => {
     expect(writes).toEqual(['a\nb\n']);
   });
 
-  it('with a delay, gathers lines across turns, and never holds more than 512', async () => {
+  it('with a delay, gathers lines across turns, and never holds more than 64 KiB', async () => {
     const writes: string[] = [];
     const sink = new LineSink((text) => void writes.push(text), 30);
     sink.push('a');
@@ -24,9 +24,24 @@ describe('LineSink', () => {
     expect(writes).toEqual([]);
     await wait(60);
     expect(writes).toEqual(['a\nb\n']);
-    for (let i = 0; i < 512; i++) sink.push(String(i));
+    const line = 'x'.repeat(199);
+    for (let i = 0; i < 400; i++) sink.push(line);
     expect(writes).toHaveLength(2);
-    expect(writes[1]!.split('\n')).toHaveLength(513);
+    expect(writes[1]!.length).toBeLessThanOrEqual(64 * 1024);
+    expect(writes[1]!.length).toBeGreaterThan(60 * 1024);
+    sink.flush();
+    expect(writes.slice(1).join('')).toBe(`${line}\n`.repeat(400));
+  });
+
+  it('keeps every character of lines in any script, and writes a line longer than a batch alone', async () => {
+    const writes: string[] = [];
+    const sink = new LineSink((text) => void writes.push(text));
+    sink.push('ünïcødé ✓ 🔑');
+    const long = '🔑'.repeat(20_000);
+    sink.push(long);
+    sink.push('after');
+    sink.flush();
+    expect(writes).toEqual(['ünïcødé ✓ 🔑\n', `${long}\n`, 'after\n']);
   });
 
   it('flush writes what is pending at once, and nothing when nothing is', () => {

@@ -1,9 +1,16 @@
+/** What a sink holds at most before it writes: a few hundred access lines. */
+const BATCH_BYTES = 64 * 1024;
+
 /**
  * Access-log lines to stdout, written in batches: a write to a pipe is synchronous on
- * Linux, and one per request would cost the static path more than serving it.
+ * Linux, and one per request would cost the static path more than serving it. Each line
+ * is copied into the batch's bytes as it comes, so no line string outlives its request:
+ * measured, keeping hundreds of them for the next write had the garbage collector move
+ * them into the old generation and cost the static path a tenth of its speed.
  */
 export class LineSink {
-  private pending: string[] = [];
+  private batch = Buffer.allocUnsafe(BATCH_BYTES);
+  private used = 0;
   private scheduled = false;
 
   /**
@@ -17,8 +24,13 @@ export class LineSink {
   ) {}
 
   push(line: string): void {
-    this.pending.push(line);
-    if (this.pending.length >= 512) return this.flush();
+    // A UTF-8 character takes at most three bytes per UTF-16 unit, and the newline one.
+    if (this.used + 3 * line.length + 1 > BATCH_BYTES) {
+      this.flush();
+      if (3 * line.length + 1 > BATCH_BYTES) return this.write(line + '\n');
+    }
+    this.used += this.batch.utf8Write(line, this.used);
+    this.batch[this.used++] = 0x0a;
     if (this.scheduled) return;
     this.scheduled = true;
     if (this.delayMs === 0) setImmediate(() => this.flush());
@@ -27,9 +39,9 @@ export class LineSink {
 
   flush(): void {
     this.scheduled = false;
-    if (this.pending.length === 0) return;
-    const text = this.pending.join('\n') + '\n';
-    this.pending = [];
+    if (this.used === 0) return;
+    const text = this.batch.utf8Slice(0, this.used);
+    this.used = 0;
     this.write(text);
   }
 }
