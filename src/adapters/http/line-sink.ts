@@ -29,7 +29,7 @@ export class LineSink {
       this.flush();
       if (3 * line.length + 1 > BATCH_BYTES) return this.write(line + '\n');
     }
-    this.used += this.batch.utf8Write(line, this.used);
+    this.used += this.batch.write(line, this.used);
     this.batch[this.used++] = 0x0a;
     if (this.scheduled) return;
     this.scheduled = true;
@@ -40,7 +40,7 @@ export class LineSink {
   flush(): void {
     this.scheduled = false;
     if (this.used === 0) return;
-    const text = this.batch.utf8Slice(0, this.used);
+    const text = this.batch.toString('utf8', 0, this.used);
     this.used = 0;
     this.write(text);
   }
