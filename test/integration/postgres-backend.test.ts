@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
 import { PostgresDatabase } from '../../src/adapters/postgres/postgres-database.js';
 import { PostgresOverlayStore } from '../../src/adapters/postgres/postgres-overlay-store.js';
 import { SCHEMA_VERSION } from '../../src/adapters/postgres/postgres-schema.js';
@@ -79,5 +80,30 @@ describe('PostgresDatabase', () => {
     expect(error).toBeInstanceOf(OverlayError);
     expect((error as Error).message).toContain('postgres://***@127.0.0.1:');
     expect((error as Error).message).not.toContain('hunter2');
+  });
+});
+
+describe('PostgresOverlayStore, written with any text', () => {
+  it('reads back exactly the lines it was given, whatever characters they hold', async () => {
+    const url = postgres.url(await postgres.createDatabase());
+    const store = new PostgresOverlayStore(await PostgresDatabase.connect(url));
+    try {
+      const overlay = await store.open('', { path: '/', packageName: 'any-text' });
+      let round = 0;
+      await fc.assert(
+        fc.asyncProperty(fc.array(fc.string({ unit: 'binary', maxLength: 40 }), { minLength: 1, maxLength: 4 }), async (texts) => {
+          // One dataset per run: a log's lines are JSON, as the datasets write them.
+          const dataset = `d${round++}`;
+          const lines = texts.map((text) => JSON.stringify({ op: 'delete', id: 'x', text }) + '\n').join('');
+          const log = await overlay.openLog(dataset, 0);
+          await log.append(() => new TextEncoder().encode(lines));
+          await log.close();
+          expect(new TextDecoder().decode(await overlay.readLog(dataset))).toBe(lines);
+        }),
+        { numRuns: 60 },
+      );
+    } finally {
+      await store.close();
+    }
   });
 });

@@ -75,6 +75,13 @@ describe('two reactors on one PostgreSQL overlay store', () => {
     }
   });
 
+  it('keeps any text an item holds exactly, quotes, backslashes, control characters and SQL included', async () => {
+    const title = `it's "quoted" \\ back\\slashed \u0000\u0001\n\t ✓ 🔑 E'\\x41' $$ $tag$ '); DROP TABLE pkg_overlay_operations; --`;
+    const item = { id: 'quoted', title, "it's \\ a key": ["'", '\\', '"'] };
+    expect((await http(0).post('/api/v1/data/posts').send(item).expect(201)).body).toEqual(item);
+    for (const index of [0, 1]) expect((await onceHeard(index, '/api/v1/data/posts/quoted', (read) => read.status === 200)).body).toEqual(item);
+  });
+
   it('serves a content PUT on one reactor from the other on the next request, and a DELETE there is a 404 here', async () => {
     await http(0).put('/notes/shared.txt').set('Content-Type', 'text/plain').send('written on A').expect(200);
     expect((await onceHeard(1, '/notes/shared.txt', (answer) => answer.status === 200)).text).toBe('written on A');

@@ -67,9 +67,11 @@ export class PostgresDatabase {
    * Runs `work` in one transaction on one connection: committed before it resolves, rolled
    * back when it throws. A commit whose outcome is unknown (the connection broke) throws
    * too, so nothing is acknowledged that may not be committed. `opening` (statements
-   * without parameters) goes in the same round trip as BEGIN; `work` gets their results.
+   * without parameters) goes in the same round trip as BEGIN, and `work` gets their
+   * results; `work` may end the transaction itself with `commit(closing)`, which sends its
+   * last statements (without parameters) in the same round trip as COMMIT.
    */
-  async transaction<T>(work: (client: pg.PoolClient, opened: pg.QueryResult[]) => Promise<T>, opening?: string): Promise<T> {
+  async transaction<T>(work: (client: pg.PoolClient, opened: pg.QueryResult[], commit: (closing: string) => Promise<pg.QueryResult[]>) => Promise<T>, opening?: string): Promise<T> {
     let client: pg.PoolClient;
     try {
       client = await this.pool.connect();
@@ -77,10 +79,16 @@ export class PostgresDatabase {
       throw this.failure(error);
     }
     let broken: unknown;
+    let committed = false;
+    const commit = async (closing: string): Promise<pg.QueryResult[]> => {
+      committed = true;
+      const results = (await client.query(`${closing}; COMMIT`)) as unknown as pg.QueryResult[];
+      return results.slice(0, -1);
+    };
     try {
       const begun = (await client.query(opening ? `BEGIN; ${opening}` : 'BEGIN')) as pg.QueryResult | pg.QueryResult[];
-      const result = await work(client, Array.isArray(begun) ? begun.slice(1) : []);
-      await client.query('COMMIT');
+      const result = await work(client, Array.isArray(begun) ? begun.slice(1) : [], commit);
+      if (!committed) await client.query('COMMIT');
       return result;
     } catch (error) {
       broken = error;
@@ -93,7 +101,7 @@ export class PostgresDatabase {
     }
   }
 
-  /** A text value written into a statement: for the statements of a transaction's first round trip, which take no parameters. */
+  /** A text value written into a statement: for the statements sent with BEGIN or COMMIT, which take no parameters. */
   literal(value: string): string {
     return pg.escapeLiteral(value);
   }

@@ -215,8 +215,9 @@ class PostgresPackageOverlay implements PackageOverlay {
 
   /**
    * Appends under a transaction-scoped advisory lock on the log, so writers on every reactor
-   * take turns: each decides after reading what the others committed. Three round trips:
-   * the lock with the lines since `after`, the lines decided with their notice, the commit.
+   * take turns: each decides after reading what the others committed. Two round trips: the
+   * lock with the lines since `after` (sent with BEGIN), then the lines decided with their
+   * notice (sent with COMMIT).
    */
   async append(dataset: string, after: bigint, decide: (elsewhere: Uint8Array) => Uint8Array): Promise<bigint> {
     const { database } = this;
@@ -224,7 +225,7 @@ class PostgresPackageOverlay implements PackageOverlay {
     const opening = `SELECT pg_advisory_xact_lock(hashtextextended(${database.literal(`pkg-overlay-log:${this.id}:${dataset}`)}, 0));
       SELECT seq, line FROM pkg_overlay_operations WHERE overlay = ${this.id} AND dataset = ${log} AND seq > ${after} ORDER BY seq`;
     return this.store.announced(this.id, { kind: 'data', dataset }, (notice, unsent) =>
-      database.transaction(async (client, [, read]) => {
+      database.transaction(async (_client, [, read], commit) => {
         const news = read!.rows as Array<{ seq: string; line: string }>;
         const seen = news.length > 0 ? BigInt(news.at(-1)!.seq) : after;
         const lines = splitLines(decide(joinLines(news.map((row) => row.line))));
@@ -232,12 +233,12 @@ class PostgresPackageOverlay implements PackageOverlay {
           unsent();
           return seen;
         }
-        const { rows } = await client.query<{ last: string }>(
-          `WITH appended AS (INSERT INTO pkg_overlay_operations (overlay, dataset, line) SELECT $1, $2, unnest($3::text[]) RETURNING seq)
-           SELECT (SELECT max(seq) FROM appended) AS last, pg_notify($4, $5)`,
-          [this.id, dataset, lines, CHANGES_CHANNEL, notice],
+        const values = lines.map((line) => `(${this.id}, ${log}, ${database.literal(line)})`).join(', ');
+        const [inserted] = await commit(
+          `INSERT INTO pkg_overlay_operations (overlay, dataset, line) VALUES ${values} RETURNING seq;
+           SELECT pg_notify(${database.literal(CHANGES_CHANNEL)}, ${database.literal(notice)})`,
         );
-        return BigInt(rows[0]!.last);
+        return inserted!.rows.reduce((last, row: { seq: string }) => (BigInt(row.seq) > last ? BigInt(row.seq) : last), seen);
       }, opening),
     );
   }
