@@ -10,25 +10,30 @@ export function channelPair(): { worker: WorkerChannel; primary: PrimaryChannel;
   const toPrimary = new Set<(message: WorkerMessage) => void>();
   const closed = new Set<() => void>();
   let open = true;
-  const deliver = <T>(listeners: Set<(message: T) => void>, message: T) => {
-    if (!open) return;
+  const deliver = <T>(listeners: Set<(message: T) => void>, message: T): Promise<void> => {
+    if (!open) return Promise.resolve();
     const copy = structuredClone(message);
-    setImmediate(() => {
-      if (open) for (const listener of listeners) listener(copy);
-    });
+    return new Promise((resolve) =>
+      setImmediate(() => {
+        if (open) for (const listener of listeners) listener(copy);
+        resolve();
+      }),
+    );
+  };
+  const cut = () => {
+    if (!open) return;
+    open = false;
+    for (const listener of closed) listener();
   };
   const end = <Out, In>(out: Set<(message: Out) => void>, into: Set<(message: In) => void>) => ({
     send: (message: Out) => deliver(out, message),
     onMessage: (listener: (message: In) => void) => void into.add(listener),
     onClose: (listener: () => void) => void closed.add(listener),
+    close: cut,
   });
   return {
     worker: end<WorkerMessage, PrimaryMessage>(toPrimary, toWorker),
     primary: end<PrimaryMessage, WorkerMessage>(toWorker, toPrimary),
-    cut: () => {
-      if (!open) return;
-      open = false;
-      for (const listener of closed) listener();
-    },
+    cut,
   };
 }

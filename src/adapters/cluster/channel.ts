@@ -55,11 +55,14 @@ export type PrimaryMessage =
  * structured clones (node:cluster's `advanced` serialization), so bytes stay bytes.
  */
 export interface Channel<Out, In> {
-  send(message: Out): void;
+  /** Resolves once the message is handed to the other end (or the line is gone). */
+  send(message: Out): Promise<void>;
   /** Every message that arrives; other senders' messages (not ours) are passed over. */
   onMessage(listener: (message: In) => void): void;
   /** The other end is gone: the process exited, or the line was cut. */
   onClose(listener: () => void): void;
+  /** Cuts the line from this end. */
+  close(): void;
 }
 
 export type WorkerChannel = Channel<WorkerMessage, PrimaryMessage>;

@@ -44,7 +44,11 @@ export class PrimaryLink {
   }
 
   stopAll(): void {
-    for (const channel of this.workers.values()) channel.send({ pkg: 'stop' });
+    for (const worker of this.workers.keys()) this.stop(worker);
+  }
+
+  stop(worker: WorkerId): void {
+    void this.workers.get(worker)?.send({ pkg: 'stop' });
   }
 
   close(): Promise<void> {
@@ -126,7 +130,7 @@ export class PrimaryLink {
       };
       const timer = setTimeout(done, GATHER_TIMEOUT_MS);
       this.gathers.set(id, { waiting, values, done });
-      for (const worker of waiting) this.workers.get(worker)!.send({ pkg: 'gather', gather: id, report, argument });
+      for (const worker of waiting) void this.workers.get(worker)!.send({ pkg: 'gather', gather: id, report, argument });
       if (waiting.size === 0) done();
     });
   }
@@ -136,6 +140,6 @@ export class PrimaryLink {
   }
 
   private others(from: WorkerId, message: Parameters<PrimaryChannel['send']>[0]): void {
-    for (const [worker, channel] of this.workers) if (worker !== from) channel.send(message);
+    for (const [worker, channel] of this.workers) if (worker !== from) void channel.send(message);
   }
 }

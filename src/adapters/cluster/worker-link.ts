@@ -35,16 +35,23 @@ export class WorkerLink implements ReactorProcesses {
     const id = this.nextId++;
     return new Promise<T>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
-      this.channel.send({ pkg: 'call', id, call, args });
+      void this.channel.send({ pkg: 'call', id, call, args });
     });
   }
 
   ready(summary: WorkerSummary): void {
-    this.channel.send({ pkg: 'ready', summary });
+    void this.channel.send({ pkg: 'ready', summary });
   }
 
-  failed(error: unknown): void {
-    this.channel.send({ pkg: 'failed', error: sendError(error) });
+  /** Resolves once the primary has it. */
+  failed(error: unknown): Promise<void> {
+    return this.channel.send({ pkg: 'failed', error: sendError(error) });
+  }
+
+  /** Lets go of the line: a worker that stopped has nothing more to say, and its process may end. */
+  close(): void {
+    this.closed = true;
+    this.channel.close();
   }
 
   /** Hears what other workers change in the overlay at `location`, until the returned function is called. */

@@ -26,6 +26,8 @@ import { ReactorLog } from './process-reports.js';
 
 /** 1 MB: a write body beyond it answers 413, unless the reactor is told otherwise. */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+/** How long a stop waits for the requests in flight (ms), unless the reactor is told otherwise. */
+export const DEFAULT_SHUTDOWN_TIMEOUT = 10_000;
 
 export interface Mount extends FollowedMount {
   prefix: string;
