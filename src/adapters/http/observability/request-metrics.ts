@@ -1,3 +1,4 @@
+import type * as PromClientModule from 'prom-client';
 import type { Reactor } from '../../../application/serving/reactor.js';
 
 /** Latency buckets in seconds: a cached static hit is well under a millisecond, a save takes seconds. */
@@ -34,7 +35,7 @@ interface Exposer {
   contentType: string;
 }
 
-type PromClient = typeof import('prom-client');
+type PromClient = typeof PromClientModule;
 
 /**
  * Prometheus metrics of a reactor. Requests are counted here, in plain maps, on every
