@@ -24,8 +24,6 @@ export function isReactorWorker(): boolean {
 export function bindReactorWorker(container: Container): void {
   let link: WorkerLink | undefined;
   const primary = () => (link ??= new WorkerLink(processChannel()));
-  const port = process.env[WORKER_ENV.port];
-  const place = { workdir: process.env[WORKER_ENV.workdir]!, ...(port ? { port: Number(port) } : {}) };
   container.rebind(PORT.Workdirs).toConstantValue(new PrimaryHeldWorkdirs());
   container
     .rebind(PORT.OverlayBackends)
@@ -33,6 +31,6 @@ export function bindReactorWorker(container: Container): void {
     .inSingletonScope();
   container
     .rebind(PORT.ReactorHost)
-    .toDynamicValue((c) => new WorkerReactorHost(new HttpReactorHost({ ...c.get(SERVICE.ReactorDependencies), processes: primary() }, c.get(PORT.Workdirs)), primary(), place, (code) => process.exit(code)))
+    .toDynamicValue((c) => new WorkerReactorHost(new HttpReactorHost({ ...c.get(SERVICE.ReactorDependencies), processes: primary() }, c.get(PORT.Workdirs)), primary(), process.env[WORKER_ENV.workdir]!, (code) => process.exit(code)))
     .inSingletonScope();
 }

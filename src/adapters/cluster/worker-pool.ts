@@ -6,7 +6,7 @@ import { PrimaryLink } from './primary-link.js';
 import { workerChannel } from './process-channels.js';
 
 /** The environment that makes a `pkg reactor serve` a worker of its primary, and tells it where. */
-export const WORKER_ENV = { role: 'PKG_REACTOR_WORKER', workdir: 'PKG_REACTOR_WORKDIR', port: 'PKG_REACTOR_PORT' } as const;
+export const WORKER_ENV = { role: 'PKG_REACTOR_WORKER', workdir: 'PKG_REACTOR_WORKDIR' } as const;
 
 /** A worker that dies before it listens is started again after this long, not in a tight loop. */
 const RESTART_DELAY_MS = 1000;
@@ -32,7 +32,6 @@ export class WorkerPool {
   private readonly live = new Map<number, Worker>();
   private readonly listening = new Set<number>();
   private stopping = false;
-  private port: number | undefined;
   private starting: { resolve: (summary: WorkerSummary) => void; reject: (error: Error) => void; summary?: WorkerSummary } | undefined;
 
   constructor(private readonly options: PoolOptions) {
@@ -61,7 +60,9 @@ export class WorkerPool {
   }
 
   private fork(): void {
-    const worker = cluster.fork({ [WORKER_ENV.role]: '1', [WORKER_ENV.workdir]: this.options.workdir, ...(this.port !== undefined ? { [WORKER_ENV.port]: String(this.port) } : {}) });
+    // The same serve command, so the same port: node:cluster shares one listening handle per
+    // address and port as given (port 0 too), which a worker started again joins.
+    const worker = cluster.fork({ [WORKER_ENV.role]: '1', [WORKER_ENV.workdir]: this.options.workdir });
     this.live.set(worker.id, worker);
     this.link.attach(worker.id, workerChannel(worker));
     worker.once('exit', (code, signal) => this.exited(worker, code, signal));
@@ -69,8 +70,6 @@ export class WorkerPool {
 
   private ready(worker: number, summary: WorkerSummary): void {
     this.listening.add(worker);
-    // Port 0: the first worker's is every worker's, and a worker started again takes it too.
-    this.port ??= summary.port;
     // A worker still loading when the stop came did not hear it.
     if (this.stopping) return this.link.stop(worker);
     const starting = this.starting;

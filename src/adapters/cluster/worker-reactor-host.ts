@@ -2,11 +2,6 @@ import type { MountRequest, ReactorHost, ReactorSettings, RunningReactor } from 
 import { sendError } from './channel.js';
 import type { WorkerLink } from './worker-link.js';
 
-/** What a worker's primary decided for it: the workdir it holds, and, for a worker started again, the port all of them share. */
-export interface WorkerPlace {
-  workdir: string;
-  port?: number;
-}
 
 /**
  * A reactor's worker process: it serves as a reactor of one process would, in the
@@ -17,13 +12,14 @@ export class WorkerReactorHost implements ReactorHost {
   constructor(
     private readonly inner: ReactorHost,
     private readonly link: WorkerLink,
-    private readonly place: WorkerPlace,
+    /** The primary's workdir, which it holds. */
+    private readonly workdir: string,
     /** Ends this process: a worker that could not start has said why to its primary, which reports it once. */
     private readonly exit: (code: number) => void,
   ) {}
 
   async start(requests: MountRequest[], given: ReactorSettings, options: { quiet?: boolean; warn?: (warning: string) => void } = {}): Promise<RunningReactor> {
-    const settings = { ...given, workdir: this.place.workdir, workers: 1, ...(this.place.port !== undefined ? { port: this.place.port } : {}) };
+    const settings = { ...given, workdir: this.workdir, workers: 1 };
     let running: RunningReactor;
     try {
       running = await this.inner.start(requests, settings, options);
