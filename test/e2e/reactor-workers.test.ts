@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync } from 'node:fs';
-import { EXAMPLE_SITE } from '../support/paths.js';
+import { EXAMPLE_SITE, temporaryDirectory } from '../support/paths.js';
+import { startPostgres } from '../support/postgres.js';
 import { failingServe, startServe, type ServeProcess } from '../support/serve-process.js';
 
 const article = (id: string) => ({ id, title: `Title ${id}`, body: `Body of ${id}` });
@@ -137,6 +138,23 @@ describe('pkg reactor serve --workers, other ways', () => {
     }
   });
 
+  it('leaves no worker running when the primary is killed', async () => {
+    // A killed primary cleans nothing up: the workdir is the test's.
+    const workdir = temporaryDirectory('cap-workers-killed-');
+    try {
+      const reactor = await startServe([EXAMPLE_SITE, '--workers', '2', '--log-format', 'json', '--workdir', workdir.path]);
+      const workers = new Set<number>();
+      try {
+        await until(async () => (workers.add(answeredBy(await fetch(`${reactor.url}/`, { headers: fresh, signal: patience() }))), workers.size === 2), 'both workers answered');
+      } finally {
+        expect(await reactor.stop('SIGKILL')).toBeNull();
+      }
+      for (const pid of workers) await until(() => !alive(pid), `worker ${pid} exited after its primary`);
+    } finally {
+      workdir.remove();
+    }
+  });
+
   it('--workers auto serves and stops cleanly', async () => {
     const reactor = await startServe([EXAMPLE_SITE, '--workers', 'auto']);
     expect((await fetch(`${reactor.url}/`)).status).toBe(200);
@@ -149,5 +167,31 @@ describe('pkg reactor serve --workers, other ways', () => {
     expect(failed.code).toBe(2);
     expect(failed.stderr).toMatch(/^error: UsageError: --workers takes a whole number/m);
     expect(failed.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe('pkg reactor serve --workers 2 --overlay postgres://...', () => {
+  it('has each worker write to the database itself: concurrent POSTs land once, every worker lists them, a duplicate id is a 409', async () => {
+    const postgres = await startPostgres();
+    try {
+      const reactor = await startServe([EXAMPLE_SITE, '--workers', '2', '--log-format', 'json', '--overlay', postgres.url(await postgres.createDatabase())]);
+      try {
+        const ids = Array.from({ length: 40 }, (_, i) => `db-${i}`);
+        const answers = await Promise.all([...ids, 'db-0'].map((id) => post(reactor.url, article(id))));
+        expect(answers.map((answer) => answer.status).sort()).toEqual([...ids.map(() => 201), 409].sort());
+        const workers = new Set(answers.map(answeredBy));
+        for (let i = 0; i < 6; i++) {
+          const answer = await fetch(`${reactor.url}/api/v1/data/articles`, { headers: fresh, signal: patience() });
+          workers.add(answeredBy(answer));
+          const listed = ((await answer.json()) as Array<{ id: string }>).map((item) => item.id).filter((id) => id.startsWith('db-'));
+          expect(listed.sort()).toEqual([...ids].sort());
+        }
+        expect(workers.size).toBe(2);
+      } finally {
+        expect(await reactor.stop('SIGTERM')).toBe(0);
+      }
+    } finally {
+      await postgres.stop();
+    }
   });
 });

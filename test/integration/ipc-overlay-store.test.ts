@@ -126,15 +126,19 @@ describe('the primary as the one writer for its workers', () => {
     }
   });
 
-  it('gathers a report from every live worker, the asker included; a dead one is left out', async () => {
+  it('gathers a report from every serving worker, the asker included; a dead one and one still loading are left out', async () => {
     const { worker, dispose } = cluster();
     try {
-      const workers = [worker(), worker(), worker()];
+      const workers = [worker(), worker(), worker(), worker()];
       workers.forEach(({ link }, i) => link.answer('requests', (argument) => ({ worker: i, argument })));
+      for (const { link } of workers.slice(0, 3)) link.ready({ url: 'http://127.0.0.1:1', port: 1, mounts: [], failures: [], warnings: [] });
       workers[2]!.die();
+      const started = Date.now();
       const gathered = await workers[0]!.link.gather('requests', 7);
       expect(gathered).toEqual(expect.arrayContaining([{ worker: 0, argument: 7 }, { worker: 1, argument: 7 }]));
       expect(gathered).toHaveLength(2);
+      // Not waited for either: the gather's timeout is seconds.
+      expect(Date.now() - started).toBeLessThan(1000);
     } finally {
       await dispose();
     }

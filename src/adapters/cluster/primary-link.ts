@@ -18,6 +18,8 @@ export interface WorkerEvents {
  */
 export class PrimaryLink {
   private readonly workers = new Map<WorkerId, PrimaryChannel>();
+  /** Workers that listen: only they have reports to give (one still loading would not answer). */
+  private readonly serving = new Set<WorkerId>();
   private readonly writer: OverlayWriter | undefined;
   private readonly gathers = new Map<number, { waiting: Set<WorkerId>; values: unknown[]; done: () => void }>();
   private nextGather = 1;
@@ -38,6 +40,7 @@ export class PrimaryLink {
 
   /** A worker that exited: its holds let go, and no gather waits for it. */
   async detach(worker: WorkerId): Promise<void> {
+    this.serving.delete(worker);
     if (!this.workers.delete(worker)) return;
     for (const gather of this.gathers.values()) if (gather.waiting.delete(worker) && gather.waiting.size === 0) gather.done();
     await this.writer?.gone(worker);
@@ -58,6 +61,7 @@ export class PrimaryLink {
   private heard(worker: WorkerId, channel: PrimaryChannel, message: WorkerMessage): void {
     switch (message.pkg) {
       case 'ready':
+        this.serving.add(worker);
         return this.events.ready(worker, message.summary);
       case 'failed':
         return this.events.failed(worker, message.error);
@@ -117,11 +121,11 @@ export class PrimaryLink {
     }
   }
 
-  /** Every live worker's answer to `report`; a worker that does not answer in time is left out. */
+  /** Every serving worker's answer to `report`; a worker that does not answer in time is left out. */
   private gather(report: ProcessReport, argument: number): Promise<unknown[]> {
     const id = this.nextGather++;
     const values: unknown[] = [];
-    const waiting = new Set(this.workers.keys());
+    const waiting = new Set(this.serving);
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);

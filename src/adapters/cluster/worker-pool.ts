@@ -83,12 +83,16 @@ export class WorkerPool {
 
   private failed(error: SentError): void {
     const failure = error.name === 'UsageError' ? new UsageError(error.message) : new WorkerError(`a worker process could not start: ${error.name}: ${error.message}`);
-    if (this.starting) {
-      const { reject } = this.starting;
-      this.starting = undefined;
-      return reject(failure);
-    }
+    if (this.starting) return this.startFailed(failure);
     if (!this.stopping) this.options.warn(`${failure.message}; starting another in ${RESTART_DELAY_MS / 1000} s`);
+  }
+
+  /** The reactor does not start: the other workers are stopped, not started again, and say nothing more. */
+  private startFailed(failure: Error): void {
+    const { reject } = this.starting!;
+    this.starting = undefined;
+    this.stopping = true;
+    reject(failure);
   }
 
   private exited(worker: Worker, code: number | null, signal: string | null): void {
@@ -96,11 +100,7 @@ export class WorkerPool {
     const listened = this.listening.delete(worker.id);
     if (this.stopping) return;
     const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
-    if (this.starting) {
-      const { reject } = this.starting;
-      this.starting = undefined;
-      return reject(new WorkerError(`a worker process (pid ${worker.process.pid}) ${how} before it listened`));
-    }
+    if (this.starting) return this.startFailed(new WorkerError(`a worker process (pid ${worker.process.pid}) ${how} before it listened`));
     if (listened) this.options.warn(`worker process ${worker.process.pid} ${how}; starting another`);
     setTimeout(() => this.stopping || this.fork(), listened ? 0 : RESTART_DELAY_MS);
   }
