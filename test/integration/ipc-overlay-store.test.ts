@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import type { AppendLog, OverlayMount, OverlayStore, PackageOverlay } from '../../src/application/ports/overlay-store.js';
 import { FsOverlayStore } from '../../src/adapters/fs/fs-overlay-store.js';
 import { FsSessionRevocationStore } from '../../src/adapters/fs/fs-session-revocations.js';
 import { IpcOverlayStore } from '../../src/adapters/cluster/ipc-overlay-store.js';
@@ -13,10 +14,27 @@ import { temporaryDirectory } from '../support/paths.js';
 const SITE = { path: '/', packageName: 'site' };
 const line = (id: number) => `{"op":"delete","id":"${id}"}\n`;
 
+/** The workdir's files, each append waiting for `slow` (when set) before it goes to disk. */
+function slowStore(gate: { slow?: Promise<void> }): OverlayStore {
+  const files = new FsOverlayStore();
+  return Object.assign(Object.create(files) as OverlayStore, {
+    open: async (workdir: string, mount: OverlayMount): Promise<PackageOverlay> => {
+      const overlay = await files.open(workdir, mount);
+      return Object.assign(Object.create(overlay) as PackageOverlay, {
+        location: overlay.location,
+        openLog: async (dataset: string, length: number): Promise<AppendLog> => {
+          const log = await overlay.openLog(dataset, length);
+          return { append: async (decide) => (await gate.slow, log.append(decide)), catchUp: () => log.catchUp(), close: () => log.close() };
+        },
+      });
+    },
+  });
+}
+
 /** A primary writing the workdir's files for its workers, each worker on its own line to it. */
-function cluster() {
+function cluster(gate: { slow?: Promise<void> } = {}) {
   const workdir = temporaryDirectory('cap-ipc-overlay-');
-  const primary = new PrimaryLink({ overlays: new FsOverlayStore(), revocations: new FsSessionRevocationStore(), close: async () => undefined }, { ready: () => undefined, failed: () => undefined });
+  const primary = new PrimaryLink({ overlays: slowStore(gate), revocations: new FsSessionRevocationStore(), close: async () => undefined }, { ready: () => undefined, failed: () => undefined });
   let next = 1;
   const worker = () => {
     const pair = channelPair();
@@ -88,6 +106,36 @@ describe('the primary as the one writer for its workers', () => {
       expect(text(await (await other.store.open(workdir, SITE)).readLog('items'))).toBe(line(2));
       await log.close();
     } finally {
+      await dispose();
+    }
+  });
+
+  it('keeps the hold of a worker that dies while its append is being written until it is written: the next holder is handed it', async () => {
+    let release!: () => void;
+    const gate: { slow?: Promise<void> } = {};
+    const { workdir, worker, dispose } = cluster(gate);
+    try {
+      const dying = worker();
+      const other = worker();
+      const held = await (await dying.store.open(workdir, SITE)).openLog('items', 0);
+      const log = await (await other.store.open(workdir, SITE)).openLog('items', 0);
+      gate.slow = new Promise((resolve) => (release = resolve));
+      const stuck = held.append(() => bytes(line(1)));
+      // The commit is on its way to the primary, whose append waits: then the worker dies.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      dying.die();
+      await expect(stuck).rejects.toThrow(/primary process is gone/);
+      const handed: string[] = [];
+      const next = log.append((elsewhere) => (handed.push(text(elsewhere)), bytes(line(2))));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(handed).toEqual([]);
+      release();
+      await next;
+      expect(handed).toEqual([line(1)]);
+      expect(text(await (await other.store.open(workdir, SITE)).readLog('items'))).toBe(line(1) + line(2));
+      await log.close();
+    } finally {
+      release?.();
       await dispose();
     }
   });

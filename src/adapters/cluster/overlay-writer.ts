@@ -20,6 +20,8 @@ class SharedLog {
   private appended = new Uint8Array(1024);
   private used = 0;
   holder: number | undefined;
+  /** The holder's append on its way to disk: its hold is let go when it is done, not before, even if its worker died. */
+  committing: Promise<void> | undefined;
   private readonly waiting: Array<{ handle: number; grant: () => void }> = [];
 
   constructor(
@@ -53,10 +55,10 @@ class SharedLog {
     return new Promise((grant) => this.waiting.push({ handle, grant }));
   }
 
-  /** A closed handle, or a dead worker's, waits no more. */
+  /** A closed handle, or a dead worker's, waits no more, and lets go unless its append is still being written. */
   drop(handle: number): void {
     for (let at = this.waiting.length - 1; at >= 0; at--) if (this.waiting[at]!.handle === handle) this.waiting.splice(at, 1);
-    this.letGo(handle);
+    if (!this.committing || this.holder !== handle) this.letGo(handle);
   }
 
   letGo(handle: number): void {
@@ -173,13 +175,19 @@ export class OverlayWriter {
   async commit(worker: WorkerId, handle: number, bytes: Uint8Array): Promise<void> {
     const { open, log } = await this.handleOf(worker, handle);
     if (log.holder !== handle) throw new OverlayError('an append was sent without the log\'s hold');
+    if (bytes.length === 0) return log.letGo(handle);
+    const appending = log.log.append(() => bytes);
+    log.committing = appending.then(
+      () => undefined,
+      () => undefined,
+    );
     try {
-      if (bytes.length === 0) return;
-      await log.log.append(() => bytes);
+      await appending;
       log.added(bytes);
       open.cursor = log.length;
       this.announce.change(worker, open.location, { kind: 'data', dataset: open.dataset });
     } finally {
+      log.committing = undefined;
       log.letGo(handle);
     }
   }
@@ -220,6 +228,7 @@ export class OverlayWriter {
     log.drop(handle);
     if ([...this.handles.values()].some((other) => other.key === open.key)) return;
     this.openLogs.delete(open.key);
+    await log.committing;
     await log.log.close();
   }
 
