@@ -85,6 +85,24 @@ describe('pkg reactor serve --workers 2 (file store)', () => {
     expect(Number(writes?.[1])).toBe(61);
   });
 
+  it('serves a file written through one worker from every worker, and a delete there is a 404 everywhere', async () => {
+    const written = await fetch(`${reactor.url}/written/note.txt`, { method: 'PUT', headers: { ...fresh, 'Content-Type': 'text/plain' }, body: 'one note' });
+    expect(written.status).toBe(200);
+    const readers = new Set<number>();
+    for (let i = 0; i < 6; i++) {
+      const answer = await fetch(`${reactor.url}/written/note.txt`, { headers: fresh });
+      readers.add(answeredBy(answer));
+      expect([answer.status, await answer.text()]).toEqual([200, 'one note']);
+    }
+    expect((await fetch(`${reactor.url}/written/note.txt`, { method: 'DELETE', headers: fresh })).status).toBe(204);
+    for (let i = 0; i < 6; i++) {
+      const answer = await fetch(`${reactor.url}/written/note.txt`, { headers: fresh });
+      readers.add(answeredBy(answer));
+      expect(answer.status).toBe(404);
+    }
+    expect(readers.size).toBe(2);
+  });
+
   it('stops every worker on SIGTERM and removes the temporary workdir, once', async () => {
     const start = JSON.parse(reactor.stdout().split('\n').find((line) => line.includes('Reactor listening on'))!) as { workdir: string };
     expect(existsSync(start.workdir)).toBe(true);
