@@ -1,3 +1,4 @@
+import { OverlayError } from '../../domain/errors.js';
 import type { OverlayChange } from '../../application/ports/overlay-store.js';
 import type { ProcessReport } from '../../application/ports/reactor-processes.js';
 
@@ -75,4 +76,13 @@ export function isOurs<T>(message: unknown): message is T {
 
 export function sendError(error: unknown): SentError {
   return error instanceof Error ? { name: error.name, message: error.message } : { name: 'Error', message: String(error) };
+}
+
+/**
+ * An error from the other process, as this one's: an overlay failure stays an OverlayError
+ * (a 500 with its reason, as in one process); any other keeps its name and message.
+ */
+export function receivedError(sent: SentError): Error {
+  if (sent.name === 'OverlayError') return new OverlayError(sent.message);
+  return Object.assign(new Error(sent.message), { name: sent.name });
 }

@@ -1,8 +1,8 @@
 import type { MountRequest, ReactorHost, ReactorSettings, RunningReactor } from '../../application/ports/reactor-host.js';
 import type { OverlayBackend, OverlayBackends } from '../../application/ports/overlay-store.js';
 import type { Workdirs } from '../../application/ports/workdirs.js';
-import { WorkerError } from '../../domain/errors.js';
 import { DEFAULT_SHUTDOWN_TIMEOUT } from '../../application/serving/reactor.js';
+import { receivedError } from './channel.js';
 import { WorkerPool } from './worker-pool.js';
 
 /**
@@ -42,7 +42,7 @@ export class ClusterReactorHost implements ReactorHost {
         workdir: workdir.path,
         temporaryWorkdir: workdir.temporary,
         mounts: first.mounts,
-        failures: first.failures.map((failure) => ({ source: failure.source, error: new WorkerError(`${failure.error.name}: ${failure.error.message}`) })),
+        failures: first.failures.map((failure) => ({ source: failure.source, error: receivedError(failure.error) })),
         warnings: first.warnings,
         ...(first.sharedOverlay ? { sharedOverlay: first.sharedOverlay } : {}),
         stop: () => (stopped ??= cleanUp()),

@@ -1,7 +1,7 @@
 import { OverlayError } from '../../domain/errors.js';
 import type { OverlayChange } from '../../application/ports/overlay-store.js';
 import type { ProcessReport, ReactorProcesses } from '../../application/ports/reactor-processes.js';
-import { sendError, type PrimaryCall, type PrimaryMessage, type SentError, type WorkerChannel, type WorkerSummary } from './channel.js';
+import { receivedError, sendError, type PrimaryCall, type PrimaryMessage, type WorkerChannel, type WorkerSummary } from './channel.js';
 
 /**
  * A worker's end of its line to the primary: calls that the primary answers, what other
@@ -105,8 +105,3 @@ export class WorkerLink implements ReactorProcesses {
   }
 }
 
-/** The primary's error, as this process's: an overlay failure stays an OverlayError (a 500 with its reason, as in one process). */
-function receivedError(sent: SentError): Error {
-  if (sent.name === 'OverlayError') return new OverlayError(sent.message);
-  return Object.assign(new Error(sent.message), { name: sent.name });
-}
