@@ -22,7 +22,7 @@ class SharedLog {
   holder: number | undefined;
   /** The holder's append on its way to disk: its hold is let go when it is done, not before, even if its worker died. */
   committing: Promise<void> | undefined;
-  private readonly waiting: Array<{ handle: number; grant: () => void }> = [];
+  private readonly waiting: Array<{ handle: number; grant: () => void; refuse: (error: Error) => void }> = [];
 
   constructor(
     readonly log: AppendLog,
@@ -52,12 +52,12 @@ class SharedLog {
       this.holder = handle;
       return Promise.resolve();
     }
-    return new Promise((grant) => this.waiting.push({ handle, grant }));
+    return new Promise((grant, refuse) => this.waiting.push({ handle, grant, refuse }));
   }
 
   /** A closed handle, or a dead worker's, waits no more, and lets go unless its append is still being written. */
   drop(handle: number): void {
-    for (let at = this.waiting.length - 1; at >= 0; at--) if (this.waiting[at]!.handle === handle) this.waiting.splice(at, 1);
+    for (let at = this.waiting.length - 1; at >= 0; at--) if (this.waiting[at]!.handle === handle) this.waiting.splice(at, 1)[0]!.refuse(new OverlayError('the log was closed while waiting for its turn'));
     if (!this.committing || this.holder !== handle) this.letGo(handle);
   }
 
@@ -93,6 +93,8 @@ export class OverlayWriter {
   /** Content writes of one overlay, one at a time: tombstones are read, changed and written whole. */
   private readonly contentTurns = new Map<string, Promise<unknown>>();
   private readonly revocations = new Map<string, Promise<SessionRevocations>>();
+  /** Workers that exited: what they were still opening is not kept for them. */
+  private readonly departed = new Set<WorkerId>();
 
   constructor(
     private readonly backend: OverlayBackend,
@@ -154,6 +156,8 @@ export class OverlayWriter {
       opening.catch(() => this.openLogs.delete(key));
     }
     const log = await opening;
+    // A worker that died while its log was opening holds nothing.
+    if (this.departed.has(worker)) throw new OverlayError('the worker is gone');
     if (length < log.base || length > log.length) throw new OverlayError(`the log of ${dataset} in ${location} was read at ${length} bytes, which is not a place where an operation ends (${log.base} to ${log.length} are)`);
     const handle = this.nextHandle++;
     this.handles.set(handle, { worker, key, dataset, location, cursor: length });
@@ -217,6 +221,7 @@ export class OverlayWriter {
 
   /** A worker that exited holds nothing: its holds are let go, without appending. */
   async gone(worker: WorkerId): Promise<void> {
+    this.departed.add(worker);
     for (const [handle, open] of [...this.handles]) {
       const log = this.openLogs.get(open.key);
       if (open.worker === worker && log) await this.forget(handle, open, await log);
