@@ -14,16 +14,21 @@ const DURATION = process.env.BENCH_DURATION ?? '8s';
 const CONNECTIONS = process.env.BENCH_CONNECTIONS ?? '32';
 // BENCH_DURATION, BENCH_CONNECTIONS and BENCH_SKIP_COLD tune a run.
 
-function wrk(url, headers = {}) {
+export function wrk(url, headers = {}) {
+  return wrkRun(url, headers).rate;
+}
+
+/** One wrk run: its rate, and how many requests it made. */
+export function wrkRun(url, headers = {}) {
   const flags = Object.entries(headers).flatMap(([name, value]) => ['-H', `${name}: ${value}`]);
   const output = execFileSync('wrk', ['-t1', `-c${CONNECTIONS}`, `-d${DURATION}`, ...flags, url], { encoding: 'utf8' });
   const rate = /Requests\/sec:\s+([\d.]+)/.exec(output);
   const errors = /Non-2xx or 3xx responses: (\d+)/.exec(output);
   if (errors) throw new Error(`wrk saw ${errors[1]} error responses from ${url}`);
-  return Number(rate[1]);
+  return { rate: Number(rate[1]), requests: Number(/(\d+) requests in/.exec(output)[1]) };
 }
 
-function makeSite() {
+export function makeSite() {
   const site = join(OUT, 'serve-site');
   if (existsSync(join(site, 'metadata.json'))) return site;
   mkdirSync(join(site, 'content'), { recursive: true });

@@ -8,6 +8,7 @@ import { fsModule } from './modules/fs-module.js';
 import { httpModule } from './modules/http-module.js';
 import { registryModule } from './modules/registry-module.js';
 import { systemModule } from './modules/system-module.js';
+import { bindReactorWorker, isReactorWorker } from './reactor-worker.js';
 
 /** Every adapter family's module, and the application's: what production runs with. */
 export const PRODUCTION_MODULES: readonly ContainerModule[] = [
@@ -32,5 +33,6 @@ export const PRODUCTION_MODULES: readonly ContainerModule[] = [
 export function createContainer(): Container {
   const container = new Container({ defaultScope: 'Singleton' });
   container.load(...PRODUCTION_MODULES);
+  if (isReactorWorker()) bindReactorWorker(container);
   return container;
 }

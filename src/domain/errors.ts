@@ -149,6 +149,11 @@ export class ListenError extends ToolkitError {
   readonly code = 'LISTEN';
 }
 
+/** A worker process of a reactor that serves with several (`--workers`) could not start, or stopped before it listened. */
+export class WorkerError extends ToolkitError {
+  readonly code = 'WORKER';
+}
+
 /** No dataset of that id in the package. */
 export class DatasetNotFoundError extends PackageError {
   readonly code = 'DATASET_NOT_FOUND';

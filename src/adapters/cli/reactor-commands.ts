@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { Argv } from 'yargs';
 import { UsageError } from '../../domain/errors.js';
@@ -6,6 +7,7 @@ import { normalizeMountConfig, parseMountOption } from '../../domain/serving/mou
 import { VERIFY_MODES, type VerifyMode } from '../../domain/serving/verify-mode.js';
 import { isPackageUrl } from '../../domain/dependencies/package-url.js';
 import { normalizeOrigin } from '../../domain/auth/same-origin.js';
+import { parseWorkers } from '../../domain/serving/workers.js';
 import type { ReactorHost } from '../../application/ports/reactor-host.js';
 import { DEFAULT_BODY_LIMIT } from '../../application/serving/reactor.js';
 import type { MountRequest, RunningReactor } from '../../application/ports/reactor-host.js';
@@ -57,11 +59,13 @@ export function reactorCommands(yargs: Argv, host: Lazy<ReactorHost>, copyOverla
           .option('quiet', { type: 'boolean', default: false, describe: 'no access lines on stdout (/package/<name>/logs keeps them)' })
           .option('trust-proxy', { type: 'boolean', default: false, describe: 'take the client address of log lines from X-Forwarded-For (behind a proxy you run)' })
           .option('metrics-public', { type: 'boolean', default: false, describe: 'answer /metrics without authentication when a mount enables it' })
+          .option('workers', { type: 'string', default: '1', describe: 'processes serving behind the one port: a number, or auto for one per core; they share writes, logouts, metrics and logs' })
           .option('shutdown-timeout', { type: 'number', default: 10, describe: 'seconds a stop waits for requests in flight before closing their connections' }),
       async (argv) => {
         if (!Number.isInteger(argv.port) || argv.port < 0 || argv.port > 65535) throw new UsageError(`--port must be a whole number from 0 to 65535 (got ${argv.port})`);
         if (!Number.isFinite(argv['shutdown-timeout']) || argv['shutdown-timeout'] < 0) throw new UsageError(`--shutdown-timeout must be a number of seconds, 0 or more (got ${argv['shutdown-timeout']})`);
         if (!Number.isInteger(argv['body-limit']) || argv['body-limit'] < 1) throw new UsageError(`--body-limit must be a positive whole number of bytes (got ${argv['body-limit']})`);
+        const workers = parseWorkers(argv.workers, availableParallelism());
         const requests: MountRequest[] = (argv.sources as string[]).map((source) => ({ source }));
         for (const option of argv.mount as string[]) {
           const mount = parseMountOption(option);
@@ -92,6 +96,7 @@ export function reactorCommands(yargs: Argv, host: Lazy<ReactorHost>, copyOverla
           ...(argv['trust-proxy'] ? { trustProxy: true } : {}),
           ...(argv['metrics-public'] ? { metricsPublic: true } : {}),
           shutdownTimeout: argv['shutdown-timeout'] * 1000,
+          ...(workers > 1 ? { workers } : {}),
           cors: (argv.cors as string[]).map((origin) => normalizeOrigin(origin) ?? usage(`--cors takes an origin like https://app.example (scheme, host and port only), not ${JSON.stringify(origin)}`)),
         };
         // Listening for signals before the banner: a client may act on the banner at once.
@@ -99,6 +104,11 @@ export function reactorCommands(yargs: Argv, host: Lazy<ReactorHost>, copyOverla
         if (argv['live-reload'] && !argv.watch) throw new UsageError('--live-reload reloads pages after changes that --watch serves: give --watch too');
         const log = argv['log-format'] === 'json' ? jsonLifecycle(output) : textLifecycle(output);
         const running = await host().start(requests, settings, { warn: log.warn });
+        if (running.stopRequested) {
+          // A worker: its primary printed the banner, hears the signals and says when to stop.
+          await running.stopRequested;
+          return running.stop();
+        }
         for (const warning of running.warnings) log.warn(warning);
         for (const failure of running.failures) log.warn(`not mounted: ${failure.source}: ${(failure.error as Error).name}: ${(failure.error as Error).message}`);
         log.started(running);

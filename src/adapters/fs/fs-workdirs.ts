@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, link, mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
-import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { chmod, link, mkdir, mkdtemp, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { WorkdirLockedError } from '../../domain/errors.js';
 import { PARTIAL_SUFFIX } from '../../domain/package/package-paths.js';
-import type { WorkdirHold, Workdirs } from '../../application/ports/workdirs.js';
+import type { TakenWorkdir, WorkdirHold, Workdirs } from '../../application/ports/workdirs.js';
 
 export const LOCK_FILE = 'reactor.lock';
 /** Plaintext of encrypted packages: private to the reactor that holds the workdir. */
@@ -36,7 +36,7 @@ export class FsWorkdirs implements Workdirs {
     const mine = `${lock}.${randomBytes(6).toString('hex')}${PARTIAL_SUFFIX}`;
     await writeFile(mine, JSON.stringify(record) + '\n', { mode: 0o644 });
     try {
-      await this.take(lock, mine);
+      await this.lock(lock, mine);
     } finally {
       await rm(mine, { force: true });
     }
@@ -56,7 +56,27 @@ export class FsWorkdirs implements Workdirs {
     };
   }
 
-  private async take(lock: string, mine: string): Promise<void> {
+  async take(workdir: string | undefined): Promise<TakenWorkdir> {
+    const temporary = workdir === undefined ? await mkdtemp(join(tmpdir(), 'pkg-reactor-')) : undefined;
+    const path = resolve(workdir ?? temporary!);
+    let hold: WorkdirHold;
+    try {
+      hold = await this.claim(path);
+    } catch (error) {
+      if (temporary) await rm(temporary, { recursive: true, force: true });
+      throw error;
+    }
+    return {
+      path,
+      temporary: temporary !== undefined,
+      release: async () => {
+        await hold.release();
+        if (temporary) await rm(temporary, { recursive: true, force: true });
+      },
+    };
+  }
+
+  private async lock(lock: string, mine: string): Promise<void> {
     for (let attempt = 0; attempt < 3; attempt++) {
       try {
         await link(mine, lock);

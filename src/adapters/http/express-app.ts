@@ -39,7 +39,7 @@ export function createExpressApp(reactor: Reactor, graphql: ReadonlyMap<Mount, R
         const report = endpoint === 'status' ? () => reactor.packageStatus(mount) : endpoint === 'metadata' ? () => reactor.packageMetadata(mount) : endpoint === 'logs' ? () => reactor.packageLogs(mount, logLines(request.query.lines)) : undefined;
         if (!report) throw notFound(`no endpoint /package/${target.name}/${endpoint}`);
         if (!reading(request)) throw methodNotAllowed('GET, HEAD');
-        return sendJson(response, 200, report());
+        return sendJson(response, 200, await report());
       }
       case 'graphql':
         return graphql.get(target.mount)!(request, response, next);

@@ -1,12 +1,9 @@
-import { mkdtemp, rm } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
 import { ListenError } from '../../domain/errors.js';
 import type { MountRequest, ReactorHost, ReactorSettings, RunningReactor } from '../../application/ports/reactor-host.js';
 import { Reactor, type ReactorDependencies } from '../../application/serving/reactor.js';
 import { ReactorServer } from './reactor-server.js';
-import type { WorkdirHold, Workdirs } from '../../application/ports/workdirs.js';
+import type { Workdirs } from '../../application/ports/workdirs.js';
 
 /** How long after listening the background pass of `--verify lazy` starts when no request came first. */
 const BACKGROUND_PASS_DELAY = 50;
@@ -19,19 +16,13 @@ export class HttpReactorHost implements ReactorHost {
   ) {}
 
   async start(requests: MountRequest[], given: ReactorSettings, options: { quiet?: boolean; warn?: (warning: string) => void } = {}): Promise<RunningReactor> {
-    const temporary = given.workdir === undefined ? await mkdtemp(join(tmpdir(), 'pkg-reactor-')) : undefined;
-    const settings = { ...given, workdir: resolve(given.workdir ?? temporary!) };
-    let hold: WorkdirHold | undefined;
-    const removeTemporary = async () => {
-      await hold?.release();
-      if (temporary) await rm(temporary, { recursive: true, force: true });
-    };
+    const workdir = await this.workdirs.take(given.workdir);
+    const settings = { ...given, workdir: workdir.path };
     let started;
     try {
-      hold = await this.workdirs.claim(settings.workdir);
       started = await Reactor.start(requests, settings, this.dependencies);
     } catch (error) {
-      await removeTemporary();
+      await workdir.release();
       throw error;
     }
     const { reactor, failures, warnings } = started;
@@ -46,7 +37,7 @@ export class HttpReactorHost implements ReactorHost {
       port = (await server.listen(settings.port, settings.host)).port;
     } catch (error) {
       await reactor.close();
-      await removeTemporary();
+      await workdir.release();
       const code = (error as NodeJS.ErrnoException).code;
       const reason = code === 'EADDRINUSE' ? 'is in use' : code === 'EACCES' ? 'is not allowed' : `cannot be used (${(error as Error).message})`;
       throw new ListenError(`port ${settings.port} on ${settings.host} ${reason}`);
@@ -68,7 +59,7 @@ export class HttpReactorHost implements ReactorHost {
       port,
       workdir: settings.workdir,
       ...(reactor.backend.overlays.shared ? { sharedOverlay: reactor.backend.overlays.description } : {}),
-      temporaryWorkdir: temporary !== undefined,
+      temporaryWorkdir: workdir.temporary,
       mounts: reactor.all().map((mount) => ({ prefix: mount.prefix, source: mount.location, name: mount.pkg.name, version: mount.pkg.model.metadata.version })),
       failures,
       warnings,
@@ -76,7 +67,7 @@ export class HttpReactorHost implements ReactorHost {
         clearTimeout(idle);
         await server.close();
         await reactor.close();
-        await removeTemporary();
+        await workdir.release();
       },
     };
   }

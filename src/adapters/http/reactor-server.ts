@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RequestHandler } from 'express';
-import { DEFAULT_BODY_LIMIT, type Mount, type Reactor } from '../../application/serving/reactor.js';
+import { DEFAULT_BODY_LIMIT, DEFAULT_SHUTDOWN_TIMEOUT, type Mount, type Reactor } from '../../application/serving/reactor.js';
 import { RequestResolver, type RequestTarget } from '../../application/serving/request-target.js';
 import { LIVE_RELOAD_PATH } from '../../application/serving/served-package.js';
 import { ResourceNotFoundError } from '../../domain/errors.js';
@@ -20,8 +20,6 @@ import { attachContext, type RequestContext } from './request-context.js';
 import { AccessLog, clientOf } from './observability/access-log.js';
 import { RequestMetrics } from './observability/request-metrics.js';
 
-/** How long a stop waits for the requests in flight. */
-export const DEFAULT_SHUTDOWN_TIMEOUT = 10_000;
 
 /**
  * The reactor's HTTP front door and its one request pipeline: each request is resolved

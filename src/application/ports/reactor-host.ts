@@ -54,6 +54,8 @@ export interface ReactorSettings {
   verify?: VerifyMode;
   /** How long a stop waits for requests in flight before it closes their connections, in ms. */
   shutdownTimeout?: number;
+  /** Processes that serve behind the one port (`--workers`); 1, or none, is this process alone. */
+  workers?: number;
 }
 
 export interface MountFailure {
@@ -83,6 +85,12 @@ export interface RunningReactor {
   warnings: string[];
   /** Stops listening, closes every mount and removes the reactor's temporary files. */
   stop(): Promise<void>;
+  /**
+   * Set in a worker process of a reactor that runs as several (`--workers`): resolves when
+   * its primary says stop (or is gone). The primary speaks for the reactor and hears the
+   * signals; a worker says nothing at start and waits for this.
+   */
+  stopRequested?: Promise<void>;
 }
 
 /** Starts a reactor over HTTP: the CLI's serve command and package tests both use it. */

@@ -3,6 +3,14 @@ export interface WorkdirHold {
   release(): Promise<void>;
 }
 
+/** A reactor's workdir, taken for it: the one it was given, or a fresh temporary one. */
+export interface TakenWorkdir extends WorkdirHold {
+  /** Absolute. */
+  path: string;
+  /** Made for this run: release removes it. */
+  temporary: boolean;
+}
+
 /** The reactor's working directories: overlays, saved packages, decrypted plaintext. */
 export interface Workdirs {
   /**
@@ -12,4 +20,6 @@ export interface Workdirs {
    * writes; sharing writes is a database's job.
    */
   claim(workdir: string): Promise<WorkdirHold>;
+  /** Claims `workdir`, or without one makes a fresh temporary directory and claims that (released, it is removed). */
+  take(workdir: string | undefined): Promise<TakenWorkdir>;
 }

@@ -21,9 +21,13 @@ import { ReactorAuth, type AuthDependencies, type MountAuth } from '../auth/reac
 import type { ServedPackage } from './served-package.js';
 import type { OverlayBackend, OverlayBackends } from '../ports/overlay-store.js';
 import { OverlaySync, type FollowedMount } from './overlay-sync.js';
+import type { ReactorProcesses } from '../ports/reactor-processes.js';
+import { ReactorLog } from './process-reports.js';
 
 /** 1 MB: a write body beyond it answers 413, unless the reactor is told otherwise. */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+/** How long a stop waits for the requests in flight (ms), unless the reactor is told otherwise. */
+export const DEFAULT_SHUTDOWN_TIMEOUT = 10_000;
 
 export interface Mount extends FollowedMount {
   prefix: string;
@@ -73,6 +77,8 @@ export interface ReactorDependencies {
   watcher?: SourceWatcher;
   /** Where writes and logouts are kept: the workdir, or the database `--overlay` names. */
   stores: OverlayBackends;
+  /** The other processes of this reactor when it runs as several (`--workers`): its reports are theirs too. */
+  processes?: ReactorProcesses;
 }
 
 /**
@@ -80,7 +86,10 @@ export interface ReactorDependencies {
  * metrics, and the introspection reports SPEC.md defines, aggregated across mounts.
  */
 export class Reactor {
+  /** This process's access log and counts. */
   readonly log = new RequestLog();
+  /** The reactor's, summed over its processes when it runs as several. */
+  private readonly reports: ReactorLog;
   readonly mounts = new MountTable<Mount>();
   private readonly ordered: Mount[] = [];
   private readonly startedAt: Date;
@@ -109,6 +118,12 @@ export class Reactor {
     readonly backend: OverlayBackend,
   ) {
     this.startedAt = dependencies.clock.now();
+    this.reports = new ReactorLog(this.log, dependencies.processes);
+  }
+
+  /** The processes this reactor runs as, when several (`--workers`). */
+  get processes(): ReactorProcesses | undefined {
+    return this.dependencies.processes;
   }
 
   /**
@@ -275,8 +290,8 @@ export class Reactor {
     return this.ordered.some((mount) => mount.auth?.enabled === true);
   }
 
-  metrics(): { uptime: number; requestsTotal: number; requestsByStatus: Record<string, number> } {
-    return { uptime: this.uptime(), ...this.log.metrics() };
+  async metrics(): Promise<{ uptime: number; requestsTotal: number; requestsByStatus: Record<string, number> }> {
+    return { uptime: this.uptime(), ...(await this.reports.counts()) };
   }
 
   metadataReport(): { packages: Array<{ name: string; version: string; author: string | null; description: string }> } {
@@ -380,8 +395,8 @@ export class Reactor {
   }
 
   /** `/package/<name>/logs`: the reactor's last access-log lines. */
-  packageLogs(mount: Mount, lines: number): { package: string; logs: string[] } {
-    return { package: mount.pkg.name, logs: this.log.last(lines) };
+  async packageLogs(mount: Mount, lines: number): Promise<{ package: string; logs: string[] }> {
+    return { package: mount.pkg.name, logs: await this.reports.last(lines) };
   }
 
   private async verify(mount: Mount): Promise<Validity> {

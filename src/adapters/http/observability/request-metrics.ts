@@ -1,3 +1,4 @@
+import type * as PromClientModule from 'prom-client';
 import type { Reactor } from '../../../application/serving/reactor.js';
 
 /** Latency buckets in seconds: a cached static hit is well under a millisecond, a save takes seconds. */
@@ -19,14 +20,22 @@ interface LatencySeries {
   count: number;
 }
 
-/** One metric as prom-client's registry reads it. */
+/** One metric as prom-client's registry reads it; `aggregator` says how the processes of one reactor (`--workers`) add up. */
 interface Collected {
   name: string;
   help: string;
   type: 'counter' | 'gauge' | 'histogram';
   values: Array<{ labels: Record<string, string | number>; value: number; metricName?: string }>;
-  aggregator: 'sum';
+  aggregator: 'sum' | 'min';
 }
+
+interface Exposer {
+  metrics(): Promise<string>;
+  getMetricsAsJSON(): Promise<object[]>;
+  contentType: string;
+}
+
+type PromClient = typeof PromClientModule;
 
 /**
  * Prometheus metrics of a reactor. Requests are counted here, in plain maps, on every
@@ -39,9 +48,11 @@ export class RequestMetrics {
   private readonly latency = new Map<string, LatencySeries>();
   private readonly cache = new Map<string, { hits: number; misses: number }>();
   private readonly writes = new Map<string, number>();
-  private registry: Promise<{ metrics(): Promise<string>; contentType: string }> | undefined;
+  private registry: Promise<Exposer> | undefined;
 
-  constructor(private readonly reactor: Reactor) {}
+  constructor(private readonly reactor: Reactor) {
+    reactor.processes?.answer('prometheus', async () => (await (this.registry ??= this.build())).getMetricsAsJSON());
+  }
 
   /** One finished request: `mount` is its mount's prefix, or where the reactor itself answered. */
   record(mount: string, method: string, status: number, seconds: number, bytes: number): void {
@@ -69,16 +80,18 @@ export class RequestMetrics {
     else counts.misses++;
   }
 
-  /** The text exposition, and its content type. */
+  /** The text exposition, and its content type: of every process of the reactor, added up, when it runs as several. */
   async exposition(): Promise<{ body: string; contentType: string }> {
     const registry = await (this.registry ??= this.build());
-    return { body: await registry.metrics(), contentType: registry.contentType };
+    const { processes } = this.reactor;
+    if (!processes) return { body: await registry.metrics(), contentType: registry.contentType };
+    const { AggregatorRegistry } = await promClient();
+    const all = AggregatorRegistry.aggregate((await processes.gather('prometheus', 0)) as object[][]);
+    return { body: await all.metrics(), contentType: registry.contentType };
   }
 
-  private async build(): Promise<{ metrics(): Promise<string>; contentType: string }> {
-    // prom-client is CommonJS: bundled, its exports are the module's default export.
-    const module = await import('prom-client');
-    const { Registry, collectDefaultMetrics } = (module as unknown as { default?: typeof module }).default ?? module;
+  private async build(): Promise<Exposer> {
+    const { Registry, collectDefaultMetrics } = await promClient();
     const registry = new Registry();
     collectDefaultMetrics({ register: registry });
     for (const collect of [() => this.requestCounts(), () => this.byteCounts(), () => this.latencies(), () => this.cacheCounts(), () => this.writeCounts(), () => this.packages()]) {
@@ -125,6 +138,13 @@ export class RequestMetrics {
 
   private packages(): Collected {
     const values = this.reactor.all().map((mount) => ({ labels: { mount: mount.prefix, package: mount.pkg.name, version: mount.pkg.model.metadata.version }, value: this.reactor.packageStatus(mount).valid ? 1 : 0 }));
-    return { name: 'pkg_package_valid', help: "1 when the package's latest verification passed (checksums and signature), 0 when it failed.", type: 'gauge', aggregator: 'sum', values };
+    // Every process verifies for itself: valid only where all of them found it so.
+    return { name: 'pkg_package_valid', help: "1 when the package's latest verification passed (checksums and signature), 0 when it failed.", type: 'gauge', aggregator: 'min', values };
   }
+}
+
+/** prom-client is CommonJS: bundled, its exports are the module's default export. */
+async function promClient(): Promise<PromClient> {
+  const module = await import('prom-client');
+  return (module as unknown as { default?: PromClient }).default ?? module;
 }

@@ -1,0 +1,38 @@
+import type { SessionRevocationStore, SessionRevocations } from '../../application/ports/session-revocations.js';
+import type { WorkerLink } from './worker-link.js';
+
+/**
+ * A worker's logouts when the primary is the one writer of the workdir: read from the
+ * workdir's store at start (what every worker acknowledged before is durable there),
+ * written by the primary, and heard from the other workers as they happen.
+ */
+export class IpcSessionRevocationStore implements SessionRevocationStore {
+  private readonly heard = new Map<string, Set<string>>();
+
+  constructor(
+    private readonly link: WorkerLink,
+    /** The workdir's own store, only read here. */
+    private readonly files: SessionRevocationStore,
+  ) {
+    link.onRevoked((workdir, id) => this.idsOf(workdir).add(id));
+  }
+
+  async open(workdir: string | undefined): Promise<SessionRevocations> {
+    const local = await this.files.open(workdir);
+    if (workdir === undefined) return local;
+    const heard = this.idsOf(workdir);
+    return {
+      has: (id) => heard.has(id) || local.has(id),
+      revoke: async (id, until) => {
+        await this.link.call('revoke', workdir, id, until);
+        heard.add(id);
+      },
+    };
+  }
+
+  private idsOf(workdir: string): Set<string> {
+    let ids = this.heard.get(workdir);
+    if (!ids) this.heard.set(workdir, (ids = new Set()));
+    return ids;
+  }
+}

@@ -1,0 +1,274 @@
+import { OverlayError } from '../../domain/errors.js';
+import type { AppendLog, OverlayBackend, OverlayChange, OverlayMount, PackageOverlay } from '../../application/ports/overlay-store.js';
+import type { SessionRevocations } from '../../application/ports/session-revocations.js';
+
+/** Which worker asked: the primary's name for it. */
+export type WorkerId = number;
+
+/** What the primary tells the workers that did not make a change. */
+export interface Announcer {
+  change(from: WorkerId, location: string, change: OverlayChange): void;
+  revoked(from: WorkerId, workdir: string, id: string): void;
+}
+
+/**
+ * One log as the primary holds it for every worker: the store's own open log, and the
+ * bytes appended through it since it was opened (`base` is where they start), so each
+ * worker is handed exactly what lies past its own position.
+ */
+class SharedLog {
+  private appended = new Uint8Array(1024);
+  private used = 0;
+  holder: number | undefined;
+  /** The holder's append on its way to disk: its hold is let go when it is done, not before, even if its worker died. */
+  committing: Promise<void> | undefined;
+  private readonly waiting: Array<{ handle: number; grant: () => void; refuse: (error: Error) => void }> = [];
+
+  constructor(
+    readonly log: AppendLog,
+    readonly base: number,
+  ) {}
+
+  get length(): number {
+    return this.base + this.used;
+  }
+
+  since(position: number): Uint8Array {
+    return this.appended.slice(position - this.base, this.used);
+  }
+
+  added(bytes: Uint8Array): void {
+    if (this.used + bytes.length > this.appended.length) {
+      const grown = new Uint8Array(Math.max(this.appended.length * 2, this.used + bytes.length));
+      grown.set(this.appended.subarray(0, this.used));
+      this.appended = grown;
+    }
+    this.appended.set(bytes, this.used);
+    this.used += bytes.length;
+  }
+
+  take(handle: number): Promise<void> {
+    if (this.holder === undefined) {
+      this.holder = handle;
+      return Promise.resolve();
+    }
+    return new Promise((grant, refuse) => this.waiting.push({ handle, grant, refuse }));
+  }
+
+  /** A closed handle, or a dead worker's, waits no more, and lets go unless its append is still being written. */
+  drop(handle: number): void {
+    for (let at = this.waiting.length - 1; at >= 0; at--) if (this.waiting[at]!.handle === handle) this.waiting.splice(at, 1)[0]!.refuse(new OverlayError('the log was closed while waiting for its turn'));
+    if (!this.committing || this.holder !== handle) this.letGo(handle);
+  }
+
+  letGo(handle: number): void {
+    if (this.holder !== handle) return;
+    const next = this.waiting.shift();
+    this.holder = next?.handle;
+    next?.grant();
+  }
+}
+
+/** A worker's open log: where it has read up to. */
+interface Handle {
+  worker: WorkerId;
+  key: string;
+  dataset: string;
+  location: string;
+  cursor: number;
+}
+
+/**
+ * The one writer of a reactor that runs as several processes over the workdir's files:
+ * the primary owns the real overlay store and revocations, and does every write for the
+ * workers, one log append at a time (two-phase: `hold` hands the worker what the others
+ * appended past its position, `commit` appends what it decided, durably, and lets go).
+ * What a worker changes is announced to the others. A worker that dies lets go of its holds.
+ */
+export class OverlayWriter {
+  private readonly overlays = new Map<string, Promise<PackageOverlay>>();
+  private readonly openLogs = new Map<string, Promise<SharedLog>>();
+  private readonly handles = new Map<number, Handle>();
+  private nextHandle = 1;
+  /** Content writes of one overlay, one at a time: tombstones are read, changed and written whole. */
+  private readonly contentTurns = new Map<string, Promise<unknown>>();
+  private readonly revocations = new Map<string, Promise<SessionRevocations>>();
+  /** Workers that exited: what they were still opening is not kept for them. */
+  private readonly departed = new Set<WorkerId>();
+
+  constructor(
+    private readonly backend: OverlayBackend,
+    private readonly announce: Announcer,
+  ) {}
+
+  async open(workdir: string, mount: OverlayMount): Promise<string> {
+    const overlay = await this.backend.overlays.open(workdir, mount);
+    if (!this.overlays.has(overlay.location)) this.overlays.set(overlay.location, Promise.resolve(overlay));
+    return overlay.location;
+  }
+
+  list(workdir: string): Promise<OverlayMount[]> {
+    return this.backend.overlays.list(workdir);
+  }
+
+  async contentFiles(location: string) {
+    return (await this.overlay(location)).contentFiles();
+  }
+
+  async readContent(location: string, path: string): Promise<Uint8Array> {
+    return (await this.overlay(location)).readContent(path);
+  }
+
+  async tombstones(location: string): Promise<string[]> {
+    return (await this.overlay(location)).tombstones();
+  }
+
+  async logs(location: string): Promise<string[]> {
+    return (await this.overlay(location)).logs();
+  }
+
+  async writeContent(worker: WorkerId, location: string, path: string, bytes: Uint8Array): Promise<void> {
+    const overlay = await this.overlay(location);
+    await this.inTurn(location, () => overlay.writeContent(path, bytes));
+    this.announce.change(worker, location, { kind: 'written', path, size: bytes.length });
+  }
+
+  async deleteContent(worker: WorkerId, location: string, path: string): Promise<void> {
+    const overlay = await this.overlay(location);
+    await this.inTurn(location, () => overlay.deleteContent(path));
+    this.announce.change(worker, location, { kind: 'deleted', path });
+  }
+
+  /** What is durable of the log: an append in progress is not read half-way. */
+  async readLog(location: string, dataset: string): Promise<Uint8Array> {
+    const bytes = await (await this.overlay(location)).readLog(dataset);
+    const open = this.openLogs.get(logKey(location, dataset));
+    return open ? bytes.subarray(0, Math.min(bytes.length, (await open).length)) : bytes;
+  }
+
+  /** A worker opens a log at the length it read: the store opens it once, at the first worker's. */
+  async openLog(worker: WorkerId, location: string, dataset: string, length: number): Promise<number> {
+    const key = logKey(location, dataset);
+    let opening = this.openLogs.get(key);
+    if (!opening) {
+      opening = this.overlay(location).then(async (overlay) => new SharedLog(await overlay.openLog(dataset, length), length));
+      this.openLogs.set(key, opening);
+      opening.catch(() => this.openLogs.delete(key));
+    }
+    const log = await opening;
+    // A worker that died while its log was opening holds nothing.
+    if (this.departed.has(worker)) throw new OverlayError('the worker is gone');
+    if (length < log.base || length > log.length) throw new OverlayError(`the log of ${dataset} in ${location} was read at ${length} bytes, which is not a place where an operation ends (${log.base} to ${log.length} are)`);
+    const handle = this.nextHandle++;
+    this.handles.set(handle, { worker, key, dataset, location, cursor: length });
+    return handle;
+  }
+
+  /** Waits for the log's hold, then hands over what others appended past the handle's position. */
+  async hold(worker: WorkerId, handle: number): Promise<Uint8Array> {
+    const { open, log } = await this.handleOf(worker, handle);
+    await log.take(handle);
+    if (!this.handles.has(handle)) {
+      log.letGo(handle);
+      throw new OverlayError('the log was closed while waiting for its turn');
+    }
+    return this.advance(open, log);
+  }
+
+  /** Appends what the holder decided, durably, lets go, and tells the other workers. */
+  async commit(worker: WorkerId, handle: number, bytes: Uint8Array): Promise<void> {
+    const { open, log } = await this.handleOf(worker, handle);
+    if (log.holder !== handle) throw new OverlayError('an append was sent without the log\'s hold');
+    if (bytes.length === 0) return log.letGo(handle);
+    const appending = log.log.append(() => bytes);
+    log.committing = appending.then(
+      () => undefined,
+      () => undefined,
+    );
+    try {
+      await appending;
+      log.added(bytes);
+      open.cursor = log.length;
+      this.announce.change(worker, open.location, { kind: 'data', dataset: open.dataset });
+    } finally {
+      log.committing = undefined;
+      log.letGo(handle);
+    }
+  }
+
+  async release(worker: WorkerId, handle: number): Promise<void> {
+    const { log } = await this.handleOf(worker, handle);
+    log.letGo(handle);
+  }
+
+  async catchUp(worker: WorkerId, handle: number): Promise<Uint8Array> {
+    const { open, log } = await this.handleOf(worker, handle);
+    return this.advance(open, log);
+  }
+
+  /** The last worker to close a log closes the store's: opened again, it is read afresh (a torn tail cut). */
+  async closeLog(worker: WorkerId, handle: number): Promise<void> {
+    const { open, log } = await this.handleOf(worker, handle);
+    await this.forget(handle, open, log);
+  }
+
+  async revoke(worker: WorkerId, workdir: string, id: string, until: number): Promise<void> {
+    let opening = this.revocations.get(workdir);
+    if (!opening) this.revocations.set(workdir, (opening = this.backend.revocations.open(workdir)));
+    await (await opening).revoke(id, until);
+    this.announce.revoked(worker, workdir, id);
+  }
+
+  /** A worker that exited holds nothing: its holds are let go, without appending. */
+  async gone(worker: WorkerId): Promise<void> {
+    this.departed.add(worker);
+    for (const [handle, open] of [...this.handles]) {
+      const log = this.openLogs.get(open.key);
+      if (open.worker === worker && log) await this.forget(handle, open, await log);
+    }
+  }
+
+  private async forget(handle: number, open: Handle, log: SharedLog): Promise<void> {
+    this.handles.delete(handle);
+    log.drop(handle);
+    if ([...this.handles.values()].some((other) => other.key === open.key)) return;
+    this.openLogs.delete(open.key);
+    await log.committing;
+    await log.log.close();
+  }
+
+  async close(): Promise<void> {
+    const logs = [...this.openLogs.values()];
+    this.openLogs.clear();
+    this.handles.clear();
+    await Promise.all(logs.map((opening) => opening.then((log) => log.log.close()).catch(() => undefined)));
+  }
+
+  private advance(open: Handle, log: SharedLog): Uint8Array {
+    const news = log.since(open.cursor);
+    open.cursor = log.length;
+    return news;
+  }
+
+  private async handleOf(worker: WorkerId, handle: number): Promise<{ open: Handle; log: SharedLog }> {
+    const open = this.handles.get(handle);
+    if (!open || open.worker !== worker) throw new OverlayError('no such open log');
+    return { open, log: await this.openLogs.get(open.key)! };
+  }
+
+  private overlay(location: string): Promise<PackageOverlay> {
+    const overlay = this.overlays.get(location);
+    if (!overlay) return Promise.reject(new OverlayError(`no overlay ${location} was opened`));
+    return overlay;
+  }
+
+  private inTurn<T>(location: string, work: () => Promise<T>): Promise<T> {
+    const turn = (this.contentTurns.get(location) ?? Promise.resolve()).catch(() => undefined).then(work);
+    this.contentTurns.set(location, turn);
+    return turn;
+  }
+}
+
+function logKey(location: string, dataset: string): string {
+  return `${location}\u0000${dataset}`;
+}
