@@ -1,6 +1,7 @@
 import { describeIntegrity, isCoveredByChecksums, type Security } from '../../domain/integrity/security.js';
 import type { Hasher } from '../ports/hasher.js';
-import type { DeflatedEntry, PackageEntry, PackageSource } from '../ports/package-source.js';
+import type { PackageSource } from '../ports/package-source.js';
+import { WrappedSource } from '../package/wrapped-source.js';
 import { ServiceGuard } from './service-guard.js';
 
 /**
@@ -14,11 +15,9 @@ import { ServiceGuard } from './service-guard.js';
  * version changes. security.json and signature.sig are not covered by checksums and pass
  * as they are, as in eager verification.
  */
-export class VerifyOnReadSource implements PackageSource {
+export class VerifyOnReadSource extends WrappedSource {
   readonly guard = new ServiceGuard();
-  readonly archiveBytes?: () => AsyncIterable<Uint8Array>;
   readonly current?: (path: string) => Promise<{ size: number; version: string } | undefined>;
-  readonly deflated?: (path: string) => DeflatedEntry | undefined;
   /** Files checked and found intact, by path (and version, for files that may change). */
   private readonly verified = new Set<string>();
   /** Checks by streaming under way, shared by concurrent first reads. */
@@ -31,29 +30,12 @@ export class VerifyOnReadSource implements PackageSource {
     readonly security: Security,
     private readonly hasher: Hasher,
   ) {
-    if (unverified.archiveBytes) this.archiveBytes = () => unverified.archiveBytes!();
-    if (unverified.current) this.current = (path) => unverified.current!(path);
     // The gzip form of an entry is sent only once its inflated bytes give the checksum verified here (GzipRepresentation).
-    if (unverified.deflated) this.deflated = (path) => unverified.deflated!(path);
+    super(unverified);
+    if (unverified.current) this.current = (path) => unverified.current!(path);
   }
 
-  get location(): string {
-    return this.unverified.location;
-  }
-
-  get kind(): PackageSource['kind'] {
-    return this.unverified.kind;
-  }
-
-  entries(): readonly PackageEntry[] {
-    return this.unverified.entries();
-  }
-
-  has(path: string): boolean {
-    return this.unverified.has(path);
-  }
-
-  async read(path: string): Promise<Uint8Array> {
+  override async read(path: string): Promise<Uint8Array> {
     this.guard.assertServing();
     const key = await this.keyOf(path);
     if (key === undefined || this.verified.has(key)) return this.unverified.read(path);
@@ -62,7 +44,7 @@ export class VerifyOnReadSource implements PackageSource {
     return bytes;
   }
 
-  async *stream(path: string): AsyncIterable<Uint8Array> {
+  override async *stream(path: string): AsyncIterable<Uint8Array> {
     await this.ensure(path);
     yield* this.unverified.stream(path);
   }
@@ -81,9 +63,6 @@ export class VerifyOnReadSource implements PackageSource {
     await check;
   }
 
-  close(): Promise<void> {
-    return this.unverified.close();
-  }
 
   /** What a check of the file is remembered by; undefined for the files checksums never cover. */
   private async keyOf(path: string): Promise<string | undefined> {
