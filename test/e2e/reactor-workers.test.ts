@@ -23,9 +23,10 @@ const alive = (pid: number) => {
     return false;
   }
 };
-const until = async (done: () => boolean | Promise<boolean>, what: string) => {
+/** `explain`: what to add to the error when it times out, to tell a later reader what the processes said. */
+const until = async (done: () => boolean | Promise<boolean>, what: string, explain?: () => string) => {
   for (let waited = 0; !(await done()); waited += 50) {
-    if (waited > 20_000) throw new Error(`timed out waiting until ${what}`);
+    if (waited > 20_000) throw new Error(`timed out waiting until ${what}${explain ? `\n${explain()}` : ''}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 };
@@ -129,13 +130,15 @@ describe('pkg reactor serve --workers, other ways', () => {
             const answer = await post(reactor.url, article(id));
             if (answer.status === 201) acknowledged.push(id);
             workers.add(answeredBy(answer));
-          } catch {
+          } catch (error) {
             // A connection the killed worker held: not acknowledged.
+            failures.push(error instanceof Error ? error.message : String(error));
           }
         }
       };
+      const failures: string[] = [];
       const writers = Array.from({ length: 6 }, (_, n) => writer(n));
-      await until(() => workers.size === 2, 'both workers answered');
+      await until(() => workers.size === 2, 'both workers answered', () => `answered by: ${[...workers].join(', ')}; ${acknowledged.length} acknowledged; failures: ${failures.slice(-3).join(' | ')}\nstdout: ${reactor.stdout().slice(-1500)}\nstderr: ${reactor.stderr().slice(-1500)}`);
       const victim = [...workers][0]!;
       process.kill(victim, 'SIGKILL');
       // A warning: with --log-format json, a JSON line on stdout.
