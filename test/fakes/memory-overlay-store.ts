@@ -16,6 +16,8 @@ export class MemoryOverlayStore implements OverlayStore {
   readonly overlays = new Map<string, MemoryPackageOverlay>();
   failAppends = false;
   appendDelayMs = 0;
+  /** How long reading what others appended takes, as a round trip to a database does. */
+  catchUpDelayMs = 0;
 
   async reachable(): Promise<boolean> {
     return true;
@@ -126,7 +128,10 @@ export class MemoryPackageOverlay implements PackageOverlay {
         seen = next.length;
         if (bytes.length > 0) this.emit({ kind: 'data', dataset });
       },
-      catchUp: async () => appended(),
+      catchUp: async () => {
+        if (this.store.catchUpDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.store.catchUpDelayMs));
+        return appended();
+      },
       close: async () => undefined,
     };
   }

@@ -115,21 +115,31 @@ export class ReactorServer {
   private pass(context: RequestContext, request: IncomingMessage, response: ServerResponse, inline: readonly string[] | undefined): void {
     if (this.guard.screen(context, request, response)) return;
     const admitted = this.gate ? this.gate.screen(context, request, response) : true;
-    if (admitted === true) return this.answer(context, request, response, inline);
+    if (admitted === true) return this.answerInStep(context, request, response, inline);
     if (admitted !== false)
       admitted.then(
-        (goOn) => goOn && this.answer(context, request, response, inline),
+        (goOn) => goOn && this.answerInStep(context, request, response, inline),
         (error) => sendProblem(response, error),
       );
+  }
+
+  /**
+   * Another reactor sharing the overlay wrote, and this one is reading it in: the request
+   * is answered once that catch-up is done. Only the one under way when it arrived: under
+   * a stream of writes elsewhere, a request that waited for every later one would never
+   * be answered.
+   */
+  private answerInStep(context: RequestContext, request: IncomingMessage, response: ServerResponse, inline: readonly string[] | undefined): void {
+    const { target } = context;
+    const catchingUp = 'mount' in target ? target.mount?.catchingUp : undefined;
+    if (catchingUp) return void catchingUp.then(() => this.answer(context, request, response, inline));
+    this.answer(context, request, response, inline);
   }
 
   /** Static files, data reads and refusals here; everything else in express. */
   /** `inline`: header pairs a static answer writes with its own (see `handle`). */
   private answer(context: RequestContext, request: IncomingMessage, response: ServerResponse, inline: readonly string[] | undefined): void {
     const { target } = context;
-    // Another reactor sharing the overlay wrote, and this one is reading it in: answer after.
-    const catchingUp = 'mount' in target ? target.mount?.catchingUp : undefined;
-    if (catchingUp) return void catchingUp.then(() => this.answer(context, request, response, inline));
     try {
       switch (target.kind) {
         case 'file':

@@ -61,9 +61,9 @@ export class Dataset {
   private appendLog?: AppendLog;
   private counter = 1;
   private queries?: CollectionQueries;
-  /** A catch-up with the shared log in flight, and whether another was asked for meanwhile. */
+  /** The catch-up with the shared log under way, and the one queued behind it for those who asked meanwhile. */
   private catching: Promise<void> | undefined;
-  private catchUpAgain = false;
+  private queuedCatchUp: Promise<void> | undefined;
 
   constructor(
     readonly id: string,
@@ -193,25 +193,30 @@ export class Dataset {
   }
 
   /**
-   * Folds in what other reactors sharing the store appended (they said so): appends catch up
-   * by themselves, so this waits for one in flight; asked again meanwhile, it runs again.
+   * Folds in what other reactors sharing the store appended (they said so). Resolves after
+   * a catch-up that began after the call: one under way may have read before the news, so
+   * calls meanwhile share the one queued behind it. Never more than that one: under a
+   * stream of writes elsewhere, a caller that waited for every later catch-up would wait
+   * for ever. Appends catch up by themselves, so a catch-up waits for one in flight.
    */
   catchUp(): Promise<void> {
     if (!this.log || !this.writable) return Promise.resolve();
-    if (this.catching) {
-      this.catchUpAgain = true;
-      return this.catching;
-    }
-    const run = async (): Promise<void> => {
-      do {
-        this.catchUpAgain = false;
-        while (this.flushing) await this.flushing;
-        this.appendLog ??= await this.log!.open();
-        this.applyLogged(await this.appendLog.catchUp());
-      } while (this.catchUpAgain);
-    };
-    this.catching = run().finally(() => (this.catching = undefined));
-    return this.catching;
+    if (this.queuedCatchUp) return this.queuedCatchUp;
+    const run: Promise<void> = (this.catching ?? Promise.resolve())
+      .catch(() => undefined)
+      .then(async () => {
+        this.queuedCatchUp = undefined;
+        this.catching = run;
+        try {
+          while (this.flushing) await this.flushing;
+          this.appendLog ??= await this.log!.open();
+          this.applyLogged(await this.appendLog.catchUp());
+        } finally {
+          if (this.catching === run) this.catching = undefined;
+        }
+      });
+    this.queuedCatchUp = run;
+    return run;
   }
 
   async close(): Promise<void> {

@@ -68,4 +68,31 @@ describe('a dataset that two reactors write through one shared overlay', () => {
     expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
     expect(outcomes.filter((outcome) => outcome.status === 'rejected' && outcome.reason instanceof DuplicateIdError)).toHaveLength(19);
   });
+
+  it('answers a catch-up asked for during a stream of writes elsewhere, without waiting for the stream to end', async () => {
+    const store = new MemoryOverlayStore();
+    // A write every millisecond or so, and a catch-up that takes longer than that: news arrives during each.
+    store.appendDelayMs = 1;
+    store.catchUpDelayMs = 3;
+    const [writer, reader] = [await reactorOn(store), await reactorOn(store)];
+    let streaming = true;
+    let written = 0;
+    const stream = (async () => {
+      while (streaming) await writer.create({ id: `s${written++}`, n: 0 });
+    })();
+    // Every write elsewhere is announced: the reader is asked to catch up after each.
+    const announced = store.at('/w').watch(() => void reader.catchUp());
+    try {
+      for (let asked = 0; asked < 10; asked++) {
+        const before = written;
+        await reader.catchUp();
+        expect(reader.entries().length).toBeGreaterThan(before);
+      }
+      expect(streaming).toBe(true);
+    } finally {
+      streaming = false;
+      announced();
+      await stream;
+    }
+  });
 });
