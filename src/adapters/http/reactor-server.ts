@@ -81,7 +81,7 @@ export class ReactorServer {
     if (this.liveReload && method === 'GET' && path === LIVE_RELOAD_PATH) return this.liveReload.add(response);
     const context: RequestContext = this.resolver.resolve(method, path);
     attachContext(request, context);
-    const id = this.access.withIds ? this.idPrefix + (++this.requestCount).toString(36) : undefined;
+    const id = this.access.withIds ? this.idPrefix + ++this.requestCount : undefined;
     // Node writes a header array in one go only when no header was set before it: a plain
     // static read carries its id in that array; everything else sets it here. (Passed along,
     // not kept on the context: an added property would change the context's shape on the hot path.)
@@ -101,14 +101,14 @@ export class ReactorServer {
   private finished(context: RequestContext, request: IncomingMessage, response: ServerResponse, at: { method: string; path: string; started: bigint; sentBefore: number; id: string | undefined }): void {
     const { statusCode } = response;
     if (this.closing) setImmediate(() => this.server.closeIdleConnections());
-    this.access.text(this.reactor.log.record(at.method, at.path, statusCode, new Date()));
+    this.access.text(this.reactor.log.record(at.method, at.path, statusCode, Date.now()));
     const seconds = Number(process.hrtime.bigint() - at.started) / 1e9;
     // Headers and body: on a keep-alive socket, answers are written one after another.
     const bytes = request.socket.bytesWritten - at.sentBefore;
     const { target } = context;
     const mount = 'mount' in target && target.mount ? target.mount.prefix : target.kind === 'refused' ? 'none' : 'reactor';
     this.metrics.record(mount, at.method, statusCode, seconds, bytes);
-    if (at.id) this.access.entry(at.id, { method: at.method, path: at.path, status: statusCode, ms: Math.round(seconds * 1e6) / 1e3, client: clientOf(request, this.reactor.settings.trustProxy === true), mount, bytes });
+    if (at.id) this.access.entry(at.id, { method: at.method, path: at.path, status: statusCode, micros: Math.round(seconds * 1e6), client: clientOf(request, this.reactor.settings.trustProxy === true), mount, bytes });
   }
 
   /** The guard, then the gate (which may wait for a password hash or the OAuth2 provider), then the answer. */

@@ -26,22 +26,31 @@ export function jsonLogLine(level: number, msg: string, fields: Record<string, u
 
 /** What an access line holds besides the time and the request id. */
 export interface AccessEntry {
+  /** One of the methods node's HTTP parser knows: a token, never escaped. */
   method: string;
   path: string;
   status: number;
-  /** Milliseconds from the request to its answer being written. */
-  ms: number;
+  /** Whole microseconds from the request to its answer being written; the line says milliseconds. */
+  micros: number;
   client: string | undefined;
   mount: string;
   bytes: number;
 }
 
+/** Mount fields as JSON: a reactor has a handful of mounts, so each is escaped once. */
+const mountFields = new Map<string, string>();
+
 /**
  * One access line, built by hand: pino's generic serializer costs about 4.6 µs a line on
  * the benchmark machine, a third of a static request, where this costs under one.
  * Strings from the client (path, client address) go through JSON.stringify; the id is ours.
+ * Milliseconds are written from integers: a fraction's shortest decimal form costs more.
  */
 export function accessLogLine(id: string, entry: AccessEntry): string {
   const client = entry.client === undefined ? '' : `,"client":${JSON.stringify(entry.client)}`;
-  return `{"level":30,"time":"${isoNow()}","reqId":"${id}","method":${JSON.stringify(entry.method)},"path":${JSON.stringify(entry.path)},"status":${entry.status},"ms":${entry.ms}${client},"mount":${JSON.stringify(entry.mount)},"bytes":${entry.bytes},"msg":"request"}`;
+  let mount = mountFields.get(entry.mount);
+  if (mount === undefined) mountFields.set(entry.mount, (mount = JSON.stringify(entry.mount)));
+  const fraction = entry.micros % 1000;
+  const ms = `${(entry.micros - fraction) / 1000}.${fraction < 10 ? '00' : fraction < 100 ? '0' : ''}${fraction}`;
+  return `{"level":30,"time":"${isoNow()}","reqId":"${id}","method":"${entry.method}","path":${JSON.stringify(entry.path)},"status":${entry.status},"ms":${ms}${client},"mount":${mount},"bytes":${entry.bytes},"msg":"request"}`;
 }
