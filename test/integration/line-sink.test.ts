@@ -7,7 +7,7 @@ const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 describe('LineSink', () => {
   it('writes the lines of one turn of the event loop in one write', async () => {
     const writes: string[] = [];
-    const sink = new LineSink((text) => void writes.push(text));
+    const sink = new LineSink((bytes) => void writes.push(bytes.toString()));
     sink.push('a');
     sink.push('b');
     expect(writes).toEqual([]);
@@ -17,7 +17,7 @@ describe('LineSink', () => {
 
   it('with a delay, gathers lines across turns, and never holds more than 64 KiB', async () => {
     const writes: string[] = [];
-    const sink = new LineSink((text) => void writes.push(text), 30);
+    const sink = new LineSink((bytes) => void writes.push(bytes.toString()), 30);
     sink.push('a');
     await turn();
     sink.push('b');
@@ -35,7 +35,7 @@ describe('LineSink', () => {
 
   it('keeps every character of lines in any script, and writes a line longer than a batch alone', async () => {
     const writes: string[] = [];
-    const sink = new LineSink((text) => void writes.push(text));
+    const sink = new LineSink((bytes) => void writes.push(bytes.toString()));
     sink.push('ünïcødé ✓ 🔑');
     const long = '🔑'.repeat(20_000);
     sink.push(long);
@@ -46,7 +46,7 @@ describe('LineSink', () => {
 
   it('flush writes what is pending at once, and nothing when nothing is', () => {
     const writes: string[] = [];
-    const sink = new LineSink((text) => void writes.push(text), 1000);
+    const sink = new LineSink((bytes) => void writes.push(bytes.toString()), 1000);
     sink.flush();
     sink.push('last');
     sink.flush();

@@ -5,6 +5,11 @@ import { accessLogLine, type AccessEntry } from '../../shared/json-log-line.js';
 /** JSON lines wait up to this long for company: measured, one asynchronous write per turn of the event loop cost the static path a quarter of its speed. */
 const JSON_BATCH_MS = 20;
 
+interface Destination {
+  write(bytes: Buffer): void;
+  flushSync?(): void;
+}
+
 /**
  * Access lines on stdout, batched a tick at a time: SPEC.md's text line, or with
  * `--log-format json` one line per request in pino's shape, written through pino's
@@ -12,8 +17,8 @@ const JSON_BATCH_MS = 20;
  */
 export class AccessLog {
   private readonly sink: LineSink | undefined;
-  private destination: { write(text: string): void; flushSync?(): void } | undefined;
-  private readonly waiting: string[] = [];
+  private destination: Destination | undefined;
+  private readonly waiting: Buffer[] = [];
 
   constructor(
     private readonly format: 'text' | 'json',
@@ -21,20 +26,21 @@ export class AccessLog {
     write?: (text: string) => void,
   ) {
     if (quiet) return;
+    // A test's writer gets the lines as text, as written.
+    const test = write && { write: (bytes: Buffer) => write(bytes.toString()) };
     if (format === 'text') {
-      this.sink = new LineSink(write);
+      this.sink = new LineSink(test?.write);
       return;
     }
-    this.sink = new LineSink((text) => (this.destination ? this.destination.write(text) : void this.waiting.push(text)), JSON_BATCH_MS);
-    // A test's writer gets the lines as written.
-    if (write) this.ready({ write });
+    this.sink = new LineSink((bytes) => (this.destination ? this.destination.write(bytes) : void this.waiting.push(bytes)), JSON_BATCH_MS);
+    if (test) this.ready(test);
     else
       this.openDestination().then(
         (destination) => this.ready(destination),
         (error: unknown) => {
           // Without pino the lines are not lost: they go to stdout directly.
           process.stderr.write(`reactor: JSON logging falls back to plain writes: ${(error as Error).message}\n`);
-          this.ready({ write: (text) => void process.stdout.write(text) });
+          this.ready({ write: (bytes) => void process.stdout.write(bytes) });
         },
       );
   }
@@ -61,16 +67,17 @@ export class AccessLog {
     }
   }
 
-  private ready(destination: { write(text: string): void; flushSync?(): void }): void {
+  private ready(destination: Destination): void {
     this.destination = destination;
     for (const text of this.waiting.splice(0)) destination.write(text);
   }
 
-  private async openDestination(): Promise<{ write(text: string): void; flushSync(): void }> {
+  private async openDestination(): Promise<Required<Destination>> {
     // pino is CommonJS: bundled, its function is the module's default export.
     const module = await import('pino');
     const pino = (module as unknown as { default?: typeof module.pino }).default ?? module.pino;
-    return pino.destination({ dest: 1, sync: false });
+    // Batches are handed over as bytes: in its default text mode the destination would encode them again.
+    return pino.destination({ dest: 1, sync: false, contentMode: 'buffer' }) as unknown as Required<Destination>;
   }
 }
 
