@@ -44,6 +44,19 @@ describe('LineSink', () => {
     expect(writes).toEqual(['ünïcødé ✓ 🔑\n', `${long}\n`, 'after\n']);
   });
 
+  it('copies ASCII lines byte for byte, in order with the others, and a long one alone', () => {
+    const writes: string[] = [];
+    const sink = new LineSink((bytes) => void writes.push(bytes.toString()));
+    sink.pushAscii('{"a":"\\u00e9"}');
+    sink.push('é');
+    const long = 'x'.repeat(70_000);
+    sink.pushAscii(long);
+    sink.pushAscii('after');
+    sink.flush();
+    expect(writes.join('')).toBe(`{"a":"\\u00e9"}\né\n${long}\nafter\n`);
+    expect(writes).toContain(`${long}\n`);
+  });
+
   it('flush writes what is pending at once, and nothing when nothing is', () => {
     const writes: string[] = [];
     const sink = new LineSink((bytes) => void writes.push(bytes.toString()), 1000);

@@ -55,7 +55,7 @@ export class AccessLog {
   }
 
   entry(id: string, entry: AccessEntry): void {
-    if (this.format === 'json') this.sink?.push(accessLogLine(id, entry));
+    if (this.format === 'json') this.sink?.pushAscii(accessLogLine(id, entry));
   }
 
   flush(): void {
