@@ -44,7 +44,8 @@ type PromClient = typeof PromClientModule;
  * the hot path never hashes label sets.
  */
 export class RequestMetrics {
-  private readonly requests = new Map<string, RequestSeries>();
+  /** By mount, then by status and method class as one number: a string key made per request would be hashed per request. */
+  private readonly requests = new Map<string, Map<number, RequestSeries>>();
   private readonly latency = new Map<string, LatencySeries>();
   private readonly cache = new Map<string, { hits: number; misses: number }>();
   private readonly writes = new Map<string, number>();
@@ -57,9 +58,11 @@ export class RequestMetrics {
   /** One finished request: `mount` is its mount's prefix, or where the reactor itself answered. */
   record(mount: string, method: string, status: number, seconds: number, bytes: number): void {
     const methodClass: MethodClass = method === 'GET' || method === 'HEAD' ? 'read' : method === 'POST' || method === 'PUT' || method === 'DELETE' || method === 'PATCH' ? 'write' : 'other';
-    const key = `${mount}\u0000${methodClass}\u0000${status}`;
-    let series = this.requests.get(key);
-    if (!series) this.requests.set(key, (series = { labels: { mount, method: methodClass, status: String(status) }, requests: 0, bytes: 0 }));
+    let byKey = this.requests.get(mount);
+    if (!byKey) this.requests.set(mount, (byKey = new Map()));
+    const key = status * 3 + (methodClass === 'read' ? 0 : methodClass === 'write' ? 1 : 2);
+    let series = byKey.get(key);
+    if (!series) byKey.set(key, (series = { labels: { mount, method: methodClass, status: String(status) }, requests: 0, bytes: 0 }));
     series.requests++;
     series.bytes += bytes;
     let latency = this.latency.get(mount);
@@ -101,12 +104,16 @@ export class RequestMetrics {
     return registry;
   }
 
+  private series(): RequestSeries[] {
+    return [...this.requests.values()].flatMap((byKey) => [...byKey.values()]);
+  }
+
   private requestCounts(): Collected {
-    return { name: 'pkg_http_requests_total', help: 'Requests answered, by mount, method class (read, write, other) and status.', type: 'counter', aggregator: 'sum', values: [...this.requests.values()].map((series) => ({ labels: series.labels, value: series.requests })) };
+    return { name: 'pkg_http_requests_total', help: 'Requests answered, by mount, method class (read, write, other) and status.', type: 'counter', aggregator: 'sum', values: this.series().map((series) => ({ labels: series.labels, value: series.requests })) };
   }
 
   private byteCounts(): Collected {
-    return { name: 'pkg_http_response_bytes_total', help: 'Body bytes sent (Content-Length of the answers), by mount, method class and status.', type: 'counter', aggregator: 'sum', values: [...this.requests.values()].map((series) => ({ labels: series.labels, value: series.bytes })) };
+    return { name: 'pkg_http_response_bytes_total', help: 'Body bytes sent (Content-Length of the answers), by mount, method class and status.', type: 'counter', aggregator: 'sum', values: this.series().map((series) => ({ labels: series.labels, value: series.bytes })) };
   }
 
   private latencies(): Collected {
