@@ -43,7 +43,7 @@ const NON_ASCII = /[\u007f-\uffff]/g;
 
 /**
  * A JSON string in ASCII: what JSON.stringify writes, with every other character as a
- * `\\uXXXX` escape (a pair for characters beyond the BMP), which parses to the same string.
+ * `\uXXXX` escape (a pair for characters beyond the BMP), which parses to the same string.
  */
 export function asciiJson(text: string): string {
   if (PLAIN.test(text)) return `"${text}"`;
