@@ -292,7 +292,9 @@ function indexEntries(location: string, central: CentralEntry[]): [PackageEntry[
  * entry's header and data once, one after another.
  */
 function refuseOverlaps(location: string, central: readonly CentralEntry[]): void {
-  const ordered = central.filter((entry) => !entry.isDirectory || entry.compressedSize > 0).sort((a, b) => a.offset - b.offset);
+  const ordered = central.filter((entry) => !entry.isDirectory || entry.compressedSize > 0);
+  // Writers list entries in the order they wrote them: sorting is for the other archives.
+  if (!inOffsetOrder(ordered)) ordered.sort((a, b) => a.offset - b.offset);
   for (let i = 1; i < ordered.length; i++) {
     const previous = ordered[i - 1]!;
     const end = previous.offset + LOCAL_HEADER + previous.fnameLen + previous.compressedSize;
@@ -300,3 +302,7 @@ function refuseOverlaps(location: string, central: readonly CentralEntry[]): voi
   }
 }
 
+function inOffsetOrder(entries: readonly CentralEntry[]): boolean {
+  for (let i = 1; i < entries.length; i++) if (entries[i]!.offset < entries[i - 1]!.offset) return false;
+  return true;
+}

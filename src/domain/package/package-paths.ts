@@ -28,6 +28,7 @@ const CURRENT_SEGMENT = /(?:^|\/)\.(?:\/|$)/;
  * the reactor, unpack, sign, push) sees the same files.
  */
 export function unsafePathReason(name: string): string | undefined {
+  if (plainlySafe(name)) return undefined;
   if (name.length === 0) return 'empty name';
   if (name.includes('\0')) return 'contains a NUL byte';
   if (name.includes('\\')) return 'contains a backslash';
@@ -40,6 +41,36 @@ export function unsafePathReason(name: string): string | undefined {
 }
 
 /**
+ * True only for a name that passes every check of unsafePathReason, in one pass over its
+ * characters: a package of 10,000 entries is opened without five regexes per name. It
+ * may say false of a safe name (a dotfile, a colon second); the checks then decide.
+ */
+function plainlySafe(name: string): boolean {
+  if (name.length === 0 || name.charCodeAt(0) === SLASH || name.charCodeAt(1) === COLON) return false;
+  let previous = SLASH;
+  for (let i = 0; i < name.length; i++) {
+    const unit = name.charCodeAt(i);
+    if (unit === 0 || unit === BACKSLASH) return false;
+    // A segment that is empty, or starts with a dot (`.` and `..` among them).
+    if (previous === SLASH && (unit === SLASH || unit === DOT)) return false;
+    previous = unit;
+  }
+  return true;
+}
+
+const SLASH = 0x2f;
+const BACKSLASH = 0x5c;
+const DOT = 0x2e;
+const COLON = 0x3a;
+
+const NON_ASCII = /[^\0-\x7f]/;
+
+/** NFC form; ASCII is its own, and checking for it is cheaper than normalizing. */
+function nfc(name: string): string {
+  return NON_ASCII.test(name) ? name.normalize('NFC') : name;
+}
+
+/**
  * Names that are safe one by one but not together: two spellings of one path after
  * Unicode normalization (NFC), or a file that another entry treats as a directory.
  * Exact duplicates are the caller's (an integrity matter: two records, two contents).
@@ -47,14 +78,19 @@ export function unsafePathReason(name: string): string | undefined {
 export function entryNamesProblem(names: readonly string[]): { name: string; reason: string } | undefined {
   const byNormal = new Map<string, string>();
   for (const name of names) {
-    const normal = name.normalize('NFC');
+    const normal = nfc(name);
     const seen = byNormal.get(normal);
     if (seen !== undefined && seen !== name) return { name, reason: `is another spelling of "${seen}" (the same name once Unicode-normalized)` };
     byNormal.set(normal, name);
   }
+  // Most entries share their folders: each folder is looked up once.
+  const folders = new Set<string>();
   for (const name of names) {
     for (let slash = name.indexOf('/'); slash > 0; slash = name.indexOf('/', slash + 1)) {
-      const parent = name.slice(0, slash).normalize('NFC');
+      const folder = name.slice(0, slash);
+      if (folders.has(folder)) continue;
+      folders.add(folder);
+      const parent = nfc(folder);
       if (byNormal.has(parent)) return { name, reason: `lies below "${byNormal.get(parent)}", which is a file` };
     }
   }
@@ -95,7 +131,17 @@ export function sortPaths(paths: Iterable<string>): string[] {
  * work: sorting 10,000 entries at start-up went from 10 ms to about 1.
  */
 export function sortByPath<T>(items: T[], pathOf: (item: T) => string): T[] {
-  if (items.some((item) => SURROGATE.test(pathOf(item)))) return items.sort((a, b) => comparePaths(pathOf(a), pathOf(b)));
+  let sorted = true;
+  let surrogate = false;
+  for (let i = 0, previous = ''; i < items.length && !surrogate; i++) {
+    const path = pathOf(items[i]!);
+    surrogate = SURROGATE.test(path);
+    if (path < previous) sorted = false;
+    previous = path;
+  }
+  if (surrogate) return items.sort((a, b) => comparePaths(pathOf(a), pathOf(b)));
+  // What a packer wrote (its directory, security.json, the manifest) comes in order already.
+  if (sorted) return items;
   return items.sort((a, b) => {
     const x = pathOf(a);
     const y = pathOf(b);
