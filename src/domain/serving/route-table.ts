@@ -27,14 +27,16 @@ export class RouteTable {
     for (const route of routes.routes) {
       const served = route.remap ?? route.path;
       if (route.remap !== undefined && route.remap !== route.path && !this.byPath.has(route.path)) this.byPath.set(route.path, { kind: 'moved', route });
-      if (this.byPath.has(served) && this.byPath.get(served)!.kind !== 'moved') continue;
+      const earlier = this.byPath.get(served);
+      if (earlier !== undefined && earlier.kind !== 'moved') continue;
       if (route.dataset !== undefined) this.byPath.set(served, { kind: 'dataset', dataset: route.dataset, route });
       else if (route.handler !== undefined) this.byPath.set(served, { kind: 'handler', route });
       else if (route.resource !== undefined) {
-        const dependency = route.resource.startsWith(CONTENT_DIR) ? undefined : dependencyReference(route.resource, dependencies);
+        const content = route.resource.startsWith(CONTENT_DIR);
+        const dependency = content ? undefined : dependencyReference(route.resource, dependencies);
         this.byPath.set(
           served,
-          route.resource.startsWith(CONTENT_DIR)
+          content
             ? { kind: 'content', contentPath: route.resource.slice(CONTENT_DIR.length), route }
             : dependency
               ? { kind: 'dependency', guid: dependency.guid, contentPath: dependency.path.slice(CONTENT_DIR.length), route }

@@ -52,9 +52,13 @@ describe('entry names', () => {
     ['a\\b', 'contains a backslash'],
     ['a\0b', 'contains a NUL byte'],
     ['', 'empty name'],
+    ['a/./b', '"." segment: another spelling of a path'],
+    ['./a', '"." segment: another spelling of a path'],
+    ['a//b', 'empty segment: another spelling of a path'],
+    ['a/b\\c', 'contains a backslash'],
   ])('refuses %j', (name, reason) => expect(unsafePathReason(name)).toBe(reason));
 
-  it.each(['content/a.html', 'content/..hidden', 'a..b/c', '.pkg-tombstones', 'content/...', 'content/x..'])('accepts %j', (name) => expect(unsafePathReason(name)).toBeUndefined());
+  it.each(['content/a.html', 'content/..hidden', 'a..b/c', '.pkg-tombstones', 'content/...', 'content/x..', 'content/.well-known/x', 'ab:c', 'dir/', '1:x'])('accepts %j', (name) => expect(unsafePathReason(name)).toBeUndefined());
 });
 
 describe('media types', () => {
@@ -125,6 +129,18 @@ describe('checksumAlgorithm', () => {
   it('reads SHA-256 or absent (absent means SHA-256)', () => {
     expect(normalizeSecurity(document({ checksumAlgorithm: 'SHA-256' })).checksums).toEqual({ 'metadata.json': digest });
     expect(normalizeSecurity(document({})).checksums).toEqual({ 'metadata.json': digest });
+  });
+
+  it('reads uppercase digests in lowercase and refuses what is not 64 hex digits', () => {
+    expect(normalizeSecurity(document({})).checksums['metadata.json']).toBe(digest);
+    const read = (value: unknown) => normalizeSecurity({ security: { integrityChecks: { checksums: { 'metadata.json': value } } } }).checksums['metadata.json'];
+    expect(read('AB'.repeat(32))).toBe('ab'.repeat(32));
+    for (const bad of ['a'.repeat(63), 'a'.repeat(65), 'g'.repeat(64), ` ${'a'.repeat(63)}`, 42]) expect(() => read(bad)).toThrow(/checksums\["metadata.json"\]: not a SHA-256 hex digest/);
+  });
+
+  it('orders the checksums by path whatever order the document has', () => {
+    const checksums = { 'b.json': digest, 'a.json': digest, 'content/z': digest, 'content/a': digest };
+    expect(Object.keys(normalizeSecurity({ security: { integrityChecks: { checksums } } }).checksums)).toEqual(['a.json', 'b.json', 'content/a', 'content/z']);
   });
 
   it('refuses any other algorithm with a clear error', () => {
