@@ -133,7 +133,7 @@ export class LoadPackage {
     const tree = await this.resolveDependencies(source, model, options);
     try {
       const fromDependencies = tree ? await dependencyLayers(tree, readTombstones) : NO_DEPENDENCIES;
-      const digests = new Map(Object.entries(model.security?.checksums ?? {}));
+      const digests = digestMap(model.security?.checksums ?? {});
       const overlay = options.workdir !== undefined && options.overlays && model.metadata.readOnly !== true ? await this.overlayOf(options.overlays, options.workdir, { path: options.mountPath?.(model.metadata.name) ?? '/', packageName: model.metadata.name }) : undefined;
       // Closing the package closes its dependencies too.
       const served = tree ? new OwnedSource(source, () => tree.close()) : source;
@@ -221,6 +221,13 @@ export class LoadPackage {
     for (const path of await files.tombstones()) layer.tombstones.add(path);
     return { layer, files };
   }
+}
+
+/** Built without Object.entries' pair per checksum: a package may declare 10,000. */
+function digestMap(checksums: Record<string, string>): Map<string, string> {
+  const digests = new Map<string, string>();
+  for (const path of Object.keys(checksums)) digests.set(path, checksums[path]!);
+  return digests;
 }
 
 function hex(bytes: Uint8Array): string {

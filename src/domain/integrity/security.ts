@@ -112,14 +112,24 @@ export function compareChecksums(declared: Record<string, string>, actual: Reado
 /**
  * What the list of files alone tells against the declared checksums, before any byte is
  * hashed: declared files that are absent, and files present that no checksum covers.
+ * `present` names each file once, as a package's entries do.
  */
 export function listingIntegrity(declared: Record<string, string>, present: readonly string[]): IntegrityReport {
+  const uncovered: string[] = [];
+  let declaredHere = 0;
+  for (const path of present) {
+    if (Object.hasOwn(declared, path)) declaredHere++;
+    if (isCoveredByChecksums(path) && !(path in declared)) uncovered.push(path);
+  }
+  const declaredPaths = Object.keys(declared);
+  // Each path is present once: when every declared path was counted, none is missing, and no set of 10,000 paths is built to show it.
+  const missing = declaredHere === declaredPaths.length ? [] : absent(declaredPaths, present);
+  return { mismatched: [], missing: sortPaths(missing), uncovered: sortPaths(uncovered) };
+}
+
+function absent(paths: readonly string[], present: readonly string[]): string[] {
   const here = new Set(present);
-  return {
-    mismatched: [],
-    missing: sortPaths(Object.keys(declared).filter((path) => !here.has(path))),
-    uncovered: sortPaths(present.filter((path) => isCoveredByChecksums(path) && !(path in declared))),
-  };
+  return paths.filter((path) => !here.has(path));
 }
 
 export function isIntact(report: IntegrityReport): boolean {

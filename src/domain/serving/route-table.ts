@@ -57,7 +57,12 @@ export class RouteTable {
     return below === '' || below.endsWith('/') ? `${below}index.html` : below;
   }
 
-  declared(): Array<[string, RouteTarget]> {
-    return [...this.byPath.entries()];
+  declared(): IterableIterator<[string, RouteTarget]> {
+    return this.byPath.entries();
+  }
+
+  /** The declared targets without their paths: looking through 20,000 routes at load copies none of them. */
+  targets(): IterableIterator<RouteTarget> {
+    return this.byPath.values();
   }
 }

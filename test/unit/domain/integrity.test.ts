@@ -28,6 +28,9 @@ describe('integrity rules', () => {
 
   it('names missing and uncovered files from the file list alone, before anything is hashed', () => {
     expect(listingIntegrity({ a: '1', c: '3' }, ['a', 'd', 'security.json', 'signature.sig'])).toEqual({ mismatched: [], missing: ['c'], uncovered: ['d'] });
+    expect(listingIntegrity({ a: '1', 'security.json': '2' }, ['a', 'security.json'])).toEqual({ mismatched: [], missing: [], uncovered: [] });
+    expect(listingIntegrity({ a: '1', 'security.json': '2' }, ['a'])).toEqual({ mismatched: [], missing: ['security.json'], uncovered: [] });
+    expect(listingIntegrity({ b: '1', a: '2' }, [])).toEqual({ mismatched: [], missing: ['a', 'b'], uncovered: [] });
   });
 
   it('serializes checksums as compact sorted-key JSON', () => {
