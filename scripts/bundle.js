@@ -9,6 +9,25 @@ import { dirname, join } from 'node:path';
 const target = new URL('../dist', import.meta.url).pathname;
 
 /**
+ * CommonJS libraries the source imports as a default and uses only through its
+ * properties, which load when a property is first read: mime-types builds its table
+ * of 2,000 types as it loads (7 ms), and a start that finds every type in the manifest
+ * never looks one up.
+ */
+const LAZY_LIBRARIES = /^(mime-types|semver)$/;
+const lazyLibraries = {
+  name: 'lazy-libraries',
+  setup(build) {
+    build.onResolve({ filter: LAZY_LIBRARIES }, ({ path, importer }) => (importer.includes('/src/') ? { path, namespace: 'lazy-library', pluginData: { resolveDir: dirname(importer) } } : undefined));
+    build.onLoad({ filter: /.*/, namespace: 'lazy-library' }, ({ path, pluginData }) => ({
+      contents: `let loaded; export default new Proxy({}, { get: (_, key) => (loaded ??= require(${JSON.stringify(path)}))[key] });`,
+      resolveDir: pluginData.resolveDir,
+      loader: 'js',
+    }));
+  },
+};
+
+/**
  * yargs lays out help text with cliui and string-width, whose modules build an
  * Intl.Segmenter and a `\p{RGI_Emoji}` regex as they load: 20 ms of every start, though
  * only help and usage errors use them. yargs gets stand-ins that require() the real
@@ -54,7 +73,7 @@ await build({
   // css-tree reads its JSON data files with require() relative to itself: bundled, they are not there.
   // pg requires pg-native and pg-cloudflare only when asked for them (native bindings, Cloudflare Workers): never here.
   external: ['sql.js', 'css-tree', 'pg-native', 'pg-cloudflare'],
-  plugins: [lazyHelpLayout],
+  plugins: [lazyHelpLayout, lazyLibraries],
   // CommonJS dependencies bundled into ESM still call require().
   banner: { js: "import { createRequire as __pkgCreateRequire } from 'node:module'; const require = __pkgCreateRequire(import.meta.url);" },
 });
