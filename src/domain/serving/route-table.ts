@@ -22,9 +22,14 @@ export type RouteTarget =
 export class RouteTable {
   private readonly byPath = new Map<string, RouteTarget>();
 
+  /** Whether any route restricts access: a mount without one need not look through them all. */
+  readonly restricted: boolean;
+
   /** `dependencies`: the GUIDs (to ranges) a resource may name as `<guid>/content/<file>`. */
   constructor(routes: Routes, dependencies: Readonly<Record<string, string>> = {}) {
+    let restricted = false;
     for (const route of routes.routes) {
+      if (route.accessControl !== undefined) restricted = true;
       const served = route.remap ?? route.path;
       if (route.remap !== undefined && route.remap !== route.path && !this.byPath.has(route.path)) this.byPath.set(route.path, { kind: 'moved', route });
       const earlier = this.byPath.get(served);
@@ -44,6 +49,7 @@ export class RouteTable {
         );
       }
     }
+    this.restricted = restricted;
   }
 
   /** The declared target of a path, if routes.json names one. */
