@@ -37,6 +37,31 @@ function sha256Hex(digest: string): string | undefined {
   return SHA256_HEX.test(lower) ? lower : undefined;
 }
 
+/**
+ * Path to lowercase digest, in path order; what is not a digest goes into `issues`. A
+ * packer writes them so: then the parsed object is already the answer, and a package's
+ * 10,000 checksums are not copied into another. (`__proto__` is a key a copy drops.)
+ */
+function canonicalChecksums(raw: Record<string, unknown>, issues: string[]): Record<string, string> {
+  const written = Object.keys(raw);
+  const paths = sortPaths(written);
+  let asWritten = true;
+  for (let i = 0; i < paths.length; i++) {
+    const path = paths[i]!;
+    const digest = raw[path];
+    const canonical = typeof digest === 'string' ? sha256Hex(digest) : undefined;
+    if (canonical === undefined) issues.push(`checksums[${JSON.stringify(path)}]: not a SHA-256 hex digest`);
+    if (canonical !== digest || path !== written[i] || path === '__proto__') asWritten = false;
+  }
+  if (asWritten) return raw as Record<string, string>;
+  const checksums: Record<string, string> = {};
+  for (const path of paths) {
+    const canonical = typeof raw[path] === 'string' ? sha256Hex(raw[path]) : undefined;
+    if (canonical !== undefined) checksums[path] = canonical;
+  }
+  return checksums;
+}
+
 /** Other implementations refuse checksums without it; absent on read means SHA-256, as every older package meant. */
 export const CHECKSUM_ALGORITHM = 'SHA-256';
 
@@ -48,15 +73,9 @@ export function normalizeSecurity(raw: unknown): Security {
   const algorithm = isRecord(body.integrityChecks) ? body.integrityChecks.checksumAlgorithm : undefined;
   if (algorithm !== undefined && algorithm !== CHECKSUM_ALGORITHM)
     issues.push(`security.integrityChecks.checksumAlgorithm: ${JSON.stringify(algorithm)} is not supported; only "${CHECKSUM_ALGORITHM}" is (absent means "${CHECKSUM_ALGORITHM}")`);
-  const checksums: Record<string, string> = {};
+  let checksums: Record<string, string> = {};
   if (!isRecord(checksumsRaw)) issues.push('security.integrityChecks.checksums: must be an object of path to SHA-256 hex digest');
-  else
-    for (const path of sortPaths(Object.keys(checksumsRaw))) {
-      const digest = checksumsRaw[path];
-      const canonical = typeof digest === 'string' ? sha256Hex(digest) : undefined;
-      if (canonical === undefined) issues.push(`checksums[${JSON.stringify(path)}]: not a SHA-256 hex digest`);
-      else checksums[path] = canonical;
-    }
+  else checksums = canonicalChecksums(checksumsRaw, issues);
   const security: Security = { checksums };
   if (body.digitalSignatures !== undefined) {
     const signatures = body.digitalSignatures;

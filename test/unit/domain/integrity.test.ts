@@ -146,6 +146,15 @@ describe('checksumAlgorithm', () => {
     expect(Object.keys(normalizeSecurity({ security: { integrityChecks: { checksums } } }).checksums)).toEqual(['a.json', 'b.json', 'content/a', 'content/z']);
   });
 
+  it('keeps the checksums as parsed when they are canonical already, and copies them otherwise', () => {
+    const parsed = JSON.parse(`{"security":{"integrityChecks":{"checksums":{"a.json":"${digest}","b.json":"${digest}"}}}}`);
+    expect(normalizeSecurity(parsed).checksums).toEqual({ 'a.json': digest, 'b.json': digest });
+    const proto = JSON.parse(`{"security":{"integrityChecks":{"checksums":{"__proto__":"${digest}","a.json":"${digest}"}}}}`);
+    expect(Object.keys(normalizeSecurity(proto).checksums)).toEqual(['a.json']);
+    const upper = JSON.parse(`{"security":{"integrityChecks":{"checksums":{"a.json":"${digest.toUpperCase()}"}}}}`);
+    expect(normalizeSecurity(upper).checksums).toEqual({ 'a.json': digest });
+  });
+
   it('refuses any other algorithm with a clear error', () => {
     expect(() => normalizeSecurity(document({ checksumAlgorithm: 'MD5' }))).toThrow(ConfigValidationError);
     expect(() => normalizeSecurity(document({ checksumAlgorithm: 'MD5' }))).toThrow(/checksumAlgorithm: "MD5" is not supported; only "SHA-256"/);
