@@ -142,6 +142,16 @@ function absent(paths: readonly string[], present: readonly string[]): string[] 
   return paths.filter((path) => !here.has(path));
 }
 
+/** A package path's declared digest: all that serving asks of the checksums. */
+export interface DigestLookup {
+  get(path: string): string | undefined;
+}
+
+/** The checksums as a lookup, read in place: no map of a package's 10,000 digests is built at load. */
+export function digestLookup(checksums: Record<string, string>): DigestLookup {
+  return { get: (path) => (Object.hasOwn(checksums, path) ? checksums[path] : undefined) };
+}
+
 export function isIntact(report: IntegrityReport): boolean {
   return report.mismatched.length + report.missing.length + report.uncovered.length === 0;
 }

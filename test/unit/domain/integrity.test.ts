@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { canonicalChecksumJson, compareChecksums, isCoveredByChecksums, listingIntegrity, normalizeSecurity, securityDocument, signedPayloadOrder } from '../../../src/domain/integrity/security.js';
+import { canonicalChecksumJson, compareChecksums, digestLookup, isCoveredByChecksums, listingIntegrity, normalizeSecurity, securityDocument, signedPayloadOrder } from '../../../src/domain/integrity/security.js';
 import { ConfigValidationError } from '../../../src/domain/errors.js';
 import { comparePaths, isSigningArtifact, sortByPath, sortPaths, unsafePathReason } from '../../../src/domain/package/package-paths.js';
 import { detectType, isCompressedMedia, sniffType } from '../../../src/domain/package/media-types.js';
@@ -153,6 +153,12 @@ describe('checksumAlgorithm', () => {
     expect(Object.keys(normalizeSecurity(proto).checksums)).toEqual(['a.json']);
     const upper = JSON.parse(`{"security":{"integrityChecks":{"checksums":{"a.json":"${digest.toUpperCase()}"}}}}`);
     expect(normalizeSecurity(upper).checksums).toEqual({ 'a.json': digest });
+  });
+
+  it('looks digests up by path, and nothing an object inherits', () => {
+    const lookup = digestLookup({ 'a.json': digest });
+    expect(lookup.get('a.json')).toBe(digest);
+    for (const path of ['b.json', 'constructor', '__proto__', 'toString', 'hasOwnProperty']) expect(lookup.get(path)).toBeUndefined();
   });
 
   it('refuses any other algorithm with a clear error', () => {
