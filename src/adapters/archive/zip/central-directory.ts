@@ -32,6 +32,7 @@ const ZIP64_EXTRA = 0x0001;
 const U16_MAX = 0xffff;
 const U32_MAX = 0xffffffff;
 const ENCRYPTED = 0x0001;
+const NON_ASCII = /[^\0-\x7f]/;
 
 /**
  * Every central directory record of the archive open in `file`, in directory order,
@@ -63,6 +64,10 @@ export async function readCentralDirectory(file: FileHandle): Promise<CentralEnt
   if (directoryOffset + directorySize > fileSize) throw new ZipStructureError('central directory lies beyond the end of the file');
   if (count * CENTRAL_LENGTH > directorySize) throw new ZipStructureError(`${count} entries cannot fit in a ${directorySize}-byte central directory`);
   const directory = await readAt(file, directoryOffset, directorySize);
+  // Names are cut from one latin1 decoding of the whole directory: a Buffer.toString per
+  // name cost more than the decoding. A name with a byte of 0x80 or more is decoded as
+  // UTF-8 by itself; below that, latin1 and UTF-8 read the same.
+  const text = directory.toString('latin1');
   const entries: CentralEntry[] = new Array(count);
   let at = 0;
   for (let i = 0; i < count; i++) {
@@ -74,7 +79,8 @@ export async function readCentralDirectory(file: FileHandle): Promise<CentralEnt
     const nameStart = at + CENTRAL_LENGTH;
     const next = nameStart + fnameLen + extraLen + commentLen;
     if (next > directory.length) throw new ZipStructureError(`central directory record ${i + 1} runs past the directory`);
-    const name = directory.toString('utf8', nameStart, nameStart + fnameLen);
+    let name = text.slice(nameStart, nameStart + fnameLen);
+    if (NON_ASCII.test(name)) name = directory.toString('utf8', nameStart, nameStart + fnameLen);
     const entry: CentralEntry = {
       name,
       size: u32(directory, at + 24),
