@@ -7,6 +7,45 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, readdirSy
 import { dirname, join } from 'node:path';
 
 const target = new URL('../dist', import.meta.url).pathname;
+
+/**
+ * CommonJS libraries the source imports as a default and uses only through its
+ * properties, which load when a property is first read: mime-types builds its table
+ * of 2,000 types as it loads (7 ms), and a start that finds every type in the manifest
+ * never looks one up.
+ */
+const LAZY_LIBRARIES = /^(mime-types|semver)$/;
+const lazyLibraries = {
+  name: 'lazy-libraries',
+  setup(build) {
+    build.onResolve({ filter: LAZY_LIBRARIES }, ({ path, importer }) => (importer.includes('/src/') ? { path, namespace: 'lazy-library', pluginData: { resolveDir: dirname(importer) } } : undefined));
+    build.onLoad({ filter: /.*/, namespace: 'lazy-library' }, ({ path, pluginData }) => ({
+      contents: `let loaded; export default new Proxy({}, { get: (_, key) => (loaded ??= require(${JSON.stringify(path)}))[key] });`,
+      resolveDir: pluginData.resolveDir,
+      loader: 'js',
+    }));
+  },
+};
+
+/**
+ * yargs lays out help text with cliui and string-width, whose modules build an
+ * Intl.Segmenter and a `\p{RGI_Emoji}` regex as they load: 20 ms of every start, though
+ * only help and usage errors use them. yargs gets stand-ins that require() the real
+ * modules on first call; esbuild makes a required ES module one that initializes then.
+ */
+const lazyHelpLayout = {
+  name: 'lazy-help-layout',
+  setup(build) {
+    build.onResolve({ filter: /^(cliui|string-width)$/ }, ({ path, importer }) =>
+      importer.includes('/node_modules/yargs/') ? { path, namespace: 'lazy-help-layout', pluginData: { resolveDir: dirname(importer) } } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'lazy-help-layout' }, ({ path, pluginData }) => ({
+      contents: `export default function lazy(...args) { return require(${JSON.stringify(path)}).default(...args); }`,
+      resolveDir: pluginData.resolveDir,
+      loader: 'js',
+    }));
+  },
+};
 // Chunk names carry a hash and entries come and go, so each build starts from an empty
 // folder; it is built beside dist/ and swapped in at the end. A `pkg` started meanwhile
 // (a test, or `npx pkg` from a subfolder, which builds the checkout through `prepare`)
@@ -34,6 +73,7 @@ await build({
   // css-tree reads its JSON data files with require() relative to itself: bundled, they are not there.
   // pg requires pg-native and pg-cloudflare only when asked for them (native bindings, Cloudflare Workers): never here.
   external: ['sql.js', 'css-tree', 'pg-native', 'pg-cloudflare'],
+  plugins: [lazyHelpLayout, lazyLibraries],
   // CommonJS dependencies bundled into ESM still call require().
   banner: { js: "import { createRequire as __pkgCreateRequire } from 'node:module'; const require = __pkgCreateRequire(import.meta.url);" },
 });

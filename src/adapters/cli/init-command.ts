@@ -6,8 +6,11 @@ import { packageNameFrom } from '../../domain/package/template-values.js';
 import { JSON_OPTION, printJson, type CliOutput } from './cli-output.js';
 import type { Lazy } from './lazy.js';
 
-/** `pkg init [dir]`: asks for what flags leave open only when a person is at a terminal. */
-export function initCommand(init: Lazy<InitPackage>, output: CliOutput, interactive = process.stdin.isTTY === true && process.stdout.isTTY === true) {
+/**
+ * `pkg init [dir]`: asks for what flags leave open only when a person is at a terminal.
+ * Asked when init runs: reading process.stdin opens it, which no other command should pay for.
+ */
+export function initCommand(init: Lazy<InitPackage>, output: CliOutput, interactive = () => process.stdin.isTTY === true && process.stdout.isTTY === true) {
   return {
     command: 'init [dir]',
     describe: 'Create a package that passes validate and test as created, from a template (site, blog, docs, dataset-app, composite)',
@@ -25,7 +28,7 @@ export function initCommand(init: Lazy<InitPackage>, output: CliOutput, interact
         .options(JSON_OPTION),
     handler: async (argv: { dir: string; template?: string; name?: string; description?: string; 'package-version'?: string; author?: string; license?: string; guid?: string; force: boolean; json: boolean }) => {
       const directory = resolve(argv.dir);
-      const asked = interactive ? await ask(argv, directory, await init().templateNames()) : argv;
+      const asked = interactive() ? await ask(argv, directory, await init().templateNames()) : argv;
       const outcome = await init().execute({
         directory,
         template: asked.template ?? DEFAULT_TEMPLATE,

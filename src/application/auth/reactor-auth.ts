@@ -81,7 +81,7 @@ export class ReactorAuth {
     const { authentication } = pkg.model;
     const datasetRules = new Map<string, AccessControl>();
     let restricted = false;
-    for (const [, target] of pkg.routes.declared()) {
+    for (const target of pkg.routes.restricted ? pkg.routes.targets() : []) {
       if (target.route?.accessControl === undefined) continue;
       restricted = true;
       if (target.kind === 'dataset') datasetRules.set(target.dataset, target.route.accessControl);

@@ -1,4 +1,5 @@
 import { DependencyResourceError } from '../../domain/errors.js';
+import { digestLookup } from '../../domain/integrity/security.js';
 import { CONTENT_DIR } from '../../domain/package/package-paths.js';
 import { LayerStack, type Layer } from '../../domain/serving/layer-stack.js';
 import type { RouteTable } from '../../domain/serving/route-table.js';
@@ -19,7 +20,7 @@ export async function dependencyLayers(tree: DependencyTree, tombstonesOf: (sour
   const byGuid = new Map<string, LayerStack>();
   for (const dependency of tree.bottomUp()) {
     const { pkg, model } = dependency;
-    const owner: LayerOwner = { source: pkg, manifest: model.manifest, digests: new Map(Object.entries(model.security?.checksums ?? {})) };
+    const owner: LayerOwner = { source: pkg, manifest: model.manifest, digests: digestLookup(model.security?.checksums ?? {}) };
     const exported = packageLayers(pkg, model, await tombstonesOf(pkg, model))
       .filter((layer) => layer.exported)
       .map((layer) => ({

@@ -11,7 +11,7 @@ import type { KeyWrappings } from '../signing/signature-schemes.js';
 import { assertIntact } from '../integrity/digest-entries.js';
 import { readOptional, readPackage } from '../package/package-reader.js';
 import { VerifyOnReadSource } from '../integrity/verify-on-read-source.js';
-import { listingIntegrity, normalizeSecurity } from '../../domain/integrity/security.js';
+import { digestLookup, listingIntegrity, normalizeSecurity } from '../../domain/integrity/security.js';
 import { SECURITY_FILE } from '../../domain/package/package-paths.js';
 import type { VerifyMode } from '../../domain/serving/verify-mode.js';
 import type { Hasher } from '../ports/hasher.js';
@@ -133,7 +133,7 @@ export class LoadPackage {
     const tree = await this.resolveDependencies(source, model, options);
     try {
       const fromDependencies = tree ? await dependencyLayers(tree, readTombstones) : NO_DEPENDENCIES;
-      const digests = new Map(Object.entries(model.security?.checksums ?? {}));
+      const digests = digestLookup(model.security?.checksums ?? {});
       const overlay = options.workdir !== undefined && options.overlays && model.metadata.readOnly !== true ? await this.overlayOf(options.overlays, options.workdir, { path: options.mountPath?.(model.metadata.name) ?? '/', packageName: model.metadata.name }) : undefined;
       // Closing the package closes its dependencies too.
       const served = tree ? new OwnedSource(source, () => tree.close()) : source;

@@ -17,6 +17,7 @@ import { CompressedCopy } from './compressed-copy.js';
 import { GZIP_FRAMING } from '../../domain/serving/gzip-member.js';
 import { detectType, isIncompressible, isTextType, typeByExtension } from '../../domain/package/media-types.js';
 import type { Manifest } from '../../domain/package/manifest.js';
+import type { DigestLookup } from '../../domain/integrity/security.js';
 import type { PackageOutOfServiceError } from '../../domain/errors.js';
 import type { VerifyOnReadSource } from '../integrity/verify-on-read-source.js';
 
@@ -64,7 +65,7 @@ export type StaticLookup = { kind: 'hit'; file: StaticFile } | { kind: 'dataset'
 export interface LayerOwner {
   source: PackageSource;
   manifest: Manifest;
-  digests: ReadonlyMap<string, string>;
+  digests: DigestLookup;
 }
 
 /** The exported content of resolved dependencies: read-only layers below all of the package's own. */
@@ -120,7 +121,7 @@ export class ServedPackage {
     private readonly options: ServeOptions,
     layers: Layer[],
     /** SHA-256 per package path, when known at load (from a verified security.json). */
-    private readonly digests: ReadonlyMap<string, string>,
+    private readonly digests: DigestLookup,
     /** The reactor's overlay: the topmost layer, whose files live in the workdir. */
     readonly overlay?: { layer: Layer; files: PackageOverlay },
     readonly dependencies: DependencyLayers = NO_DEPENDENCIES,
@@ -384,7 +385,7 @@ interface FileReader {
   /** Present while the package's files are checked lazily: resolves once the file is checked and intact. */
   verify?(key: string): Promise<void>;
   /** Package files have manifest types and verified digests; overlay files have neither. */
-  known?: { manifest: Manifest; digests: ReadonlyMap<string, string> };
+  known?: { manifest: Manifest; digests: DigestLookup };
 }
 
 async function* streamRange(stream: AsyncIterable<Uint8Array>, start: number, end: number): AsyncIterable<Uint8Array> {

@@ -27,6 +27,41 @@ export function signedPayloadOrder(checksums: Record<string, string>): string[] 
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 
+/**
+ * The digest in lowercase, or undefined when it is not 64 hex digits. A writer's digests
+ * are lowercase already: tested as they are, 10,000 of them need no lowercased copies.
+ */
+function sha256Hex(digest: string): string | undefined {
+  if (SHA256_HEX.test(digest)) return digest;
+  const lower = digest.toLowerCase();
+  return SHA256_HEX.test(lower) ? lower : undefined;
+}
+
+/**
+ * Path to lowercase digest, in path order; what is not a digest goes into `issues`. A
+ * packer writes them so: then the parsed object is already the answer, and a package's
+ * 10,000 checksums are not copied into another. (`__proto__` is a key a copy drops.)
+ */
+function canonicalChecksums(raw: Record<string, unknown>, issues: string[]): Record<string, string> {
+  const written = Object.keys(raw);
+  const paths = sortPaths(written);
+  let asWritten = true;
+  for (let i = 0; i < paths.length; i++) {
+    const path = paths[i]!;
+    const digest = raw[path];
+    const canonical = typeof digest === 'string' ? sha256Hex(digest) : undefined;
+    if (canonical === undefined) issues.push(`checksums[${JSON.stringify(path)}]: not a SHA-256 hex digest`);
+    if (canonical !== digest || path !== written[i] || path === '__proto__') asWritten = false;
+  }
+  if (asWritten) return raw as Record<string, string>;
+  const checksums: Record<string, string> = {};
+  for (const path of paths) {
+    const canonical = typeof raw[path] === 'string' ? sha256Hex(raw[path]) : undefined;
+    if (canonical !== undefined) checksums[path] = canonical;
+  }
+  return checksums;
+}
+
 /** Other implementations refuse checksums without it; absent on read means SHA-256, as every older package meant. */
 export const CHECKSUM_ALGORITHM = 'SHA-256';
 
@@ -38,14 +73,9 @@ export function normalizeSecurity(raw: unknown): Security {
   const algorithm = isRecord(body.integrityChecks) ? body.integrityChecks.checksumAlgorithm : undefined;
   if (algorithm !== undefined && algorithm !== CHECKSUM_ALGORITHM)
     issues.push(`security.integrityChecks.checksumAlgorithm: ${JSON.stringify(algorithm)} is not supported; only "${CHECKSUM_ALGORITHM}" is (absent means "${CHECKSUM_ALGORITHM}")`);
-  const checksums: Record<string, string> = {};
+  let checksums: Record<string, string> = {};
   if (!isRecord(checksumsRaw)) issues.push('security.integrityChecks.checksums: must be an object of path to SHA-256 hex digest');
-  else
-    for (const path of sortPaths(Object.keys(checksumsRaw))) {
-      const digest = checksumsRaw[path];
-      if (typeof digest !== 'string' || !SHA256_HEX.test(digest.toLowerCase())) issues.push(`checksums[${JSON.stringify(path)}]: not a SHA-256 hex digest`);
-      else checksums[path] = digest.toLowerCase();
-    }
+  else checksums = canonicalChecksums(checksumsRaw, issues);
   const security: Security = { checksums };
   if (body.digitalSignatures !== undefined) {
     const signatures = body.digitalSignatures;
@@ -92,14 +122,34 @@ export function compareChecksums(declared: Record<string, string>, actual: Reado
 /**
  * What the list of files alone tells against the declared checksums, before any byte is
  * hashed: declared files that are absent, and files present that no checksum covers.
+ * `present` names each file once, as a package's entries do.
  */
 export function listingIntegrity(declared: Record<string, string>, present: readonly string[]): IntegrityReport {
+  const uncovered: string[] = [];
+  let declaredHere = 0;
+  for (const path of present) {
+    if (Object.hasOwn(declared, path)) declaredHere++;
+    if (isCoveredByChecksums(path) && !(path in declared)) uncovered.push(path);
+  }
+  const declaredPaths = Object.keys(declared);
+  // Each path is present once: when every declared path was counted, none is missing, and no set of 10,000 paths is built to show it.
+  const missing = declaredHere === declaredPaths.length ? [] : absent(declaredPaths, present);
+  return { mismatched: [], missing: sortPaths(missing), uncovered: sortPaths(uncovered) };
+}
+
+function absent(paths: readonly string[], present: readonly string[]): string[] {
   const here = new Set(present);
-  return {
-    mismatched: [],
-    missing: sortPaths(Object.keys(declared).filter((path) => !here.has(path))),
-    uncovered: sortPaths(present.filter((path) => isCoveredByChecksums(path) && !(path in declared))),
-  };
+  return paths.filter((path) => !here.has(path));
+}
+
+/** A package path's declared digest: all that serving asks of the checksums. */
+export interface DigestLookup {
+  get(path: string): string | undefined;
+}
+
+/** The checksums as a lookup, read in place: no map of a package's 10,000 digests is built at load. */
+export function digestLookup(checksums: Record<string, string>): DigestLookup {
+  return { get: (path) => (Object.hasOwn(checksums, path) ? checksums[path] : undefined) };
 }
 
 export function isIntact(report: IntegrityReport): boolean {

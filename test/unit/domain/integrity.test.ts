@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { canonicalChecksumJson, compareChecksums, isCoveredByChecksums, listingIntegrity, normalizeSecurity, securityDocument, signedPayloadOrder } from '../../../src/domain/integrity/security.js';
+import { canonicalChecksumJson, compareChecksums, digestLookup, isCoveredByChecksums, listingIntegrity, normalizeSecurity, securityDocument, signedPayloadOrder } from '../../../src/domain/integrity/security.js';
 import { ConfigValidationError } from '../../../src/domain/errors.js';
 import { comparePaths, isSigningArtifact, sortByPath, sortPaths, unsafePathReason } from '../../../src/domain/package/package-paths.js';
 import { detectType, isCompressedMedia, sniffType } from '../../../src/domain/package/media-types.js';
@@ -28,6 +28,9 @@ describe('integrity rules', () => {
 
   it('names missing and uncovered files from the file list alone, before anything is hashed', () => {
     expect(listingIntegrity({ a: '1', c: '3' }, ['a', 'd', 'security.json', 'signature.sig'])).toEqual({ mismatched: [], missing: ['c'], uncovered: ['d'] });
+    expect(listingIntegrity({ a: '1', 'security.json': '2' }, ['a', 'security.json'])).toEqual({ mismatched: [], missing: [], uncovered: [] });
+    expect(listingIntegrity({ a: '1', 'security.json': '2' }, ['a'])).toEqual({ mismatched: [], missing: ['security.json'], uncovered: [] });
+    expect(listingIntegrity({ b: '1', a: '2' }, [])).toEqual({ mismatched: [], missing: ['a', 'b'], uncovered: [] });
   });
 
   it('serializes checksums as compact sorted-key JSON', () => {
@@ -52,9 +55,13 @@ describe('entry names', () => {
     ['a\\b', 'contains a backslash'],
     ['a\0b', 'contains a NUL byte'],
     ['', 'empty name'],
+    ['a/./b', '"." segment: another spelling of a path'],
+    ['./a', '"." segment: another spelling of a path'],
+    ['a//b', 'empty segment: another spelling of a path'],
+    ['a/b\\c', 'contains a backslash'],
   ])('refuses %j', (name, reason) => expect(unsafePathReason(name)).toBe(reason));
 
-  it.each(['content/a.html', 'content/..hidden', 'a..b/c', '.pkg-tombstones', 'content/...', 'content/x..'])('accepts %j', (name) => expect(unsafePathReason(name)).toBeUndefined());
+  it.each(['content/a.html', 'content/..hidden', 'a..b/c', '.pkg-tombstones', 'content/...', 'content/x..', 'content/.well-known/x', 'ab:c', 'dir/', '1:x'])('accepts %j', (name) => expect(unsafePathReason(name)).toBeUndefined());
 });
 
 describe('media types', () => {
@@ -125,6 +132,33 @@ describe('checksumAlgorithm', () => {
   it('reads SHA-256 or absent (absent means SHA-256)', () => {
     expect(normalizeSecurity(document({ checksumAlgorithm: 'SHA-256' })).checksums).toEqual({ 'metadata.json': digest });
     expect(normalizeSecurity(document({})).checksums).toEqual({ 'metadata.json': digest });
+  });
+
+  it('reads uppercase digests in lowercase and refuses what is not 64 hex digits', () => {
+    expect(normalizeSecurity(document({})).checksums['metadata.json']).toBe(digest);
+    const read = (value: unknown) => normalizeSecurity({ security: { integrityChecks: { checksums: { 'metadata.json': value } } } }).checksums['metadata.json'];
+    expect(read('AB'.repeat(32))).toBe('ab'.repeat(32));
+    for (const bad of ['a'.repeat(63), 'a'.repeat(65), 'g'.repeat(64), ` ${'a'.repeat(63)}`, 42]) expect(() => read(bad)).toThrow(/checksums\["metadata.json"\]: not a SHA-256 hex digest/);
+  });
+
+  it('orders the checksums by path whatever order the document has', () => {
+    const checksums = { 'b.json': digest, 'a.json': digest, 'content/z': digest, 'content/a': digest };
+    expect(Object.keys(normalizeSecurity({ security: { integrityChecks: { checksums } } }).checksums)).toEqual(['a.json', 'b.json', 'content/a', 'content/z']);
+  });
+
+  it('keeps the checksums as parsed when they are canonical already, and copies them otherwise', () => {
+    const parsed = JSON.parse(`{"security":{"integrityChecks":{"checksums":{"a.json":"${digest}","b.json":"${digest}"}}}}`);
+    expect(normalizeSecurity(parsed).checksums).toEqual({ 'a.json': digest, 'b.json': digest });
+    const proto = JSON.parse(`{"security":{"integrityChecks":{"checksums":{"__proto__":"${digest}","a.json":"${digest}"}}}}`);
+    expect(Object.keys(normalizeSecurity(proto).checksums)).toEqual(['a.json']);
+    const upper = JSON.parse(`{"security":{"integrityChecks":{"checksums":{"a.json":"${digest.toUpperCase()}"}}}}`);
+    expect(normalizeSecurity(upper).checksums).toEqual({ 'a.json': digest });
+  });
+
+  it('looks digests up by path, and nothing an object inherits', () => {
+    const lookup = digestLookup({ 'a.json': digest });
+    expect(lookup.get('a.json')).toBe(digest);
+    for (const path of ['b.json', 'constructor', '__proto__', 'toString', 'hasOwnProperty']) expect(lookup.get(path)).toBeUndefined();
   });
 
   it('refuses any other algorithm with a clear error', () => {

@@ -32,6 +32,7 @@ const ZIP64_EXTRA = 0x0001;
 const U16_MAX = 0xffff;
 const U32_MAX = 0xffffffff;
 const ENCRYPTED = 0x0001;
+const NON_ASCII = /[^\0-\x7f]/;
 
 /**
  * Every central directory record of the archive open in `file`, in directory order,
@@ -63,25 +64,30 @@ export async function readCentralDirectory(file: FileHandle): Promise<CentralEnt
   if (directoryOffset + directorySize > fileSize) throw new ZipStructureError('central directory lies beyond the end of the file');
   if (count * CENTRAL_LENGTH > directorySize) throw new ZipStructureError(`${count} entries cannot fit in a ${directorySize}-byte central directory`);
   const directory = await readAt(file, directoryOffset, directorySize);
+  // Names are cut from one latin1 decoding of the whole directory: a Buffer.toString per
+  // name cost more than the decoding. A name with a byte of 0x80 or more is decoded as
+  // UTF-8 by itself; below that, latin1 and UTF-8 read the same.
+  const text = directory.toString('latin1');
   const entries: CentralEntry[] = new Array(count);
   let at = 0;
   for (let i = 0; i < count; i++) {
-    if (at + CENTRAL_LENGTH > directory.length || directory.readUInt32LE(at) !== CENTRAL) throw new ZipStructureError(`bad central directory record ${i + 1} of ${count}`);
-    const flags = directory.readUInt16LE(at + 8);
-    const fnameLen = directory.readUInt16LE(at + 28);
-    const extraLen = directory.readUInt16LE(at + 30);
-    const commentLen = directory.readUInt16LE(at + 32);
+    if (at + CENTRAL_LENGTH > directory.length || u32(directory, at) !== CENTRAL) throw new ZipStructureError(`bad central directory record ${i + 1} of ${count}`);
+    const flags = u16(directory, at + 8);
+    const fnameLen = u16(directory, at + 28);
+    const extraLen = u16(directory, at + 30);
+    const commentLen = u16(directory, at + 32);
     const nameStart = at + CENTRAL_LENGTH;
     const next = nameStart + fnameLen + extraLen + commentLen;
     if (next > directory.length) throw new ZipStructureError(`central directory record ${i + 1} runs past the directory`);
-    const name = directory.toString('utf8', nameStart, nameStart + fnameLen);
+    let name = text.slice(nameStart, nameStart + fnameLen);
+    if (NON_ASCII.test(name)) name = directory.toString('utf8', nameStart, nameStart + fnameLen);
     const entry: CentralEntry = {
       name,
-      size: directory.readUInt32LE(at + 24),
-      compressedSize: directory.readUInt32LE(at + 20),
-      offset: directory.readUInt32LE(at + 42),
-      method: directory.readUInt16LE(at + 10),
-      crc: directory.readUInt32LE(at + 16),
+      size: u32(directory, at + 24),
+      compressedSize: u32(directory, at + 20),
+      offset: u32(directory, at + 42),
+      method: u16(directory, at + 10),
+      crc: u32(directory, at + 16),
       isDirectory: name.endsWith('/'),
       encrypted: (flags & ENCRYPTED) !== 0,
       fnameLen,
@@ -94,6 +100,19 @@ export async function readCentralDirectory(file: FileHandle): Promise<CentralEnt
     at = next;
   }
   return entries;
+}
+
+/*
+ * Little-endian fields of a record already known to lie within the buffer. Buffer's own
+ * readers validate their offset through a wrapper on every call: 100,000 fields of a
+ * 10,000-entry directory took 10 ms that way.
+ */
+function u16(buffer: Buffer, at: number): number {
+  return buffer[at]! | (buffer[at + 1]! << 8);
+}
+
+function u32(buffer: Buffer, at: number): number {
+  return (buffer[at]! | (buffer[at + 1]! << 8) | (buffer[at + 2]! << 16)) + buffer[at + 3]! * 0x1000000;
 }
 
 /** The end record is the last signature that leaves room for its own comment. */
