@@ -82,6 +82,29 @@ describe('ZipPackageSource', () => {
     }
   });
 
+  it('reads the names of a directory padded past 4 MiB with entry comments, ASCII or not, each decoded alone', async () => {
+    const file = join(work.path, 'commented.cap');
+    const script = [
+      'import sys, zipfile',
+      'with zipfile.ZipFile(sys.argv[1], "w") as z:',
+      '    z.writestr("metadata.json", "{}")',
+      '    for i in range(70):',
+      '        info = zipfile.ZipInfo(f"content/{\'é\' if i % 2 else \'e\'}-{i}.txt")',
+      '        info.comment = b"x" * 65000',
+      '        z.writestr(info, str(i))',
+    ].join('\n');
+    execFileSync('python3', ['-c', script, file]);
+    const source = await ZipPackageSource.open(file);
+    try {
+      expect(source.entries()).toHaveLength(71);
+      expect(source.entries().map((e) => e.path)).toContain('content/é-69.txt');
+      expect(Buffer.from(await source.read('content/é-69.txt')).toString()).toBe('69');
+      expect(Buffer.from(await source.read('content/e-68.txt')).toString()).toBe('68');
+    } finally {
+      await source.close();
+    }
+  });
+
   it('reads zip64 end records (65,536 entries, written by Python zipfile)', async () => {
     const file = join(work.path, 'many.cap');
     const script = 'import sys, zipfile\nwith zipfile.ZipFile(sys.argv[1], "w") as z:\n    for i in range(65536):\n        z.writestr(f"content/f{i}.txt", str(i))';

@@ -33,6 +33,8 @@ const U16_MAX = 0xffff;
 const U32_MAX = 0xffffffff;
 const ENCRYPTED = 0x0001;
 const NON_ASCII = /[^\0-\x7f]/;
+/** The largest directory whose names share one decoded text: 4 MiB, some 40,000 entries of ordinary names. */
+const SHARED_TEXT_LIMIT = 4 * 1024 * 1024;
 
 /**
  * Every central directory record of the archive open in `file`, in directory order,
@@ -66,8 +68,10 @@ export async function readCentralDirectory(file: FileHandle): Promise<CentralEnt
   const directory = await readAt(file, directoryOffset, directorySize);
   // Names are cut from one latin1 decoding of the whole directory: a Buffer.toString per
   // name cost more than the decoding. A name with a byte of 0x80 or more is decoded as
-  // UTF-8 by itself; below that, latin1 and UTF-8 read the same.
-  const text = directory.toString('latin1');
+  // UTF-8 by itself; below that, latin1 and UTF-8 read the same. A cut name keeps the
+  // whole text alive, so a directory padded with extra fields or comments beyond
+  // SHARED_TEXT_LIMIT has each name decoded alone instead.
+  const text = directory.length <= SHARED_TEXT_LIMIT ? directory.toString('latin1') : undefined;
   const entries: CentralEntry[] = new Array(count);
   let at = 0;
   for (let i = 0; i < count; i++) {
@@ -79,8 +83,8 @@ export async function readCentralDirectory(file: FileHandle): Promise<CentralEnt
     const nameStart = at + CENTRAL_LENGTH;
     const next = nameStart + fnameLen + extraLen + commentLen;
     if (next > directory.length) throw new ZipStructureError(`central directory record ${i + 1} runs past the directory`);
-    let name = text.slice(nameStart, nameStart + fnameLen);
-    if (NON_ASCII.test(name)) name = directory.toString('utf8', nameStart, nameStart + fnameLen);
+    let name = text?.slice(nameStart, nameStart + fnameLen);
+    if (name === undefined || NON_ASCII.test(name)) name = directory.toString('utf8', nameStart, nameStart + fnameLen);
     const entry: CentralEntry = {
       name,
       size: u32(directory, at + 24),
