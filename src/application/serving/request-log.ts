@@ -18,7 +18,6 @@ export class RequestLog {
   private readonly starts = new Float64Array(LOG_CAPACITY);
   private readonly lengths = new Int32Array(LOG_CAPACITY);
   private next = 0;
-  private stored = 0;
   /** Bytes ever written, counting the tails skipped where a line did not fit before the end. */
   private written = 0;
   private total = 0;
@@ -44,7 +43,6 @@ export class RequestLog {
     this.lengths[this.next] = this.bytes.write(line, offset);
     this.written += this.lengths[this.next]!;
     this.next = (this.next + 1) % LOG_CAPACITY;
-    this.stored = Math.min(this.stored + 1, LOG_CAPACITY);
     this.total++;
     this.byStatus.set(status, (this.byStatus.get(status) ?? 0) + 1);
     return line;
@@ -53,7 +51,7 @@ export class RequestLog {
   /** The last `count` lines still held, oldest first. */
   last(count: number): string[] {
     const lines: string[] = [];
-    for (let i = 1; i <= Math.min(count, this.stored); i++) {
+    for (let i = 1; i <= Math.min(count, this.total, LOG_CAPACITY); i++) {
       const slot = (this.next - i + LOG_CAPACITY) % LOG_CAPACITY;
       const start = this.starts[slot]!;
       if (start < this.written - RING_BYTES) break;
