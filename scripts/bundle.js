@@ -12,16 +12,22 @@ const target = new URL('../dist', import.meta.url).pathname;
  * CommonJS libraries the source imports as a default and uses only through its
  * properties, which load when a property is first read: mime-types builds its table
  * of 2,000 types as it loads (7 ms), and a start that finds every type in the manifest
- * never looks one up.
+ * never looks one up; yaml's two dozen modules cost a start about 10 ms, and only a
+ * YAML document (routes, data, mounts) needs them; bcryptjs only a bcrypt password. Each is bundled into a file of its
+ * own below dist/lazy/, so a start that never uses it does not even compile it.
  */
-const LAZY_LIBRARIES = /^(mime-types|semver)$/;
+const LAZY_LIBRARIES = ['bcryptjs', 'mime-types', 'semver', 'yaml'];
 const lazyLibraries = {
   name: 'lazy-libraries',
   setup(build) {
-    build.onResolve({ filter: LAZY_LIBRARIES }, ({ path, importer }) => (importer.includes('/src/') ? { path, namespace: 'lazy-library', pluginData: { resolveDir: dirname(importer) } } : undefined));
-    build.onLoad({ filter: /.*/, namespace: 'lazy-library' }, ({ path, pluginData }) => ({
-      contents: `let loaded; export default new Proxy({}, { get: (_, key) => (loaded ??= require(${JSON.stringify(path)}))[key] });`,
-      resolveDir: pluginData.resolveDir,
+    const filter = new RegExp(`^(${LAZY_LIBRARIES.join('|')})$`);
+    build.onResolve({ filter }, ({ path, importer }) => (importer.includes('/src/') ? { path, namespace: 'lazy-library' } : undefined));
+    // The stand-in lands in pkg.js or in a chunk below it; the path is made absolute from
+    // there, since the require() that loads it may be another chunk's.
+    build.onLoad({ filter: /.*/, namespace: 'lazy-library' }, ({ path }) => ({
+      contents: `import { fileURLToPath } from 'node:url';
+        const file = fileURLToPath(new URL((import.meta.url.includes('/chunks/') ? '../lazy/' : './lazy/') + ${JSON.stringify(`${path}.cjs`)}, import.meta.url));
+        let loaded; export default new Proxy({}, { get: (_, key) => (loaded ??= require(file))[key] });`,
       loader: 'js',
     }));
   },
@@ -78,6 +84,17 @@ await build({
   banner: { js: "import { createRequire as __pkgCreateRequire } from 'node:module'; const require = __pkgCreateRequire(import.meta.url);" },
 });
 chmodSync(`${dist}pkg.js`, 0o755);
+for (const name of LAZY_LIBRARIES) {
+  await build({
+    stdin: { contents: `module.exports = require(${JSON.stringify(name)});`, resolveDir: new URL('..', import.meta.url).pathname, loader: 'js' },
+    outfile: `${dist}lazy/${name}.cjs`,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    logLevel: 'warning',
+  });
+}
 
 // The browser files the reactor serves itself (never from a CDN): GraphiQL's, and Swagger
 // UI's for the API page. They go into dist/<folder>/ so the published package carries

@@ -1,4 +1,4 @@
-import { parse as parseYamlText, stringify as stringifyYaml, YAMLParseError } from 'yaml';
+import YAML from 'yaml';
 import { ConfigParseError } from '../errors.js';
 import { locateJsonError } from './json-error-locator.js';
 
@@ -18,9 +18,9 @@ export function parseJson(text: string, file: string): unknown {
 export function parseYaml(text: string, file: string): unknown {
   const body = stripBom(text);
   try {
-    return parseYamlText(body, { prettyErrors: false });
+    return YAML.parse(body, { prettyErrors: false });
   } catch (error) {
-    if (error instanceof YAMLParseError) {
+    if (error instanceof YAML.YAMLParseError) {
       const { line, column } = lineAndColumn(body, error.pos[0]);
       throw new ConfigParseError(file, `invalid YAML: ${error.message.split('\n')[0]}`, line, column);
     }
@@ -30,7 +30,7 @@ export function parseYaml(text: string, file: string): unknown {
 
 /** JSON (two-space indented) or YAML by the file's extension: how a data file is written back. */
 export function serializeDocument(value: unknown, file: string): string {
-  return /\.ya?ml$/i.test(file) ? stringifyYaml(value) : JSON.stringify(value, null, 2) + '\n';
+  return /\.ya?ml$/i.test(file) ? YAML.stringify(value) : JSON.stringify(value, null, 2) + '\n';
 }
 
 /** JSON or YAML by the file's extension. */
