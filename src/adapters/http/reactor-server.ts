@@ -72,7 +72,8 @@ export class ReactorServer {
   }
 
   private handle(request: IncomingMessage, response: ServerResponse): void {
-    const started = process.hrtime.bigint();
+    // A double, not hrtime's bigint: three heap numbers a request fewer.
+    const started = performance.now();
     const sentBefore = request.socket.bytesWritten;
     const method = request.method ?? 'GET';
     const url = request.url ?? '/';
@@ -91,18 +92,18 @@ export class ReactorServer {
       else response.setHeader('X-Request-Id', id);
     }
     this.pass(context, request, response, inline);
-    const finished = () => this.finished(context, request, response, { method, path, started, sentBefore, id });
+    const at = { method, path, started, sentBefore, id };
     // A body from memory is written by now: recorded without a per-request listener.
-    if (response.writableEnded) finished();
-    else response.once('finish', finished);
+    if (response.writableEnded) this.finished(context, request, response, at);
+    else response.once('finish', () => this.finished(context, request, response, at));
   }
 
   /** One access-log line (the ring, stdout) and the request's metrics. */
-  private finished(context: RequestContext, request: IncomingMessage, response: ServerResponse, at: { method: string; path: string; started: bigint; sentBefore: number; id: string | undefined }): void {
+  private finished(context: RequestContext, request: IncomingMessage, response: ServerResponse, at: { method: string; path: string; started: number; sentBefore: number; id: string | undefined }): void {
     const { statusCode } = response;
     if (this.closing) setImmediate(() => this.server.closeIdleConnections());
     this.access.text(this.reactor.log.record(at.method, at.path, statusCode, Date.now()));
-    const seconds = Number(process.hrtime.bigint() - at.started) / 1e9;
+    const seconds = (performance.now() - at.started) / 1000;
     // Headers and body: on a keep-alive socket, answers are written one after another.
     const bytes = request.socket.bytesWritten - at.sentBefore;
     const { target } = context;
