@@ -1,9 +1,7 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { DEFAULT_BODY_LIMIT, type Mount, type Reactor } from '../../application/serving/reactor.js';
 import { badRequest, methodNotAllowed, notFound, sendJson, sendProblem } from './http-problems.js';
-import { readData } from './data-api.js';
-import { readThePast, readsThePast } from './data-history.js';
-import { readBody, writeData } from './data-writes.js';
+import { readBody } from './data-writes.js';
 import { writeStatic } from './static-responder.js';
 import { contextOf } from './request-context.js';
 
@@ -44,9 +42,8 @@ export function createExpressApp(reactor: Reactor, graphql: ReadonlyMap<Mount, R
       case 'graphql':
         return graphql.get(target.mount)!(request, response, next);
       case 'data':
-        if (readsThePast(target.history, request)) return readThePast(target.mount, target.dataset, target.item, target.history, request, response);
-        if (reading(request)) return readData(target.mount, target.dataset, target.item, request, response);
-        return writeData(target.mount, target.dataset, target.item, request, response, bodyLimit);
+        // Reads and writes alike are the reactor server's own (see `ReactorServer.answer`).
+        throw new Error('a dataset request reached the express app');
       case 'content':
         return writeContent(target.mount, target.path, request, response, bodyLimit);
       case 'file':

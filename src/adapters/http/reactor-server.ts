@@ -13,6 +13,7 @@ import type { BundledAssets } from './bundled-assets.js';
 import { lazyGraphqlEndpoint } from './graphql/lazy-graphql.js';
 import { methodNotAllowed, sendProblem } from './http-problems.js';
 import { writeStatic } from './static-responder.js';
+import type * as DataWrites from './data-writes.js';
 import { AuthGate } from './auth/auth-gate.js';
 import { CrossSiteGuard } from './cross-site-guard.js';
 import { LiveReloadStream } from './live-reload-stream.js';
@@ -25,12 +26,13 @@ import { RequestMetrics } from './observability/request-metrics.js';
  * The reactor's HTTP front door and its one request pipeline: each request is resolved
  * once (`RequestResolver`) into a context kept on the request, then meets the cross-site
  * guard, the auth gate, and is answered: static files and data reads here, from the
- * precomputed lookups and the datasets' cached bytes; everything else by the express app,
+ * precomputed lookups and the datasets' cached bytes, and data writes; everything else by the express app,
  * which reads the same context. One access-log line per request, written here.
  */
 export class ReactorServer {
   /** Loaded on the first request that needs it; see `app`. */
   private express: Promise<RequestListener> | undefined;
+  private dataWrites: Promise<typeof DataWrites> | undefined;
   private readonly server: Server;
   private readonly access: AccessLog;
   readonly metrics: RequestMetrics;
@@ -137,7 +139,7 @@ export class ReactorServer {
     this.answer(context, request, response, inline);
   }
 
-  /** Static files, data reads and refusals here; everything else in express. */
+  /** Static files, dataset reads and writes, and refusals here; everything else in express. */
   /** `inline`: header pairs a static answer writes with its own (see `handle`). */
   private answer(context: RequestContext, request: IncomingMessage, response: ServerResponse, inline: readonly string[] | undefined): void {
     const { target } = context;
@@ -171,6 +173,7 @@ export class ReactorServer {
         case 'data':
           if (readsThePast(target.history, request)) return readThePast(target.mount, target.dataset, target.item, target.history, request, response);
           if (request.method === 'GET' || request.method === 'HEAD') return readData(target.mount, target.dataset, target.item, request, response);
+          return this.writeData(target, request, response);
       }
     } catch (error) {
       return sendProblem(response, error);
@@ -220,6 +223,15 @@ export class ReactorServer {
   private write(request: IncomingMessage, response: ServerResponse, file: Parameters<typeof writeStatic>[2], headers?: readonly string[]): void {
     const writing = writeStatic(request, response, file, headers);
     if (writing) writing.catch((error) => sendProblem(response, error));
+  }
+
+  /** Dataset writes: their module (with the body parser) is loaded on the first one. */
+  private writeData(target: Extract<RequestTarget, { kind: 'data' }>, request: IncomingMessage, response: ServerResponse): void {
+    this.dataWrites ??= import('./data-writes.js');
+    const bodyLimit = this.reactor.settings.bodyLimit ?? DEFAULT_BODY_LIMIT;
+    this.dataWrites
+      .then(({ writeData }) => writeData(target.mount, target.dataset, target.item, request, response, bodyLimit))
+      .catch((error: unknown) => sendProblem(response, error));
   }
 
   /**
