@@ -38,6 +38,7 @@ describe('a dataset that two reactors write through one shared overlay', () => {
         const reactors = [await reactorOn(store), await reactorOn(store)];
         // What a single writer would hold after the acknowledged writes, in the order they were acknowledged.
         const expected = new DatasetIndex(BASE);
+        let acknowledged = 0;
         for (const round of rounds) {
           // The writes of a round are sent at once, split between the two reactors.
           const outcomes = await Promise.allSettled(
@@ -49,8 +50,12 @@ describe('a dataset that two reactors write through one shared overlay', () => {
             }),
           );
           for (const outcome of outcomes) if (outcome.status === 'rejected') expect(outcome.reason).toBeInstanceOf(outcome.reason instanceof DuplicateIdError ? DuplicateIdError : ItemNotFoundError);
+          acknowledged += outcomes.filter((outcome) => outcome.status === 'fulfilled').length;
         }
-        for (const operation of parseOperationLog(store.at('/w').logBytes.get('items') ?? new Uint8Array(), 'items').operations) expected.apply(operation);
+        const logged = parseOperationLog(store.at('/w').logBytes.get('items') ?? new Uint8Array(), 'items').operations;
+        // Every write acknowledged is in the log, and no write refused is.
+        expect(logged).toHaveLength(acknowledged);
+        for (const operation of logged) expected.apply(operation);
         for (const dataset of reactors) {
           await dataset.catchUp();
           expect(dataset.entries()).toEqual(expected.entries());
