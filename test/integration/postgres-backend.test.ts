@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
+import pg from 'pg';
 import { PostgresDatabase } from '../../src/adapters/postgres/postgres-database.js';
 import { PostgresOverlayStore } from '../../src/adapters/postgres/postgres-overlay-store.js';
-import { SCHEMA_VERSION } from '../../src/adapters/postgres/postgres-schema.js';
+import { APPLIED_CHANNEL, CHANGES_CHANNEL, LISTENER_NAME, SCHEMA_VERSION } from '../../src/adapters/postgres/postgres-schema.js';
 import { PostgresSessionRevocationStore } from '../../src/adapters/postgres/postgres-session-revocations.js';
 import { OverlayError } from '../../src/domain/errors.js';
 import { describeOverlayStoreContract } from '../contracts/overlay-store.contract.js';
@@ -102,6 +103,58 @@ describe('PostgresOverlayStore, written with any text', () => {
         }),
         { numRuns: 60 },
       );
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe('PostgresOverlayStore, with other reactors listening', () => {
+  /** Another reactor as the database sees it: a listening connection under a reactor's name, which says it applied a change only when told to. */
+  async function standIn(url: string) {
+    const client = new pg.Client({ connectionString: url, application_name: `${LISTENER_NAME}stand-in` });
+    const heard: Array<{ o: string; n: number }> = [];
+    client.on('notification', ({ channel, payload }) => channel === CHANGES_CHANNEL && heard.push(JSON.parse(payload!)));
+    await client.connect();
+    await client.query(`LISTEN ${CHANGES_CHANNEL}`);
+    return {
+      heard,
+      applied: (notice: { o: string; n: number }) => client.query('SELECT pg_notify($1, $2)', [APPLIED_CHANNEL, JSON.stringify({ f: 'stand-in', a: [[notice.o, notice.n]] })]),
+      leave: () => client.end(),
+    };
+  }
+
+  const settledWithin = (promise: Promise<unknown>, ms: number) => Promise.race([promise.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), ms))]);
+
+  it('acknowledges a write only once every reactor listening said it applied it', async () => {
+    const url = postgres.url(await postgres.createDatabase());
+    const other = await standIn(url);
+    const store = new PostgresOverlayStore(await PostgresDatabase.connect(url));
+    try {
+      const overlay = await store.open('/unused', { path: '/', packageName: 'site' });
+      const writing = overlay.writeContent('notes/a.txt', new TextEncoder().encode('a'));
+      // Committed and heard there, but not yet said to be applied: still waiting, past a check that the other is still there.
+      expect(await settledWithin(writing, 400)).toBe(false);
+      expect(other.heard).toHaveLength(1);
+      await other.applied(other.heard[0]!);
+      expect(await settledWithin(writing, 1000)).toBe(true);
+    } finally {
+      await store.close();
+      await other.leave();
+    }
+  });
+
+  it('stops waiting for a reactor that is gone', async () => {
+    const url = postgres.url(await postgres.createDatabase());
+    const other = await standIn(url);
+    const store = new PostgresOverlayStore(await PostgresDatabase.connect(url));
+    try {
+      const overlay = await store.open('/unused', { path: '/', packageName: 'site' });
+      const writing = overlay.writeContent('notes/a.txt', new TextEncoder().encode('a'));
+      expect(await settledWithin(writing, 300)).toBe(false);
+      await other.leave();
+      // Well within the longest wait for one that stays and never answers.
+      expect(await settledWithin(writing, 1000)).toBe(true);
     } finally {
       await store.close();
     }

@@ -2,7 +2,7 @@ import pg from 'pg';
 import { randomUUID } from 'node:crypto';
 import { OverlayError } from '../../domain/errors.js';
 import { redactCredentials, redactMessage } from '../../domain/dependencies/registry-reference.js';
-import { CHANGES_CHANNEL, REVOCATIONS_CHANNEL, migrate } from './postgres-schema.js';
+import { APPLIED_CHANNEL, CHANGES_CHANNEL, LISTENER_NAME, REVOCATIONS_CHANNEL, migrate } from './postgres-schema.js';
 
 /** How long a statement may take before the write it serves is refused, rather than left hanging. */
 const STATEMENT_TIMEOUT_MS = 15_000;
@@ -101,6 +101,12 @@ export class PostgresDatabase {
     }
   }
 
+  /** The origins of the other reactors listening on this database now: those a notification reaches. */
+  async listening(): Promise<Set<string>> {
+    const { rows } = await this.query<{ name: string }>('SELECT application_name AS name FROM pg_stat_activity WHERE datname = current_database() AND starts_with(application_name, $1)', [LISTENER_NAME]);
+    return new Set(rows.map((row) => row.name.slice(LISTENER_NAME.length)).filter((origin) => origin !== this.origin));
+  }
+
   /** A text value written into a statement: for the statements sent with BEGIN or COMMIT, which take no parameters. */
   literal(value: string): string {
     return pg.escapeLiteral(value);
@@ -128,14 +134,15 @@ export class PostgresDatabase {
   }
 
   private async listen(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+    // Named for this reactor: the others find the reactors listening by that name (see `listening`).
+    const client = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, application_name: LISTENER_NAME + this.origin });
     client.on('notification', ({ channel, payload }) => {
       for (const handler of this.handlers.get(channel) ?? []) handler(payload ?? '');
     });
     client.on('error', () => this.lost(client));
     client.on('end', () => this.lost(client));
     await client.connect();
-    await client.query(`LISTEN ${CHANGES_CHANNEL}; LISTEN ${REVOCATIONS_CHANNEL}`);
+    await client.query(`LISTEN ${CHANGES_CHANNEL}; LISTEN ${REVOCATIONS_CHANNEL}; LISTEN ${APPLIED_CHANNEL}`);
     this.listener = client;
   }
 

@@ -38,6 +38,10 @@ const MIGRATIONS: readonly string[] = [
 export const CHANGES_CHANNEL = 'pkg_overlay_changes';
 /** Logouts on one reactor, heard by every other reactor on the database. */
 export const REVOCATIONS_CHANNEL = 'pkg_session_revocations';
+/** Each reactor saying it applied others' changes, and a reactor that starts saying it is there. */
+export const APPLIED_CHANNEL = 'pkg_overlay_applied';
+/** The application name of a reactor's listening connection, before its origin: how reactors find each other. */
+export const LISTENER_NAME = 'pkg-reactor ';
 
 /** The schema version this reactor reads and writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;
