@@ -63,6 +63,7 @@ export class PostgresOverlayStore implements OverlayStore {
     });
     this.sayHello();
   }
+
   get description(): string {
     return `PostgreSQL at ${this.database.description}`;
   }
