@@ -159,4 +159,27 @@ describe('PostgresOverlayStore, with other reactors listening', () => {
       await store.close();
     }
   });
+
+  it('waits for a reactor that never answers once, for a bounded time, and not again until it is heard from', async () => {
+    const url = postgres.url(await postgres.createDatabase());
+    const other = await standIn(url);
+    const store = new PostgresOverlayStore(await PostgresDatabase.connect(url));
+    try {
+      const overlay = await store.open('/unused', { path: '/', packageName: 'site' });
+      const started = Date.now();
+      await overlay.writeContent('notes/a.txt', new TextEncoder().encode('a'));
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1900);
+      expect(await settledWithin(overlay.writeContent('notes/b.txt', new TextEncoder().encode('b')), 300)).toBe(true);
+      // Heard from again: waited for again.
+      await other.applied(other.heard[1]!);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const third = overlay.writeContent('notes/c.txt', new TextEncoder().encode('c'));
+      expect(await settledWithin(third, 300)).toBe(false);
+      await other.applied(other.heard[2]!);
+      expect(await settledWithin(third, 1000)).toBe(true);
+    } finally {
+      await store.close();
+      await other.leave();
+    }
+  }, 15_000);
 });

@@ -51,6 +51,8 @@ export class PostgresOverlayStore implements OverlayStore {
   /** This reactor's writes whose notices some reactors have not said they applied, by number. */
   private readonly waiting = new Map<number, Waiting>();
   private listening: { origins: Set<string>; read: number } | undefined;
+  /** Reactors that let a write wait APPLIED_WAIT_MS in vain (hung, say): not waited for again until they are heard from. */
+  private readonly unresponsive = new Set<string>();
   /** Others' notices applied here and not yet said so: said together, once a turn. */
   private applied: Array<[string, number]> = [];
 
@@ -113,7 +115,7 @@ export class PostgresOverlayStore implements OverlayStore {
    * of files are applied as they are heard, and requests for a dataset wait for the
    * catch-up they start, so by then a client told of the write finds it on any reactor.
    * A reactor that is gone meanwhile is not waited for; one that never answers, for at
-   * most APPLIED_WAIT_MS.
+   * most APPLIED_WAIT_MS, and not again until it is heard from.
    */
   async announced<T>(overlay: number, change: OverlayChange, run: (payload: string, unsent: () => void) => Promise<T>): Promise<T> {
     const n = ++this.sent;
@@ -143,7 +145,10 @@ export class PostgresOverlayStore implements OverlayStore {
         resolve();
       };
       const stillThere = () => {
-        if (Date.now() - started >= APPLIED_WAIT_MS) return done();
+        if (Date.now() - started >= APPLIED_WAIT_MS) {
+          for (const origin of pending) this.unresponsive.add(origin);
+          return done();
+        }
         this.database.listening().then(
           (origins) => {
             for (const origin of pending) if (!origins.has(origin)) pending.delete(origin);
@@ -158,12 +163,13 @@ export class PostgresOverlayStore implements OverlayStore {
     });
   }
 
-  /** The other reactors listening on the database, as read within LISTENING_TTL_MS; none when it cannot be read. */
+  /** The other reactors listening on the database, as read within LISTENING_TTL_MS (none when it cannot be read), less the unresponsive. */
   private async others(): Promise<Set<string>> {
-    if (this.listening && Date.now() - this.listening.read < LISTENING_TTL_MS) return this.listening.origins;
-    const origins = await this.database.listening().catch(() => new Set<string>());
-    this.listening = { origins, read: Date.now() };
-    return origins;
+    if (!this.listening || Date.now() - this.listening.read >= LISTENING_TTL_MS) {
+      this.listening = { origins: await this.database.listening().catch(() => new Set<string>()), read: Date.now() };
+    }
+    const { origins } = this.listening;
+    return this.unresponsive.size === 0 ? origins : new Set([...origins].filter((origin) => !this.unresponsive.has(origin)));
   }
 
   private heard(payload: string): void {
@@ -204,6 +210,7 @@ export class PostgresOverlayStore implements OverlayStore {
       return;
     }
     if (notice.f === this.database.origin) return;
+    this.unresponsive.delete(notice.f);
     if (notice.hello) this.listening?.origins.add(notice.f);
     for (const [origin, n] of notice.a ?? []) {
       if (origin !== this.database.origin) continue;
