@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
+import { gzipSync } from 'node:zlib';
+import type { Server } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
 import { PORT, USE_CASE } from '../../src/composition/service-ids.js';
 import { productionContainer, productionOpener, swap } from '../support/production-container.js';
 import { MemoryOpener } from '../fakes/memory-package-opener.js';
@@ -40,6 +43,9 @@ const work = temporaryDirectory('cap-data-api-');
 const overlays = new MemoryOverlayStore();
 let fixture: Awaited<ReturnType<typeof startReactor>>;
 let http: ReturnType<typeof request>;
+
+/** `value` as JSON, gzipped, and sent as those bytes (superagent would write a Buffer as JSON). */
+const gzipped = (test: request.Test, value: unknown) => test.set('Content-Type', 'application/json').set('Content-Encoding', 'gzip').serialize((bytes: unknown) => bytes as string).send(gzipSync(JSON.stringify(value)) as unknown as string);
 beforeAll(async () => {
   fixture = await startReactor(new MemoryOpener().add('site', site).add('frozen', readOnly), [{ source: 'site' }, { source: 'frozen' }], { workdir: work.path, bodyLimit: 4096 }, swap(PORT.OverlayStore, overlays));
   http = request(fixture.http);
@@ -94,9 +100,28 @@ describe('dataset REST API', () => {
     ['an id with ..', (t: request.Test) => t.send({ id: '..', title: 'x' }), 400, 'INVALID_ITEM'],
     ['a duplicate id', (t: request.Test) => t.send({ id: 'first', title: 'again' }), 409, 'DUPLICATE_ID'],
     ['a body over the limit', (t: request.Test) => t.send({ title: 'x'.repeat(5000) }), 413, 'BODY_TOO_LARGE'],
+    ['a gzip body that inflates over the limit', (t: request.Test) => gzipped(t, { title: 'x'.repeat(50_000) }), 413, 'BODY_TOO_LARGE'],
+    ['a body in an encoding the reactor does not know', (t: request.Test) => t.set('Content-Type', 'application/json').set('Content-Encoding', 'zstd-unknown').send('{}'), 415, 'BAD_REQUEST'],
   ])('POST with %s is refused', async (_name, build, status, code) => {
     const response = await build(http.post('/api/v1/data/posts')).expect(status);
     expect(response.body.error.code).toBe(code);
+  });
+
+  it('lets a client go that sends half a body and hangs up, and answers the next request', async () => {
+    const server = await new Promise<Server>((resolve) => { const listening = fixture.http.listen(0, '127.0.0.1', () => resolve(listening)); });
+    const { port } = server.address() as AddressInfo;
+    const socket = connect(port, '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write('POST /api/v1/data/posts HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"id": "half", "ti');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    socket.destroy();
+    await http.post('/api/v1/data/posts').send({ id: 'after-half', title: 'whole' }).expect(201);
+    await http.get('/api/v1/data/posts/half').expect(404);
+  });
+
+  it('takes a gzip-encoded body as its JSON', async () => {
+    const created = await gzipped(http.post('/api/v1/data/posts'), { id: 'zipped', title: 'Zipped' }).expect(201);
+    expect(created.body).toMatchObject({ id: 'zipped', title: 'Zipped' });
   });
 
   it('422 lists every schema error', async () => {
