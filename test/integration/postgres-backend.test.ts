@@ -119,6 +119,11 @@ describe('PostgresOverlayStore, with other reactors listening', () => {
     await client.query(`LISTEN ${CHANGES_CHANNEL}`);
     return {
       heard,
+      /** The `index`th notice heard, once it has come. */
+      notice: async (index: number) => {
+        for (let waited = 0; heard.length <= index && waited < 5000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+        return heard[index]!;
+      },
       applied: (notice: { o: string; n: number }) => client.query('SELECT pg_notify($1, $2)', [APPLIED_CHANNEL, JSON.stringify({ f: 'stand-in', a: [[notice.o, notice.n]] })]),
       leave: () => client.end(),
     };
@@ -136,7 +141,7 @@ describe('PostgresOverlayStore, with other reactors listening', () => {
       // Committed and heard there, but not yet said to be applied: still waiting, past a check that the other is still there.
       expect(await settledWithin(writing, 400)).toBe(false);
       expect(other.heard).toHaveLength(1);
-      await other.applied(other.heard[0]!);
+      await other.applied(await other.notice(0));
       expect(await settledWithin(writing, 1000)).toBe(true);
     } finally {
       await store.close();
@@ -171,11 +176,11 @@ describe('PostgresOverlayStore, with other reactors listening', () => {
       expect(Date.now() - started).toBeGreaterThanOrEqual(1900);
       expect(await settledWithin(overlay.writeContent('notes/b.txt', new TextEncoder().encode('b')), 300)).toBe(true);
       // Heard from again: waited for again.
-      await other.applied(other.heard[1]!);
+      await other.applied(await other.notice(1));
       await new Promise((resolve) => setTimeout(resolve, 100));
       const third = overlay.writeContent('notes/c.txt', new TextEncoder().encode('c'));
       expect(await settledWithin(third, 300)).toBe(false);
-      await other.applied(other.heard[2]!);
+      await other.applied(await other.notice(2));
       expect(await settledWithin(third, 1000)).toBe(true);
     } finally {
       await store.close();
