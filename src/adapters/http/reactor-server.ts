@@ -26,8 +26,8 @@ import { RequestMetrics } from './observability/request-metrics.js';
  * The reactor's HTTP front door and its one request pipeline: each request is resolved
  * once (`RequestResolver`) into a context kept on the request, then meets the cross-site
  * guard, the auth gate, and is answered: static files and data reads here, from the
- * precomputed lookups and the datasets' cached bytes, and data writes; everything else by the express app,
- * which reads the same context. One access-log line per request, written here.
+ * precomputed lookups and the datasets' cached bytes, and data writes; everything else by
+ * the express app, which reads the same context. One access-log line per request, written here.
  */
 export class ReactorServer {
   /** Loaded on the first request that needs it; see `app`. */
