@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import pg from 'pg';
 import { PostgresDatabase } from '../../src/adapters/postgres/postgres-database.js';
 import { PostgresOverlayStore } from '../../src/adapters/postgres/postgres-overlay-store.js';
-import { APPLIED_CHANNEL, CHANGES_CHANNEL, LISTENER_NAME, SCHEMA_VERSION } from '../../src/adapters/postgres/postgres-schema.js';
+import { APPLIED_CHANNEL, CHANGES_CHANNEL, LISTENER_NAME, REVOCATIONS_CHANNEL, SCHEMA_VERSION } from '../../src/adapters/postgres/postgres-schema.js';
 import { PostgresSessionRevocationStore } from '../../src/adapters/postgres/postgres-session-revocations.js';
 import { OverlayError } from '../../src/domain/errors.js';
 import { describeOverlayStoreContract } from '../contracts/overlay-store.contract.js';
@@ -114,17 +114,20 @@ describe('PostgresOverlayStore, with other reactors listening', () => {
   async function standIn(url: string) {
     const client = new pg.Client({ connectionString: url, application_name: `${LISTENER_NAME}stand-in` });
     const heard: Array<{ o: string; n: number }> = [];
-    client.on('notification', ({ channel, payload }) => channel === CHANGES_CHANNEL && heard.push(JSON.parse(payload!)));
+    const revoked: string[] = [];
+    client.on('notification', ({ channel, payload }) => (channel === CHANGES_CHANNEL ? heard.push(JSON.parse(payload!)) : revoked.push(payload!)));
     await client.connect();
-    await client.query(`LISTEN ${CHANGES_CHANNEL}`);
+    await client.query(`LISTEN ${CHANGES_CHANNEL}; LISTEN ${REVOCATIONS_CHANNEL}`);
     return {
       heard,
+      revoked,
+      appliedRevocation: (id: string) => client.query('SELECT pg_notify($1, $2)', [APPLIED_CHANNEL, JSON.stringify({ f: 'stand-in', a: [`session ${id}`] })]),
       /** The `index`th notice heard, once it has come. */
       notice: async (index: number) => {
         for (let waited = 0; heard.length <= index && waited < 5000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
         return heard[index]!;
       },
-      applied: (notice: { o: string; n: number }) => client.query('SELECT pg_notify($1, $2)', [APPLIED_CHANNEL, JSON.stringify({ f: 'stand-in', a: [[notice.o, notice.n]] })]),
+      applied: (notice: { o: string; n: number }) => client.query('SELECT pg_notify($1, $2)', [APPLIED_CHANNEL, JSON.stringify({ f: 'stand-in', a: [`overlay ${notice.o} ${notice.n}`] })]),
       leave: () => client.end(),
     };
   }
@@ -187,4 +190,22 @@ describe('PostgresOverlayStore, with other reactors listening', () => {
       await other.leave();
     }
   }, 15_000);
+
+  it('ends a session on logout only once every reactor listening has heard it, the reactor logging out at once', async () => {
+    const url = postgres.url(await postgres.createDatabase());
+    const other = await standIn(url);
+    const database = await PostgresDatabase.connect(url);
+    try {
+      const revocations = await new PostgresSessionRevocationStore(database).open();
+      const revoking = revocations.revoke('session-x', Date.now() + 3600_000);
+      expect(await settledWithin(revoking, 400)).toBe(false);
+      expect(revocations.has('session-x')).toBe(true);
+      expect(other.revoked).toEqual(['session-x']);
+      await other.appliedRevocation('session-x');
+      expect(await settledWithin(revoking, 1000)).toBe(true);
+    } finally {
+      await database.close();
+      await other.leave();
+    }
+  });
 });

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { OverlayError } from '../../domain/errors.js';
 import { redactCredentials, redactMessage } from '../../domain/dependencies/registry-reference.js';
 import { APPLIED_CHANNEL, CHANGES_CHANNEL, LISTENER_NAME, REVOCATIONS_CHANNEL, migrate } from './postgres-schema.js';
+import { PostgresPeers } from './postgres-peers.js';
 
 /** How long a statement may take before the write it serves is refused, rather than left hanging. */
 const STATEMENT_TIMEOUT_MS = 15_000;
@@ -19,6 +20,8 @@ type Handler = (payload: string) => void;
 export class PostgresDatabase {
   /** Tells a reactor's own notifications from the others'. */
   readonly origin = randomUUID();
+  /** The other reactors on the database, and their word that they applied this one's changes. */
+  peers!: PostgresPeers;
   readonly description: string;
   private readonly handlers = new Map<string, Set<Handler>>();
   private readonly reconnectHandlers = new Set<() => void>();
@@ -47,6 +50,7 @@ export class PostgresDatabase {
         client.release();
       }
       await database.listen();
+      database.peers = new PostgresPeers(database);
     } catch (error) {
       await pool.end().catch(() => undefined);
       throw database.failure(error, 'start');

@@ -3,67 +3,37 @@ import { unsafePathReason } from '../../domain/package/package-paths.js';
 import { overlayKey } from '../../domain/serving/overlay-key.js';
 import type { AppendLog, OverlayChange, OverlayFile, OverlayMount, OverlayStore, PackageOverlay } from '../../application/ports/overlay-store.js';
 import type { PostgresDatabase } from './postgres-database.js';
-import { APPLIED_CHANNEL, CHANGES_CHANNEL } from './postgres-schema.js';
+import { CHANGES_CHANNEL } from './postgres-schema.js';
 
 /** A notification: which overlay, whose change (`o`, the reactor's origin) and what changed. */
 interface ChangeNotice {
   o: string;
-  /** This reactor's count of its notices: the others say they applied it by this number. */
+  /** This reactor's count of its notices: with the origin, what the others name when they say they applied it. */
   n: number;
   k: number;
   c: OverlayChange;
 }
 
-/** On the applied channel: from whom (`f`), either the notices it applied (origin and number each) or that it is there. */
-interface AppliedNotice {
-  f: string;
-  a?: Array<[string, number]>;
-  hello?: true;
-}
-
 /** PostgreSQL keeps a notification's payload under 8000 bytes; a longer one says "read everything again". */
 const MAX_NOTICE = 7900;
-/** Notices applied, said in one notification: each takes under 60 bytes of it. */
-const APPLIED_PER_NOTICE = 120;
-/** How long an acknowledged write waits at most for the other reactors to apply it (one may hang, or its listening connection be down). */
-const APPLIED_WAIT_MS = 2000;
-/** How often a write still waiting asks which reactors are still there: one killed meanwhile never answers. */
-const STILL_THERE_MS = 100;
-/** How long the reactors on the database, as last read, are taken as the ones there. */
-const LISTENING_TTL_MS = 1000;
-
-interface Waiting {
-  pending: Set<string>;
-  done: () => void;
-}
 
 /**
  * Overlays in one PostgreSQL database that several reactors share, keyed by mount path and
  * package as the file store keys its directories (the workdir plays no part, so reactors
  * with workdirs of their own share them). Each write is one transaction, acknowledged once
- * committed and once every other reactor listening has applied it, so a client told of
- * the write finds it on whichever reactor it asks next.
+ * committed and once every other reactor listening has applied it (PostgresPeers), so a
+ * client told of the write finds it on whichever reactor it asks next.
  */
 export class PostgresOverlayStore implements OverlayStore {
   readonly shared = true;
   private readonly watchers = new Map<number, Set<(change: OverlayChange) => void>>();
   private sent = 0;
-  /** This reactor's writes whose notices some reactors have not said they applied, by number. */
-  private readonly waiting = new Map<number, Waiting>();
-  private listening: { origins: Set<string>; read: number } | undefined;
-  /** Reactors that let a write wait APPLIED_WAIT_MS in vain (hung, say): not waited for again until they are heard from. */
-  private readonly unresponsive = new Set<string>();
-  /** Others' notices applied here and not yet said so: said together, once a turn. */
-  private applied: Array<[string, number]> = [];
 
   constructor(private readonly database: PostgresDatabase) {
     database.on(CHANGES_CHANNEL, (payload) => this.heard(payload));
-    database.on(APPLIED_CHANNEL, (payload) => this.heardApplied(payload));
     database.onReconnect(() => {
       for (const listeners of this.watchers.values()) for (const listener of listeners) listener({ kind: 'any' });
-      this.sayHello();
     });
-    this.sayHello();
   }
 
   get description(): string {
@@ -111,65 +81,15 @@ export class PostgresOverlayStore implements OverlayStore {
   /**
    * Makes one change with its notice to the other reactors (`run` sends `payload` with the
    * statement that makes the change, so it is delivered once committed), and resolves once
-   * every reactor that was listening has said it applied it (`heardApplied`): the changes
-   * of files are applied as they are heard, and requests for a dataset wait for the
-   * catch-up they start, so by then a client told of the write finds it on any reactor.
-   * A reactor that is gone meanwhile is not waited for; one that never answers, for at
-   * most APPLIED_WAIT_MS, and not again until it is heard from.
+   * every reactor listening has applied it: the changes of files are applied as they are
+   * heard, and requests for a dataset wait for the catch-up they start.
    */
   async announced<T>(overlay: number, change: OverlayChange, run: (payload: string, unsent: () => void) => Promise<T>): Promise<T> {
     const n = ++this.sent;
     let payload = JSON.stringify({ o: this.database.origin, n, k: overlay, c: change } satisfies ChangeNotice);
     if (payload.length > MAX_NOTICE) payload = JSON.stringify({ o: this.database.origin, n, k: overlay, c: { kind: 'any' } } satisfies ChangeNotice);
-    const applied = this.appliedEverywhere(n, await this.others());
-    try {
-      // `unsent`: the change came to nothing, and no notice went out to wait for.
-      const result = await run(payload, () => this.waiting.get(n)?.done());
-      await applied;
-      return result;
-    } finally {
-      this.waiting.get(n)?.done();
-    }
-  }
-
-  /** Resolves once each of `others` said it applied notice `n`, or is gone, or after APPLIED_WAIT_MS. */
-  private appliedEverywhere(n: number, others: Set<string>): Promise<void> {
-    if (others.size === 0) return Promise.resolve();
-    return new Promise((resolve) => {
-      const pending = new Set(others);
-      const started = Date.now();
-      let timer: NodeJS.Timeout | undefined;
-      const done = () => {
-        clearTimeout(timer);
-        this.waiting.delete(n);
-        resolve();
-      };
-      const stillThere = () => {
-        if (Date.now() - started >= APPLIED_WAIT_MS) {
-          for (const origin of pending) this.unresponsive.add(origin);
-          return done();
-        }
-        this.database.listening().then(
-          (origins) => {
-            for (const origin of pending) if (!origins.has(origin)) pending.delete(origin);
-            if (pending.size === 0) done();
-          },
-          () => undefined,
-        );
-        timer = setTimeout(stillThere, STILL_THERE_MS);
-      };
-      timer = setTimeout(stillThere, STILL_THERE_MS);
-      this.waiting.set(n, { pending, done });
-    });
-  }
-
-  /** The other reactors listening on the database, as read within LISTENING_TTL_MS (none when it cannot be read), less the unresponsive. */
-  private async others(): Promise<Set<string>> {
-    if (!this.listening || Date.now() - this.listening.read >= LISTENING_TTL_MS) {
-      this.listening = { origins: await this.database.listening().catch(() => new Set<string>()), read: Date.now() };
-    }
-    const { origins } = this.listening;
-    return this.unresponsive.size === 0 ? origins : new Set([...origins].filter((origin) => !this.unresponsive.has(origin)));
+    // `unsent`: the change came to nothing, and no notice went out to wait for.
+    return this.database.peers.afterApplied(appliedKey(this.database.origin, n), (unsent) => run(payload, unsent));
   }
 
   private heard(payload: string): void {
@@ -183,41 +103,13 @@ export class PostgresOverlayStore implements OverlayStore {
     if (notice.o === this.database.origin) return;
     for (const listener of this.watchers.get(notice.k) ?? []) listener(notice.c);
     // Applied: files at once; a dataset's requests now wait for the catch-up this started.
-    if (this.applied.push([notice.o, notice.n]) === 1) setImmediate(() => this.sayApplied());
+    this.database.peers.applied(appliedKey(notice.o, notice.n));
   }
+}
 
-  private sayApplied(): void {
-    const applied = this.applied;
-    this.applied = [];
-    for (let i = 0; i < applied.length; i += APPLIED_PER_NOTICE) this.say({ f: this.database.origin, a: applied.slice(i, i + APPLIED_PER_NOTICE) });
-  }
-
-  /** Writers starting meanwhile count this reactor from now on, not only once they read who is there. */
-  private sayHello(): void {
-    this.say({ f: this.database.origin, hello: true });
-  }
-
-  private say(notice: AppliedNotice): void {
-    // Not said (the database is away): the writer stops waiting for this reactor when it finds it gone, or in time.
-    this.database.query('SELECT pg_notify($1, $2)', [APPLIED_CHANNEL, JSON.stringify(notice)]).catch(() => undefined);
-  }
-
-  private heardApplied(payload: string): void {
-    let notice: AppliedNotice;
-    try {
-      notice = JSON.parse(payload) as AppliedNotice;
-    } catch {
-      return;
-    }
-    if (notice.f === this.database.origin) return;
-    this.unresponsive.delete(notice.f);
-    if (notice.hello) this.listening?.origins.add(notice.f);
-    for (const [origin, n] of notice.a ?? []) {
-      if (origin !== this.database.origin) continue;
-      const waiting = this.waiting.get(n);
-      if (waiting?.pending.delete(notice.f) && waiting.pending.size === 0) waiting.done();
-    }
-  }
+/** How a change to an overlay is named when a reactor says it applied it. */
+function appliedKey(origin: string, n: number): string {
+  return `overlay ${origin} ${n}`;
 }
 
 class PostgresPackageOverlay implements PackageOverlay {

@@ -6,6 +6,7 @@ import { REVOCATIONS_CHANNEL } from './postgres-schema.js';
  * Revocations in the database several reactors share, so a session ended on one is ended
  * on all: each reactor holds them in memory (a session check must not wait on the
  * database), loaded at start, told of each new one, and read again after a lost connection.
+ * A logout is answered once every reactor listening has the revocation (PostgresPeers).
  */
 export class PostgresSessionRevocationStore implements SessionRevocationStore {
   constructor(
@@ -41,15 +42,25 @@ class SharedRevocations implements SessionRevocations {
 
   heard(id: string): void {
     this.ids.add(id);
+    this.database.peers.applied(appliedKey(id));
   }
 
+  /** Ended once every reactor listening has heard it: the session is refused on whichever one it is tried next. */
   async revoke(id: string, until: number): Promise<void> {
-    await this.database.transaction(async (client) => {
-      // Kept until the session would have expired anyway; the expired ones go as new ones come.
-      await client.query('DELETE FROM pkg_revoked_sessions WHERE until_ms <= $1', [this.now()]);
-      await client.query('INSERT INTO pkg_revoked_sessions (id, until_ms) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET until_ms = EXCLUDED.until_ms', [id, until]);
-      await client.query('SELECT pg_notify($1, $2)', [REVOCATIONS_CHANNEL, id]);
+    await this.database.peers.afterApplied(appliedKey(id), async () => {
+      await this.database.transaction(async (client) => {
+        // Kept until the session would have expired anyway; the expired ones go as new ones come.
+        await client.query('DELETE FROM pkg_revoked_sessions WHERE until_ms <= $1', [this.now()]);
+        await client.query('INSERT INTO pkg_revoked_sessions (id, until_ms) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET until_ms = EXCLUDED.until_ms', [id, until]);
+        await client.query('SELECT pg_notify($1, $2)', [REVOCATIONS_CHANNEL, id]);
+      });
+      // Here at once, while the others are heard from.
+      this.ids.add(id);
     });
-    this.ids.add(id);
   }
+}
+
+/** How a revocation is named when a reactor says it applied it. */
+function appliedKey(id: string): string {
+  return `session ${id}`;
 }
