@@ -1,5 +1,13 @@
-import type { PostgresDatabase } from './postgres-database.js';
 import { APPLIED_CHANNEL } from './postgres-schema.js';
+
+/** What the peers need of PostgresDatabase (which holds them): its notifications, and who is listening. */
+export interface PeersDatabase {
+  readonly origin: string;
+  on(channel: string, handler: (payload: string) => void): () => void;
+  onReconnect(handler: () => void): () => void;
+  query(text: string, values?: unknown[]): Promise<unknown>;
+  listening(): Promise<Set<string>>;
+}
 
 /** On the applied channel: from whom (`f`), either the changes it applied (by key) or that it is there. */
 interface AppliedNotice {
@@ -38,7 +46,7 @@ export class PostgresPeers {
   /** Keys of others' changes applied here and not yet said so. */
   private said: string[] = [];
 
-  constructor(private readonly database: PostgresDatabase) {
+  constructor(private readonly database: PeersDatabase) {
     database.on(APPLIED_CHANNEL, (payload) => this.heard(payload));
     // Writers starting meanwhile count this reactor from now on, not only once they read who is there.
     database.onReconnect(() => this.say({ f: database.origin, hello: true }));
