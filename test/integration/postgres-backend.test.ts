@@ -133,69 +133,61 @@ describe('PostgresOverlayStore, with other reactors listening', () => {
   }
 
   const settledWithin = (promise: Promise<unknown>, ms: number) => Promise.race([promise.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), ms))]);
+  const bytes = (text: string) => new TextEncoder().encode(text);
 
-  it('acknowledges a write only once every reactor listening said it applied it', async () => {
+  /** A database of its own with a stand-in reactor on it, and a reactor's database there (closed after, and the stand-in gone). */
+  async function withStandIn(test: (other: Awaited<ReturnType<typeof standIn>>, database: PostgresDatabase) => Promise<void>): Promise<void> {
     const url = postgres.url(await postgres.createDatabase());
     const other = await standIn(url);
-    const store = new PostgresOverlayStore(await PostgresDatabase.connect(url));
+    const database = await PostgresDatabase.connect(url);
     try {
-      const overlay = await store.open('/unused', { path: '/', packageName: 'site' });
-      const writing = overlay.writeContent('notes/a.txt', new TextEncoder().encode('a'));
+      await test(other, database);
+    } finally {
+      await database.close();
+      await other.leave().catch(() => undefined);
+    }
+  }
+
+  /** The overlay a reactor on `database` writes content to. */
+  const overlayOn = (database: PostgresDatabase) => new PostgresOverlayStore(database).open('/unused', { path: '/', packageName: 'site' });
+
+  it('acknowledges a write only once every reactor listening said it applied it', () =>
+    withStandIn(async (other, database) => {
+      const writing = (await overlayOn(database)).writeContent('notes/a.txt', bytes('a'));
       // Committed and heard there, but not yet said to be applied: still waiting, past a check that the other is still there.
       expect(await settledWithin(writing, 400)).toBe(false);
       expect(other.heard).toHaveLength(1);
       await other.applied(await other.notice(0));
       expect(await settledWithin(writing, 1000)).toBe(true);
-    } finally {
-      await store.close();
-      await other.leave();
-    }
-  });
+    }));
 
-  it('stops waiting for a reactor that is gone', async () => {
-    const url = postgres.url(await postgres.createDatabase());
-    const other = await standIn(url);
-    const store = new PostgresOverlayStore(await PostgresDatabase.connect(url));
-    try {
-      const overlay = await store.open('/unused', { path: '/', packageName: 'site' });
-      const writing = overlay.writeContent('notes/a.txt', new TextEncoder().encode('a'));
+  it('stops waiting for a reactor that is gone', () =>
+    withStandIn(async (other, database) => {
+      const writing = (await overlayOn(database)).writeContent('notes/a.txt', bytes('a'));
       expect(await settledWithin(writing, 300)).toBe(false);
       await other.leave();
       // Well within the longest wait for one that stays and never answers.
       expect(await settledWithin(writing, 1000)).toBe(true);
-    } finally {
-      await store.close();
-    }
-  });
+    }));
 
-  it('waits for a reactor that never answers once, for a bounded time, and not again until it is heard from', async () => {
-    const url = postgres.url(await postgres.createDatabase());
-    const other = await standIn(url);
-    const store = new PostgresOverlayStore(await PostgresDatabase.connect(url));
-    try {
-      const overlay = await store.open('/unused', { path: '/', packageName: 'site' });
+  it('waits for a reactor that never answers once, for a bounded time, and not again until it is heard from', () =>
+    withStandIn(async (other, database) => {
+      const overlay = await overlayOn(database);
       const started = Date.now();
-      await overlay.writeContent('notes/a.txt', new TextEncoder().encode('a'));
+      await overlay.writeContent('notes/a.txt', bytes('a'));
       expect(Date.now() - started).toBeGreaterThanOrEqual(1900);
-      expect(await settledWithin(overlay.writeContent('notes/b.txt', new TextEncoder().encode('b')), 300)).toBe(true);
+      expect(await settledWithin(overlay.writeContent('notes/b.txt', bytes('b')), 300)).toBe(true);
       // Heard from again: waited for again.
       await other.applied(await other.notice(1));
       await new Promise((resolve) => setTimeout(resolve, 100));
-      const third = overlay.writeContent('notes/c.txt', new TextEncoder().encode('c'));
+      const third = overlay.writeContent('notes/c.txt', bytes('c'));
       expect(await settledWithin(third, 300)).toBe(false);
       await other.applied(await other.notice(2));
       expect(await settledWithin(third, 1000)).toBe(true);
-    } finally {
-      await store.close();
-      await other.leave();
-    }
-  }, 15_000);
+    }), 15_000);
 
-  it('ends a session on logout only once every reactor listening has heard it, the reactor logging out at once', async () => {
-    const url = postgres.url(await postgres.createDatabase());
-    const other = await standIn(url);
-    const database = await PostgresDatabase.connect(url);
-    try {
+  it('ends a session on logout only once every reactor listening has heard it, the reactor logging out at once', () =>
+    withStandIn(async (other, database) => {
       const revocations = await new PostgresSessionRevocationStore(database).open();
       const revoking = revocations.revoke('session-x', Date.now() + 3600_000);
       expect(await settledWithin(revoking, 400)).toBe(false);
@@ -203,9 +195,5 @@ describe('PostgresOverlayStore, with other reactors listening', () => {
       expect(other.revoked).toEqual(['session-x']);
       await other.appliedRevocation('session-x');
       expect(await settledWithin(revoking, 1000)).toBe(true);
-    } finally {
-      await database.close();
-      await other.leave();
-    }
-  });
+    }));
 });
