@@ -96,6 +96,8 @@ describe('OAuth2 login in a real browser', () => {
     await page.goto(`${reactor.url}/secret.html`);
     await page.waitForURL(`${reactor.url}/secret.html`);
     await page.waitForSelector('#secret');
+    // The URL was secret.html from the first answer (the 401) on: the page's stylesheet is applied once its own load event has fired.
+    await page.waitForLoadState('load');
     expect(await page.textContent('#secret')).toBe('The secret page');
     expect(await page.evaluate(() => getComputedStyle(document.querySelector('h1')!).color)).toBe('rgb(0, 128, 0)');
     expect(visited).toEqual(expect.arrayContaining(['401 /secret.html', '302 /auth/login', '302 /authorize', '302 /auth/callback', '200 /secret.html', '200 /style.css']));
