@@ -33,6 +33,7 @@ export class ReactorServer {
   /** Loaded on the first request that needs it; see `app`. */
   private express: Promise<RequestListener> | undefined;
   private dataWrites: Promise<typeof DataWrites> | undefined;
+  private readonly bodyLimit: number;
   private readonly server: Server;
   private readonly access: AccessLog;
   readonly metrics: RequestMetrics;
@@ -56,12 +57,12 @@ export class ReactorServer {
     options: { log?: (text: string) => void; quiet?: boolean } = {},
   ) {
     this.gate = AuthGate.of(reactor);
-    const bodyLimit = reactor.settings.bodyLimit ?? DEFAULT_BODY_LIMIT;
+    this.bodyLimit = reactor.settings.bodyLimit ?? DEFAULT_BODY_LIMIT;
     for (const mount of reactor.all()) {
       const dataSets = mount.pkg.model.storage?.dataSets ?? {};
       if (graphqlDatasets(mount.datasets, dataSets).length === 0) continue;
       const gate = mount.auth ? this.gate : undefined;
-      this.graphql.set(mount, lazyGraphqlEndpoint(() => mount.datasets, () => mount.pkg.model.storage?.dataSets ?? {}, { bodyLimit, ...(gate ? { authorize: (request, datasetId) => gate.authorizeDataset(mount, request, datasetId) } : {}) }));
+      this.graphql.set(mount, lazyGraphqlEndpoint(() => mount.datasets, () => mount.pkg.model.storage?.dataSets ?? {}, { bodyLimit: this.bodyLimit, ...(gate ? { authorize: (request, datasetId) => gate.authorizeDataset(mount, request, datasetId) } : {}) }));
     }
     this.resolver = new RequestResolver(reactor, (mount) => this.graphql.has(mount));
     this.guard = new CrossSiteGuard(reactor);
@@ -228,9 +229,8 @@ export class ReactorServer {
   /** Dataset writes: their module (with the body parser) is loaded on the first one. */
   private writeData(target: Extract<RequestTarget, { kind: 'data' }>, request: IncomingMessage, response: ServerResponse): void {
     this.dataWrites ??= import('./data-writes.js');
-    const bodyLimit = this.reactor.settings.bodyLimit ?? DEFAULT_BODY_LIMIT;
     this.dataWrites
-      .then(({ writeData }) => writeData(target.mount, target.dataset, target.item, request, response, bodyLimit))
+      .then(({ writeData }) => writeData(target.mount, target.dataset, target.item, request, response, this.bodyLimit))
       .catch((error: unknown) => sendProblem(response, error));
   }
 

@@ -124,6 +124,22 @@ export class PostgresDatabase {
     return () => set.delete(handler);
   }
 
+  /**
+   * `handler` hears each payload on `channel` that is JSON, parsed (a reactor's notices
+   * are); anything else said on the channel is not a reactor's and goes unheard.
+   */
+  onNotice<T>(channel: string, handler: (notice: T) => void): () => void {
+    return this.on(channel, (payload) => {
+      let notice: T;
+      try {
+        notice = JSON.parse(payload) as T;
+      } catch {
+        return;
+      }
+      handler(notice);
+    });
+  }
+
   /** Called after the listening connection was lost and made again. */
   onReconnect(handler: () => void): () => void {
     this.reconnectHandlers.add(handler);

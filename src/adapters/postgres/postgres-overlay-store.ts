@@ -30,7 +30,7 @@ export class PostgresOverlayStore implements OverlayStore {
   private sent = 0;
 
   constructor(private readonly database: PostgresDatabase) {
-    database.on(CHANGES_CHANNEL, (payload) => this.heard(payload));
+    database.onNotice<ChangeNotice>(CHANGES_CHANNEL, (notice) => this.heard(notice));
     database.onReconnect(() => {
       for (const listeners of this.watchers.values()) for (const listener of listeners) listener({ kind: 'any' });
     });
@@ -92,13 +92,7 @@ export class PostgresOverlayStore implements OverlayStore {
     return this.database.peers.afterApplied(appliedKey(this.database.origin, n), (unsent) => run(payload, unsent));
   }
 
-  private heard(payload: string): void {
-    let notice: ChangeNotice;
-    try {
-      notice = JSON.parse(payload) as ChangeNotice;
-    } catch {
-      return;
-    }
+  private heard(notice: ChangeNotice): void {
     // This reactor applied its own changes when it made them.
     if (notice.o === this.database.origin) return;
     for (const listener of this.watchers.get(notice.k) ?? []) listener(notice.c);

@@ -3,7 +3,7 @@ import { APPLIED_CHANNEL } from './postgres-schema.js';
 /** What the peers need of PostgresDatabase (which holds them): its notifications, and who is listening. */
 export interface PeersDatabase {
   readonly origin: string;
-  on(channel: string, handler: (payload: string) => void): () => void;
+  onNotice<T>(channel: string, handler: (notice: T) => void): () => void;
   onReconnect(handler: () => void): () => void;
   query(text: string, values?: unknown[]): Promise<unknown>;
   listening(): Promise<Set<string>>;
@@ -47,7 +47,7 @@ export class PostgresPeers {
   private said: string[] = [];
 
   constructor(private readonly database: PeersDatabase) {
-    database.on(APPLIED_CHANNEL, (payload) => this.heard(payload));
+    database.onNotice<AppliedNotice>(APPLIED_CHANNEL, (notice) => this.heard(notice));
     // Writers starting meanwhile count this reactor from now on, not only once they read who is there.
     database.onReconnect(() => this.say({ f: database.origin, hello: true }));
     this.say({ f: database.origin, hello: true });
@@ -124,13 +124,7 @@ export class PostgresPeers {
     this.database.query('SELECT pg_notify($1, $2)', [APPLIED_CHANNEL, JSON.stringify(notice)]).catch(() => undefined);
   }
 
-  private heard(payload: string): void {
-    let notice: AppliedNotice;
-    try {
-      notice = JSON.parse(payload) as AppliedNotice;
-    } catch {
-      return;
-    }
+  private heard(notice: AppliedNotice): void {
     if (notice.f === this.database.origin) return;
     this.unresponsive.delete(notice.f);
     if (notice.hello) this.listening?.origins.add(notice.f);
