@@ -83,6 +83,11 @@ describe('collection queries', () => {
       ['nope=1', 'UNKNOWN_FIELD'],
       ['address.zip=1', 'UNKNOWN_FIELD'],
       ['sort=-nope', 'UNKNOWN_FIELD'],
+      // Names every object inherits are not fields, with a schema or without.
+      ['__proto__=1', 'UNKNOWN_FIELD'],
+      ['sort=__proto__', 'UNKNOWN_FIELD'],
+      ['address.__proto__=1', 'UNKNOWN_FIELD'],
+      ['constructor=1', 'UNKNOWN_FIELD'],
       ['active=yes', 'BAD_QUERY'],
       ['age=old', 'BAD_QUERY'],
       ['age_gte=', 'BAD_QUERY'],

@@ -451,6 +451,18 @@ describe('query limits, checked before anything executes', () => {
     expect(bombGet.status).toBe(400);
   });
 
+  it('refuses an operation that spells out more fields than can be estimated, without a 500', async () => {
+    // Each fragment spreads the one before twice: 2^15 fields from a query of a few hundred bytes.
+    const fragments = Array.from({ length: 15 }, (_, i) => `fragment D${i + 1} on Query { ...D${i} ...D${i} }`).join(' ');
+    const query = `{ ...D15 } fragment D0 on Query { notes } ${fragments}`;
+    const { status, body } = await gql(loaded.app, query);
+    expect(status).toBe(200);
+    expect(body.data).toBeUndefined();
+    expect(body.errors).toEqual([expect.objectContaining({ message: expect.stringMatching(/too many fields to estimate/), extensions: { code: 'QUERY_TOO_COSTLY' } })]);
+    // The endpoint still answers, and a spread kept small is served.
+    expect((await gql(loaded.app, '{ ...D2 } fragment D0 on Query { notes(limit: 1) } fragment D1 on Query { ...D0 ...D0 } fragment D2 on Query { ...D1 ...D1 }')).body).toEqual({ data: { notes: [{ text: 'first' }] } });
+  });
+
   it('refuses a result estimated past the limit, counting rows after limit and offset, aliases and fields', async () => {
     const big = await load({ ...packageFiles(), 'data/blog-posts.json': JSON.stringify(many(30_000)) });
     try {

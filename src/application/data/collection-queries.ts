@@ -72,7 +72,8 @@ function fieldsOf(schema: unknown, items: readonly unknown[]): QueryFields {
 function declared(schema: unknown, path: readonly string[]): Record<string, unknown> | undefined {
   let node = schema;
   for (const part of path) {
-    if (!isRecord(node) || !isRecord(node.properties) || !isRecord(node.properties[part])) return undefined;
+    // Own properties only: `properties.__proto__` would otherwise be Object.prototype, a "declared" field.
+    if (!isRecord(node) || !isRecord(node.properties) || !Object.hasOwn(node.properties, part) || !isRecord(node.properties[part])) return undefined;
     node = node.properties[part];
   }
   return node as Record<string, unknown>;

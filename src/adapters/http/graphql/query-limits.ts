@@ -19,7 +19,7 @@ export function queryLimitRules(variables: Record<string, unknown> | undefined, 
   return [
     depthLimit(MAX_QUERY_DEPTH),
     aliasLimit(MAX_QUERY_ALIASES),
-    createComplexityRule({
+    reportingItsThrows(createComplexityRule({
       maximumComplexity: MAX_QUERY_COST,
       variables: variables ?? {},
       ...(operationName ? { operationName } : {}),
@@ -28,8 +28,39 @@ export function queryLimitRules(variables: Record<string, unknown> | undefined, 
         new GraphQLError(`the query would produce about ${actual} values, more than the limit of ${max}; ask for fewer fields, fewer aliases, or page with limit and offset`, {
           extensions: { code: 'QUERY_TOO_COSTLY' },
         }),
-    }),
+    })),
   ];
+}
+
+/**
+ * graphql-query-complexity throws, rather than reports, when an operation spells out more
+ * than 10,000 fields (aliases, or fragments spread inside fragments): thrown from a
+ * validation rule, that became a 500. Here it is a refusal like the others.
+ */
+function reportingItsThrows(rule: ValidationRule): ValidationRule {
+  return (context) => {
+    const visitor = rule(context) as { OperationDefinition: { enter: (...args: unknown[]) => unknown; leave: (...args: unknown[]) => unknown } };
+    const { enter, leave } = visitor.OperationDefinition;
+    let refused = false;
+    visitor.OperationDefinition = {
+      enter(...args) {
+        try {
+          return enter.apply(this, args);
+        } catch (error) {
+          if (!(error instanceof GraphQLError)) throw error;
+          refused = true;
+          context.reportError(new GraphQLError(`the query spells out too many fields to estimate (${error.message}); ask for fewer fields or aliases, or nest fewer fragments`, { extensions: { code: 'QUERY_TOO_COSTLY' } }));
+        }
+      },
+      leave(...args) {
+        // Its estimate stopped part-way: nothing more to say of this operation.
+        if (!refused) return leave.apply(this, args);
+        refused = false;
+        return undefined;
+      },
+    };
+    return visitor as ReturnType<ValidationRule>;
+  };
 }
 
 /** Whether a query text nests braces deeper than a parser should be asked to descend; strings and comments aside. */
