@@ -159,6 +159,29 @@ describe('what a killed reactor leaves behind', () => {
   });
 });
 
+describe('names a package cannot hold', () => {
+  it('a second spelling of a name is refused when written (409), and save answers 409 when one was put in the workdir by hand', async () => {
+    const workdir = at('spellings');
+    const site = at('spellings-site');
+    cpSync(EXAMPLE_SITE, site, { recursive: true });
+    let running = await startServe([site, '--workdir', workdir]);
+    try {
+      expect((await put(`${running.url}/caf%C3%A9.txt`, 'composed')).status).toBe(200);
+      const again = await put(`${running.url}/cafe%CC%81.txt`, 'decomposed');
+      expect([again.status, ((await again.json()) as { error: { code: string } }).error.code]).toEqual([409, 'CONTENT_CONFLICT']);
+      expect((await put(`${running.url}/${'n'.repeat(300)}.txt`, 'long')).status).toBe(400);
+      expect((await fetch(`${running.url}/package/example-site/save`, { method: 'POST' })).status).toBe(200);
+      expect(await running.stop()).toBe(0);
+      writeFileSync(join(workdir, 'overlays/root~example-site/content/cafe\u0301.txt'), 'put here by hand');
+      running = await startServe([site, '--workdir', workdir]);
+      const save = await fetch(`${running.url}/package/example-site/save`, { method: 'POST' });
+      expect([save.status, ((await save.json()) as { error: { code: string } }).error.code]).toEqual([409, 'UNSAFE_ENTRY']);
+    } finally {
+      await running.stop();
+    }
+  });
+});
+
 describe('read-only locks', () => {
   const writes = async (url: string, prefix = '') => [
     (await fetch(`${url}${prefix}/api/v1/data/articles`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"id":"x","title":"t","body":"b"}' })).status,

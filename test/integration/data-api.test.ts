@@ -249,6 +249,20 @@ describe('content writes', () => {
     await http.put('/../etc/passwd').send('x').expect(400);
   });
 
+  it('refuses, with 4xx and before writing, names no package could hold or that spell a visible name again', async () => {
+    // A name of 256 bytes, a path of 1,025: a file system would refuse them mid-write.
+    const long = await http.put(`/${'a'.repeat(256)}.txt`).set('Content-Type', 'text/plain').send('x').expect(400);
+    expect(long.body.error).toMatchObject({ code: 'BAD_CONTENT_PATH', message: expect.stringMatching(/at most 255 bytes/) });
+    expect((await http.put(`/${'d/'.repeat(512)}x.txt`).set('Content-Type', 'text/plain').send('x').expect(400)).body.error.message).toMatch(/at most 1024 bytes/);
+    expect((await http.put('/c:windows.txt').set('Content-Type', 'text/plain').send('x').expect(400)).body.error).toMatchObject({ code: 'BAD_CONTENT_PATH', message: 'c:windows.txt: drive letter' });
+    // "café" composed (NFC), then decomposed (NFD): one name once normalized, which save would refuse.
+    await http.put('/caf%C3%A9.txt').set('Content-Type', 'text/plain').send('composed').expect(200);
+    const again = await http.put('/cafe%CC%81.txt').set('Content-Type', 'text/plain').send('decomposed').expect(409);
+    expect(again.body.error).toMatchObject({ code: 'CONTENT_CONFLICT', message: expect.stringMatching(/another spelling of "caf\u00e9\.txt"/) });
+    await http.put('/caf%C3%A9.txt').set('Content-Type', 'text/plain').send('rewritten').expect(200);
+    expect([...overlays.at(work.path).files.keys()].filter((path) => path.startsWith('caf') || path.length > 200 || path.includes(':'))).toEqual(['caf\u00e9.txt']);
+  });
+
   it('the written routes appear in introspection', async () => {
     await http.put('/listed.txt').set('Content-Type', 'text/plain').send('listed').expect(200);
     const routes = (await http.get('/api/v1/introspect/routes').expect(200)).body.routes[0].routes.map((r: { path: string }) => r.path);

@@ -4,6 +4,7 @@ import {
   ContentPathError,
   ConfigValidationError,
   ContentConflictError,
+  UnsafeEntryError,
   HandlerNotSupportedError,
   CrossSiteWriteError,
   ForbiddenError,
@@ -76,8 +77,10 @@ const STATUS_OF: Array<[ErrorClass, number, Record<string, string>?]> = [
   [DuplicateIdError, 409],
   [IdMismatchError, 409],
   [ContentConflictError, 409],
-  // A package that cannot be saved as it is (0.1.x metadata without its identifiers): the state conflicts with the request.
+  // A package that cannot be saved as it is (0.1.x metadata without its identifiers, overlay
+  // files put in the workdir by hand under two spellings of one name): the state conflicts with the request.
   [ConfigValidationError, 409],
+  [UnsafeEntryError, 409],
   [PreconditionFailedError, 412],
   [RequestPathTooLongError, 414],
   [NotTextError, 415],

@@ -1,10 +1,24 @@
 import { ContentConflictError, ContentPathError, NotTextError } from '../errors.js';
 import type { LayerStack } from './layer-stack.js';
-import { PARTIAL_SUFFIX, TOMBSTONES_FILE } from '../package/package-paths.js';
+import { entryNamesProblem, PARTIAL_SUFFIX, TOMBSTONES_FILE, unsafePathReason } from '../package/package-paths.js';
 import { isTextType } from '../package/media-types.js';
 
-/** Content paths the overlay keeps for itself: its tombstone list and files being written. */
+/** The longest name of one file or folder most file systems hold, in UTF-8 bytes (NAME_MAX). */
+export const MAX_SEGMENT_BYTES = 255;
+/** The longest content path a write may name: well within PATH_MAX once below a workdir. */
+export const MAX_CONTENT_PATH_BYTES = 1024;
+
+/**
+ * Content paths a write may name: a package entry's safe name (unsafePathReason), short
+ * enough for any file system to hold, and none the overlay keeps for itself (its tombstone
+ * list, files being written).
+ */
 export function checkWritableContentPath(path: string): void {
+  const unsafe = unsafePathReason(path);
+  if (unsafe) throw new ContentPathError(`${path}: ${unsafe}`);
+  if (utf8Length(path) > MAX_CONTENT_PATH_BYTES) throw new ContentPathError(`${path.slice(0, 64)}…: a content path takes at most ${MAX_CONTENT_PATH_BYTES} bytes`);
+  const long = path.split('/').find((segment) => utf8Length(segment) > MAX_SEGMENT_BYTES);
+  if (long !== undefined) throw new ContentPathError(`${long.slice(0, 64)}…: a file or folder name takes at most ${MAX_SEGMENT_BYTES} bytes`);
   const name = path.slice(path.lastIndexOf('/') + 1);
   if (name === TOMBSTONES_FILE || name.endsWith(PARTIAL_SUFFIX)) throw new ContentPathError(`${path}: the name ${JSON.stringify(name)} is reserved by the overlay`);
 }
@@ -37,4 +51,16 @@ export function checkNoFileDirectoryClash(path: string, visible: LayerStack): vo
   }
   const inside = visible.firstUnder(path);
   if (inside !== undefined) throw new ContentConflictError(`${path} cannot be written as a file: it is a directory holding ${inside}`);
+  // Another spelling of a visible name (NFC and NFD, say) would make a package that no longer saves.
+  if (!ASCII.test(path)) {
+    const problem = entryNamesProblem([...visible.visiblePaths().filter((visiblePath) => visiblePath !== path), path]);
+    if (problem) throw new ContentConflictError(`${path} cannot be written: ${problem.name === path ? 'it' : problem.name} ${problem.reason}`);
+  }
+}
+
+const ASCII = /^[\0-\x7f]*$/;
+
+const utf8 = new TextEncoder();
+function utf8Length(text: string): number {
+  return ASCII.test(text) ? text.length : utf8.encode(text).length;
 }
