@@ -52,6 +52,35 @@ describe('DirectoryPackageSource', () => {
     await expect(DirectoryPackageSource.open(join(work.path, 'pkg'))).rejects.toThrow(/points outside the package/);
   });
 
+  it('follows a linked directory inside the package, its files under the link\'s path', async () => {
+    file('pkg/shared/a.txt', 'a');
+    file('pkg/shared/deep/b.txt', 'b');
+    file('pkg/content/index.html');
+    symlinkSync('../shared', join(work.path, 'pkg/content/linked'), 'dir');
+    const source = await DirectoryPackageSource.open(join(work.path, 'pkg'));
+    expect(source.entries().map((entry) => entry.path)).toEqual(['content/index.html', 'content/linked/a.txt', 'content/linked/deep/b.txt', 'shared/a.txt', 'shared/deep/b.txt']);
+    expect(Buffer.from(await source.read('content/linked/deep/b.txt')).toString()).toBe('b');
+  });
+
+  it('refuses a link back to a folder that holds it, which would list files forever', async () => {
+    file('pkg/content/index.html');
+    symlinkSync('..', join(work.path, 'pkg/content/up'), 'dir');
+    await expect(DirectoryPackageSource.open(join(work.path, 'pkg'))).rejects.toThrow(/content\/up.*symbolic link back to the package folder, a folder that holds it/);
+    file('loop/content/a/index.html');
+    symlinkSync('../../content', join(work.path, 'loop/content/a/again'), 'dir');
+    await expect(DirectoryPackageSource.open(join(work.path, 'loop'))).rejects.toThrow(/content\/a\/again.*back to content,/);
+  });
+
+  it('refuses a file whose name on disk is not UTF-8, rather than failing on the name it decodes to', async () => {
+    file('pkg/content/index.html');
+    const content = Buffer.from(join(work.path, 'pkg/content/'));
+    writeFileSync(Buffer.concat([content, Buffer.from([0x62, 0xff, 0x2e, 0x74, 0x78, 0x74])]), 'latin-1 name');
+    await expect(DirectoryPackageSource.open(join(work.path, 'pkg'))).rejects.toThrow(/not UTF-8/);
+    // A name that really holds U+FFFD is valid UTF-8, and read.
+    file('ok/content/\uFFFD.txt', 'replacement character');
+    expect((await DirectoryPackageSource.open(join(work.path, 'ok'))).entries().map((entry) => entry.path)).toEqual(['content/\uFFFD.txt']);
+  });
+
   it('says when the directory does not exist', async () => {
     await expect(DirectoryPackageSource.open(join(work.path, 'nope'))).rejects.toBeInstanceOf(SourceNotFoundError);
   });

@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { readFile, readdir, realpath, stat } from 'node:fs/promises';
+import { lstat, readFile, readdir, realpath, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { SourceNotFoundError, UnsafeEntryError } from '../../domain/errors.js';
 import { sortByPath } from '../../domain/package/package-paths.js';
@@ -26,10 +26,10 @@ export class DirectoryPackageSource implements PackageSource {
     const root = await realpath(directory).catch(() => {
       throw new SourceNotFoundError(`package directory not found: ${directory}`);
     });
-    const found: (PackageEntry & { file: string })[] = [];
-    await walk(root, root, found);
-    sortByPath(found, (entry) => entry.path);
-    return new DirectoryPackageSource(directory, found);
+    const state: Walk = { root, found: [], inside: new Set() };
+    await walk(state, root, '');
+    sortByPath(state.found, (entry) => entry.path);
+    return new DirectoryPackageSource(directory, state.found);
   }
 
   entries(): readonly PackageEntry[] {
@@ -71,34 +71,51 @@ export class DirectoryPackageSource implements PackageSource {
   }
 }
 
-async function walk(root: string, directory: string, found: (PackageEntry & { file: string })[]): Promise<void> {
+/** One walk of a package directory: what it found, and the real paths of the folders it is inside. */
+interface Walk {
+  root: string;
+  found: (PackageEntry & { file: string })[];
+  /** A link to one of these (`content/up -> ..`) would be walked forever. */
+  inside: Set<string>;
+}
+
+/** The files below `directory` (a real path), named below `prefix`, the package path it has (empty for the root). */
+async function walk(state: Walk, directory: string, prefix: string): Promise<void> {
+  state.inside.add(directory);
   for (const dirent of await readdir(directory, { withFileTypes: true })) {
     const file = join(directory, dirent.name);
-    const path = relative(root, file).split(sep).join('/');
+    const path = prefix + dirent.name;
+    if (dirent.name.includes('\uFFFD')) await namedInUtf8(file, path);
     if (dirent.isSymbolicLink()) {
       const target = await realpath(file).catch(() => {
         throw new UnsafeEntryError(path, 'symbolic link whose target does not exist');
       });
+      const { root } = state;
       if (target !== root && !target.startsWith(root + sep)) throw new UnsafeEntryError(path, `symbolic link points outside the package (${target})`);
       const stats = await stat(target);
-      if (stats.isDirectory()) await walkLinked(root, target, path, found);
-      else if (stats.isFile()) found.push({ path, size: stats.size, file: target });
+      if (stats.isDirectory()) {
+        if (state.inside.has(target)) throw new UnsafeEntryError(path, `symbolic link back to ${relative(root, target) || 'the package folder'}, a folder that holds it: its files would never end`);
+        await walk(state, target, `${path}/`);
+      } else if (stats.isFile()) state.found.push({ path, size: stats.size, file: target });
     } else if (dirent.isDirectory()) {
-      if (!SKIPPED_DIRECTORIES.has(dirent.name)) await walk(root, file, found);
+      if (!SKIPPED_DIRECTORIES.has(dirent.name)) await walk(state, file, `${path}/`);
     } else if (dirent.isFile()) {
-      found.push({ path, size: (await stat(file)).size, file });
+      state.found.push({ path, size: (await stat(file)).size, file });
     }
   }
+  state.inside.delete(directory);
 }
 
-/** A linked directory inside the package: its files appear under the link's own path. */
-async function walkLinked(root: string, target: string, linkPath: string, found: (PackageEntry & { file: string })[]): Promise<void> {
-  const inner: (PackageEntry & { file: string })[] = [];
-  await walk(target, target, inner);
-  for (const entry of inner) {
-    if (!entry.file.startsWith(root + sep)) throw new UnsafeEntryError(`${linkPath}/${entry.path}`, 'symbolic link points outside the package');
-    found.push({ ...entry, path: `${linkPath}/${entry.path}` });
-  }
+/**
+ * A name read with U+FFFD in it: the file system's name may hold bytes that are not UTF-8,
+ * which reading decoded to U+FFFD, and then no file has the decoded name.
+ */
+async function namedInUtf8(file: string, path: string): Promise<void> {
+  const found = await lstat(file).then(
+    () => true,
+    () => false,
+  );
+  if (!found) throw new UnsafeEntryError(path, 'its name on disk is not UTF-8, which package names are (rename the file)');
 }
 
 async function* once(bytes: Promise<Uint8Array>): AsyncIterable<Uint8Array> {
