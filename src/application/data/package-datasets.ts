@@ -3,7 +3,7 @@ import { DatasetIndex } from '../../domain/data/dataset-index.js';
 import { idPolicyOf } from '../../domain/data/item-id.js';
 import { parseOperationLog } from '../../domain/data/operation-log.js';
 import type { DataSet } from '../../domain/package/storage.js';
-import { readDocument, type PackageModel } from '../package/package-reader.js';
+import { readDataDocument, readDocument, type PackageModel } from '../package/package-reader.js';
 import type { PackageOverlay } from '../ports/overlay-store.js';
 import type { PackageSource } from '../ports/package-source.js';
 import type { SchemaValidator } from '../ports/schema-validator.js';
@@ -108,7 +108,7 @@ async function loadDataset(
     const unwritable = refusal ?? new DatasetUnavailableError(`dataset ${id} is a SQLite dataset: it can be read but not written`);
     return new Dataset(id, { index: new DatasetIndex(rows) }, undefined, idPolicyOf(undefined, rows), undefined, unwritable);
   }
-  const data = await readDocument(source, dataSet.source);
+  const data = await readDataDocument(source, dataSet.source);
   let schema: Dataset['schema'];
   if (dataSet.schemaFile) {
     // A schema of the whole collection checks each written item with its `items` schema.

@@ -1,4 +1,5 @@
-import { PackageFormatError } from '../../domain/errors.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../domain/data/json-depth.js';
+import { ConfigParseError, PackageFormatError } from '../../domain/errors.js';
 import { normalizeAuthentication, type Authentication } from '../../domain/package/authentication.js';
 import { parseDocument } from '../../domain/package/documents.js';
 import { generateManifest, normalizeManifest, type Manifest } from '../../domain/package/manifest.js';
@@ -35,6 +36,20 @@ export async function readText(source: PackageSource, path: string): Promise<str
 /** Reads and parses a JSON or YAML file of the package (ConfigParseError on bad syntax). */
 export async function readDocument(source: PackageSource, path: string): Promise<unknown> {
   return parseDocument(await readText(source, path), path);
+}
+
+/** How deep a dataset's file may nest: a written item's limit, inside a collection's list or a document's lists. */
+export const MAX_DATA_FILE_DEPTH = MAX_JSON_DEPTH + 2;
+
+/**
+ * A dataset's file. Its values are answered as JSON and checked against schemas, so it is
+ * bounded as a written item is: deeper, every answer of the collection would exhaust the
+ * stack of JSON.stringify (a 500 on each request).
+ */
+export async function readDataDocument(source: PackageSource, path: string): Promise<unknown> {
+  const value = await readDocument(source, path);
+  if (nestsDeeperThan(value, MAX_DATA_FILE_DEPTH)) throw new ConfigParseError(path, `nests deeper than ${MAX_DATA_FILE_DEPTH} levels of arrays and objects (an item may nest ${MAX_JSON_DEPTH})`);
+  return value;
 }
 
 export async function readOptional<T>(source: PackageSource, path: string, normalize: (raw: unknown) => T): Promise<T | undefined> {

@@ -16,7 +16,7 @@ import { generateRoutes, normalizeRoutes, type Routes } from '../../domain/packa
 import { normalizeStorage, type Storage } from '../../domain/package/storage.js';
 import { coveredPaths } from '../integrity/digest-entries.js';
 import type { EntryDigester } from '../integrity/entry-digester.js';
-import { readDocument } from '../package/package-reader.js';
+import { readDataDocument, readDocument } from '../package/package-reader.js';
 import { messageOf } from '../shared/error-message.js';
 import type { PackageOpener, PackageSource } from '../ports/package-source.js';
 import type { SchemaValidator } from '../ports/schema-validator.js';
@@ -163,7 +163,7 @@ export class ValidatePackage {
       }
       if (!files.has(dataSet.schemaFile)) continue;
       try {
-        const checked = await datasetViolations(this.schemas, await readDocument(source, dataSet.schemaFile), dataSet.schemaFile, await readDocument(source, dataSet.source), dataSet.source);
+        const checked = await datasetViolations(this.schemas, await readDocument(source, dataSet.schemaFile), dataSet.schemaFile, await readDataDocument(source, dataSet.source), dataSet.source);
         errors.push(...checked.violations.map((violation) => `dataset ${id}: ${violation}`));
         notes.push(`dataset ${id}: ${checked.items} ${checked.items === 1 ? 'item' : 'items'} valid against ${dataSet.schemaFile}`);
       } catch (error) {

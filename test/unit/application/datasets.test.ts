@@ -3,8 +3,9 @@ import { MemoryPackageSource } from '../../fakes/memory-package-source.js';
 import { FixedClock } from '../../fakes/fixed-clock.js';
 import { AjvSchemaValidator } from '../../../src/adapters/schema/ajv-schema-validator.js';
 import { PackageDatasets } from '../../../src/application/data/package-datasets.js';
-import { readPackage } from '../../../src/application/package/package-reader.js';
-import { DatasetUnavailableError, DuplicateIdError, ItemNotFoundError, NotACollectionError, ReadOnlyError, SchemaViolationError } from '../../../src/domain/errors.js';
+import { MAX_DATA_FILE_DEPTH, readPackage } from '../../../src/application/package/package-reader.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../../src/domain/data/json-depth.js';
+import { ConfigParseError, DatasetUnavailableError, DuplicateIdError, ItemNotFoundError, NotACollectionError, ReadOnlyError, SchemaViolationError } from '../../../src/domain/errors.js';
 import { MemoryOverlayStore } from '../../fakes/memory-overlay-store.js';
 import { MemorySqliteReader, memoryDatabase } from '../../fakes/memory-sqlite-reader.js';
 import { VALID_METADATA } from '../../support/demo-package.js';
@@ -38,6 +39,23 @@ async function load(store = new MemoryOverlayStore(), refusal?: ReadOnlyError) {
 }
 
 describe('datasets', () => {
+  it('refuses at load a data file nested deeper than a written item may be, which no answer could serialize', async () => {
+    const deep = (levels: number): unknown => (levels === 0 ? 'leaf' : [deep(levels - 1)]);
+    const loadWith = async (items: unknown) => {
+      const source = new MemoryPackageSource({ ...files, 'data/items.json': JSON.stringify(items) });
+      return PackageDatasets.load(source, await readPackage(source, { generate: 'serving' }), undefined, undefined, { schemas: new AjvSchemaValidator(), sqlite, clock: new FixedClock() });
+    };
+    // The collection's list, the item, then 64 levels inside it: the most a written item may have.
+    const deepest = { id: 'deep', n: 1, x: deep(MAX_JSON_DEPTH - 1) };
+    expect(nestsDeeperThan(deepest, MAX_JSON_DEPTH)).toBe(false);
+    await expect(loadWith([deepest])).resolves.toBeDefined();
+    await expect(loadWith([{ id: 'deeper', n: 1, x: deep(MAX_DATA_FILE_DEPTH) }])).rejects.toThrow(new ConfigParseError('data/items.json', `nests deeper than ${MAX_DATA_FILE_DEPTH} levels of arrays and objects (an item may nest ${MAX_JSON_DEPTH})`));
+    // 100,000 levels: refused as well, not a stack overflow of the check itself.
+    const bomb = `[{"id":"bomb","n":1,"x":${'['.repeat(100_000)}${']'.repeat(100_000)}}]`;
+    const source = new MemoryPackageSource({ ...files, 'data/items.json': bomb });
+    await expect(PackageDatasets.load(source, await readPackage(source, { generate: 'serving' }), undefined, undefined, { schemas: new AjvSchemaValidator(), sqlite, clock: new FixedClock() })).rejects.toBeInstanceOf(ConfigParseError);
+  });
+
   it('merges base items with the overlay log at load, and reads never touch the log again', async () => {
     const { datasets, overlay, store } = await load();
     const items = datasets.get('items');
