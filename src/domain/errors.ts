@@ -54,7 +54,18 @@ export class MountConflictError extends PackageError {
 
 /** A package is not a well-formed package: not a ZIP, duplicate entries, no metadata.json. */
 export class PackageFormatError extends PackageError {
-  readonly code = 'PACKAGE_FORMAT';
+  readonly code: string = 'PACKAGE_FORMAT';
+}
+
+/** An entry whose bytes cannot be read back as the directory declares them: a corrupt deflate stream, a wrong size or CRC-32. */
+export class CorruptEntryError extends PackageFormatError {
+  override readonly code = 'CORRUPT_ENTRY';
+  constructor(
+    readonly entry: string,
+    reason: string,
+  ) {
+    super(`corrupt entry ${entry}: ${reason}`);
+  }
 }
 
 /** A configuration or data document does not parse; carries the position. */

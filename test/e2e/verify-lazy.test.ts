@@ -7,7 +7,7 @@ import { gunzipSync } from 'node:zlib';
 import { EXAMPLE_SITE, temporaryDirectory } from '../support/paths.js';
 import { runPkg } from '../support/run-cli.js';
 import { failingServe, startServe, type ServeProcess } from '../support/serve-process.js';
-import { readZipEntries, writeZipEntries } from '../support/zip-entries.js';
+import { corruptDeflatedEntry, readZipEntries, writeZipEntries } from '../support/zip-entries.js';
 
 jest.setTimeout(120_000);
 
@@ -103,6 +103,35 @@ describe('pkg reactor serve --verify lazy', () => {
       const report = await validity(url);
       expect(report).toMatchObject({ valid: false, signed: true });
       expect(report.reason).toContain('checksum mismatch: content/about.html');
+    });
+  });
+
+  it('an entry whose deflate stream is corrupt fails verification like a changed one: out of service, said in content-validity', async () => {
+    const corrupt = at('corrupt.cap');
+    corruptDeflatedEntry(at('example-site-1.0.0.cap'), 'content/about.html', corrupt);
+    const running = await serving([corrupt, '--verify', 'lazy'], async ({ url }) => {
+      expect(await refused(url, '/about.html')).toMatch(/corrupt entry content\/about\.html/);
+      await refused(url, '/index.html');
+      const report = await validity(url);
+      expect(report).toMatchObject({ valid: false, signed: false });
+      expect(report.reason).toEqual([expect.stringMatching(/^corrupt entry content\/about\.html: /)]);
+    });
+    expect(running.stderr()).toMatch(/out of service, every request to it answers 503: corrupt entry content\/about\.html/);
+    expect(running.stderr()).not.toMatch(/unexpected error|\n\s+at /);
+  });
+
+  it('without security.json, a corrupt entry answers 503 CORRUPT_ENTRY, in gzip too, and the rest is served', async () => {
+    const { 'security.json': _checksums, ...unverified } = readZipEntries(at('example-site-1.0.0.cap'));
+    writeZipEntries(at('unverified.cap'), unverified, { deflated: true });
+    corruptDeflatedEntry(at('unverified.cap'), 'content/about.html', at('unverified-corrupt.cap'));
+    await serving([at('unverified-corrupt.cap')], async ({ url }) => {
+      for (const headers of [{}, { 'Accept-Encoding': 'gzip' }] as Array<Record<string, string>>) {
+        const answer = await fetch(`${url}/about.html`, { headers });
+        expect(answer.status).toBe(503);
+        const { error } = (await answer.json()) as { error: { code: string; message: string } };
+        expect(error).toEqual({ code: 'CORRUPT_ENTRY', message: expect.stringMatching(/^corrupt entry content\/about\.html: /) });
+      }
+      expect((await fetch(`${url}/index.html`)).status).toBe(200);
     });
   });
 

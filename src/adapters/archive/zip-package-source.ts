@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { crc32, createInflateRaw, inflateRaw, inflateRawSync, type ZlibOptions } from 'node:zlib';
-import { ArchiveLimitError, IntegrityError, PackageFormatError, SourceNotFoundError, UnsafeEntryError } from '../../domain/errors.js';
+import { ArchiveLimitError, CorruptEntryError, IntegrityError, PackageFormatError, SourceNotFoundError, UnsafeEntryError } from '../../domain/errors.js';
 import { DEFAULT_ARCHIVE_LIMITS, checkArchiveLimits, type ArchiveLimits } from '../../domain/package/archive-limits.js';
 import { entryNamesProblem, sortByPath, sortPaths, unsafePathReason } from '../../domain/package/package-paths.js';
 import type { DeflatedEntry, PackageEntry, PackageSource } from '../../application/ports/package-source.js';
@@ -243,7 +243,8 @@ export class ZipPackageSource implements PackageSource {
   }
 
   private corrupt(entry: CentralEntry, reason: string): never {
-    throw new PackageFormatError(`${this.location}: corrupt entry ${entry.name}: ${reason}`);
+    // Named by the package's path only: the message reaches HTTP clients.
+    throw new CorruptEntryError(entry.name, reason);
   }
 }
 

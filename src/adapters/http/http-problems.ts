@@ -4,6 +4,7 @@ import {
   ContentPathError,
   ConfigValidationError,
   ContentConflictError,
+  CorruptEntryError,
   UnsafeEntryError,
   HandlerNotSupportedError,
   CrossSiteWriteError,
@@ -89,6 +90,8 @@ const STATUS_OF: Array<[ErrorClass, number, Record<string, string>?]> = [
   [HandlerNotSupportedError, 501],
   [OAuth2ProviderError, 502],
   [OverlayError, 503],
+  // A file of the package that cannot be read back: nothing a retry or the client can change, but not the client's fault.
+  [CorruptEntryError, 503],
   // Out of service until the package is replaced: nothing of it is served, so a retry later may find it fixed.
   [PackageOutOfServiceError, 503],
 ];

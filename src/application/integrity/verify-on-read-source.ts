@@ -3,6 +3,7 @@ import type { Hasher } from '../ports/hasher.js';
 import type { PackageSource } from '../ports/package-source.js';
 import { WrappedSource } from '../package/wrapped-source.js';
 import { ServiceGuard } from './service-guard.js';
+import { unreadableReason } from './unreadable-bytes.js';
 
 /**
  * `--verify lazy`: a package whose files are checked against security.json one by one,
@@ -39,7 +40,7 @@ export class VerifyOnReadSource extends WrappedSource {
     this.guard.assertServing();
     const key = await this.keyOf(path);
     if (key === undefined || this.verified.has(key)) return this.unverified.read(path);
-    const bytes = await this.unverified.read(path);
+    const bytes = await this.unverified.read(path).catch((error: unknown) => this.unreadable(error));
     this.settle(path, key, this.hasher.sha256(bytes));
     return bytes;
   }
@@ -56,7 +57,10 @@ export class VerifyOnReadSource extends WrappedSource {
     if (key === undefined || this.verified.has(key)) return;
     let check = this.checking.get(key);
     if (!check) {
-      check = this.hashStream(path).then((digest) => this.settle(path, key, digest));
+      check = this.hashStream(path).then(
+        (digest) => this.settle(path, key, digest),
+        (error: unknown) => this.unreadable(error),
+      );
       this.checking.set(key, check);
       void check.finally(() => this.checking.delete(key)).catch(() => undefined);
     }
@@ -74,6 +78,12 @@ export class VerifyOnReadSource extends WrappedSource {
     const hash = this.hasher.createSha256();
     for await (const chunk of this.unverified.stream(path)) hash.update(chunk);
     return hash.digest();
+  }
+
+  /** Bytes that cannot be read back fail the check as changed ones do: the package goes out of service. */
+  private unreadable(error: unknown): never {
+    this.guard.assertServing();
+    throw this.guard.withdraw([unreadableReason(error, this.unverified.location)]);
   }
 
   private settle(path: string, key: string, digest: string): void {

@@ -1,3 +1,4 @@
+import { unreadableReason } from '../integrity/unreadable-bytes.js';
 import { MountConflictError, OverlayError, PackageError, ReadOnlyError, UsageError } from '../../domain/errors.js';
 import { canonicalChecksumJson, describeIntegrity, isIntact } from '../../domain/integrity/security.js';
 import { MountTable, normalizePrefix } from '../../domain/serving/mount-table.js';
@@ -409,15 +410,20 @@ export class Reactor {
     const reasons: string[] = [];
     const problem = this.reloadProblems.get(mount);
     if (problem) reasons.push(problem);
-    if (signed) {
-      // One read checks the checksums and the signature: the signed payload is every covered file.
-      const verdict = await this.dependencies.signatures.check(source, model.security, this.trusted ? { trusted: this.trusted } : {});
-      result.signatureValid = verdict.valid;
-      if (verdict.integrity) reasons.push(...describeIntegrity(verdict.integrity));
-      if (!verdict.valid && !(verdict.integrity && !isIntact(verdict.integrity))) reasons.push(verdict.reason!);
-    } else if (model.security) {
-      const report = await this.dependencies.verifier.verify(source, model.security);
-      reasons.push(...describeIntegrity(report));
+    try {
+      if (signed) {
+        // One read checks the checksums and the signature: the signed payload is every covered file.
+        const verdict = await this.dependencies.signatures.check(source, model.security, this.trusted ? { trusted: this.trusted } : {});
+        result.signatureValid = verdict.valid;
+        if (verdict.integrity) reasons.push(...describeIntegrity(verdict.integrity));
+        if (!verdict.valid && !(verdict.integrity && !isIntact(verdict.integrity))) reasons.push(verdict.reason!);
+      } else if (model.security) {
+        const report = await this.dependencies.verifier.verify(source, model.security);
+        reasons.push(...describeIntegrity(report));
+      }
+    } catch (error) {
+      reasons.push(unreadableReason(error, source.location));
+      if (signed) result.signatureValid = false;
     }
     // Out of service stays so even when the bytes read back intact now: what was found once is not forgotten.
     for (const reason of verification?.guard.outOfService?.reasons ?? []) if (!reasons.includes(reason)) reasons.push(reason);

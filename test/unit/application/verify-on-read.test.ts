@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { NodeHasher } from '../../../src/adapters/crypto/node-hasher.js';
 import { VerifyOnReadSource } from '../../../src/application/integrity/verify-on-read-source.js';
 import type { PackageSource } from '../../../src/application/ports/package-source.js';
-import { PackageOutOfServiceError } from '../../../src/domain/errors.js';
+import { PackageFormatError, PackageOutOfServiceError, SourceNotFoundError } from '../../../src/domain/errors.js';
 import { MemoryPackageSource } from '../../fakes/memory-package-source.js';
 
 const hasher = new NodeHasher();
@@ -102,6 +102,30 @@ describe('VerifyOnReadSource (--verify lazy)', () => {
     await source.ensure('content/a.txt');
     edited.edit('content/a.txt', 'ALPHA');
     await expect(source.read('content/a.txt')).rejects.toThrow(/checksum mismatch: content\/a\.txt/);
+  });
+
+  it('takes a file whose bytes cannot be read back (a corrupt entry) for a mismatch, read or streamed; other errors pass through', async () => {
+    class CorruptSource extends MemoryPackageSource {
+      override async read(path: string): Promise<Uint8Array> {
+        if (path === 'content/a.txt') throw new PackageFormatError(`${this.location}: corrupt entry ${path}: invalid code lengths set`);
+        return super.read(path);
+      }
+
+      override async *stream(path: string): AsyncIterable<Uint8Array> {
+        yield await this.read(path);
+      }
+    }
+    for (const first of ['read', 'stream'] as const) {
+      const source = lazy(INTACT, new CorruptSource(INTACT));
+      const reading = first === 'read' ? source.read('content/a.txt') : collect(source.stream('content/a.txt'), []);
+      await expect(reading).rejects.toThrow(new PackageOutOfServiceError('this package is out of service: it failed verification against its security.json (corrupt entry content/a.txt: invalid code lengths set); nothing of it is served until it is replaced', []));
+      await expect(source.read('content/b.txt')).rejects.toBeInstanceOf(PackageOutOfServiceError);
+    }
+    // A file that is not there is not a verdict on the package's bytes.
+    const missing = lazy(INTACT);
+    await expect(missing.read('content/nope.txt')).rejects.toBeInstanceOf(SourceNotFoundError);
+    expect(new TextDecoder().decode(await missing.read('content/b.txt'))).toBe('bravo');
+    expect(missing.guard.outOfService).toBeUndefined();
   });
 
   it('passes what the archive holds through: kind, location and entries', async () => {
