@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { cpSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
@@ -61,5 +61,24 @@ describe('a directory source edited while it is served', () => {
       expect(next.status).toBe(200);
       expect(next.body).toMatch(/<html/i);
     }
+  });
+
+  it('a file removed, or replaced by a folder, answers 404 like a path never listed, whether it was read before or not', async () => {
+    writeFileSync(join(site, 'content/gone-later.txt'), 'read once, then removed');
+    writeFileSync(join(site, 'content/gone-first.txt'), 'never read');
+    // Listed when the directory is read, at start.
+    await running.stop();
+    running = await startServe([site]);
+    expect((await get('/gone-later.txt')).status).toBe(200);
+    rmSync(join(site, 'content/gone-later.txt'));
+    rmSync(join(site, 'content/gone-first.txt'));
+    rmSync(join(site, 'content/about.html'));
+    mkdirSync(join(site, 'content/about.html'));
+    for (const path of ['/gone-later.txt', '/gone-first.txt', '/about.html', '/about']) {
+      const answer = await get(path);
+      expect([path, answer.status, JSON.parse(answer.body).error.code]).toEqual([path, 404, 'NOT_FOUND']);
+    }
+    expect((await get('/index.html')).status).toBe(200);
+    expect(running.stderr()).not.toMatch(/unexpected error/);
   });
 });

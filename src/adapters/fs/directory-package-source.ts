@@ -41,14 +41,18 @@ export class DirectoryPackageSource implements PackageSource {
   }
 
   async read(path: string): Promise<Uint8Array> {
-    return readFile(this.file(path));
+    return readFile(this.file(path)).catch((error: unknown) => this.gone(path, error));
   }
 
-  stream(path: string): AsyncIterable<Uint8Array> {
+  async *stream(path: string): AsyncIterable<Uint8Array> {
     const entry = this.byPath.get(path);
-    // A read stream allocates its whole buffer even for a tiny file; small files are read in one go.
-    if (entry && entry.size <= SMALL_FILE) return once(readFile(entry.file));
-    return createReadStream(this.file(path), { highWaterMark: 256 * 1024 });
+    try {
+      // A read stream allocates its whole buffer even for a tiny file; small files are read in one go.
+      if (entry && entry.size <= SMALL_FILE) yield await readFile(entry.file);
+      else yield* createReadStream(this.file(path), { highWaterMark: 256 * 1024 }) as AsyncIterable<Buffer>;
+    } catch (error) {
+      this.gone(path, error);
+    }
   }
 
   async current(path: string): Promise<{ size: number; version: string } | undefined> {
@@ -56,6 +60,7 @@ export class DirectoryPackageSource implements PackageSource {
     if (!entry) return undefined;
     try {
       const info = await stat(entry.file, { bigint: true });
+      if (!info.isFile()) return undefined;
       return { size: Number(info.size), version: `${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}` };
     } catch {
       return undefined;
@@ -63,6 +68,13 @@ export class DirectoryPackageSource implements PackageSource {
   }
 
   async close(): Promise<void> {}
+
+  /** A file listed when the directory was read and removed (or made a folder) since: not there, as a path never listed is not. */
+  private gone(path: string, error: unknown): never {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'EISDIR' || code === 'ENOTDIR') throw new SourceNotFoundError(`${this.location}: no file ${path} (removed while served)`, { cause: error });
+    throw error;
+  }
 
   private file(path: string): string {
     const entry = this.byPath.get(path);
@@ -118,6 +130,3 @@ async function namedInUtf8(file: string, path: string): Promise<void> {
   if (!found) throw new UnsafeEntryError(path, 'its name on disk is not UTF-8, which package names are (rename the file)');
 }
 
-async function* once(bytes: Promise<Uint8Array>): AsyncIterable<Uint8Array> {
-  yield await bytes;
-}

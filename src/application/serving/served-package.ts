@@ -18,7 +18,7 @@ import { GZIP_FRAMING } from '../../domain/serving/gzip-member.js';
 import { detectType, isIncompressible, isTextType, typeByExtension } from '../../domain/package/media-types.js';
 import type { Manifest } from '../../domain/package/manifest.js';
 import type { DigestLookup } from '../../domain/integrity/security.js';
-import type { PackageOutOfServiceError } from '../../domain/errors.js';
+import { SourceNotFoundError, type PackageOutOfServiceError } from '../../domain/errors.js';
 import type { VerifyOnReadSource } from '../integrity/verify-on-read-source.js';
 
 /** How long after load the background brotli pass starts: the first answers go out before it looks at every entry. */
@@ -241,16 +241,17 @@ export class ServedPackage {
     if (!found) return { kind: 'miss' };
     const { file } = found;
     const reader = this.readerOf(found.layer);
-    let state = await this.load(file, reader);
-    if (reader.current) {
+    let state = await this.load(file, reader).catch(missing);
+    if (state && reader.current) {
       // A file edited since it was measured is measured again: size, digest and bytes always agree.
       const now = await reader.current(file.key);
       if (!now) return { kind: 'miss' };
       if (now.version !== state.version) {
         this.forget(file);
-        state = await this.load(file, reader);
+        state = await this.load(file, reader).catch(missing);
       }
     }
+    if (!state) return { kind: 'miss' };
     const rewrite = route?.responseRewrite?.body;
     if (rewrite !== undefined) {
       const body = new TextEncoder().encode(rewrite);
@@ -451,4 +452,10 @@ export function layerRoots(model: Pick<PackageModel, 'storage'>): Array<{ root: 
   const roots = (model.storage?.layers ?? []).map((layer) => ({ root: layer.path.replace(/\/?$/, '/'), writable: layer.writable, exported: layer.visibility === 'exported' }));
   if (!roots.some((layer) => layer.root === CONTENT_DIR)) roots.unshift({ root: CONTENT_DIR, writable: false, exported: true });
   return roots;
+}
+
+/** A file removed from a directory source since it was listed: answered as a path that has no file. */
+function missing(error: unknown): undefined {
+  if (error instanceof SourceNotFoundError) return undefined;
+  throw error;
 }
