@@ -1,4 +1,5 @@
-import { ConfigValidationError } from '../errors.js';
+import { ConfigValidationError, UsageError } from '../errors.js';
+import { normalizePrefix } from './mount-table.js';
 import { isRecord } from '../package/documents.js';
 import { normalizeOrigin } from '../auth/same-origin.js';
 import { isVerifyMode, VERIFY_MODES, type VerifyMode } from './verify-mode.js';
@@ -15,6 +16,8 @@ export interface MountEntry {
   verify?: VerifyMode;
 }
 
+const KEYS = ['path', 'source', 'store', 'writable', 'cors', 'verify'];
+
 /** The `--config` mounts file: `{mounts: [{path, source, store?, writable?, cors?, verify?}]}`. */
 export function normalizeMountConfig(raw: unknown, file: string): MountEntry[] {
   if (!isRecord(raw) || !Array.isArray(raw.mounts)) throw new ConfigValidationError(file, ['must be an object with a "mounts" array']);
@@ -23,6 +26,19 @@ export function normalizeMountConfig(raw: unknown, file: string): MountEntry[] {
   raw.mounts.forEach((item, index) => {
     if (!isRecord(item) || typeof item.path !== 'string' || !item.path.startsWith('/') || typeof item.source !== 'string' || item.source === '') {
       issues.push(`mounts[${index}]: needs "path" (starting with "/") and "source"`);
+      return;
+    }
+    const unknown = Object.keys(item).filter((key) => !KEYS.includes(key));
+    if (unknown.length > 0) {
+      // A misspelt "writable": false would otherwise leave the mount writable without a word.
+      issues.push(`mounts[${index}]: unknown ${unknown.length === 1 ? 'key' : 'keys'} ${unknown.map((key) => JSON.stringify(key)).join(', ')} (a mount takes ${KEYS.join(', ')})`);
+      return;
+    }
+    try {
+      normalizePrefix(item.path);
+    } catch (error) {
+      if (!(error instanceof UsageError)) throw error;
+      issues.push(`mounts[${index}].path: ${error.message}`);
       return;
     }
     if (item.store !== undefined && typeof item.store !== 'string') {

@@ -1,4 +1,4 @@
-import { MountConflictError } from '../errors.js';
+import { MountConflictError, UsageError } from '../errors.js';
 
 export interface MountMatch<T> {
   mount: T;
@@ -7,10 +7,19 @@ export interface MountMatch<T> {
   path: string;
 }
 
-/** Normalizes a mount point to `/` or `/a/b/`. */
+/**
+ * Normalizes a mount point to `/` or `/a/b/`. Prefixes are matched against decoded request
+ * paths (normalizeRequestPath), which never hold an empty or dot segment, a backslash or a
+ * NUL: a prefix with one could never be reached, and is refused rather than mounted.
+ */
 export function normalizePrefix(prefix: string): string {
   const trimmed = prefix.trim().replace(/^\/+|\/+$/g, '');
-  return trimmed === '' ? '/' : `/${trimmed}/`;
+  if (trimmed === '') return '/';
+  for (const segment of trimmed.split('/')) {
+    const problem = segment === '' ? 'an empty segment' : segment === '.' || segment === '..' ? `a "${segment}" segment` : /[\\\0]/.test(segment) ? 'a backslash or a NUL' : undefined;
+    if (problem) throw new UsageError(`mount path ${prefix}: ${problem}, which no request can reach`);
+  }
+  return `/${trimmed}/`;
 }
 
 /** Mounts matched by the longest prefix on segment boundaries; one prefix, one mount. */

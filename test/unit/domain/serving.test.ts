@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { overlayKey } from '../../../src/domain/serving/overlay-key.js';
-import { MountConflictError } from '../../../src/domain/errors.js';
+import { MountConflictError, UsageError } from '../../../src/domain/errors.js';
 import { LayerStack, emptyLayer } from '../../../src/domain/serving/layer-stack.js';
 import { MountTable, normalizePrefix } from '../../../src/domain/serving/mount-table.js';
 import { normalizeRequestPath } from '../../../src/domain/serving/request-path.js';
@@ -44,12 +44,21 @@ describe('mount table', () => {
     expect(normalizePrefix('')).toBe('/');
   });
 
+  it('refuses a prefix no request could reach: empty or dot segments, a backslash, a NUL', () => {
+    expect(normalizePrefix(' //docs/v1// ')).toBe('/docs/v1/');
+    expect(normalizePrefix('/a b/é')).toBe('/a b/é/');
+    for (const [prefix, problem] of [['/a//b', 'an empty segment'], ['/a/../b', 'a ".." segment'], ['/./b', 'a "." segment'], ['/a\\b', 'a backslash or a NUL'], ['/a\0', 'a backslash or a NUL']])
+      expect(() => normalizePrefix(prefix!)).toThrow(new UsageError(`mount path ${prefix}: ${problem}, which no request can reach`));
+  });
+
   it('reads --mount options and mounts files', () => {
     expect(parseMountOption('/docs=./docs.cap')).toEqual({ path: '/docs', source: './docs.cap' });
     expect(parseMountOption('docs=x')).toBeUndefined();
     expect(parseMountOption('/docs=')).toBeUndefined();
     expect(normalizeMountConfig({ mounts: [{ path: '/', source: 'a' }, { path: '/b', source: 'b', store: 's' }] }, 'm.json')).toHaveLength(2);
     expect(() => normalizeMountConfig({ mounts: [{ path: 'x' }] }, 'm.json')).toThrow(/m\.json: mounts\[0\]/);
+    expect(() => normalizeMountConfig({ mounts: [{ path: '/a', source: 'a', writeable: false }] }, 'm.json')).toThrow(/mounts\[0\]: unknown key "writeable" \(a mount takes path, source, store, writable, cors, verify\)/);
+    expect(() => normalizeMountConfig({ mounts: [{ path: '/a/../b', source: 'a' }] }, 'm.json')).toThrow(/mounts\[0\]\.path: mount path \/a\/\.\.\/b: a "\.\." segment, which no request can reach/);
   });
 
   it('takes a verify mode per mount in the mounts file, and nothing but eager or lazy', () => {
