@@ -511,6 +511,29 @@ describe('types from schemas other implementations write', () => {
     }
   });
 
+  it('a schema that refers to itself (a tree, $ref "#") gets types that refer to themselves, not a type per level', async () => {
+    const schema = {
+      type: 'object',
+      properties: { id: { type: 'string' }, title: { type: 'string' }, parent: { $ref: '#' }, tree: { $ref: '#/definitions/node' } },
+      definitions: { node: { type: 'object', properties: { label: { type: 'string' }, child: { $ref: '#/definitions/node' }, kids: { type: 'array', items: { $ref: '#/definitions/node' } } } } },
+    };
+    const nested = await load({
+      'metadata.json': JSON.stringify(VALID_METADATA),
+      'data/docs.json': JSON.stringify([{ id: 'd1', title: 'root', parent: { title: 'up', parent: { title: 'top' } }, tree: { label: 'a', child: { label: 'b', kids: [{ label: 'c' }] } } }]),
+      'data/docs.schema.json': JSON.stringify(schema),
+      'storage.json': JSON.stringify({ storage: { dataSets: { docs: { source: 'data/docs.json', schemaFile: 'data/docs.schema.json' } } } }),
+    });
+    try {
+      const printed = printSchema(nested.schema!);
+      expect(printed).toMatch(/type DocsItemTree \{\n {2}label: String\n {2}child: DocsItemTree\n {2}kids: \[DocsItemTree\]\n\}/);
+      expect(printed).toMatch(/type DocsItemParent \{\n {2}id: String\n {2}title: String\n {2}parent: DocsItemParent\n {2}tree: DocsItemTree\n\}/);
+      const answer = await gql(nested.app, '{ docs { title parent { title parent { title } } tree { label child { label kids { label } } } } }');
+      expect(answer.body).toEqual({ data: { docs: [{ title: 'root', parent: { title: 'up', parent: { title: 'top' } }, tree: { label: 'a', child: { label: 'b', kids: [{ label: 'c' }] } } }] } });
+    } finally {
+      await nested.datasets.close();
+    }
+  });
+
   it('a document of long lists costs what its lists hold', async () => {
     const big = await load({
       'metadata.json': JSON.stringify(VALID_METADATA),

@@ -251,7 +251,7 @@ function itemTypeOf(dataset: Dataset, name: string, types: TypeNames): GraphQLOb
   const resolved = resolveRef(raw, raw);
   if (!isRecord(resolved) || !typesOf(resolved).includes('object') || !isRecord(resolved.properties)) return undefined;
   const properties = resolved.properties;
-  return new GraphQLObjectType<StoredItem>({
+  const type = new GraphQLObjectType<StoredItem>({
     name: types.take(name),
     description: `An item of dataset ${dataset.id}.`,
     fields: () => {
@@ -266,6 +266,7 @@ function itemTypeOf(dataset: Dataset, name: string, types: TypeNames): GraphQLOb
       return fields;
     },
   });
+  return type;
 }
 
 /**
@@ -285,24 +286,32 @@ function outputTypeOf(schema: unknown, root: unknown, name: string, types: TypeN
     return items === undefined || Array.isArray(items) ? GraphQLJSON : new GraphQLList(outputTypeOf(items, root, name, types));
   }
   if (sole === 'object' && isRecord(resolved.properties)) {
+    const known = types.objects.get(resolved);
+    if (known) return known;
     const properties = Object.entries(resolved.properties).filter(([property]) => GRAPHQL_NAME.test(property) && !property.startsWith('__'));
     if (properties.length === 0) return GraphQLJSON;
-    return new GraphQLObjectType<Record<string, unknown>>({
+    const type = new GraphQLObjectType<Record<string, unknown>>({
       name: types.take(name),
       fields: () =>
         Object.fromEntries(
           properties.map(([property, inner]) => [property, { type: outputTypeOf(inner, root, `${name}${pascalOf(property)}`, types), resolve: (value: unknown) => (isRecord(value) && Object.hasOwn(value, property) ? value[property] : null) }]),
         ),
     });
+    types.objects.set(resolved, type);
+    return type;
   }
   return GraphQLJSON;
 }
 
-/** A local `$ref` (`#/$defs/x`, `#/definitions/x`) followed, a few steps at most; anything else as it is. */
+/** A local `$ref` (`#`, `#/$defs/x`, `#/definitions/x`) followed, a few steps at most; anything else as it is. */
 function resolveRef(schema: unknown, root: unknown): unknown {
   let current = schema;
   for (let hops = 0; hops < 8 && isRecord(current) && typeof current.$ref === 'string'; hops++) {
     const ref = current.$ref;
+    if (ref === '#') {
+      current = root;
+      continue;
+    }
     if (!ref.startsWith('#/')) return current;
     let target: unknown = root;
     for (const part of ref.slice(2).split('/')) target = isRecord(target) ? target[decodeURIComponent(part.replace(/~1/g, '/').replace(/~0/g, '~'))] : undefined;
@@ -339,6 +348,12 @@ function pascalOf(text: string): string {
 /** Type names are global to a schema: a name taken twice gets a numeric suffix. */
 class TypeNames {
   private readonly taken = new Set<string>();
+  /**
+   * The object type made for each schema object: a schema that refers to itself (a tree's
+   * `child: {$ref: "#/definitions/node"}`, `{$ref: "#"}`) gets one type that refers to
+   * itself, where a new type per level would never end.
+   */
+  readonly objects = new Map<object, GraphQLObjectType>();
 
   take(name: string): string {
     let candidate = name;
