@@ -95,6 +95,9 @@ describe('collection queries', () => {
       ['page=0', 'BAD_QUERY'],
       ['page=1&limit=2', 'BAD_QUERY'],
       ['name..x=1', 'BAD_QUERY'],
+      ['limit=1&limit=2', 'BAD_QUERY'],
+      ['sort=name&sort=-age', 'BAD_QUERY'],
+      ['at=2026-01-01T00:00:00Z&at=2027-01-01T00:00:00Z', 'BAD_QUERY'],
     ];
     for (const [search, code] of cases) {
       const answer = await query(search);

@@ -34,6 +34,7 @@ async function answer(mount: Mount, id: string, item: string | undefined, histor
   const others = [...query.keys()].filter((name) => name !== 'at');
   // Never silently ignored: the past is answered whole, without filters or pages.
   if (others.length > 0) throw badRequest('BAD_QUERY', `at takes no other query parameter (got ${others.join(', ')})`);
+  if (query.getAll('at').length > 1) throw badRequest('BAD_QUERY', 'at is given more than once');
   const text = query.get('at') ?? '';
   const time = parseInstant(text);
   if (time === undefined) throw badRequest('BAD_QUERY', `at must be an RFC 3339 date-time like 2026-01-02T03:04:05Z (got ${JSON.stringify(text)})`);

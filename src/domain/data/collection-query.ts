@@ -43,8 +43,12 @@ export function parseCollectionQuery(parameters: Iterable<[string, string]>, fie
   const byKey = new Map<string, Filter>();
   const query: CollectionQuery = { filters: [], sort: [] };
   const numbers: Record<string, number> = {};
+  const given = new Set<string>();
   for (const [name, raw] of parameters) {
     if (RESERVED.has(name)) {
+      // Which of two would be meant is anyone's guess: refused, not one of them silently dropped.
+      if (given.has(name)) throw new InvalidQueryError(`${name} is given more than once`);
+      given.add(name);
       if (name === 'q') query.q = raw;
       else if (name === 'sort') query.sort = parseSort(raw, fields);
       else if (name !== 'at') numbers[name] = whole(raw, name, name === 'page' || name === 'per_page' ? 1 : 0);
