@@ -48,9 +48,19 @@ describe('writes from another site, with no authentication at all', () => {
   it('from the reactor\'s own pages, and from tools that are not browsers, still work', async () => {
     await request(fixture.http).post('/api/v1/data/items').set('Sec-Fetch-Site', 'same-origin').send({ id: 'own-page' }).expect(201);
     await request(fixture.http).post('/api/v1/data/items').send({ id: 'curl' }).expect(201);
-    await request(fixture.http).post('/api/v1/data/items').set('Host', 'reactor.local:8864').set('Origin', 'http://reactor.local:8864').send({ id: 'same-origin' }).expect(201);
-    await request(fixture.http).post('/api/v1/data/items').set('Host', 'reactor.local').set('Origin', 'https://reactor.local').send({ id: 'behind-tls' }).expect(201);
-    expect(await ids()).toEqual(['a', 'own-page', 'curl', 'same-origin', 'behind-tls']);
+    await request(fixture.http).post('/api/v1/data/items').set('Host', '127.0.0.1:8864').set('Origin', 'http://127.0.0.1:8864').send({ id: 'same-origin' }).expect(201);
+    await request(fixture.http).post('/api/v1/data/items').set('Host', 'localhost:8864').set('Origin', 'http://localhost:8864').send({ id: 'localhost' }).expect(201);
+    await request(fixture.http).post('/api/v1/data/items').set('Host', '[::1]:8864').set('Origin', 'http://[::1]:8864').send({ id: 'ipv6' }).expect(201);
+    await request(fixture.http).post('/api/v1/data/items').set('Host', '192.168.1.20').set('Origin', 'https://192.168.1.20').send({ id: 'behind-tls' }).expect(201);
+    expect(await ids()).toEqual(['a', 'own-page', 'curl', 'same-origin', 'localhost', 'ipv6', 'behind-tls']);
+  });
+
+  it('a page of another name that reaches the reactor (DNS rebinding) is another site, same-origin as it looks', async () => {
+    // evil.example's page, its name now resolving to this machine: to the browser, a same-origin request.
+    const rebound = await request(fixture.http).post('/api/v1/data/items').set('Host', 'evil.example:8864').set('Origin', 'http://evil.example:8864').set('Sec-Fetch-Site', 'same-origin').send({ id: 'rebound' }).expect(403);
+    expect(rebound.body.error).toEqual({ code: 'CROSS_SITE_WRITE', message: expect.stringMatching(/pages served under evil\.example:8864, which is not one of this reactor's names, count as another site's: set deploy\.json "baseUrl"/) });
+    await request(fixture.http).put('/rebound.txt').set('Host', 'evil.example').set('Origin', 'http://evil.example').set('Content-Type', 'text/plain').send('x').expect(403);
+    expect(await ids()).not.toContain('rebound');
   });
 
   it('reads from another site answer as before, without CORS headers', async () => {

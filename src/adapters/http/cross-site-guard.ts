@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isCrossSiteWrite } from '../../domain/auth/same-origin.js';
+import { isCrossSiteWrite, isOwnHost } from '../../domain/auth/same-origin.js';
 import { CrossSiteWriteError } from '../../domain/errors.js';
 import type { Reactor } from '../../application/serving/reactor.js';
 import { sendProblem } from './http-problems.js';
@@ -15,7 +15,13 @@ const CORS_EXPOSED = 'ETag, Location, X-Total-Count, Content-Range, X-Request-Id
  * preflights included.
  */
 export class CrossSiteGuard {
-  constructor(private readonly reactor: Reactor) {}
+  /** Names the reactor answers to besides addresses and localhost: `--host` and deploy.json baseUrl's. */
+  private readonly names: string[];
+
+  constructor(private readonly reactor: Reactor) {
+    const base = reactor.auth.deploy.baseUrl;
+    this.names = [reactor.settings.host, base === undefined ? undefined : new URL(base).hostname].filter((name): name is string => name !== undefined && name !== '').map((name) => name.toLowerCase());
+  }
 
   /** True when the guard answered: a refused write, or a preflight of an allowed origin. */
   screen(context: RequestContext, request: IncomingMessage, response: ServerResponse): boolean {
@@ -43,15 +49,20 @@ export class CrossSiteGuard {
       }
       return false;
     }
-    if (!isCrossSiteWrite(method, { origin, secFetchSite: typeof site === 'string' ? site : undefined }, this.ownOrigins(request), allowed)) return false;
-    sendProblem(response, new CrossSiteWriteError(`a write from another site (${origin ?? `Sec-Fetch-Site: ${String(site)}`}) is refused; allow its origin with --cors or a mount's "cors"`));
+    const host = (request.headers.host ?? '').toLowerCase();
+    const ownHost = isOwnHost(host, this.names);
+    if (!isCrossSiteWrite(method, { origin, secFetchSite: typeof site === 'string' ? site : undefined }, this.ownOrigins(host, ownHost), allowed)) return false;
+    const unknownName = ownHost || origin === undefined ? '' : `; pages served under ${host}, which is not one of this reactor's names, count as another site's: set deploy.json "baseUrl" to its public address`;
+    sendProblem(response, new CrossSiteWriteError(`a write from another site (${origin ?? `Sec-Fetch-Site: ${String(site)}`}) is refused; allow its origin with --cors or a mount's "cors"${unknownName}`));
     return true;
   }
 
-  /** The reactor's own origins: the Host the request was sent to (over http, or https behind a proxy) and deploy.json's baseUrl. */
-  private ownOrigins(request: IncomingMessage): string[] {
-    const host = (request.headers.host ?? '').toLowerCase();
-    const origins = [`http://${host}`, `https://${host}`];
+  /**
+   * The reactor's own origins: deploy.json's baseUrl, and the Host the request was sent to
+   * (over http, or https behind a proxy) when that is one of the reactor's names (isOwnHost).
+   */
+  private ownOrigins(host: string, ownHost: boolean): string[] {
+    const origins = ownHost ? [`http://${host}`, `https://${host}`] : [];
     const base = this.reactor.auth.deploy.baseUrl;
     if (base !== undefined) origins.push(new URL(base).origin.toLowerCase());
     return origins;

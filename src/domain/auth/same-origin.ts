@@ -26,6 +26,23 @@ export function isCrossSiteWrite(method: string, headers: { origin?: string; sec
   return headers.secFetchSite === 'cross-site' || headers.secFetchSite === 'same-site';
 }
 
+const IPV4 = /^\d{1,3}(?:\.\d{1,3}){3}$/;
+
+/**
+ * Whether a `Host` header names the reactor itself, so that a page served under it is one
+ * of its own: an IP address (bracketed for IPv6), `localhost` or a name below it (which
+ * browsers resolve to this machine only), or one of `names` (the address given to `--host`,
+ * deploy.json `baseUrl`'s). Any other DNS name may be an attacker's, pointed at this
+ * machine after its page loaded (DNS rebinding): that page is another site's.
+ */
+export function isOwnHost(host: string, names: readonly string[]): boolean {
+  const lower = host.toLowerCase();
+  const name = lower.startsWith('[') ? lower.slice(0, lower.indexOf(']') + 1) : lower.replace(/:\d*$/, '');
+  if (name === '') return false;
+  if (name.startsWith('[') || IPV4.test(name) || name === 'localhost' || name.endsWith('.localhost')) return true;
+  return names.includes(name);
+}
+
 /** `https://App.example:8443/` -> `https://app.example:8443`; undefined for what is not an origin (a path, another scheme). */
 export function normalizeOrigin(text: string): string | undefined {
   try {

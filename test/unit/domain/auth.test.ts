@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { decideAccess, rolesOf, type Identity } from '../../../src/domain/auth/access.js';
 import { normalizeDeploy } from '../../../src/domain/auth/deploy-config.js';
 import { parseHtpasswd } from '../../../src/domain/auth/htpasswd.js';
-import { isCrossSiteWrite, isSameOrigin, normalizeOrigin, safeReturnPath } from '../../../src/domain/auth/same-origin.js';
+import { isCrossSiteWrite, isOwnHost, isSameOrigin, normalizeOrigin, safeReturnPath } from '../../../src/domain/auth/same-origin.js';
 import fc from 'fast-check';
 import { ConfigValidationError } from '../../../src/domain/errors.js';
 
@@ -78,6 +78,16 @@ describe('same-origin checks', () => {
     expect(isSameOrigin({ origin: 'http://evil.test' }, own)).toBe(false);
     expect(isSameOrigin({ origin: 'null' }, own)).toBe(false);
     expect(isSameOrigin({}, own)).toBe(false);
+  });
+
+  it('takes a Host for the reactor\'s own only when it is an address, localhost, or a name it was given', () => {
+    for (const host of ['127.0.0.1:8864', '10.0.0.5', '[::1]:8864', '[fe80::1]', 'localhost', 'LOCALHOST:80', 'app.localhost:3000', 'reactor.test:8864']) expect([host, isOwnHost(host, ['reactor.test'])]).toEqual([host, true]);
+    // A DNS name may be anyone's, rebound to this machine: so may a name that merely ends like one.
+    for (const host of ['evil.example:8864', 'evil.example', 'localhost.evil.example', '127.0.0.1.evil.example', 'reactor.test.evil.example', '', ':8864']) expect([host, isOwnHost(host, ['reactor.test'])]).toEqual([host, false]);
+    fc.assert(fc.property(fc.domain(), fc.option(fc.integer({ min: 1, max: 65535 }), { nil: undefined }), (domain, port) => {
+      const own = isOwnHost(port === undefined ? domain : `${domain}:${port}`, []);
+      expect(own).toBe(domain === 'localhost' || domain.endsWith('.localhost') || /^\d{1,3}(\.\d{1,3}){3}$/.test(domain));
+    }));
   });
 
   it('returns after login only to a path on this server', () => {
