@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { GotRegistryClient } from '../../src/adapters/registry/got-registry-client.js';
+import { GotRegistryClient, MAX_INDEX_BYTES } from '../../src/adapters/registry/got-registry-client.js';
 import { parseRegistryReference } from '../../src/domain/dependencies/registry-reference.js';
 import { FetchError, InvalidRegistryError } from '../../src/domain/errors.js';
 
@@ -102,5 +102,29 @@ describe('GotRegistryClient', () => {
     const quiet: string[] = [];
     await collect(client('/p/', { isTTY: false, write: (text) => quiet.push(text) }).fetch(entry));
     expect(quiet).toEqual([]);
+  });
+
+  it('refuses an index that never ends, or says it is larger than it may be, without reading it all', async () => {
+    const chunk = Buffer.alloc(1024 * 1024, 0x20);
+    let sent = 0;
+    handle = (_, response) => {
+      sent = 0;
+      response.writeHead(200, { 'Content-Type': 'application/json' });
+      response.write('{"packages": {');
+      // An endless body: the client must stop it, not the server.
+      const more = () => {
+        while (sent < 1024 * 1024 * 1024 && response.write(chunk)) sent += chunk.length;
+        if (!response.destroyed) response.once('drain', more);
+      };
+      response.on('close', () => response.removeAllListeners('drain'));
+      more();
+    };
+    await expect(client('/endless/').index()).rejects.toThrow(new InvalidRegistryError(`${base}/endless/index.json is larger than ${MAX_INDEX_BYTES / 1024 / 1024} MiB; refused`));
+    expect(sent).toBeLessThan(2 * MAX_INDEX_BYTES);
+    handle = (_, response) => {
+      response.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': String(MAX_INDEX_BYTES + 1) });
+      response.write('{');
+    };
+    await expect(client('/declared/').index()).rejects.toThrow(/is larger than 64 MiB; refused/);
   });
 });

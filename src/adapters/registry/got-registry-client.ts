@@ -14,6 +14,12 @@ const RETRY = {
 };
 const TIMEOUT = { lookup: 5_000, connect: 10_000, secureConnect: 10_000, socket: 30_000, send: 30_000, response: 30_000 };
 const INSECURE_REDIRECT = 'ERR_PKG_INSECURE_REDIRECT';
+/**
+ * The index is read whole into memory: a registry that sends more than this (a million
+ * versions' worth), or keeps sending a byte at a time, is refused rather than waited on.
+ */
+export const MAX_INDEX_BYTES = 64 * 1024 * 1024;
+const INDEX_TIMEOUT = { ...TIMEOUT, request: 300_000 };
 
 /** got costs start-up time every command would pay; only a registry over HTTP needs it. */
 let loading: Promise<Got> | undefined;
@@ -46,9 +52,17 @@ export class GotRegistryClient implements RegistryClient {
     const where = `${this.display}${REGISTRY_INDEX_FILE}`;
     const got = await loadGot();
     let text: string;
+    let tooLarge = false;
     try {
-      text = await got(url, { ...this.options(), retry: RETRY }).text();
+      const request = got(url, { ...this.options(), timeout: INDEX_TIMEOUT, retry: RETRY });
+      request.on('downloadProgress', ({ transferred, total }: { transferred: number; total?: number }) => {
+        if (transferred <= MAX_INDEX_BYTES && (total ?? 0) <= MAX_INDEX_BYTES) return;
+        tooLarge = true;
+        request.cancel();
+      });
+      text = await request.text();
     } catch (error) {
+      if (tooLarge) throw new InvalidRegistryError(`${where} is larger than ${MAX_INDEX_BYTES / 1024 / 1024} MiB; refused`);
       const status = (error as { response?: { statusCode?: number } }).response?.statusCode;
       if (status === 404) throw new InvalidRegistryError(`registry ${this.display} has no ${REGISTRY_INDEX_FILE} (404)`);
       throw this.fetchError(`cannot read ${where}`, error);
