@@ -8,6 +8,12 @@ type Operator = 'eq' | (typeof OPERATORS)[number];
 /** Parameters that shape the answer rather than name a field. */
 const RESERVED = new Set(['q', 'sort', 'limit', 'offset', 'page', 'per_page', 'at']);
 const DEFAULT_PER_PAGE = 10;
+/**
+ * Filter values and sort keys one query may hold, together. Each is weighed against every
+ * item (a sort key, against every pair compared): 20,000 `_like` values held the event loop
+ * for 4 seconds on a thousand items. Real queries name a handful.
+ */
+export const MAX_QUERY_TERMS = 100;
 
 export interface Filter {
   path: string[];
@@ -44,16 +50,21 @@ export function parseCollectionQuery(parameters: Iterable<[string, string]>, fie
   const query: CollectionQuery = { filters: [], sort: [] };
   const numbers: Record<string, number> = {};
   const given = new Set<string>();
+  let terms = 0;
   for (const [name, raw] of parameters) {
     if (RESERVED.has(name)) {
       // Which of two would be meant is anyone's guess: refused, not one of them silently dropped.
       if (given.has(name)) throw new InvalidQueryError(`${name} is given more than once`);
       given.add(name);
       if (name === 'q') query.q = raw;
-      else if (name === 'sort') query.sort = parseSort(raw, fields);
-      else if (name !== 'at') numbers[name] = whole(raw, name, name === 'page' || name === 'per_page' ? 1 : 0);
+      else if (name === 'sort') {
+        query.sort = parseSort(raw, fields);
+        terms = counted(terms, query.sort.length);
+      } else if (name !== 'at') numbers[name] = whole(raw, name, name === 'page' || name === 'per_page' ? 1 : 0);
       continue;
     }
+    // Counted as they come, before a field is looked up: a million filter values are refused at the 101st.
+    terms = counted(terms, 1);
     const [field, op] = splitOperator(name);
     const path = pathOf(field, name);
     if (!fields.has(path)) throw new UnknownFieldError(`${field} is not a field of this dataset's items`);
@@ -100,6 +111,12 @@ export function queryKey(query: CollectionQuery): string {
   return JSON.stringify([filters, query.q ?? null, query.sort, query.window ?? null]);
 }
 
+/** The filter values and sort keys of a query so far, with `more`; refused past MAX_QUERY_TERMS. */
+function counted(terms: number, more: number): number {
+  if (terms + more > MAX_QUERY_TERMS) throw new InvalidQueryError(`a query takes at most ${MAX_QUERY_TERMS} filter values and sort keys together`);
+  return terms + more;
+}
+
 function splitOperator(name: string): [string, Operator] {
   const underscore = name.lastIndexOf('_');
   if (underscore > 0) {
@@ -116,11 +133,18 @@ function pathOf(field: string, parameter: string): string[] {
 }
 
 function parseSort(raw: string, fields: QueryFields): CollectionQuery['sort'] {
-  return raw.split(',').map((part) => {
+  const parts = raw.split(',');
+  // Checked before the fields are: a sort of a million keys is refused without looking at each.
+  if (parts.length > MAX_QUERY_TERMS) throw new InvalidQueryError(`sort takes at most ${MAX_QUERY_TERMS} keys (got ${parts.length})`);
+  const named = new Set<string>();
+  return parts.map((part) => {
     const descending = part.startsWith('-');
     const field = descending ? part.slice(1) : part;
-    const path = pathOf(field, `sort=${raw}`);
+    const path = pathOf(field, `sort=${raw.length > 200 ? `${raw.slice(0, 200)}…` : raw}`);
     if (!fields.has(path)) throw new UnknownFieldError(`sort names ${field}, which is not a field of this dataset's items`);
+    // A second key on one field never decides anything the first left equal.
+    if (named.has(field)) throw new InvalidQueryError(`sort names ${field} more than once`);
+    named.add(field);
     return { path, descending };
   });
 }

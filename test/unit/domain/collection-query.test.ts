@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { parseCollectionQuery, queryKey, selectItems, type QueryFields } from '../../../src/domain/data/collection-query.js';
+import { MAX_QUERY_TERMS, parseCollectionQuery, queryKey, selectItems, type QueryFields } from '../../../src/domain/data/collection-query.js';
 import { InvalidQueryError, UnknownFieldError } from '../../../src/domain/errors.js';
 
 const numbers: QueryFields = { has: (path) => path.length === 1 && ['n', 'id'].includes(path[0]!), typeOf: (path) => (path[0] === 'n' ? 'number' : 'string') };
@@ -39,6 +39,20 @@ describe('collection queries', () => {
         }
       }),
     );
+  });
+
+  it('bounds the work one query asks for: at most 100 filter values and sort keys, each sort key once', () => {
+    const many = (count: number, name = 'n'): Array<[string, string]> => Array.from({ length: count }, (_, i) => [name, String(i)]);
+    expect(parseCollectionQuery(many(MAX_QUERY_TERMS), numbers).filters[0]!.values).toHaveLength(MAX_QUERY_TERMS);
+    expect(() => parseCollectionQuery(many(MAX_QUERY_TERMS + 1), numbers)).toThrow(new InvalidQueryError('a query takes at most 100 filter values and sort keys together'));
+    expect(() => parseCollectionQuery([...many(MAX_QUERY_TERMS - 1), ['sort', 'n,-id']], numbers)).toThrow(InvalidQueryError);
+    expect(() => parseCollectionQuery([['sort', Array.from({ length: 1_000_000 }, () => 'n').join(',')]], numbers)).toThrow(new InvalidQueryError('sort takes at most 100 keys (got 1000000)'));
+    expect(() => parseCollectionQuery([['sort', 'n,-n']], numbers)).toThrow(new InvalidQueryError('sort names n more than once'));
+    // Refused at the 101st value, before the millionth is looked at.
+    let looked = 0;
+    const counting = { has: () => (++looked, true), typeOf: () => 'number' as const };
+    expect(() => parseCollectionQuery(many(1_000_000), counting)).toThrow(InvalidQueryError);
+    expect(looked).toBe(MAX_QUERY_TERMS);
   });
 
   it('keys a query the same whatever the order of its parameters', () => {
