@@ -251,7 +251,7 @@ function itemTypeOf(dataset: Dataset, name: string, types: TypeNames): GraphQLOb
   const resolved = resolveRef(raw, raw);
   if (!isRecord(resolved) || !typesOf(resolved).includes('object') || !isRecord(resolved.properties)) return undefined;
   const properties = resolved.properties;
-  const type = new GraphQLObjectType<StoredItem>({
+  return new GraphQLObjectType<StoredItem>({
     name: types.take(name),
     description: `An item of dataset ${dataset.id}.`,
     fields: () => {
@@ -266,7 +266,6 @@ function itemTypeOf(dataset: Dataset, name: string, types: TypeNames): GraphQLOb
       return fields;
     },
   });
-  return type;
 }
 
 /**
