@@ -1,6 +1,7 @@
 import { ConfigParseError } from '../errors.js';
 import { isRecord } from '../package/documents.js';
 import { checkItemId, type Item } from './item-id.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
 
 /** One line of a dataset's overlay log: `{"op": "create"|"replace"|"delete", "id", "item"?}`. */
 /** `at`: the UTC time of the write, on operations read back from a log that recorded it. */
@@ -41,7 +42,7 @@ export function parseOperationLog(bytes: Uint8Array, file: string): ParsedLog {
     const text = decoder.decode(bytes.subarray(start, end));
     if (text.trim() !== '') {
       const operation = tryOperation(text);
-      if (!operation) throw new ConfigParseError(file, 'not an overlay operation: {"op", "id", "item"?} expected', line, 1);
+      if (!operation) throw new ConfigParseError(file, `not an overlay operation: {"op", "id", "item"?} expected, an item nesting at most ${MAX_JSON_DEPTH} levels`, line, 1);
       operations.push(operation);
     }
     start = end + 1;
@@ -66,6 +67,7 @@ function tryOperation(text: string): Operation | undefined {
   }
   const at = typeof value.at === 'string' && !Number.isNaN(Date.parse(value.at)) ? { at: value.at } : {};
   if (value.op === 'delete') return { op: 'delete', id, ...at };
-  if ((value.op === 'create' || value.op === 'replace') && isRecord(value.item)) return { op: value.op, id, item: value.item, ...at };
+  // Bounded as a written item is: a deeper one, put in the log by other means, would fail every answer that serializes it.
+  if ((value.op === 'create' || value.op === 'replace') && isRecord(value.item) && !nestsDeeperThan(value.item, MAX_JSON_DEPTH)) return { op: value.op, id, item: value.item, ...at };
   return undefined;
 }

@@ -77,6 +77,9 @@ describe('operation log', () => {
     const corrupt = lines + 'garbage\n' + formatOperation({ op: 'delete', id: 'q' }, at);
     expect(() => parseOperationLog(bytes(corrupt), 'x.log.jsonl')).toThrow(ConfigParseError);
     expect(() => parseOperationLog(bytes(corrupt), 'x.log.jsonl')).toThrow(/x\.log\.jsonl:3:1/);
+    // An item deeper than a write may send, put in the log by other means, is as corrupt.
+    const deep = lines + `{"op":"create","id":"d","item":{"x":${'['.repeat(100_000)}${']'.repeat(100_000)}}}\n` + formatOperation({ op: 'delete', id: 'q' }, at);
+    expect(() => parseOperationLog(bytes(deep), 'x.log.jsonl')).toThrow(/x\.log\.jsonl:3:1: not an overlay operation: .*an item nesting at most 64 levels/);
   });
 });
 
