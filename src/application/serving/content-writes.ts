@@ -1,6 +1,6 @@
 import { ContentNotFoundError, RouteNotWritableError, type PackageError } from '../../domain/errors.js';
 import { CONTENT_DIR } from '../../domain/package/package-paths.js';
-import { checkNoFileDirectoryClash, checkTextBody, checkWritableContentPath } from '../../domain/serving/content-write.js';
+import { checkNoFileDirectoryClash, checkOneSpelling, checkTextBody, checkWritableContentPath } from '../../domain/serving/content-write.js';
 import { RouteTable } from '../../domain/serving/route-table.js';
 import type { ServedPackage } from './served-package.js';
 
@@ -40,6 +40,7 @@ export class ContentWrites {
     checkTextBody(body, contentType);
     await this.exclusive(async ({ files }) => {
       checkNoFileDirectoryClash(contentPath, this.pkg.layers);
+      checkOneSpelling(contentPath, this.pkg.layers);
       await files.writeContent(contentPath, body);
       this.pkg.overlayWritten(contentPath, body.length);
     });

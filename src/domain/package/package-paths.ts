@@ -50,6 +50,11 @@ export function unsafePathReason(name: string): string | undefined {
 
 const NON_ASCII = /[^\0-\x7f]/;
 
+/** Whether a name is all ASCII: then it is its own NFC form, and its UTF-8 length its length. */
+export function isAscii(name: string): boolean {
+  return !NON_ASCII.test(name);
+}
+
 /** NFC form; ASCII is its own, and checking for it is cheaper than normalizing. */
 function nfc(name: string): string {
   return NON_ASCII.test(name) ? name.normalize('NFC') : name;

@@ -1,6 +1,6 @@
 import { ContentConflictError, ContentPathError, NotTextError } from '../errors.js';
 import type { LayerStack } from './layer-stack.js';
-import { entryNamesProblem, PARTIAL_SUFFIX, TOMBSTONES_FILE, unsafePathReason } from '../package/package-paths.js';
+import { entryNamesProblem, isAscii, PARTIAL_SUFFIX, TOMBSTONES_FILE, unsafePathReason } from '../package/package-paths.js';
 import { isTextType } from '../package/media-types.js';
 
 /** The longest name of one file or folder most file systems hold, in UTF-8 bytes (NAME_MAX). */
@@ -51,16 +51,19 @@ export function checkNoFileDirectoryClash(path: string, visible: LayerStack): vo
   }
   const inside = visible.firstUnder(path);
   if (inside !== undefined) throw new ContentConflictError(`${path} cannot be written as a file: it is a directory holding ${inside}`);
-  // Another spelling of a visible name (NFC and NFD, say) would make a package that no longer saves.
-  if (!ASCII.test(path)) {
-    const problem = entryNamesProblem([...visible.visiblePaths().filter((visiblePath) => visiblePath !== path), path]);
-    if (problem) throw new ContentConflictError(`${path} cannot be written: ${problem.name === path ? 'it' : problem.name} ${problem.reason}`);
-  }
 }
 
-const ASCII = /^[\0-\x7f]*$/;
+/**
+ * Refuse a write to another spelling of a visible name (NFC and NFD, say): the package
+ * would no longer save (entryNamesProblem). An ASCII name spells nothing else.
+ */
+export function checkOneSpelling(path: string, visible: LayerStack): void {
+  if (isAscii(path)) return;
+  const problem = entryNamesProblem([...visible.visiblePaths().filter((visiblePath) => visiblePath !== path), path]);
+  if (problem) throw new ContentConflictError(`${path} cannot be written: ${problem.name === path ? 'it' : problem.name} ${problem.reason}`);
+}
 
 const utf8 = new TextEncoder();
 function utf8Length(text: string): number {
-  return ASCII.test(text) ? text.length : utf8.encode(text).length;
+  return isAscii(text) ? text.length : utf8.encode(text).length;
 }
