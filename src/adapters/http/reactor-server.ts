@@ -79,7 +79,7 @@ export class ReactorServer {
     const started = performance.now();
     const sentBefore = request.socket.bytesWritten;
     const method = request.method ?? 'GET';
-    const url = request.url ?? '/';
+    const url = request.url?.charCodeAt(0) === 0x2f ? request.url : originForm(request);
     const query = url.indexOf('?');
     const path = query < 0 ? url : url.slice(0, query);
     if (this.liveReload && method === 'GET' && path === LIVE_RELOAD_PATH) return this.liveReload.add(response);
@@ -285,4 +285,20 @@ export class ReactorServer {
 function plainStaticRead(context: RequestContext, request: IncomingMessage): boolean {
   const { target } = context;
   return target.kind === 'file' && target.file !== undefined && !target.mount.auth && (request.method === 'GET' || request.method === 'HEAD') && request.headers.origin === undefined;
+}
+
+/**
+ * RFC 9112: a server accepts a request target in absolute form (`GET http://host/path`),
+ * which proxies send, as its path and query; what follows reads `request.url` in origin
+ * form. Anything else (`*`, a bare authority) is left for the path check to refuse.
+ */
+function originForm(request: IncomingMessage): string {
+  const target = request.url ?? '/';
+  if (!/^https?:\/\//i.test(target)) return target;
+  try {
+    const { pathname, search } = new URL(target);
+    return (request.url = pathname + search);
+  } catch {
+    return target;
+  }
 }

@@ -1,0 +1,46 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { connect } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { MemoryOpener } from '../fakes/memory-package-opener.js';
+import { demoPackage } from '../support/demo-package.js';
+import { startReactor } from '../support/reactor-fixture.js';
+
+let fixture: Awaited<ReturnType<typeof startReactor>>;
+let port: number;
+beforeAll(async () => {
+  const opener = new MemoryOpener().add('site', demoPackage({ 'data/items.json': '[{"id":"a"}]', 'storage.json': JSON.stringify({ storage: { dataSets: { items: { source: 'data/items.json' } } } }) }));
+  fixture = await startReactor(opener, [{ source: 'site' }]);
+  await new Promise<void>((resolve) => fixture.http.listen(0, '127.0.0.1', resolve));
+  port = (fixture.http.address() as AddressInfo).port;
+});
+afterAll(() => fixture.stop());
+
+/** One request written as it is, request target and all; the status line and body of the answer. */
+function raw(request: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.end(request));
+    let text = '';
+    socket.on('data', (chunk) => (text += chunk.toString()));
+    socket.on('end', () => resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1]), body: text.slice(text.indexOf('\r\n\r\n') + 4) }));
+    socket.on('error', reject);
+  });
+}
+
+describe('request targets (RFC 9112)', () => {
+  it('answers the absolute form, which proxies send, as its path and query', async () => {
+    const page = await raw('GET http://127.0.0.1/style.css HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
+    expect(page).toEqual({ status: 200, body: 'body { color: black; }' });
+    expect(JSON.parse((await raw('GET HTTP://elsewhere.example/api/v1/data/items?id=a HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n')).body)).toEqual([{ id: 'a' }]);
+    const body = '{"id":"b"}';
+    expect((await raw(`POST http://127.0.0.1/api/v1/data/items HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`)).status).toBe(201);
+  });
+
+  it('refuses the asterisk and authority forms, and an absolute form that is not a URL, with 400', async () => {
+    for (const target of ['*', 'http://[bad/index.html']) {
+      const answer = await raw(`GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
+      expect([target, answer.status, JSON.parse(answer.body).error.code]).toEqual([target, 400, 'BAD_PATH']);
+    }
+    // Node's parser takes the authority form only with CONNECT, and refuses it before the reactor sees it.
+    expect((await raw('GET example.org:443 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n')).status).toBe(400);
+  });
+});
