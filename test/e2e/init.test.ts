@@ -70,6 +70,7 @@ describe('pkg init', () => {
     [['--template', 'nope'], /UsageError: no template "nope"; templates: blog, composite, dataset-app, docs, site/],
     [['--name', 'Not Kebab'], /UsageError: --name "Not Kebab" must be kebab-case/],
     [['--package-version', 'one'], /UsageError: --package-version "one" is not a semantic version/],
+    [['--name', 'a'.repeat(101)], /UsageError: --name takes at most 100 characters, since it names files \(got 101\)/],
     [['--guid', 'no uri'], /UsageError: --guid "no uri" is not a URI/],
   ])('refuses %j with a usage error and writes nothing', (args, message) => {
     const directory = at(`refused-${readdirSync(work.path).length}`);

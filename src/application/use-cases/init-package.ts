@@ -2,6 +2,7 @@ import { once } from '../shared/bytes.js';
 import { UsageError } from '../../domain/errors.js';
 import { BUNDLE_INDEX_FILE, type BundleIndex } from '../../domain/dependencies/bundle-index.js';
 import { KEBAB_CASE, SEMVER, isUri } from '../../domain/package/field-rules.js';
+import { MAX_NAME_OR_VERSION } from '../../domain/package/metadata.js';
 import { METADATA_FILE } from '../../domain/package/package-paths.js';
 import { fillTemplate, titleFrom, type TemplateValues } from '../../domain/package/template-values.js';
 import { toJsonBytes } from '../package/package-reader.js';
@@ -81,6 +82,8 @@ export class InitPackage {
     const guid = request.guid ?? `pkg://local/${request.name}`;
     if (!KEBAB_CASE.test(request.name)) throw new UsageError(`--name ${JSON.stringify(request.name)} must be kebab-case: lower-case letters, digits and single hyphens`);
     if (!SEMVER.test(version)) throw new UsageError(`--package-version ${JSON.stringify(version)} is not a semantic version (like 0.1.0)`);
+    for (const [option, value] of [['--name', request.name], ['--package-version', version]] as const)
+      if (value.length > MAX_NAME_OR_VERSION) throw new UsageError(`${option} takes at most ${MAX_NAME_OR_VERSION} characters, since it names files (got ${value.length})`);
     if (!isUri(guid)) throw new UsageError(`--guid ${JSON.stringify(guid)} is not a URI (like pkg://example.org/${request.name})`);
     const title = titleFrom(request.name);
     return {

@@ -27,6 +27,9 @@ export interface Metadata {
 
 const FIELD_ORDER = ['name', 'version', 'description', 'guid', 'uuid', 'author', 'license', 'repository', 'dependencies', 'readOnly', 'modules'] as const;
 
+/** The longest name, and the longest version: `<name>-<version>.cap`, written under a temporary name first, stays within a file name's 255 bytes. */
+export const MAX_NAME_OR_VERSION = 100;
+
 /**
  * Reads metadata.json into its canonical form: the legacy dependency list
  * `[{name: guid, version: range}]` becomes a GUID-to-range object and `null` becomes `{}`.
@@ -69,6 +72,9 @@ function metadataIssues(m: Record<string, unknown>): string[] {
   };
   requireString('name', (v) => KEBAB_CASE.test(v), 'must be kebab-case (^[a-z0-9]+(?:-[a-z0-9]+)*$)');
   requireString('version', (v) => SEMVER.test(v), 'must be a semantic version 2.0.0');
+  // Both name files (<name>-<version>.cap, overlay folders): together they must fit in a file name.
+  for (const field of ['name', 'version'])
+    if (typeof m[field] === 'string' && (m[field] as string).length > MAX_NAME_OR_VERSION) issues.push(`${field}: at most ${MAX_NAME_OR_VERSION} characters, since it names files (got ${(m[field] as string).length})`);
   requireString('description', (v) => v.length > 0, 'must not be empty');
   // Old (0.1.x) metadata had neither: reading accepts that (see metadataGaps); a value that is there must be right.
   if (m.guid !== undefined) requireString('guid', isUri, 'must be a URI');

@@ -3,8 +3,12 @@ import type { LayerStack } from './layer-stack.js';
 import { entryNamesProblem, isAscii, PARTIAL_SUFFIX, TOMBSTONES_FILE, unsafePathReason } from '../package/package-paths.js';
 import { isTextType } from '../package/media-types.js';
 
-/** The longest name of one file or folder most file systems hold, in UTF-8 bytes (NAME_MAX). */
-export const MAX_SEGMENT_BYTES = 255;
+/**
+ * The longest name of one file or folder a write may give, in UTF-8 bytes: most file systems
+ * hold 255 (NAME_MAX), and a file is written first under its name plus `.<12 hex digits>`
+ * and PARTIAL_SUFFIX.
+ */
+export const MAX_SEGMENT_BYTES = 255 - 13 - PARTIAL_SUFFIX.length;
 /** The longest content path a write may name: well within PATH_MAX once below a workdir. */
 export const MAX_CONTENT_PATH_BYTES = 1024;
 

@@ -67,6 +67,12 @@ describe('metadata.json rules', () => {
   it.each(['pkg://example.org/x', 'urn:uuid:123', 'https://example.org/p?q=1#f'])('accepts guid %s', (guid) => expect(issuesOf(withField('guid', guid))).toEqual([]));
   it.each(['no scheme', 'example.org/x', '://x', 'a b:c', 'pkg://bad%zz'])('rejects guid %s', (guid) => expect(issuesOf(withField('guid', guid))).toHaveLength(1));
 
+  it('bounds the name and the version, which name files, to 100 characters each', () => {
+    expect(issuesOf(withField('name', 'a'.repeat(100)))).toEqual([]);
+    expect(issuesOf(withField('name', 'a'.repeat(101)))).toEqual(['name: at most 100 characters, since it names files (got 101)']);
+    expect(issuesOf(withField('version', `1.0.0-${'a'.repeat(95)}`))).toEqual(['version: at most 100 characters, since it names files (got 101)']);
+  });
+
   it('checks the optional fields', () => {
     expect(issuesOf({ ...VALID_METADATA, author: '', license: 3, readOnly: 'yes', modules: ['ok-module', 'Bad'] })).toEqual([
       'author: must be a non-empty string',
