@@ -19,8 +19,12 @@ export function normalizePrefix(prefix: string): string {
     const problem = segment === '' ? 'an empty segment' : segment === '.' || segment === '..' ? `a "${segment}" segment` : /[\\\0]/.test(segment) ? 'a backslash or a NUL' : undefined;
     if (problem) throw new UsageError(`mount path ${prefix}: ${problem}, which no request can reach`);
   }
+  if (encodeURIComponent(trimmed).length > MAX_ENCODED_PREFIX) throw new UsageError(`mount path ${prefix.slice(0, 64)}…: at most ${MAX_ENCODED_PREFIX} characters once percent-encoded, since it names its overlay's folder`);
   return `/${trimmed}/`;
 }
+
+/** With a package name (at most 100 characters), a mount path names its overlay's folder (overlayKey): the two fit in a file name. */
+const MAX_ENCODED_PREFIX = 128;
 
 /** Mounts matched by the longest prefix on segment boundaries; one prefix, one mount. */
 export class MountTable<T> {

@@ -49,6 +49,10 @@ describe('mount table', () => {
     expect(normalizePrefix('/a b/é')).toBe('/a b/é/');
     for (const [prefix, problem] of [['/a//b', 'an empty segment'], ['/a/../b', 'a ".." segment'], ['/./b', 'a "." segment'], ['/a\\b', 'a backslash or a NUL'], ['/a\0', 'a backslash or a NUL']])
       expect(() => normalizePrefix(prefix!)).toThrow(new UsageError(`mount path ${prefix}: ${problem}, which no request can reach`));
+    // One folder per mount holds its overlay: its name must fit in a file name.
+    expect(normalizePrefix(`/${'a'.repeat(128)}`)).toBe(`/${'a'.repeat(128)}/`);
+    expect(() => normalizePrefix(`/${'a'.repeat(129)}`)).toThrow(/at most 128 characters once percent-encoded/);
+    expect(() => normalizePrefix(`/${'é'.repeat(30)}`)).toThrow(/at most 128 characters once percent-encoded/);
   });
 
   it('reads --mount options and mounts files', () => {
