@@ -31,7 +31,11 @@ export interface Storage {
   layers: Layer[];
 }
 
-const DATASET_ID = /^[A-Za-z_][A-Za-z0-9_-]*$/;
+/**
+ * A dataset id names its log file (`<id>.log.jsonl`), so it is bounded; `__` starts the
+ * names GraphQL keeps for itself (and `__proto__`, which an object cannot hold as a key).
+ */
+const DATASET_ID = /^(?!__)[A-Za-z_][A-Za-z0-9_-]{0,127}$/;
 
 /**
  * Reads storage.json into the canonical form. Accepts `{storage: {dataSets, layers}}`,
@@ -71,7 +75,7 @@ export function normalizeStorage(raw: unknown): Storage {
 function addDataSet(into: Record<string, DataSet>, id: string, value: unknown, issues: string[]): void {
   const where = `storage.dataSets[${JSON.stringify(id)}]`;
   if (!DATASET_ID.test(id)) issues.push(`${where}: a dataset id must match ${DATASET_ID.source}`);
-  if (id in into) issues.push(`${where}: declared twice`);
+  if (Object.hasOwn(into, id)) issues.push(`${where}: declared twice`);
   if (!isRecord(value)) {
     issues.push(`${where}: must be an object`);
     return;

@@ -129,6 +129,12 @@ describe('storage.json', () => {
   it('rejects unusable datasets', () => {
     expect(() => normalizeStorage({ storage: { dataSets: { x: {} } } })).toThrow(/needs "source"/);
     expect(() => normalizeStorage({ storage: { dataSets: { 'bad/id': { source: 'a.json' } } } })).toThrow(/dataset id/);
+    // An id names its log file, and `__` names are GraphQL's (and __proto__ no object key).
+    expect(() => normalizeStorage({ storage: { dataSets: { ['a'.repeat(129)]: { source: 'a.json' } } } })).toThrow(/dataset id/);
+    expect(normalizeStorage({ storage: { dataSets: { ['a'.repeat(128)]: { source: 'a.json' } } } }).dataSets).toHaveProperty('a'.repeat(128));
+    expect(() => normalizeStorage(JSON.parse('{"storage": {"dataSets": {"__proto__": {"source": "a.json"}}}}'))).toThrow(/dataset id/);
+    // Names every object inherits are ids like any other, not ones "declared twice".
+    expect(Object.keys(normalizeStorage({ storage: { dataSets: { constructor: { source: 'a.json' }, toString: { source: 'b.json' } } } }).dataSets)).toEqual(['constructor', 'toString']);
   });
 });
 
