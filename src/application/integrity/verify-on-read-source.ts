@@ -88,7 +88,7 @@ export class VerifyOnReadSource extends WrappedSource {
 
   private settle(path: string, key: string, digest: string): void {
     this.guard.assertServing();
-    const expected = this.security.checksums[path];
+    const expected = Object.hasOwn(this.security.checksums, path) ? this.security.checksums[path] : undefined;
     if (expected === digest) return void this.verified.add(key);
     throw this.guard.withdraw(describeIntegrity({ mismatched: expected === undefined ? [] : [path], missing: [], uncovered: expected === undefined ? [path] : [] }));
   }

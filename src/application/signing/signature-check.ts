@@ -51,7 +51,7 @@ export class SignatureCheck {
     const verdict = (valid: boolean, reason?: string): SignatureVerdict => ({ signed: true, scheme: openpgp ? 'OpenPGP' : 'RSA-SHA256', valid, ...(reason ? { reason } : {}) });
     for (const file of [declared.publicKey, declared.signatureFile]) if (!source.has(file)) return verdict(false, `${file}, named in security.json, is missing`);
     const paths = signedPayloadOrder(security.checksums);
-    const uncovered = coveredPaths(source).filter((path) => !(path in security.checksums));
+    const uncovered = coveredPaths(source).filter((path) => !Object.hasOwn(security.checksums, path));
     const missing = paths.filter((path) => !source.has(path));
     if (missing.length > 0) {
       return { ...verdict(false, `signed files are missing: ${missing.join(', ')}`), integrity: { mismatched: [], missing, uncovered } };

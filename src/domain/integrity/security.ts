@@ -112,7 +112,7 @@ export function compareChecksums(declared: Record<string, string>, actual: Reado
     if (found === undefined) report.missing.push(path);
     else if (found !== digest) report.mismatched.push(path);
   }
-  for (const path of actual.keys()) if (isCoveredByChecksums(path) && !(path in declared)) report.uncovered.push(path);
+  for (const path of actual.keys()) if (isCoveredByChecksums(path) && !Object.hasOwn(declared, path)) report.uncovered.push(path);
   report.mismatched = sortPaths(report.mismatched);
   report.missing = sortPaths(report.missing);
   report.uncovered = sortPaths(report.uncovered);
@@ -128,8 +128,9 @@ export function listingIntegrity(declared: Record<string, string>, present: read
   const uncovered: string[] = [];
   let declaredHere = 0;
   for (const path of present) {
+    // Own keys only: a file named constructor is no more covered than any other file.
     if (Object.hasOwn(declared, path)) declaredHere++;
-    if (isCoveredByChecksums(path) && !(path in declared)) uncovered.push(path);
+    else if (isCoveredByChecksums(path)) uncovered.push(path);
   }
   const declaredPaths = Object.keys(declared);
   // Each path is present once: when every declared path was counted, none is missing, and no set of 10,000 paths is built to show it.

@@ -101,6 +101,14 @@ describe('ValidatePackage', () => {
     expect(check('security').errors).toEqual(['checksum mismatch: content/style.css', 'missing file: content/gone.txt', 'file not covered by checksums: content/extra.txt']);
   });
 
+  it('takes a file named constructor or toString for uncovered like any other (checksums are looked up by own key)', async () => {
+    const files = withSecurity(demoPackage());
+    files['constructor'] = 'slipped in';
+    files['toString'] = 'slipped in too';
+    const { check } = await validate(files);
+    expect(check('security').errors).toEqual(['file not covered by checksums: constructor', 'file not covered by checksums: toString']);
+  });
+
   it('checks a declared signature as a seventh check, and refuses encrypted packages with KeyRequiredError', async () => {
     const signed = async (key: Uint8Array): Promise<Record<string, string | Uint8Array>> => {
       const files: Record<string, string | Uint8Array> = { ...demoPackage(), 'signature.pub.pem': key };

@@ -29,6 +29,9 @@ describe('integrity rules', () => {
   it('names missing and uncovered files from the file list alone, before anything is hashed', () => {
     expect(listingIntegrity({ a: '1', c: '3' }, ['a', 'd', 'security.json', 'signature.sig'])).toEqual({ mismatched: [], missing: ['c'], uncovered: ['d'] });
     expect(listingIntegrity({ a: '1', 'security.json': '2' }, ['a', 'security.json'])).toEqual({ mismatched: [], missing: [], uncovered: [] });
+    // A file named after what every object inherits is covered only by a checksum of its own.
+    expect(listingIntegrity({ a: '1' }, ['a', 'constructor', 'toString'])).toEqual({ mismatched: [], missing: [], uncovered: ['constructor', 'toString'] });
+    expect(compareChecksums({ a: '1' }, new Map([['a', '1'], ['constructor', '2']]))).toEqual({ mismatched: [], missing: [], uncovered: ['constructor'] });
     expect(listingIntegrity({ a: '1', 'security.json': '2' }, ['a'])).toEqual({ mismatched: [], missing: ['security.json'], uncovered: [] });
     expect(listingIntegrity({ b: '1', a: '2' }, [])).toEqual({ mismatched: [], missing: ['a', 'b'], uncovered: [] });
   });
