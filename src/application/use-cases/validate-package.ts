@@ -15,6 +15,7 @@ import { MANIFEST_FILE, METADATA_FILE, ROUTES_FILE, SECURITY_FILE, STORAGE_FILE,
 import { generateRoutes, normalizeRoutes, type Routes } from '../../domain/package/routes.js';
 import { normalizeStorage, type Storage } from '../../domain/package/storage.js';
 import { coveredPaths } from '../integrity/digest-entries.js';
+import { describeShadowed, shadowedItems } from '../../domain/data/dataset-index.js';
 import type { EntryDigester } from '../integrity/entry-digester.js';
 import { readDataDocument, readDocument } from '../package/package-reader.js';
 import { messageOf } from '../shared/error-message.js';
@@ -157,13 +158,23 @@ export class ValidatePackage {
     const notes: string[] = [];
     for (const [id, dataSet] of Object.entries(storage.value.dataSets)) {
       if (dataSet.kind !== 'schema' || !files.has(dataSet.source)) continue;
+      // Read as the reactor reads it, schema or not: what it would refuse or not serve is an error here.
+      let data: unknown;
+      try {
+        data = await readDataDocument(source, dataSet.source);
+      } catch (error) {
+        errors.push(`dataset ${id}: ${messageOf(error)}`);
+        continue;
+      }
+      const shadowed = Array.isArray(data) ? shadowedItems(data) : [];
+      if (shadowed.length > 0) errors.push(`dataset ${id}: ${describeShadowed(dataSet.source, shadowed)}`);
       if (!dataSet.schemaFile) {
         notes.push(`dataset ${id}: no schema declared`);
         continue;
       }
       if (!files.has(dataSet.schemaFile)) continue;
       try {
-        const checked = await datasetViolations(this.schemas, await readDocument(source, dataSet.schemaFile), dataSet.schemaFile, await readDataDocument(source, dataSet.source), dataSet.source);
+        const checked = await datasetViolations(this.schemas, await readDocument(source, dataSet.schemaFile), dataSet.schemaFile, data, dataSet.source);
         errors.push(...checked.violations.map((violation) => `dataset ${id}: ${violation}`));
         notes.push(`dataset ${id}: ${checked.items} ${checked.items === 1 ? 'item' : 'items'} valid against ${dataSet.schemaFile}`);
       } catch (error) {

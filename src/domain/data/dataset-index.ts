@@ -54,6 +54,28 @@ export class DatasetIndex {
   }
 }
 
+/**
+ * Base items whose id an earlier item already has (its `id`, or its position when it has
+ * none): the index keeps the first, so these are neither listed nor addressable.
+ * Positions are 1-based, as an item without an id is named.
+ */
+export function shadowedItems(base: readonly unknown[]): Array<{ id: string; position: number }> {
+  const seen = new Set<string>();
+  const shadowed: Array<{ id: string; position: number }> = [];
+  base.forEach((item, index) => {
+    const id = itemIdOf(item, index);
+    if (seen.has(id)) shadowed.push({ id, position: index + 1 });
+    else seen.add(id);
+  });
+  return shadowed;
+}
+
+/** What to tell an author of shadowed items: which, and the fix. */
+export function describeShadowed(file: string, shadowed: ReadonlyArray<{ id: string; position: number }>): string {
+  const listed = shadowed.slice(0, 5).map(({ id, position }) => `item ${position} (id ${JSON.stringify(id)})`).join(', ');
+  return `${file}: ${shadowed.length} ${shadowed.length === 1 ? 'item has' : 'items have'} the id of an earlier item and ${shadowed.length === 1 ? 'is' : 'are'} not served: ${listed}${shadowed.length > 5 ? ', ...' : ''}; give each item an id of its own`;
+}
+
 /** A new item's id when the client gives none: the first number from `from` that `taken` does not hold. */
 export function nextFreeId(taken: (id: string) => boolean, from: number): number {
   let candidate = from;

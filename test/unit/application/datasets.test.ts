@@ -39,6 +39,13 @@ async function load(store = new MemoryOverlayStore(), refusal?: ReadOnlyError) {
 }
 
 describe('datasets', () => {
+  it('says at load which base items an earlier item\'s id hides, which are then neither listed nor found', async () => {
+    const source = new MemoryPackageSource({ ...files, 'data/items.json': JSON.stringify([{ id: 'a', n: 1 }, { id: 'a', n: 2 }, { id: 'b', n: 3 }]) });
+    const { datasets, warnings } = await PackageDatasets.load(source, await readPackage(source, { generate: 'serving' }), undefined, undefined, { schemas: new AjvSchemaValidator(), sqlite, clock: new FixedClock() });
+    expect(warnings).toEqual(['data/items.json: 1 item has the id of an earlier item and is not served: item 2 (id "a"); give each item an id of its own']);
+    expect(datasets.get('items').entries()).toEqual([['a', { id: 'a', n: 1 }], ['b', { id: 'b', n: 3 }]]);
+  });
+
   it('refuses at load a data file nested deeper than a written item may be, which no answer could serialize', async () => {
     const deep = (levels: number): unknown => (levels === 0 ? 'leaf' : [deep(levels - 1)]);
     const loadWith = async (items: unknown) => {

@@ -101,6 +101,17 @@ describe('ValidatePackage', () => {
     expect(check('security').errors).toEqual(['checksum mismatch: content/style.css', 'missing file: content/gone.txt', 'file not covered by checksums: content/extra.txt']);
   });
 
+  it('reads every dataset as the reactor does, schema or not: a file it would refuse, or items it would not serve, fail storage', async () => {
+    const schemaless = (data: string) => withSecurity(demoPackage({ 'storage.json': JSON.stringify({ storage: { dataSets: { notes: { source: 'data/notes.json' } } } }), 'data/notes.json': data }));
+    expect((await validate(schemaless('[{"id":'))).check('storage').errors).toEqual(['dataset notes: data/notes.json:1:8: invalid JSON: unexpected end of input']);
+    expect((await validate(schemaless(`[${'['.repeat(100)}${']'.repeat(100)}]`))).check('storage').errors).toEqual([expect.stringMatching(/^dataset notes: data\/notes\.json: nests deeper than 66 levels/)]);
+    // The second "a", and the item with id "3" after an item that is third without one.
+    expect((await validate(schemaless('[{"id":"a"},{"id":"a"},{"t":"third"},{"id":"3"}]'))).check('storage').errors).toEqual([
+      'dataset notes: data/notes.json: 2 items have the id of an earlier item and are not served: item 2 (id "a"), item 4 (id "3"); give each item an id of its own',
+    ]);
+    expect((await validate(schemaless('[{"id":"a"},{"t":"second"}]'))).check('storage')).toMatchObject({ passed: true, errors: [] });
+  });
+
   it('takes a file named constructor or toString for uncovered like any other (checksums are looked up by own key)', async () => {
     const files = withSecurity(demoPackage());
     files['constructor'] = 'slipped in';
