@@ -144,7 +144,7 @@ function canonicalRoute(raw: unknown, where: string, keyPath: string | undefined
       const value: ResponseRewrite = {};
       if (typeof rewrite.body === 'string') value.body = rewrite.body;
       if (rewrite.headers !== undefined) {
-        const headers = headerMap(rewrite.headers, `${where}.responseRewrite.headers`, issues);
+        const headers = headerMap(rewrite.headers, `${where}.responseRewrite.headers`, issues, true);
         if (headers) value.headers = headers;
       }
       route.responseRewrite = value;
@@ -152,15 +152,28 @@ function canonicalRoute(raw: unknown, where: string, keyPath: string | undefined
   }
   for (const field of HEADER_MAPS) {
     if (raw[field] === undefined) continue;
-    const headers = headerMap(raw[field], `${where}.${field}`, issues);
+    const headers = headerMap(raw[field], `${where}.${field}`, issues, field !== 'requestHeaders');
     if (headers) route[field] = headers;
   }
   return issues.length > before ? undefined : route;
 }
 
-function headerMap(value: unknown, where: string, issues: string[]): Record<string, string> | undefined {
+/**
+ * Headers that frame a response or belong to one connection, and its coding: the reactor
+ * sets them for the bytes it sends. A package that set `Content-Length: 5` beside the real
+ * one, or `Transfer-Encoding: chunked` beside a length, would have proxies in front read
+ * the answer differently from clients (response smuggling).
+ */
+const REACTOR_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer', 'proxy-connection', 'content-encoding', 'content-range']);
+
+function headerMap(value: unknown, where: string, issues: string[], sent: boolean): Record<string, string> | undefined {
   if (!isRecord(value) || !Object.entries(value).every(([name, v]) => /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name) && typeof v === 'string' && !/[\r\n\0]/.test(v))) {
     issues.push(`${where}: must be an object of header name to string value`);
+    return undefined;
+  }
+  const reserved = sent ? Object.keys(value).filter((name) => REACTOR_HEADERS.has(name.toLowerCase())) : [];
+  if (reserved.length > 0) {
+    issues.push(`${where}: ${reserved.join(', ')} ${reserved.length === 1 ? 'is' : 'are'} the reactor's to set for the bytes it sends, not a route's`);
     return undefined;
   }
   return { ...(value as Record<string, string>) };

@@ -78,6 +78,12 @@ describe('routes.json', () => {
     const route = { path: '/a', resource: 'content/a.html', remap: '/b', responseRewrite: { body: 'x', headers: { 'X-A': '1' } }, responseHeaders: { 'X-B': '2' }, requestHeaders: { 'X-C': '3' }, headers: { 'Cache-Control': 'no-store' } };
     expect(normalizeRoutes({ routes: [route] }).routes[0]).toEqual(route);
     expect(() => normalizeRoutes({ routes: [{ ...route, responseHeaders: { 'X-B': 'a\r\nSet-Cookie: x' } }] })).toThrow(ConfigValidationError);
+    // What frames the answer is the reactor's: a second Content-Length, or chunked beside a length, splits it for proxies.
+    expect(() => normalizeRoutes({ routes: [{ ...route, responseHeaders: { 'Content-Length': '5' } }] })).toThrow(/responseHeaders: Content-Length is the reactor's to set for the bytes it sends, not a route's/);
+    expect(() => normalizeRoutes({ routes: [{ ...route, headers: { 'transfer-encoding': 'chunked', Connection: 'close' } }] })).toThrow(/transfer-encoding, Connection are the reactor's to set/);
+    expect(() => normalizeRoutes({ routes: [{ ...route, responseRewrite: { headers: { 'Content-Encoding': 'gzip' } } }] })).toThrow(/responseRewrite\.headers: Content-Encoding is the reactor's/);
+    // Request headers are only exposed for forwarding reactors: nothing of this reactor's answer.
+    expect(normalizeRoutes({ routes: [{ ...route, requestHeaders: { 'Content-Length': '5' } }] }).routes[0]!.requestHeaders).toEqual({ 'Content-Length': '5' });
   });
 
   it('generates two routes per HTML file, / for the index and one per dataset', () => {
