@@ -1,5 +1,5 @@
 import { DatasetNotFoundError, DatasetUnavailableError, type PackageError } from '../../domain/errors.js';
-import { DatasetIndex, describeShadowed, shadowedItems } from '../../domain/data/dataset-index.js';
+import { DatasetIndex, describeShadowed } from '../../domain/data/dataset-index.js';
 import { idPolicyOf } from '../../domain/data/item-id.js';
 import { parseOperationLog } from '../../domain/data/operation-log.js';
 import type { DataSet } from '../../domain/package/storage.js';
@@ -116,9 +116,8 @@ async function loadDataset(
     if (raw !== undefined) schema = { raw, validate: await readers.schemas.compile(raw, dataSet.schemaFile) };
   }
   if (!Array.isArray(data)) return new Dataset(id, { document: data }, schema, idPolicyOf(schema?.raw, []), undefined, refusal);
-  const shadowed = shadowedItems(data);
-  if (shadowed.length > 0) warnings.push(describeShadowed(dataSet.source, shadowed));
   const index = new DatasetIndex(data);
+  if (index.shadowed.length > 0) warnings.push(describeShadowed(dataSet.source, index.shadowed));
   if (!overlay) return new Dataset(id, { index, base: data }, schema, idPolicyOf(schema?.raw, data), undefined, refusal);
   const logFile = `${overlay.location}/data/${id}.log.jsonl`;
   const log = parseOperationLog(await overlay.readLog(id), logFile);

@@ -1,4 +1,4 @@
-import { describeIntegrity, isCoveredByChecksums, type Security } from '../../domain/integrity/security.js';
+import { describeIntegrity, digestLookup, isCoveredByChecksums, type DigestLookup, type Security } from '../../domain/integrity/security.js';
 import type { Hasher } from '../ports/hasher.js';
 import type { PackageSource } from '../ports/package-source.js';
 import { WrappedSource } from '../package/wrapped-source.js';
@@ -21,6 +21,8 @@ export class VerifyOnReadSource extends WrappedSource {
   readonly current?: (path: string) => Promise<{ size: number; version: string } | undefined>;
   /** Files checked and found intact, by path (and version, for files that may change). */
   private readonly verified = new Set<string>();
+  /** The declared digest of each path, asked of its own keys only (a file named constructor has none). */
+  private readonly expected: DigestLookup;
   /** Checks by streaming under way, shared by concurrent first reads. */
   private readonly checking = new Map<string, Promise<void>>();
 
@@ -33,6 +35,7 @@ export class VerifyOnReadSource extends WrappedSource {
   ) {
     // The gzip form of an entry is sent only once its inflated bytes give the checksum verified here (GzipRepresentation).
     super(unverified);
+    this.expected = digestLookup(security.checksums);
     if (unverified.current) this.current = (path) => unverified.current!(path);
   }
 
@@ -88,7 +91,7 @@ export class VerifyOnReadSource extends WrappedSource {
 
   private settle(path: string, key: string, digest: string): void {
     this.guard.assertServing();
-    const expected = Object.hasOwn(this.security.checksums, path) ? this.security.checksums[path] : undefined;
+    const expected = this.expected.get(path);
     if (expected === digest) return void this.verified.add(key);
     throw this.guard.withdraw(describeIntegrity({ mismatched: expected === undefined ? [] : [path], missing: [], uncovered: expected === undefined ? [path] : [] }));
   }

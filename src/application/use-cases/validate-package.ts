@@ -15,7 +15,7 @@ import { MANIFEST_FILE, METADATA_FILE, ROUTES_FILE, SECURITY_FILE, STORAGE_FILE,
 import { generateRoutes, normalizeRoutes, type Routes } from '../../domain/package/routes.js';
 import { normalizeStorage, type Storage } from '../../domain/package/storage.js';
 import { coveredPaths } from '../integrity/digest-entries.js';
-import { describeShadowed, shadowedItems } from '../../domain/data/dataset-index.js';
+import { DatasetIndex, describeShadowed } from '../../domain/data/dataset-index.js';
 import type { EntryDigester } from '../integrity/entry-digester.js';
 import { readDataDocument, readDocument } from '../package/package-reader.js';
 import { messageOf } from '../shared/error-message.js';
@@ -166,7 +166,7 @@ export class ValidatePackage {
         errors.push(`dataset ${id}: ${messageOf(error)}`);
         continue;
       }
-      const shadowed = Array.isArray(data) ? shadowedItems(data) : [];
+      const shadowed = Array.isArray(data) ? new DatasetIndex(data).shadowed : [];
       if (shadowed.length > 0) errors.push(`dataset ${id}: ${describeShadowed(dataSet.source, shadowed)}`);
       if (!dataSet.schemaFile) {
         notes.push(`dataset ${id}: no schema declared`);

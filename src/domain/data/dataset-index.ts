@@ -11,11 +11,18 @@ export class DatasetIndex {
   private version = 0;
   private listed?: unknown[];
 
+  /**
+   * Base items whose id an earlier item already has (its `id`, or its position when it has
+   * none): the first keeps the id, as a lookup would find it, so these are neither listed
+   * nor addressable. Positions are 1-based, as an item without an id is named.
+   */
+  readonly shadowed: Array<{ id: string; position: number }> = [];
+
   constructor(base: readonly unknown[]) {
     base.forEach((item, index) => {
       const id = itemIdOf(item, index);
-      // Two base items claiming one id: the first keeps it, as a lookup would find it.
-      if (!this.items.has(id)) this.items.set(id, item);
+      if (this.items.has(id)) this.shadowed.push({ id, position: index + 1 });
+      else this.items.set(id, item);
     });
   }
 
@@ -52,22 +59,6 @@ export class DatasetIndex {
   list(): readonly unknown[] {
     return (this.listed ??= [...this.items.values()]);
   }
-}
-
-/**
- * Base items whose id an earlier item already has (its `id`, or its position when it has
- * none): the index keeps the first, so these are neither listed nor addressable.
- * Positions are 1-based, as an item without an id is named.
- */
-export function shadowedItems(base: readonly unknown[]): Array<{ id: string; position: number }> {
-  const seen = new Set<string>();
-  const shadowed: Array<{ id: string; position: number }> = [];
-  base.forEach((item, index) => {
-    const id = itemIdOf(item, index);
-    if (seen.has(id)) shadowed.push({ id, position: index + 1 });
-    else seen.add(id);
-  });
-  return shadowed;
 }
 
 /** What to tell an author of shadowed items: which, and the fix. */
