@@ -68,6 +68,11 @@ export class CorruptEntryError extends PackageFormatError {
   }
 }
 
+/** A file of a directory source changed size while its answer was being sent: the answer is cut off, the next request reads the file anew. */
+export class SourceChangedError extends PackageError {
+  readonly code = 'SOURCE_CHANGED';
+}
+
 /** A configuration or data document does not parse; carries the position. */
 export class ConfigParseError extends PackageError {
   readonly code = 'CONFIG_PARSE';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
@@ -80,5 +80,42 @@ describe('a directory source edited while it is served', () => {
     }
     expect((await get('/index.html')).status).toBe(200);
     expect(running.stderr()).not.toMatch(/unexpected error/);
+  });
+
+  it('a large file cut short while it is being sent: the answer stops short on a closed connection, the log names the file, and the next request reads it anew', async () => {
+    const file = join(site, 'content/shrinking.bin');
+    writeFileSync(file, Buffer.alloc(24 * 1024 * 1024, 7));
+    // Listed when the directory is read, at start.
+    await running.stop();
+    running = await startServe([site]);
+    const cut = await new Promise<{ received: number; declared: number; aborted: boolean }>((resolve, reject) => {
+      const req = request(`${running.url}/shrinking.bin`, (response) => {
+        let received = 0;
+        let truncated = false;
+        response.on('data', (chunk: Buffer) => {
+          received += chunk.length;
+          // The first bytes are out; the rest is still to be read from the file.
+          if (!truncated) {
+            truncated = true;
+            response.pause();
+            truncateSync(file, 1000);
+            setTimeout(() => response.resume(), 100);
+          }
+        });
+        const done = () => resolve({ received, declared: Number(response.headers['content-length']), aborted: !response.complete });
+        response.on('end', done);
+        response.on('close', done);
+        response.on('error', done);
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(cut.declared).toBe(24 * 1024 * 1024);
+    expect(cut.aborted).toBe(true);
+    expect(cut.received).toBeLessThan(cut.declared);
+    const after = await get('/shrinking.bin');
+    expect({ status: after.status, length: after.length, bodyLength: after.body.length }).toEqual({ status: 200, length: 1000, bodyLength: 1000 });
+    expect(running.stderr()).toMatch(/SourceChangedError: content\/shrinking\.bin shrank while it was being sent/);
+    expect(running.stderr()).not.toMatch(/unexpected error|\n\s+at /);
   });
 });

@@ -25,6 +25,7 @@ import {
   NotACollectionError,
   NotTextError,
   OverlayError,
+  SourceChangedError,
   PackageError,
   PackageOutOfServiceError,
   PreconditionFailedError,
@@ -90,6 +91,8 @@ const STATUS_OF: Array<[ErrorClass, number, Record<string, string>?]> = [
   [HandlerNotSupportedError, 501],
   [OAuth2ProviderError, 502],
   [OverlayError, 503],
+  // The file changed under the answer: the next request reads it anew.
+  [SourceChangedError, 503],
   // A file of the package that cannot be read back: nothing a retry or the client can change, but not the client's fault.
   [CorruptEntryError, 503],
   // Out of service until the package is replaced: nothing of it is served, so a retry later may find it fixed.
@@ -106,7 +109,7 @@ export function problemOf(error: unknown): HttpProblem {
     const known = STATUS_OF.find(([type]) => error instanceof type);
     if (known) {
       const details = error instanceof SchemaViolationError ? error.violations : undefined;
-      if (error instanceof OverlayError) process.stderr.write(`reactor: ${error.name}: ${error.message}\n`);
+      if (error instanceof OverlayError || error instanceof SourceChangedError) process.stderr.write(`reactor: ${error.name}: ${error.message}\n`);
       return new HttpProblem(known[1], error.code, error.message, details, known[2]);
     }
   }

@@ -18,7 +18,7 @@ import { GZIP_FRAMING } from '../../domain/serving/gzip-member.js';
 import { detectType, isIncompressible, isTextType, typeByExtension } from '../../domain/package/media-types.js';
 import type { Manifest } from '../../domain/package/manifest.js';
 import type { DigestLookup } from '../../domain/integrity/security.js';
-import { SourceNotFoundError, type PackageOutOfServiceError } from '../../domain/errors.js';
+import { SourceChangedError, SourceNotFoundError, type PackageOutOfServiceError } from '../../domain/errors.js';
 import type { VerifyOnReadSource } from '../integrity/verify-on-read-source.js';
 
 /** How long after load the background brotli pass starts: the first answers go out before it looks at every entry. */
@@ -419,7 +419,7 @@ async function* exactly(stream: AsyncIterable<Uint8Array>, length: number, key: 
     left -= part.length;
     yield part;
   }
-  if (left > 0) throw new Error(`${key} shrank while it was being sent (${left} of ${length} bytes missing)`);
+  if (left > 0) throw new SourceChangedError(`${key} shrank while it was being sent (${left} of ${length} bytes missing)`);
 }
 
 /**
