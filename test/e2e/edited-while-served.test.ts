@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { cpSync, mkdirSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
@@ -63,7 +63,7 @@ describe('a directory source edited while it is served', () => {
     }
   });
 
-  it('a file removed, or replaced by a folder, answers 404 like a path never listed, whether it was read before or not', async () => {
+  it('a file removed, replaced by a folder or by a link out of the package, answers 404 like a path never listed, whether it was read before or not', async () => {
     writeFileSync(join(site, 'content/gone-later.txt'), 'read once, then removed');
     writeFileSync(join(site, 'content/gone-first.txt'), 'never read');
     // Listed when the directory is read, at start.
@@ -74,12 +74,17 @@ describe('a directory source edited while it is served', () => {
     rmSync(join(site, 'content/gone-first.txt'));
     rmSync(join(site, 'content/about.html'));
     mkdirSync(join(site, 'content/about.html'));
-    for (const path of ['/gone-later.txt', '/gone-first.txt', '/about.html', '/about']) {
+    // Swapped for a link out of the package by whoever may write the content.
+    writeFileSync(join(work.path, 'secret.txt'), 'not for the web');
+    rmSync(join(site, 'content/notes.txt'));
+    symlinkSync(join(work.path, 'secret.txt'), join(site, 'content/notes.txt'));
+    for (const path of ['/gone-later.txt', '/gone-first.txt', '/about.html', '/about', '/notes.txt']) {
       const answer = await get(path);
       expect([path, answer.status, JSON.parse(answer.body).error.code]).toEqual([path, 404, 'NOT_FOUND']);
     }
     expect((await get('/index.html')).status).toBe(200);
     expect(running.stderr()).not.toMatch(/unexpected error/);
+    rmSync(join(site, 'content/notes.txt'));
   });
 
   it('a large file cut short while it is being sent: the answer stops short on a closed connection, the log names the file, and the next request reads it anew', async () => {

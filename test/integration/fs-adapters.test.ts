@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
-import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DirectoryPackageSource } from '../../src/adapters/fs/directory-package-source.js';
 import { FsDirectoryWriter } from '../../src/adapters/fs/fs-directory-writer.js';
@@ -79,6 +79,40 @@ describe('DirectoryPackageSource', () => {
     // A name that really holds U+FFFD is valid UTF-8, and read.
     file('ok/content/\uFFFD.txt', 'replacement character');
     expect((await DirectoryPackageSource.open(join(work.path, 'ok'))).entries().map((entry) => entry.path)).toEqual(['content/\uFFFD.txt']);
+  });
+
+  it('reads a listed file only while it stays inside the package: a file or folder swapped for a link that leads out is not there', async () => {
+    file('secret.txt', 'not for the web');
+    file('secret/inner.txt', 'not for the web either');
+    file('pkg/content/small.txt', 'small');
+    file('pkg/content/large.bin', 'L'.repeat(2 * 1024 * 1024));
+    file('pkg/content/sub/page.txt', 'page');
+    file('pkg/content/other.txt', 'other');
+    const source = await DirectoryPackageSource.open(join(work.path, 'pkg'));
+    const streamed = async (path: string) => {
+      const chunks: Uint8Array[] = [];
+      for await (const chunk of source.stream(path)) chunks.push(chunk);
+      return Buffer.concat(chunks).toString();
+    };
+    expect(new TextDecoder().decode(await source.read('content/small.txt'))).toBe('small');
+    expect(await streamed('content/large.bin')).toHaveLength(2 * 1024 * 1024);
+    // Swapped after the walk, as whoever may write the content could.
+    for (const path of ['small.txt', 'large.bin']) {
+      rmSync(join(work.path, 'pkg/content', path));
+      symlinkSync(join(work.path, 'secret.txt'), join(work.path, 'pkg/content', path));
+    }
+    renameSync(join(work.path, 'pkg/content/sub'), join(work.path, 'pkg/content/sub-before'));
+    symlinkSync(join(work.path, 'secret'), join(work.path, 'pkg/content/sub'), 'dir');
+    rmSync(join(work.path, 'secret/inner.txt'));
+    file('secret/page.txt', 'not for the web either');
+    await expect(source.read('content/small.txt')).rejects.toThrow(/content\/small\.txt now leads outside the package/);
+    await expect(streamed('content/small.txt')).rejects.toBeInstanceOf(SourceNotFoundError);
+    await expect(streamed('content/large.bin')).rejects.toBeInstanceOf(SourceNotFoundError);
+    await expect(source.read('content/sub/page.txt')).rejects.toBeInstanceOf(SourceNotFoundError);
+    // A link that stays inside is followed, as the walk follows it.
+    rmSync(join(work.path, 'pkg/content/other.txt'));
+    symlinkSync('sub-before/page.txt', join(work.path, 'pkg/content/other.txt'));
+    expect(await streamed('content/other.txt')).toBe('page');
   });
 
   it('says when the directory does not exist', async () => {

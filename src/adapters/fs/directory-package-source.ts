@@ -1,11 +1,14 @@
-import { createReadStream } from 'node:fs';
-import { lstat, readFile, readdir, realpath, stat } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { lstat, open, readdir, readlink, realpath, stat, type FileHandle } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { SourceNotFoundError, UnsafeEntryError } from '../../domain/errors.js';
 import { sortByPath } from '../../domain/package/package-paths.js';
 import type { PackageEntry, PackageSource } from '../../application/ports/package-source.js';
 
 const SMALL_FILE = 1024 * 1024;
+
+/** Where Linux names the file an open descriptor reads: checked after opening, no link swapped in between can escape the check. */
+const OPEN_FILES = existsSync('/proc/self/fd') ? '/proc/self/fd/' : undefined;
 
 /** Version-control folders are never part of a package. */
 const SKIPPED_DIRECTORIES = new Set(['.git', '.hg', '.svn']);
@@ -17,6 +20,8 @@ export class DirectoryPackageSource implements PackageSource {
 
   private constructor(
     readonly location: string,
+    /** The directory's real path: every file read must be inside it. */
+    private readonly root: string,
     private readonly list: (PackageEntry & { file: string })[],
   ) {
     this.byPath = new Map(list.map((entry) => [entry.path, entry]));
@@ -29,7 +34,7 @@ export class DirectoryPackageSource implements PackageSource {
     const state: Walk = { root, found: [], inside: new Set() };
     await walk(state, root, '');
     sortByPath(state.found, (entry) => entry.path);
-    return new DirectoryPackageSource(directory, state.found);
+    return new DirectoryPackageSource(directory, root, state.found);
   }
 
   entries(): readonly PackageEntry[] {
@@ -41,17 +46,30 @@ export class DirectoryPackageSource implements PackageSource {
   }
 
   async read(path: string): Promise<Uint8Array> {
-    return readFile(this.file(path)).catch((error: unknown) => this.gone(path, error));
+    const handle = await this.opened(path);
+    try {
+      return await handle.readFile();
+    } catch (error) {
+      this.gone(path, error);
+    } finally {
+      await handle.close();
+    }
   }
 
   async *stream(path: string): AsyncIterable<Uint8Array> {
     const entry = this.byPath.get(path);
+    // A read stream allocates its whole buffer even for a tiny file; small files are read in one go.
+    if (entry && entry.size <= SMALL_FILE) {
+      yield await this.read(path);
+      return;
+    }
+    const handle = await this.opened(path);
     try {
-      // A read stream allocates its whole buffer even for a tiny file; small files are read in one go.
-      if (entry && entry.size <= SMALL_FILE) yield await readFile(entry.file);
-      else yield* createReadStream(this.file(path), { highWaterMark: 256 * 1024 }) as AsyncIterable<Buffer>;
+      yield* handle.createReadStream({ highWaterMark: 256 * 1024 }) as AsyncIterable<Buffer>;
     } catch (error) {
       this.gone(path, error);
+    } finally {
+      await handle.close();
     }
   }
 
@@ -76,10 +94,25 @@ export class DirectoryPackageSource implements PackageSource {
     throw error;
   }
 
-  private file(path: string): string {
+  /**
+   * The listed file, opened, and only while it is still inside the package: the walk
+   * refused links that lead out, but a file or folder can be swapped for one after it
+   * (`ln -sf /etc/passwd content/notes.txt` by whoever may write the content). Such a file
+   * is not there, as nginx's `disable_symlinks if_not_owner` would have it.
+   */
+  private async opened(path: string): Promise<FileHandle> {
     const entry = this.byPath.get(path);
     if (!entry) throw new SourceNotFoundError(`${this.location}: no file ${path}`);
-    return entry.file;
+    const handle = await open(entry.file).catch((error: unknown) => this.gone(path, error));
+    try {
+      // Listed by its real path: the same path back means nothing was swapped on the way.
+      const real = OPEN_FILES ? await readlink(OPEN_FILES + handle.fd) : await realpath(entry.file);
+      if (real !== entry.file && !real.startsWith(this.root + sep)) throw new SourceNotFoundError(`${this.location}: ${path} now leads outside the package, through a symbolic link made since it was listed; not served`);
+      return handle;
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
   }
 }
 
