@@ -4,6 +4,9 @@ import type { OAuth2Provider, TokenRequest } from '../../application/ports/oauth
 /** How long one call to the provider may take before the login fails with 502. */
 export const DEFAULT_PROVIDER_TIMEOUT_MS = 10_000;
 
+/** The most a provider's answer may hold: a token or a user's claims take a few kilobytes; more is read no further. */
+export const MAX_PROVIDER_ANSWER_BYTES = 1024 * 1024;
+
 /**
  * The provider calls over Node's fetch. The client authenticates at the token endpoint
  * with HTTP Basic (client_secret_basic, the method every provider must support) and
@@ -34,8 +37,9 @@ export class FetchOAuth2Provider implements OAuth2Provider {
       // The one signal bounds the answer and the body together: a provider that stalls mid-body fails too.
       const signal = AbortSignal.timeout(this.timeoutMs);
       response = await fetch(url, { ...init, redirect: 'error', signal });
-      text = await response.text();
+      text = await boundedText(response);
     } catch (error) {
+      if (error instanceof OAuth2ProviderError) throw new OAuth2ProviderError(`the ${where} ${error.message}`);
       const timedOut = (error as Error).name === 'TimeoutError' || (error as Error).name === 'AbortError';
       throw new OAuth2ProviderError(timedOut ? `the ${where} did not answer within ${this.timeoutMs} ms` : `the ${where} cannot be reached`);
     }
@@ -49,6 +53,22 @@ export class FetchOAuth2Provider implements OAuth2Provider {
     if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new OAuth2ProviderError(`the ${where} answered something other than a JSON object`);
     return body as Record<string, unknown>;
   }
+}
+
+/** The body as text, read only up to MAX_PROVIDER_ANSWER_BYTES. */
+async function boundedText(response: Response): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = response.body?.getReader();
+  for (let read = await reader?.read(); read && !read.done; read = await reader!.read()) {
+    size += read.value.length;
+    if (size > MAX_PROVIDER_ANSWER_BYTES) {
+      await reader!.cancel();
+      throw new OAuth2ProviderError(`answered more than ${MAX_PROVIDER_ANSWER_BYTES / 1024 / 1024} MiB; read no further`);
+    }
+    chunks.push(read.value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** RFC 6749 2.3.1: the Basic credentials are form-encoded first. */
