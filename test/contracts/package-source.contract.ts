@@ -56,6 +56,12 @@ export function describePackageSourceContract(name: string, makeSubject: () => P
       for (const path of ['content', 'content/', 'content/docs', 'missing.txt', 'CONTENT/index.html']) expect(source.has(path)).toBe(false);
     });
 
+    it('sizeOf() gives each file\'s listed size before reading it, and undefined for what is not a file', async () => {
+      const source = await openSample();
+      for (const path of Object.keys(FILES)) expect([path, source.sizeOf(path)]).toEqual([path, Buffer.byteLength(FILES[path]!)]);
+      for (const path of ['content', 'content/', 'missing.txt']) expect(source.sizeOf(path)).toBeUndefined();
+    });
+
     it('reads and streams each file\'s bytes', async () => {
       const source = await openSample();
       for (const [path, value] of Object.entries(FILES)) {

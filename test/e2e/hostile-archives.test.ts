@@ -73,6 +73,35 @@ describe('archive bombs', () => {
   });
 });
 
+describe('documents too large to be one', () => {
+  it('a routes.json of 80 MB (in about 1 MB), or an HTML page of that size, is refused unread, the page left unscanned with a warning', async () => {
+    const cap = at('large-routes.cap');
+    // Spaces with a newline here and there: it deflates about 80 times, within every archive limit.
+    const script = [
+      'import sys, random, zipfile',
+      'random.seed(1)',
+      'chunk = bytes(10 if random.random() < 0.01 else 32 for _ in range(1 << 20))',
+      'with zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_DEFLATED, compresslevel=1) as z:',
+      '    z.writestr("metadata.json", sys.argv[2])',
+      '    z.writestr("content/index.html", "<p>hello")',
+      '    z.writestr(sys.argv[3], b\'{"routes": {\' + chunk * 80 + b"}}")',
+    ].join('\n');
+    execFileSync('python3', ['-c', script, cap, metadata, 'routes.json']);
+    const validate = runPkg(['package', 'validate', cap]);
+    expect(validate.status).toBe(1);
+    expect(validate.stdout).toMatch(/FAIL routes\n {2}- routes\.json: holds 83886094 bytes, more than the 64 MiB such a file may \(refused unread\)/);
+    const served = await failingServe([cap, '--workdir', at('served-large-routes')]);
+    expect(served.stderr).toMatch(/ConfigParseError: routes\.json: holds 83886094 bytes, more than the 64 MiB/);
+    expect(served.stderr).not.toMatch(/\n\s+at /);
+
+    const page = at('large-page.cap');
+    execFileSync('python3', ['-c', script.replace('b\'{"routes": {\'', 'b"<html>"').replace('b"}}"', 'b"</html>"').replace('chunk * 80', 'chunk * 130'), page, metadata, 'content/large.html']);
+    const checked = runPkg(['package', 'validate', page]);
+    expect(checked.status).toBe(0);
+    expect(checked.stdout).toMatch(/PASS content\n {2}! content\/large\.html is not scanned for external references: larger than 128 MiB/);
+  });
+});
+
 describe('entry names that alias another', () => {
   it.each([
     ['a "." segment', [['content/a.txt', 'real'], ['content/a.txt/.', 'alias']], /UnsafeEntryError: unsafe entry "content\/a\.txt\/\.": "\." segment/],

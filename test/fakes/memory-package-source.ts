@@ -22,6 +22,10 @@ export class MemoryPackageSource implements PackageSource {
     return this.files.has(path);
   }
 
+  sizeOf(path: string): number | undefined {
+    return this.files.get(path)?.length;
+  }
+
   async read(path: string): Promise<Uint8Array> {
     const bytes = this.files.get(path);
     if (!bytes) throw new SourceNotFoundError(`${this.location}: no file ${path}`);

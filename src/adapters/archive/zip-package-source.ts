@@ -82,6 +82,10 @@ export class ZipPackageSource implements PackageSource {
     return this.byPath.has(path);
   }
 
+  sizeOf(path: string): number | undefined {
+    return this.byPath.get(path)?.size;
+  }
+
   async read(path: string): Promise<Uint8Array> {
     const entry = this.entry(path);
     if (entry.size > WHOLE_ENTRY_LIMIT || entry.compressedSize > WHOLE_ENTRY_LIMIT) {

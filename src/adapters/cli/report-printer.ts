@@ -6,7 +6,8 @@ import type { CliOutput } from './cli-output.js';
 export function printValidation(output: CliOutput, report: ValidationReport): void {
   output.out(`Validating ${report.source}`);
   for (const check of report.checks) {
-    const notes = check.passed && check.notes.length > 0 ? `  (${check.notes.filter((n) => !n.startsWith('warning:')).join('; ')})` : '';
+    const said = check.passed ? check.notes.filter((n) => !n.startsWith('warning:')) : [];
+    const notes = said.length > 0 ? `  (${said.join('; ')})` : '';
     output.out(`${check.passed ? 'PASS' : 'FAIL'} ${check.check}${notes}`);
     for (const error of check.errors) output.out(`  - ${error}`);
     for (const note of check.notes.filter((n) => n.startsWith('warning:'))) output.out(`  ! ${note.slice('warning: '.length)}`);

@@ -45,6 +45,10 @@ export class DirectoryPackageSource implements PackageSource {
     return this.byPath.has(path);
   }
 
+  sizeOf(path: string): number | undefined {
+    return this.byPath.get(path)?.size;
+  }
+
   async read(path: string): Promise<Uint8Array> {
     const handle = await this.opened(path);
     try {

@@ -37,6 +37,10 @@ export class FileSetSource implements PackageSource {
     return this.files.has(path);
   }
 
+  sizeOf(path: string): number | undefined {
+    return this.files.get(path)?.size;
+  }
+
   read(path: string): Promise<Uint8Array> {
     return collectBytes(this.stream(path));
   }

@@ -29,13 +29,33 @@ export interface PackageModel {
 
 const decoder = new TextDecoder('utf-8');
 
-export async function readText(source: PackageSource, path: string): Promise<string> {
-  return decoder.decode(await source.read(path));
+/**
+ * The most a configuration document (metadata, manifest, routes, security, a schema, ...)
+ * may hold: a package of 100,000 files has routes of about 15 MB. A stranger's archive can
+ * declare a 600 MB routes.json in 8 MB; read whole, it would take gigabytes before parsing
+ * failed past the engine's longest string.
+ */
+export const MAX_DOCUMENT_BYTES = 64 * 1024 * 1024;
+/** The most a dataset's file may hold (about 400,000 items, served from memory), and the most of a file read whole as text: one a package test reads, one validate scans. */
+export const MAX_DATA_DOCUMENT_BYTES = 128 * 1024 * 1024;
+
+/** A file of the package as text: ConfigParseError, before anything is read, past `limit` bytes. */
+export async function readText(source: PackageSource, path: string, limit = MAX_DOCUMENT_BYTES): Promise<string> {
+  const declared = source.sizeOf(path);
+  if (declared !== undefined && declared > limit) throw tooLarge(path, declared, limit);
+  const bytes = await source.read(path);
+  // A folder's file may have grown since it was listed.
+  if (bytes.length > limit) throw tooLarge(path, bytes.length, limit);
+  return decoder.decode(bytes);
 }
 
-/** Reads and parses a JSON or YAML file of the package (ConfigParseError on bad syntax). */
-export async function readDocument(source: PackageSource, path: string): Promise<unknown> {
-  return parseDocument(await readText(source, path), path);
+function tooLarge(path: string, size: number, limit: number): ConfigParseError {
+  return new ConfigParseError(path, `holds ${size} bytes, more than the ${limit / 1024 / 1024} MiB such a file may (refused unread)`);
+}
+
+/** Reads and parses a JSON or YAML file of the package (ConfigParseError on bad syntax or size). */
+export async function readDocument(source: PackageSource, path: string, limit = MAX_DOCUMENT_BYTES): Promise<unknown> {
+  return parseDocument(await readText(source, path, limit), path);
 }
 
 /** How deep a dataset's file may nest: a written item's limit, inside a collection's list or a document's lists. */
@@ -47,7 +67,7 @@ export const MAX_DATA_FILE_DEPTH = MAX_JSON_DEPTH + 2;
  * stack of JSON.stringify (a 500 on each request).
  */
 export async function readDataDocument(source: PackageSource, path: string): Promise<unknown> {
-  const value = await readDocument(source, path);
+  const value = await readDocument(source, path, MAX_DATA_DOCUMENT_BYTES);
   if (nestsDeeperThan(value, MAX_DATA_FILE_DEPTH)) throw new ConfigParseError(path, `nests deeper than ${MAX_DATA_FILE_DEPTH} levels of arrays and objects (an item may nest ${MAX_JSON_DEPTH})`);
   return value;
 }

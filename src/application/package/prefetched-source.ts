@@ -1,4 +1,5 @@
 import type { PackageSource } from '../ports/package-source.js';
+import { MAX_DOCUMENT_BYTES } from './package-reader.js';
 import { WrappedSource } from './wrapped-source.js';
 
 /**
@@ -13,7 +14,8 @@ export class PrefetchedSource extends WrappedSource {
   constructor(inner: PackageSource, paths: readonly string[]) {
     super(inner);
     for (const path of paths) {
-      if (!inner.has(path)) continue;
+      // One too large to be a document is refused unread when it is asked for.
+      if ((inner.sizeOf(path) ?? Infinity) > MAX_DOCUMENT_BYTES) continue;
       const bytes = inner.read(path);
       // Failing here is the read's to report, when it is asked for; a load that stops earlier never asks.
       bytes.catch(() => undefined);

@@ -30,6 +30,10 @@ export class WrappedSource implements PackageSource {
     return this.inner.has(path);
   }
 
+  sizeOf(path: string): number | undefined {
+    return this.inner.sizeOf(path);
+  }
+
   read(path: string): Promise<Uint8Array> {
     return this.inner.read(path);
   }

@@ -31,6 +31,8 @@ export interface PackageSource {
   /** Files only, sorted by path. */
   entries(): readonly PackageEntry[];
   has(path: string): boolean;
+  /** The size its listing gives the file (an archive's directory, a folder's walk), before anything is read; undefined when there is no such file. */
+  sizeOf(path: string): number | undefined;
   read(path: string): Promise<Uint8Array>;
   stream(path: string): AsyncIterable<Uint8Array>;
   /** The archive file's own bytes, for sources that are one (its SHA-256 is the content hash). */

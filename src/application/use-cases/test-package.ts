@@ -7,7 +7,7 @@ import { MANIFEST_FILE, METADATA_FILE, ROUTES_FILE, SECURITY_FILE, STORAGE_FILE 
 import { normalizeRoutes } from '../../domain/package/routes.js';
 import { normalizeStorage } from '../../domain/package/storage.js';
 import { normalizeTestSuite, requestTarget, type InvalidTest, type PackageTest } from '../../domain/testing/test-suite.js';
-import { readText } from '../package/package-reader.js';
+import { MAX_DATA_DOCUMENT_BYTES, readText } from '../package/package-reader.js';
 import type { HttpProbe } from '../ports/http-probe.js';
 import { messageOf } from '../shared/error-message.js';
 import type { PackageOpener, PackageSource } from '../ports/package-source.js';
@@ -123,14 +123,14 @@ export class TestPackage {
 
   private async file(test: Extract<PackageTest, { type: 'file' }>, source: PackageSource): Promise<string[]> {
     if (!source.has(test.path)) return [`${test.path} does not exist in the package`];
-    if (test.contains !== undefined && !(await readText(source, test.path)).includes(test.contains)) return [`${test.path} does not contain ${JSON.stringify(test.contains)}`];
+    if (test.contains !== undefined && !(await readText(source, test.path, MAX_DATA_DOCUMENT_BYTES)).includes(test.contains)) return [`${test.path} does not contain ${JSON.stringify(test.contains)}`];
     return [];
   }
 
   private async data(test: Extract<PackageTest, { type: 'data_validation' }>, source: PackageSource): Promise<string[]> {
     for (const path of [test.dataFile, test.schemaFile]) if (!source.has(path)) return [`${path} does not exist in the package`];
     const schema = parseDocument(await readText(source, test.schemaFile), test.schemaFile);
-    const data = parseAs(await readText(source, test.dataFile), test.dataFile, test.format);
+    const data = parseAs(await readText(source, test.dataFile, MAX_DATA_DOCUMENT_BYTES), test.dataFile, test.format);
     return (await datasetViolations(this.schemas, schema, test.schemaFile, data, test.dataFile)).violations;
   }
 

@@ -17,7 +17,7 @@ import { normalizeStorage, type Storage } from '../../domain/package/storage.js'
 import { coveredPaths } from '../integrity/digest-entries.js';
 import { DatasetIndex, describeShadowed } from '../../domain/data/dataset-index.js';
 import type { EntryDigester } from '../integrity/entry-digester.js';
-import { readDataDocument, readDocument } from '../package/package-reader.js';
+import { MAX_DATA_DOCUMENT_BYTES, readDataDocument, readDocument } from '../package/package-reader.js';
 import { messageOf } from '../shared/error-message.js';
 import type { PackageOpener, PackageSource } from '../ports/package-source.js';
 import type { SchemaValidator } from '../ports/schema-validator.js';
@@ -69,7 +69,7 @@ export class ValidatePackage {
     const storageValue = 'value' in storage ? storage.value : undefined;
     const manifestValue = 'value' in manifest ? manifest.value : generateManifest(files, (path) => detectType(path));
 
-    const { digests, references } = await this.readEverything(source, manifestValue, 'value' in security);
+    const { digests, references, unscanned } = await this.readEverything(source, manifestValue, 'value' in security);
     const resources = await this.resources(source, files, storageValue, 'value' in metadata ? metadata.value : undefined, context);
     try {
       return validationReport(source.location, [
@@ -79,7 +79,7 @@ export class ValidatePackage {
         await this.checkStorage(source, storage, files),
         this.checkSecurity(security, digests),
         ...('value' in security && security.value.digitalSignatures ? [await this.checkSignature(source, security.value)] : []),
-        checkResult('content', references),
+        checkResult('content', references, unscanned),
       ]);
     } finally {
       await resources.close();
@@ -192,12 +192,15 @@ export class ValidatePackage {
   }
 
   /** One pass over the package: hashes every covered file and scans content text for external references. */
-  private async readEverything(source: PackageSource, manifest: Manifest, hashing: boolean): Promise<{ digests: Map<string, string>; references: string[] }> {
-    const scanned = new Set(source.entries().map((e) => e.path).filter((path) => isContentPath(path) && isTextType(manifest[path]?.type ?? detectType(path))));
+  private async readEverything(source: PackageSource, manifest: Manifest, hashing: boolean): Promise<{ digests: Map<string, string>; references: string[]; unscanned: string[] }> {
+    const text = source.entries().filter(({ path }) => isContentPath(path) && isTextType(manifest[path]?.type ?? detectType(path)));
+    // Scanned as one string: a larger one would not fit in the engine's longest string, or would take gigabytes to parse.
+    const scanned = new Set(text.filter(({ size }) => size <= MAX_DATA_DOCUMENT_BYTES).map(({ path }) => path));
+    const unscanned = text.filter(({ path }) => !scanned.has(path)).map(({ path }) => `warning: ${path} is not scanned for external references: larger than ${MAX_DATA_DOCUMENT_BYTES / 1024 / 1024} MiB`);
     const paths = hashing ? coveredPaths(source) : [...scanned];
     const { digests, references } = await this.digester.digest(source, paths, scanned);
     const lines = references.map(({ path, line, url }) => `${path}:${line}: external reference ${url}`);
-    return { digests, references: lines.sort() };
+    return { digests, references: lines.sort(), unscanned };
   }
 }
 

@@ -1,5 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { PrefetchedSource } from '../../../src/application/package/prefetched-source.js';
+import { MAX_DATA_DOCUMENT_BYTES, MAX_DOCUMENT_BYTES, readDataDocument, readDocument } from '../../../src/application/package/package-reader.js';
+import { ConfigParseError } from '../../../src/domain/errors.js';
 import { MemoryPackageSource } from '../../fakes/memory-package-source.js';
 
 /** A source that counts its reads, and fails the ones of `broken` paths. */
@@ -41,5 +43,35 @@ describe('PrefetchedSource', () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(text(await source.read('a.json'))).toBe('A');
     await expect(source.read('b.json')).rejects.toThrow('cannot read b.json');
+  });
+
+  it('does not read a file listed as larger than a document may be: reading it as one refuses it unread', async () => {
+    // Listed larger than it is: as a stranger's archive directory can declare.
+    class Declaring extends CountingSource {
+      override sizeOf(path: string): number | undefined {
+        return path === 'routes.json' ? MAX_DOCUMENT_BYTES + 1 : super.sizeOf(path);
+      }
+    }
+    const inner = new Declaring({ 'metadata.json': '{}', 'routes.json': '{}' });
+    const source = new PrefetchedSource(inner, ['metadata.json', 'routes.json']);
+    expect(inner.reads).toEqual(['metadata.json']);
+    await expect(readDocument(source, 'routes.json')).rejects.toThrow(new ConfigParseError('routes.json', `holds ${MAX_DOCUMENT_BYTES + 1} bytes, more than the 64 MiB such a file may (refused unread)`));
+    expect(inner.reads).toEqual(['metadata.json']);
+  });
+});
+
+describe('documents read whole', () => {
+  it('a dataset file may hold more than a configuration document, up to its own limit', async () => {
+    class Sized extends MemoryPackageSource {
+      constructor(private readonly declared: number) {
+        super({ 'data/items.json': '[]' });
+      }
+      override sizeOf(): number {
+        return this.declared;
+      }
+    }
+    await expect(readDataDocument(new Sized(MAX_DOCUMENT_BYTES + 1), 'data/items.json')).resolves.toEqual([]);
+    await expect(readDataDocument(new Sized(MAX_DATA_DOCUMENT_BYTES + 1), 'data/items.json')).rejects.toThrow(/data\/items\.json: holds \d+ bytes, more than the 128 MiB/);
+    await expect(readDocument(new Sized(MAX_DOCUMENT_BYTES + 1), 'data/items.json')).rejects.toBeInstanceOf(ConfigParseError);
   });
 });
