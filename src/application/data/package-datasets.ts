@@ -3,7 +3,7 @@ import { DatasetIndex, describeShadowed } from '../../domain/data/dataset-index.
 import { idPolicyOf } from '../../domain/data/item-id.js';
 import { parseOperationLog } from '../../domain/data/operation-log.js';
 import type { DataSet } from '../../domain/package/storage.js';
-import { readDataDocument, readDocument, type PackageModel } from '../package/package-reader.js';
+import { readDataDocument, readDataFile, readDocument, type PackageModel } from '../package/package-reader.js';
 import type { PackageOverlay } from '../ports/overlay-store.js';
 import type { PackageSource } from '../ports/package-source.js';
 import type { SchemaValidator } from '../ports/schema-validator.js';
@@ -104,7 +104,7 @@ async function loadDataset(
   warnings: string[],
 ): Promise<Dataset> {
   if (dataSet.kind === 'sqlite') {
-    const rows = await readers.sqlite.readTable(await source.read(dataSet.databaseFile), dataSet.table, dataSet.databaseFile);
+    const rows = await readers.sqlite.readTable(await readDataFile(source, dataSet.databaseFile), dataSet.table, dataSet.databaseFile);
     const unwritable = refusal ?? new DatasetUnavailableError(`dataset ${id} is a SQLite dataset: it can be read but not written`);
     return new Dataset(id, { index: new DatasetIndex(rows) }, undefined, idPolicyOf(undefined, rows), undefined, unwritable);
   }

@@ -41,12 +41,21 @@ export const MAX_DATA_DOCUMENT_BYTES = 128 * 1024 * 1024;
 
 /** A file of the package as text: ConfigParseError, before anything is read, past `limit` bytes. */
 export async function readText(source: PackageSource, path: string, limit = MAX_DOCUMENT_BYTES): Promise<string> {
+  return decoder.decode(await readBounded(source, path, limit));
+}
+
+/** A dataset's database file (SQLite), read whole: bounded as a dataset's JSON file is. */
+export function readDataFile(source: PackageSource, path: string): Promise<Uint8Array> {
+  return readBounded(source, path, MAX_DATA_DOCUMENT_BYTES);
+}
+
+async function readBounded(source: PackageSource, path: string, limit: number): Promise<Uint8Array> {
   const declared = source.sizeOf(path);
   if (declared !== undefined && declared > limit) throw tooLarge(path, declared, limit);
   const bytes = await source.read(path);
   // A folder's file may have grown since it was listed.
   if (bytes.length > limit) throw tooLarge(path, bytes.length, limit);
-  return decoder.decode(bytes);
+  return bytes;
 }
 
 function tooLarge(path: string, size: number, limit: number): ConfigParseError {

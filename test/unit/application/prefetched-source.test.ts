@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { PrefetchedSource } from '../../../src/application/package/prefetched-source.js';
-import { MAX_DATA_DOCUMENT_BYTES, MAX_DOCUMENT_BYTES, readDataDocument, readDocument } from '../../../src/application/package/package-reader.js';
+import { MAX_DATA_DOCUMENT_BYTES, MAX_DOCUMENT_BYTES, readDataDocument, readDataFile, readDocument } from '../../../src/application/package/package-reader.js';
 import { ConfigParseError } from '../../../src/domain/errors.js';
 import { MemoryPackageSource } from '../../fakes/memory-package-source.js';
 
@@ -61,7 +61,7 @@ describe('PrefetchedSource', () => {
 });
 
 describe('documents read whole', () => {
-  it('a dataset file may hold more than a configuration document, up to its own limit', async () => {
+  it('a dataset file (JSON, YAML or SQLite) may hold more than a configuration document, up to its own limit', async () => {
     class Sized extends MemoryPackageSource {
       constructor(private readonly declared: number) {
         super({ 'data/items.json': '[]' });
@@ -73,5 +73,8 @@ describe('documents read whole', () => {
     await expect(readDataDocument(new Sized(MAX_DOCUMENT_BYTES + 1), 'data/items.json')).resolves.toEqual([]);
     await expect(readDataDocument(new Sized(MAX_DATA_DOCUMENT_BYTES + 1), 'data/items.json')).rejects.toThrow(/data\/items\.json: holds \d+ bytes, more than the 128 MiB/);
     await expect(readDocument(new Sized(MAX_DOCUMENT_BYTES + 1), 'data/items.json')).rejects.toBeInstanceOf(ConfigParseError);
+    // A SQLite database file likewise.
+    await expect(readDataFile(new Sized(MAX_DATA_DOCUMENT_BYTES), 'data/items.json')).resolves.toHaveLength(2);
+    await expect(readDataFile(new Sized(MAX_DATA_DOCUMENT_BYTES + 1), 'data/items.json')).rejects.toThrow(/more than the 128 MiB/);
   });
 });
