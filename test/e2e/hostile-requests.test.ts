@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { cpSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { EXAMPLE_SITE, temporaryDirectory } from '../support/paths.js';
 import { startServe, type ServeProcess } from '../support/serve-process.js';
 
@@ -71,5 +72,36 @@ describe('GraphQL queries that would stop the reactor', () => {
     expect(Math.max(...latencies)).toBeLessThan(5000);
     const whole = (await (await graphql('{ articles { id title tags } }')).json()) as { errors: Array<{ extensions: { code: string } }> };
     expect(whole.errors[0]!.extensions.code).toBe('QUERY_TOO_COSTLY');
+  });
+});
+
+describe('requests that once ended the process', () => {
+  /** One request on its own connection, written as given, the client half-closing once it is sent. */
+  const raw = (request: string) =>
+    new Promise<string>((resolve, reject) => {
+      const url = new URL(running.url);
+      const socket = connect(Number(url.port), url.hostname);
+      const chunks: Buffer[] = [];
+      socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+      socket.on('error', reject);
+      socket.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
+      socket.end(request);
+    });
+
+  it('a package name spelled with %25 is a name like any other: 404, and the reactor answers on', async () => {
+    for (const path of ['/package/%25/logs', '/package/%25/save', '/package/%2541/logs', '/package/%25/']) {
+      const answer = await fetch(`${running.url}${path}`, { method: path.endsWith('save') ? 'POST' : 'GET' });
+      expect([path, answer.status]).toEqual([path, 404]);
+    }
+    expect((await fetch(`${running.url}/readyz`)).status).toBe(200);
+    expect(running.stderr()).not.toMatch(/URIError|unexpected error/);
+  });
+
+  it('a client that half-closes once its request is sent (printf | nc -N) gets its answer', async () => {
+    expect(await raw('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n')).toMatch(/^HTTP\/1\.1 200 OK[\s\S]*<html/i);
+    expect(await raw('GET /api/v1/data/articles/article-7 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n')).toMatch(/^HTTP\/1\.1 200 OK[\s\S]*"id":"article-7"/);
+    const body = JSON.stringify({ id: 'half-closed', title: 't', body: 'b' });
+    expect(await raw(`POST /api/v1/data/articles HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`)).toMatch(/^HTTP\/1\.1 201 /);
+    expect((await fetch(`${running.url}/api/v1/data/articles/half-closed`)).status).toBe(200);
   });
 });

@@ -25,7 +25,7 @@ export class MemoryOverlayStore implements OverlayStore {
 
   async list(workdir: string): Promise<OverlayMount[]> {
     const prefix = `${workdir}/overlays/`;
-    return [...this.overlays.keys()].filter((key) => key.startsWith(prefix)).map((key) => overlayMountOf(key.slice(prefix.length)));
+    return [...this.overlays.keys()].filter((key) => key.startsWith(prefix)).map((key) => overlayMountOf(key.slice(prefix.length))).filter((mount) => mount !== undefined);
   }
 
   async close(): Promise<void> {}

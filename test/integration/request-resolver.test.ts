@@ -44,6 +44,14 @@ describe('a request resolved once, without HTTP', () => {
     expect(resolver.resolve('GET', '/package/nobody/status').target).toMatchObject({ kind: 'package', name: 'nobody' });
   });
 
+  it('reads a package name in the path as the client spelled it, decoded once: `%25` is a percent sign, never an escape to decode again', () => {
+    expect(resolver.resolve('GET', '/package/%25/logs').target).toMatchObject({ kind: 'package', name: '%' });
+    expect(resolver.resolve('GET', '/package/%2541/logs').target).toMatchObject({ kind: 'package', name: '%41' });
+    // No endpoint named: a path of the root mount like any other (a 404 there).
+    expect(resolver.resolve('GET', '/package/%25/').target).toMatchObject({ kind: 'file', mount: { prefix: '/' } });
+    expect(resolver.resolve('GET', '/package/%6fther/status').target).toMatchObject({ kind: 'package', mount: { prefix: '/other/' } });
+  });
+
   it('reads datasets as collections and items, also through a dataset route', () => {
     expect(resolver.resolve('GET', '/api/v1/data/items').target).toMatchObject({ kind: 'data', dataset: 'items' });
     expect(resolver.resolve('PUT', '/api/v1/data/items/a').target).toMatchObject({ kind: 'data', dataset: 'items', item: 'a' });

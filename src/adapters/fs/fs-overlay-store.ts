@@ -36,7 +36,8 @@ export class FsOverlayStore implements OverlayStore {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw overlayError(`cannot read ${join(workdir, 'overlays')}`, error);
     }
-    return names.map(overlayMountOf);
+    // A folder put there by other means, whose name no key has, is not an overlay.
+    return names.map(overlayMountOf).filter((mount) => mount !== undefined);
   }
 
   async close(): Promise<void> {}

@@ -70,8 +70,20 @@ export class ReactorServer {
     const { logFormat = 'text', quiet = false } = reactor.settings;
     this.access = new AccessLog(logFormat, quiet || options.quiet === true, options.log);
     this.metrics = new RequestMetrics(reactor);
-    this.server = createServer({ maxHeaderSize: 16 * 1024, requestTimeout: 60_000 }, (request, response) => this.handle(request, response));
+    this.server = createServer({ maxHeaderSize: 16 * 1024, requestTimeout: 60_000 }, (request, response) => {
+      // A fault in answering one request is that request's 500, never the end of the process.
+      try {
+        this.handle(request, response);
+      } catch (error) {
+        sendProblem(response, error);
+      }
+    });
     this.server.keepAliveTimeout = 65_000;
+    // A client that half-closes once its request is sent (`printf ... | nc -N`, health
+    // checkers, HTTP/1.0 tools) still gets its answer: node's default drops every answer
+    // not written by the time the client's FIN is read, which is any answer that waits on
+    // a read, a hash or a write. (Node's own switch for it, on every http.Server.)
+    (this.server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   }
 
   private handle(request: IncomingMessage, response: ServerResponse): void {

@@ -111,7 +111,8 @@ export class RequestResolver {
   /** Introspection, `/package/<name>/...` and `/auth/...`: the reactor's own, or a mount's path when no endpoint is there. */
   private reactorPath(method: string, path: string, mount: Mount | undefined, below: string | undefined): ResolvedRequest {
     const named = PACKAGE_PATH.exec(path);
-    const owner = named ? this.reactor.byName(decodeURIComponent(named[1]!)) : undefined;
+    // The path is decoded already: decoding it again would read `%25` as an escape, and throw on `%`.
+    const owner = named ? this.reactor.byName(named[1]!) : undefined;
     // `/package/<name>/...` is that package's: only its own mount's identities, where it enables authentication.
     const auths = owner?.auth?.enabled ? this.mountAuths.get(owner.auth)! : this.reactorAuths;
     const access = auths.length > 0 ? { auths, enabled: true } : undefined;
@@ -119,7 +120,7 @@ export class RequestResolver {
     const endpoint = PACKAGE_ENDPOINT.exec(path);
     let target: RequestTarget;
     if (isIntrospectionPath(path)) target = { kind: 'introspection', report: path };
-    else if (endpoint) target = { kind: 'package', name: decodeURIComponent(endpoint[1]!), endpoint: endpoint[2]!, ...(owner ? { mount: owner } : {}) };
+    else if (endpoint) target = { kind: 'package', name: endpoint[1]!, endpoint: endpoint[2]!, ...(owner ? { mount: owner } : {}) };
     else if (mount && below !== undefined) target = this.mounted(method, mount, below);
     else target = { kind: 'refused', error: new ResourceNotFoundError(`nothing is mounted at ${path}`) };
     return { path, target, cors, ...(access ? { access } : {}) };

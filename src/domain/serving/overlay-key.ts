@@ -14,10 +14,17 @@ function encodeSegment(segment: string): string {
   return encoded === 'root' ? '%72oot' : encoded;
 }
 
-/** The mount an overlay key names; a key of the older layout (a package name alone) belongs to `/`. */
-export function overlayMountOf(key: string): { path: string; packageName: string } {
+/**
+ * The mount an overlay key names; a key of the older layout (a package name alone) belongs
+ * to `/`. Undefined for a name no key has (malformed percent-encoding): not an overlay.
+ */
+export function overlayMountOf(key: string): { path: string; packageName: string } | undefined {
   const parts = key.split('~');
   const packageName = parts.pop()!;
   if (parts.length === 0 || (parts.length === 1 && parts[0] === 'root')) return { path: '/', packageName };
-  return { path: `/${parts.map(decodeURIComponent).join('/')}/`, packageName };
+  try {
+    return { path: `/${parts.map(decodeURIComponent).join('/')}/`, packageName };
+  } catch {
+    return undefined;
+  }
 }

@@ -19,4 +19,8 @@ describe('overlay keys', () => {
     expect(overlayMountOf('root~example-site')).toEqual({ path: '/', packageName: 'example-site' });
     expect(overlayMountOf('%72oot~example-site')).toEqual({ path: '/root/', packageName: 'example-site' });
   });
+
+  it('name no mount for a folder whose name no key has (put in the workdir by other means)', () => {
+    expect(overlayMountOf('a%~example-site')).toBeUndefined();
+  });
 });

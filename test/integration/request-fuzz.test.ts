@@ -1,0 +1,117 @@
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import fc from 'fast-check';
+import { connect } from 'node:net';
+import { EXAMPLE_SITE, temporaryDirectory } from '../support/paths.js';
+import { productionOpener } from '../support/production-container.js';
+import { startListening } from '../support/listening-reactor.js';
+
+jest.setTimeout(120_000);
+
+const work = temporaryDirectory('cap-request-fuzz-');
+let fixture: Awaited<ReturnType<typeof startListening>>;
+let port: number;
+const unexpected: string[] = [];
+const write = process.stderr.write.bind(process.stderr);
+
+beforeAll(async () => {
+  fixture = await startListening(productionOpener(), [{ source: EXAMPLE_SITE }], { workdir: work.path });
+  port = Number(new URL(fixture.base).port);
+  // What the reactor says of an error it did not expect goes to stderr: the test hears it.
+  process.stderr.write = ((text: string | Uint8Array, ...rest: unknown[]) => {
+    if (String(text).includes('unexpected error')) unexpected.push(String(text));
+    return (write as (...args: unknown[]) => boolean)(text, ...rest);
+  }) as typeof process.stderr.write;
+});
+afterAll(async () => {
+  process.stderr.write = write;
+  await fixture.stop();
+  work.remove();
+});
+
+/** Sends `bytes` on a fresh connection and gives back all that comes before the server closes it; fails after 5 s. */
+function exchange(bytes: Buffer): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`no complete answer within 5 s to ${JSON.stringify(bytes.toString('latin1').slice(0, 300))}`));
+    }, 5_000);
+    socket.on('data', (chunk) => chunks.push(chunk));
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve(Buffer.concat(chunks).toString('latin1'));
+    });
+    socket.end(bytes);
+  });
+}
+
+const SEGMENTS = [
+  '', '.', '..', '%2e%2e', '%2F', '%00', '%ff', '%', '%zz', '%c3%a9', 'é', '~', 'api', 'v1', 'data', 'articles', 'hello-world', 'layers', 'graphql', 'graphiql',
+  'package', 'example-site', 'save', 'logs', 'auth', 'login', 'logout', 'callback', 'introspect', 'metrics', 'routes', 'config', 'content-validity', 'healthz', 'readyz',
+  'index.html', 'about', 'css', 'style.css', 'docs', 'api-docs', 'openapi.json', 'content', '__proto__', 'constructor', '.pkg-tombstones', 'x'.repeat(300),
+];
+const token = fc.string({ unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz0123456789-_.'.split('')), minLength: 1, maxLength: 8 });
+const wild = fc.string({ unit: fc.integer({ min: 0x21, max: 0x7e }).map((code) => String.fromCharCode(code)), maxLength: 12 });
+const segment = fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...SEGMENTS) }, token, wild.map(encodeURIComponent));
+const query = fc
+  .array(fc.tuple(fc.oneof(fc.constantFrom('limit', 'offset', 'sort', 'q', 'at', 'title', 'title_like', 'tags', 'id_ne', '_page', '__proto__', 'query', 'variables', 'count'), token), fc.oneof(fc.constantFrom('', '1', '-1', '1e999', 'NaN', '-title', 'title,-id', '{}', '{ articles { id } }', '2026-01-01T00:00:00Z', '%', '%00'), wild)), { maxLength: 4 })
+  .map((pairs) => (pairs.length === 0 ? '' : `?${pairs.map(([key, value]) => `${key}=${value.replace(/[#\s]/g, '')}`).join('&')}`));
+const target = fc.tuple(fc.array(segment, { minLength: 1, maxLength: 6 }), query).map(([parts, search]) => `/${parts.join('/')}${search}`.replace(/[\s#]/g, ''));
+const method = fc.constantFrom('GET', 'GET', 'GET', 'HEAD', 'POST', 'POST', 'PUT', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE', 'PROPFIND', 'BREW');
+const jsonBody = fc.oneof(
+  fc.jsonValue({ maxDepth: 3 }).map((value) => JSON.stringify(value)),
+  fc.record({ id: fc.oneof(token, fc.constant('hello-world'), fc.constant('__proto__')), title: wild, body: wild }).map((value) => JSON.stringify(value)),
+  fc.record({ query: fc.constantFrom('{ articles { id title } }', 'mutation { createArticles(item: {id: "x", title: "t", body: "b"}) { id } }', '{ __schema { types { name } } }', '{', 'query q($a: Int) { articles(limit: $a) { id } }'), variables: fc.jsonValue({ maxDepth: 2 }) }).map((value) => JSON.stringify(value)),
+  wild,
+  fc.constant(''),
+);
+const header = fc.oneof(
+  fc.tuple(fc.constant('Range'), fc.oneof(fc.constantFrom('bytes=0-0', 'bytes=-1', 'bytes=5-', 'bytes=0-1,2-3', 'bytes=99999999-', 'bytes=1-0', 'bytes=', 'lines=1-2'), wild)),
+  fc.tuple(fc.constantFrom('If-None-Match', 'If-Match', 'If-Modified-Since', 'If-Range'), fc.oneof(fc.constantFrom('*', '"x"', 'W/"x"', '"a", "b"'), wild)),
+  fc.tuple(fc.constant('Accept-Encoding'), fc.oneof(fc.constantFrom('gzip', 'br', 'gzip;q=0', '*', 'identity;q=0, *;q=0', 'br;q=1e9, gzip;q=-1'), wild)),
+  fc.tuple(fc.constant('Content-Type'), fc.constantFrom('application/json', 'application/json; charset=latin1', 'text/html', 'application/merge-patch+json', 'application/graphql', 'multipart/form-data', '')),
+  fc.tuple(fc.constantFrom('Origin', 'Referer'), fc.oneof(fc.constantFrom('null', 'http://127.0.0.1', 'https://evil.example', 'http://localhost:1'), wild)),
+  fc.tuple(fc.constant('Sec-Fetch-Site'), fc.constantFrom('same-origin', 'cross-site', 'none', 'x')),
+  fc.tuple(fc.constant('Cookie'), fc.oneof(fc.constantFrom('pkg_session=s%3Aabc.def', 'pkg_session=', 'pkg_oauth_state=x; pkg_session=y', 'a=b; a=c'), wild)),
+  fc.tuple(fc.constant('Authorization'), fc.oneof(fc.constantFrom('Basic', 'Basic !!!', 'Basic YWxpY2U6', 'Bearer x', 'Basic ' + Buffer.from('a:b:c').toString('base64')), wild)),
+  fc.tuple(fc.constant('Accept'), fc.constantFrom('text/html', 'application/json', '*/*', 'text/event-stream')),
+  fc.tuple(fc.constant('Host'), fc.constantFrom('127.0.0.1', 'localhost', 'evil.example', '[::1]:1', '', 'a b')),
+  fc.tuple(fc.constant('X-Forwarded-For'), wild),
+);
+const request = fc.record({ method, target, headers: fc.array(header, { maxLength: 4 }), body: jsonBody });
+
+describe('requests from strangers, on the wire', () => {
+  it('are answered with a status other than 500, each in one well-formed answer, and nothing reaches stderr as unexpected', async () => {
+    await fc.assert(
+      fc.asyncProperty(request, async ({ method, target, headers, body }) => {
+        const head = [`${method} ${target} HTTP/1.1`, ...(headers.some(([name]) => name === 'Host') ? [] : ['Host: 127.0.0.1']), ...headers.map(([name, value]) => `${name}: ${value}`), `Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close'];
+        const answer = await exchange(Buffer.from(`${head.join('\r\n')}\r\n\r\n${body}`));
+        const status = /^HTTP\/1\.1 (\d{3}) /.exec(answer);
+        expect({ request: head[0], answered: status !== null }).toEqual({ request: head[0], answered: true });
+        expect({ request: head, status: Number(status![1]) }).not.toEqual({ request: head, status: 500 });
+        expect(unexpected).toEqual([]);
+      }),
+      { numRuns: 3000 },
+    );
+    // Still serving (what it serves may have been deleted by now: writes are among the requests).
+    expect(await exchange(Buffer.from('GET /readyz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n'))).toMatch(/^HTTP\/1\.1 200 /);
+  });
+
+  it('a fault in answering one request is its 500, and the next request is answered', async () => {
+    const resolver = (fixture.server as unknown as { resolver: { resolve: (method: string, path: string) => unknown } }).resolver;
+    const resolve = resolver.resolve.bind(resolver);
+    resolver.resolve = () => {
+      throw new TypeError('a fault nobody foresaw');
+    };
+    try {
+      const answer = await exchange(Buffer.from('GET /about HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n'));
+      expect(answer).toMatch(/^HTTP\/1\.1 500 [\s\S]*\{"error":\{"code":"INTERNAL","message":"internal error"\}\}$/);
+    } finally {
+      resolver.resolve = resolve;
+      unexpected.splice(0);
+    }
+    expect(await exchange(Buffer.from('GET /readyz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n'))).toMatch(/^HTTP\/1\.1 200 /);
+  });
+});
