@@ -83,6 +83,22 @@ const header = fc.oneof(
 const request = fc.record({ method, target, headers: fc.array(header, { maxLength: 4 }), body: jsonBody });
 
 describe('requests from strangers, on the wire', () => {
+  // First: the file it asks for is not cached yet, so its answer waits on a lookup.
+  it('a fault in an answer that waits on a lookup is that request\'s 500, not a rejection nobody hears', async () => {
+    const server = fixture.server as unknown as { write: (...args: unknown[]) => void };
+    const write = server.write.bind(server);
+    server.write = () => {
+      throw new TypeError('a fault nobody foresaw, after a lookup');
+    };
+    try {
+      expect(await exchange(Buffer.from('GET /js/app.js HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n'))).toMatch(/^HTTP\/1\.1 500 [\s\S]*"code":"INTERNAL"/);
+    } finally {
+      server.write = write;
+      unexpected.splice(0);
+    }
+    expect(await exchange(Buffer.from('GET /js/app.js HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n'))).toMatch(/^HTTP\/1\.1 200 /);
+  });
+
   it('are answered with a status other than 500, each in one well-formed answer, and nothing reaches stderr as unexpected', async () => {
     await fc.assert(
       fc.asyncProperty(request, async ({ method, target, headers, body }) => {

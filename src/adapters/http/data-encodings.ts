@@ -18,6 +18,5 @@ export function sendCompressible(copies: CompressedCopies | undefined, request: 
   if (!coding) return sendTagged(request, response, tagged, varied);
   copies.ofBody(tagged.body, coding).then(
     (body) => (body ? sendTagged(request, response, { body, etag: `${tagged.etag.slice(0, -1)}-${coding}"` }, { ...varied, 'Content-Encoding': coding }) : sendTagged(request, response, tagged, varied)),
-    (error: unknown) => sendProblem(response, error),
-  );
+  ).catch((error: unknown) => sendProblem(response, error));
 }

@@ -22,8 +22,7 @@ export function readThePast(mount: Mount, dataset: string, item: string | undefi
       response.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store', ...(Array.isArray(value) ? { 'X-Total-Count': value.length } : {}) });
       response.end(request.method === 'HEAD' ? undefined : body);
     },
-    (error: unknown) => sendProblem(response, error),
-  );
+  ).catch((error: unknown) => sendProblem(response, error));
 }
 
 async function answer(mount: Mount, id: string, item: string | undefined, history: boolean | undefined, request: IncomingMessage): Promise<unknown> {

@@ -133,10 +133,7 @@ export class ReactorServer {
     const admitted = this.gate ? this.gate.screen(context, request, response) : true;
     if (admitted === true) return this.answerInStep(context, request, response, inline);
     if (admitted !== false)
-      admitted.then(
-        (goOn) => goOn && this.answerInStep(context, request, response, inline),
-        (error) => sendProblem(response, error),
-      );
+      admitted.then((goOn) => goOn && this.answerInStep(context, request, response, inline)).catch((error: unknown) => sendProblem(response, error));
   }
 
   /**
@@ -169,18 +166,16 @@ export class ReactorServer {
           // Loaded on first use: a reactor serving files never compiles it.
           return void import('./openapi/openapi-endpoint.js').then(
             ({ answerOpenApi }) => answerOpenApi(target.mount, target.page, request, response),
-            (error: unknown) => sendProblem(response, error),
-          );
+          ).catch((error: unknown) => sendProblem(response, error));
         case 'health':
-          return void this.health(target.probe, response);
+          return void this.health(target.probe, response).catch((error: unknown) => sendProblem(response, error));
         case 'metrics':
           return void this.metrics.exposition().then(
             ({ body, contentType }) => {
               response.writeHead(200, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store' });
               response.end(request.method === 'HEAD' ? undefined : body);
             },
-            (error) => sendProblem(response, error),
-          );
+          ).catch((error: unknown) => sendProblem(response, error));
         case 'refused':
           return sendProblem(response, target.error);
         case 'data':
@@ -206,8 +201,7 @@ export class ReactorServer {
     if (target.file) return this.write(request, response, target.file, headers);
     target.mount.pkg.lookup(target.path).then(
       (found) => (found.kind === 'hit' ? this.write(request, response, found.file) : sendProblem(response, new ResourceNotFoundError(`no route or file for ${target.mount.prefix.slice(0, -1)}${target.path}`))),
-      (error) => sendProblem(response, error),
-    );
+    ).catch((error: unknown) => sendProblem(response, error));
   }
 
   /**
@@ -229,8 +223,7 @@ export class ReactorServer {
       .then((loaded) => loaded.file(name) ?? Promise.reject(new ResourceNotFoundError(`no such file ${prefix}${name}`)))
       .then(
         (file) => this.write(request, response, file),
-        (error) => sendProblem(response, error),
-      );
+      ).catch((error: unknown) => sendProblem(response, error));
   }
 
   private write(request: IncomingMessage, response: ServerResponse, file: Parameters<typeof writeStatic>[2], headers?: readonly string[]): void {
@@ -255,8 +248,7 @@ export class ReactorServer {
     this.express ??= import('./express-app.js').then(({ createExpressApp }) => createExpressApp(this.reactor, this.graphql));
     this.express.then(
       (app) => app(request, response),
-      (error) => sendProblem(response, error),
-    );
+    ).catch((error: unknown) => sendProblem(response, error));
   }
 
   /** The underlying server, for tools that drive it directly (supertest). */

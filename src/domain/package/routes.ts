@@ -167,8 +167,9 @@ function canonicalRoute(raw: unknown, where: string, keyPath: string | undefined
 const REACTOR_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer', 'proxy-connection', 'content-encoding', 'content-range']);
 
 function headerMap(value: unknown, where: string, issues: string[], sent: boolean): Record<string, string> | undefined {
-  if (!isRecord(value) || !Object.entries(value).every(([name, v]) => /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name) && typeof v === 'string' && !/[\r\n\0]/.test(v))) {
-    issues.push(`${where}: must be an object of header name to string value`);
+  // Values as node sends them (RFC 9110 field-value): tab, visible ASCII and space, or Latin-1 beyond; nothing node would refuse at the first answer.
+  if (!isRecord(value) || !Object.entries(value).every(([name, v]) => /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name) && typeof v === 'string' && /^[\t\x20-\x7e\x80-\xff]*$/.test(v))) {
+    issues.push(`${where}: must be an object of header name to string value (tab, space, visible ASCII or Latin-1 characters)`);
     return undefined;
   }
   const reserved = sent ? Object.keys(value).filter((name) => REACTOR_HEADERS.has(name.toLowerCase())) : [];

@@ -78,6 +78,9 @@ describe('routes.json', () => {
     const route = { path: '/a', resource: 'content/a.html', remap: '/b', responseRewrite: { body: 'x', headers: { 'X-A': '1' } }, responseHeaders: { 'X-B': '2' }, requestHeaders: { 'X-C': '3' }, headers: { 'Cache-Control': 'no-store' } };
     expect(normalizeRoutes({ routes: [route] }).routes[0]).toEqual(route);
     expect(() => normalizeRoutes({ routes: [{ ...route, responseHeaders: { 'X-B': 'a\r\nSet-Cookie: x' } }] })).toThrow(ConfigValidationError);
+    // Whatever node would refuse to send (it throws at the route's first answer) is refused at load; Latin-1 is sent as it is.
+    for (const value of ['5 \u20ac', 'bell\u0007', 'del\u007f', '\ud83d\ude00']) expect(() => normalizeRoutes({ routes: [{ ...route, responseHeaders: { 'X-B': value } }] })).toThrow(/responseHeaders: must be an object of header name to string value \(tab, space, visible ASCII or Latin-1 characters\)/);
+    expect(normalizeRoutes({ routes: [{ ...route, responseHeaders: { 'X-B': 'caf\u00e9\tok' } }] }).routes[0]!.responseHeaders).toEqual({ 'X-B': 'caf\u00e9\tok' });
     // What frames the answer is the reactor's: a second Content-Length, or chunked beside a length, splits it for proxies.
     expect(() => normalizeRoutes({ routes: [{ ...route, responseHeaders: { 'Content-Length': '5' } }] })).toThrow(/responseHeaders: Content-Length is the reactor's to set for the bytes it sends, not a route's/);
     expect(() => normalizeRoutes({ routes: [{ ...route, headers: { 'transfer-encoding': 'chunked', Connection: 'close' } }] })).toThrow(/transfer-encoding, Connection are the reactor's to set/);

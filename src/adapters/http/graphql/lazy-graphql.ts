@@ -22,6 +22,7 @@ export function lazyGraphqlEndpoint(datasets: () => PackageDatasets, dataSets: (
         ),
       };
     }
-    built.endpoint.then((handle) => handle(request, response, next), next);
+    // A throw in the handler is the request's error too, not a rejection nobody hears.
+    built.endpoint.then((handle) => handle(request, response, next)).catch(next);
   };
 }
