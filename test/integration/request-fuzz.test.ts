@@ -91,7 +91,7 @@ describe('requests from strangers, on the wire', () => {
       throw new TypeError('a fault nobody foresaw, after a lookup');
     };
     try {
-      expect(await exchange(Buffer.from('GET /js/app.js HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n'))).toMatch(/^HTTP\/1\.1 500 [\s\S]*"code":"INTERNAL"/);
+      expect(await exchange(Buffer.from('GET /js/app.js HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n'))).toMatch(/^HTTP\/1\.1 500 Internal Server Error\r\n[\s\S]*"code":"INTERNAL"/);
     } finally {
       server.write = write;
       unexpected.splice(0);

@@ -1,4 +1,4 @@
-import type { ServerResponse } from 'node:http';
+import { STATUS_CODES, type ServerResponse } from 'node:http';
 import {
   ContentNotFoundError,
   ContentPathError,
@@ -133,7 +133,8 @@ export function sendProblem(response: ServerResponse, error: unknown): void {
     return;
   }
   const body = JSON.stringify({ error: { code: problem.code, message: problem.message, ...(problem.details ? { details: problem.details } : {}) } });
-  response.writeHead(problem.status, { ...problem.headers, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store' });
+  // The reason named, not left from an answer that failed to start (`500 OK`).
+  response.writeHead(problem.status, STATUS_CODES[problem.status], { ...problem.headers, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store' });
   response.end(body);
 }
 

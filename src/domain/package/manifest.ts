@@ -52,9 +52,17 @@ function fromLegacyList(list: unknown[]): Manifest {
   return sortManifest(manifest);
 }
 
+const TOKEN = "[!#$%&'*+.^_`|~0-9A-Za-z-]+";
+const QUOTED = '"(?:[\\t\\x20\\x21\\x23-\\x5b\\x5d-\\x7e]|\\\\[\\t\\x20-\\x7e])*"';
+/**
+ * A media type as RFC 9110 spells one (`text/html; charset=utf-8`), the whole value: it is
+ * sent as the file's Content-Type, and a stranger's `text/plain€` would fail every answer.
+ */
+const MEDIA_TYPE = new RegExp(`^${TOKEN}/${TOKEN}(?:[ \\t]*;(?:[ \\t]*${TOKEN}=(?:${TOKEN}|${QUOTED}))?)*[ \\t]*$`);
+
 function canonicalEntry(path: string, type: unknown, visibility: unknown, version: unknown, issues: string[]): ManifestEntry | undefined {
   const before = issues.length;
-  if (typeof type !== 'string' || !/^[\w.+-]+\/[\w.+-]+/.test(type)) issues.push(`${path}: "type" must be a MIME type string`);
+  if (typeof type !== 'string' || !MEDIA_TYPE.test(type)) issues.push(`${path}: "type" must be a MIME type string (like text/html; charset=utf-8)`);
   if (visibility !== 'exported' && visibility !== 'private') issues.push(`${path}: "visibility" must be "exported" or "private"`);
   if (version !== undefined && typeof version !== 'string') issues.push(`${path}: "version" must be a string`);
   if (issues.length > before) return undefined;

@@ -45,6 +45,13 @@ describe('manifest.json', () => {
     expect(() => normalizeManifest({ 'content/a.html': { type: 'html', visibility: 'public' } })).toThrow(ConfigValidationError);
   });
 
+  it('takes a type only when all of it can be sent as a Content-Type', () => {
+    for (const type of ['text/html', 'image/svg+xml', 'text/html; charset=utf-8', 'text/plain;charset="utf-8"', 'application/vnd.api+json;', 'multipart/x; boundary="a b"'])
+      expect(normalizeManifest({ 'content/a': { type, visibility: 'exported' } })['content/a']!.type).toBe(type);
+    for (const type of ['text/pl\u20acin', 'text/html\r\nSet-Cookie: x=1', 'text/html extra', 'text/', 'text/html; charset', 'text/html; a="\u0001"'])
+      expect(() => normalizeManifest({ 'content/a': { type, visibility: 'exported' } })).toThrow(/content\/a: "type" must be a MIME type string/);
+  });
+
   it('generates from content/ only, dotfiles included, sorted, exported', () => {
     const manifest = generateManifest(['metadata.json', 'content/z.css', 'content/.well-known/x.txt', 'content/a.html'], (p) => (p.endsWith('.css') ? 'text/css' : 'text/plain'));
     expect(Object.keys(manifest)).toEqual(['content/.well-known/x.txt', 'content/a.html', 'content/z.css']);
