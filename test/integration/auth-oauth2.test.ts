@@ -106,6 +106,13 @@ describe('the login', () => {
     expect((await request(fixture.http).get('/admin.html').set('Cookie', `pkg_session=${session}`).expect(200)).text).toBe('<p>admin</p>');
   });
 
+  it('returns to a page whose name is not ASCII (returnTo decoded from the query), percent-encoded as a Location carries it', async () => {
+    provider.server.service.once('beforeUserinfo', (userinfo: { body: Record<string, unknown> }) => (userinfo.body = { sub: 'jo-subject', email: 'jo@example.org', email_verified: true }));
+    const { callback, stateCookie } = await startLogin(fixture.http, '/caf\u00e9/\u20ac.html');
+    const done = await request(fixture.http).get(callback).set('Cookie', `pkg_oauth_state=${stateCookie}`).expect(302);
+    expect(done.headers.location).toBe('/caf%C3%A9/%E2%82%AC.html');
+  });
+
   it('honours a roles claim from userinfo, and refuses with 403 without the role', async () => {
     provider.server.service.once('beforeUserinfo', (userinfo: { body: Record<string, unknown> }) => (userinfo.body = { sub: 'claimed', roles: ['admin'] }));
     const claimed = await signIn();

@@ -56,9 +56,15 @@ export function normalizeOrigin(text: string): string | undefined {
 
 /**
  * Where to send the browser after login: only a path on this server, never `//host`
- * or a scheme, so the login cannot be turned into an open redirect.
+ * or a scheme, so the login cannot be turned into an open redirect. What a Location
+ * header cannot carry as it is (`/café`, decoded from the query) is percent-encoded.
  */
 export function safeReturnPath(value: string | undefined, fallback: string): string {
   if (value === undefined || !value.startsWith('/') || value.startsWith('//') || value.includes('\\') || [...value].some((char) => char < ' ')) return fallback;
-  return value;
+  try {
+    return value.replace(/[^\x21-\x7e]/gu, (character) => encodeURIComponent(character));
+  } catch {
+    // A lone surrogate has no UTF-8 to encode.
+    return fallback;
+  }
 }

@@ -1,6 +1,7 @@
 import { ConfigValidationError } from '../errors.js';
 import { isRecord } from './documents.js';
 import { AUTHENTICATION_FILE } from './package-paths.js';
+import { HTTP_FIELD_VALUE } from './field-rules.js';
 
 export interface BasicAuthConfig {
   enabled: boolean;
@@ -36,6 +37,8 @@ export function normalizeAuthentication(raw: unknown): Authentication {
       checkTypes(basic, 'authentication.basicAuth', { enabled: 'boolean', passwdFile: 'string', realm: 'string' }, issues);
       result.basicAuth = pick(basic, ['enabled', 'passwdFile', 'realm']) as unknown as BasicAuthConfig;
       result.basicAuth.enabled = basic.enabled === true;
+      // Sent in every challenge (`WWW-Authenticate: Basic realm="..."`).
+      if (typeof basic.realm === 'string' && !HTTP_FIELD_VALUE.test(basic.realm)) issues.push('authentication.basicAuth.realm: must be text an HTTP header can carry (tab, space, visible ASCII or Latin-1 characters)');
     }
   }
   if (body.oauth2 !== undefined) {

@@ -15,6 +15,9 @@ export function isUuid(value: string): boolean {
   return UUID.test(value) || value === NIL_UUID || value.toLowerCase() === MAX_UUID;
 }
 
+/** What an HTTP field value may hold as node sends it (RFC 9110): tab, visible ASCII and space, or Latin-1 beyond; never a line break. */
+export const HTTP_FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
 /** An absolute URI per RFC 3986: a scheme, then characters a URI may hold. */
 const URI = /^[A-Za-z][A-Za-z0-9+.-]*:[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=%]*$/;
 

@@ -1,6 +1,7 @@
 import { ConfigValidationError } from '../errors.js';
 import { isRecord } from './documents.js';
 import { CONTENT_DIR, ROUTES_FILE, isContentPath, sortByPath, sortPaths, urlPathOfContent } from './package-paths.js';
+import { HTTP_FIELD_VALUE } from './field-rules.js';
 
 export const DATA_API_PREFIX = '/api/v1/data/';
 /** Where a mount describes its data API (OpenAPI 3.1), and the page that shows it to a browser. */
@@ -167,8 +168,8 @@ function canonicalRoute(raw: unknown, where: string, keyPath: string | undefined
 const REACTOR_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer', 'proxy-connection', 'content-encoding', 'content-range']);
 
 function headerMap(value: unknown, where: string, issues: string[], sent: boolean): Record<string, string> | undefined {
-  // Values as node sends them (RFC 9110 field-value): tab, visible ASCII and space, or Latin-1 beyond; nothing node would refuse at the first answer.
-  if (!isRecord(value) || !Object.entries(value).every(([name, v]) => /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name) && typeof v === 'string' && /^[\t\x20-\x7e\x80-\xff]*$/.test(v))) {
+  // Nothing node would refuse at the route's first answer.
+  if (!isRecord(value) || !Object.entries(value).every(([name, v]) => /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name) && typeof v === 'string' && HTTP_FIELD_VALUE.test(v))) {
     issues.push(`${where}: must be an object of header name to string value (tab, space, visible ASCII or Latin-1 characters)`);
     return undefined;
   }

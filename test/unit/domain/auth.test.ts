@@ -92,6 +92,9 @@ describe('same-origin checks', () => {
 
   it('returns after login only to a path on this server', () => {
     expect(safeReturnPath('/docs/a?x=1', '/')).toBe('/docs/a?x=1');
+    // As a Location header can carry it.
+    expect(safeReturnPath('/caf\u00e9/\u20ac \ud83d\ude00\u007f', '/')).toBe('/caf%C3%A9/%E2%82%AC%20%F0%9F%98%80%7F');
+    expect(safeReturnPath('/a\ud800', '/home/')).toBe('/home/');
     for (const bad of ['//evil.test/', 'https://evil.test/', '/\\evil.test', 'docs', '/a\nb', undefined]) expect(safeReturnPath(bad, '/home/')).toBe('/home/');
   });
 });

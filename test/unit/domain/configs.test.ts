@@ -158,6 +158,8 @@ describe('authentication.json', () => {
   it('reads basicAuth and oauth2 and checks their types', () => {
     expect(normalizeAuthentication({ authentication: { basicAuth: { enabled: true, passwdFile: '.htpasswd', realm: 'R' } } })).toEqual({ basicAuth: { enabled: true, passwdFile: '.htpasswd', realm: 'R' } });
     expect(() => normalizeAuthentication({ authentication: { oauth2: { enabled: true, tokenUrl: 'not a url', scopes: 'x' } } })).toThrow(/tokenUrl.*scopes/);
+    expect(() => normalizeAuthentication({ authentication: { basicAuth: { enabled: true, realm: 'Staff \u20ac' } } })).toThrow(/basicAuth\.realm: must be text an HTTP header can carry/);
+    expect(normalizeAuthentication({ authentication: { basicAuth: { enabled: true, realm: 'Caf\u00e9 "staff"' } } }).basicAuth!.realm).toBe('Caf\u00e9 "staff"');
   });
 });
 
