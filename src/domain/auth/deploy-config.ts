@@ -1,5 +1,5 @@
 import { ConfigValidationError } from '../errors.js';
-import { isRecord } from '../package/documents.js';
+import { defineOwn, isRecord } from '../package/documents.js';
 
 /** deploy.json: the reactor side of authentication, outside every package, where the secrets live. */
 export interface DeployConfig {
@@ -38,7 +38,7 @@ export function normalizeDeploy(raw: unknown, file: string): DeployConfig {
       if (!isRecord(auth.roles)) issues.push('authentication.roles: must map identity names to arrays of roles');
       else
         for (const [name, roles] of Object.entries(auth.roles)) {
-          if (Array.isArray(roles) && roles.every((role) => typeof role === 'string')) config.roles[name] = roles as string[];
+          if (Array.isArray(roles) && roles.every((role) => typeof role === 'string')) defineOwn(config.roles, name, roles as string[]);
           else issues.push(`authentication.roles.${name}: must be an array of strings`);
         }
     }

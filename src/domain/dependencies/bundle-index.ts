@@ -1,5 +1,5 @@
 import { ConfigValidationError } from '../errors.js';
-import { isRecord } from '../package/documents.js';
+import { defineOwn, isRecord } from '../package/documents.js';
 import { SEMVER } from '../package/field-rules.js';
 import { parsePackageFileName } from './package-file-name.js';
 import { SHA256_HEX } from './registry-index.js';
@@ -31,7 +31,7 @@ export function parseBundleIndex(raw: unknown): BundleIndex {
     if (!value.file.startsWith(BUNDLE_DIR) || value.file.slice(BUNDLE_DIR.length).includes('/') || !named) issues.push(`${at}: "file" must be ${BUNDLE_DIR}<name>-<version>.cap`);
     else if (!SEMVER.test(value.version) || named.version !== value.version) issues.push(`${at}: "version" must be the semantic version the file name carries`);
     else if (!SHA256_HEX.test(value.sha256)) issues.push(`${at}: "sha256" must be 64 hex digits`);
-    else index[guid] = { file: value.file, version: value.version, sha256: value.sha256.toLowerCase() };
+    else defineOwn(index, guid, { file: value.file, version: value.version, sha256: value.sha256.toLowerCase() });
   }
   if (issues.length > 0) throw new ConfigValidationError(BUNDLE_INDEX_FILE, issues);
   return index;

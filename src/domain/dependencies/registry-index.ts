@@ -1,5 +1,5 @@
 import { InvalidRegistryError } from '../errors.js';
-import { isRecord } from '../package/documents.js';
+import { defineOwn, isRecord } from '../package/documents.js';
 import { KEBAB_CASE, SEMVER } from '../package/field-rules.js';
 import { unsafePathReason } from '../package/package-paths.js';
 
@@ -47,7 +47,7 @@ export function parseRegistryIndex(raw: unknown, where: string): RegistryIndex {
       else if (typeof entry.size !== 'number' || !Number.isSafeInteger(entry.size) || entry.size < 0) issues.push(`${at}: "size" must be a whole number of bytes`);
       else versions[version] = { file: entry.file, sha256: entry.sha256.toLowerCase(), size: entry.size };
     }
-    packages[guid] = { name: value.name, versions };
+    defineOwn(packages, guid, { name: value.name, versions });
   }
   if (issues.length > 0) throw new InvalidRegistryError(`${where}: ${issues.join('; ')}`);
   return { packages };

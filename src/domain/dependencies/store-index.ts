@@ -1,5 +1,5 @@
 import { ConfigValidationError } from '../errors.js';
-import { isRecord } from '../package/documents.js';
+import { defineOwn, isRecord } from '../package/documents.js';
 import { parsePackageFileName } from './package-file-name.js';
 
 export const STORE_INDEX_FILE = 'index.json';
@@ -13,7 +13,7 @@ export function parseStoreIndex(raw: unknown, where: string): StoreIndex {
   const index: StoreIndex = {};
   for (const [guid, file] of Object.entries(raw)) {
     if (typeof file !== 'string' || file.includes('/') || !parsePackageFileName(file)) issues.push(`${JSON.stringify(guid)}: must name a <name>-<version>.cap file of the store`);
-    else index[guid] = file;
+    else defineOwn(index, guid, file);
   }
   if (issues.length > 0) throw new ConfigValidationError(where, issues);
   return index;

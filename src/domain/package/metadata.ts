@@ -1,5 +1,5 @@
 import { ConfigValidationError } from '../errors.js';
-import { isRecord } from './documents.js';
+import { defineOwn, isRecord } from './documents.js';
 import { KEBAB_CASE, SEMVER, isUri, isUuid } from './field-rules.js';
 import { METADATA_FILE } from './package-paths.js';
 import { isValidRange } from './version-range.js';
@@ -52,7 +52,7 @@ function normalizeDependencies(value: unknown, issues: string[]): unknown {
   if (!Array.isArray(value)) return value;
   const dependencies: Record<string, unknown> = {};
   value.forEach((item, index) => {
-    if (isRecord(item) && typeof item.name === 'string') dependencies[item.name] = item.version ?? '*';
+    if (isRecord(item) && typeof item.name === 'string') defineOwn(dependencies, item.name, item.version ?? '*');
     else issues.push(`dependencies[${index}]: a legacy dependency needs a "name" (the GUID) and a "version"`);
   });
   return dependencies;

@@ -61,6 +61,12 @@ describe('normalizeDeploy', () => {
     ).toEqual({ baseUrl: 'https://example.org', passwdFile: 'htpasswd', clientSecret: 's', sessionSecret: '0123456789abcdef', roles: { ann: ['admin'] } });
   });
 
+  it('keeps roles of any identity name, __proto__ and constructor included, as plain data', () => {
+    const { roles } = normalizeDeploy(JSON.parse('{"authentication": {"roles": {"__proto__": ["admin"], "constructor": ["editor"]}}}'), 'deploy.json');
+    expect(Object.getPrototypeOf(roles)).toBe(Object.prototype);
+    expect(Object.entries(roles)).toEqual([['__proto__', ['admin']], ['constructor', ['editor']]]);
+  });
+
   it('lists every problem with the file named', () => {
     const attempt = () => normalizeDeploy({ baseUrl: 'ftp://x', authentication: { sessionSecret: 'short', roles: { ann: 'admin' }, basicAuth: { passwdFile: 3 } } }, 'deploy.json');
     expect(attempt).toThrow(ConfigValidationError);

@@ -132,6 +132,24 @@ describe('configuration documents from strangers', () => {
     );
   });
 
+  it.each([
+    ['packages/index.json', parseBundleIndex, (entry: string) => `{${entry}: {"file": "packages/a-1.0.0.cap", "version": "1.0.0", "sha256": "${'c'.repeat(64)}"}}`],
+    ['a store index.json', (raw: unknown) => parseStoreIndex(raw, 'index.json'), (entry: string) => `{${entry}: "a-1.0.0.cap"}`],
+    ['a registry index.json', (raw: unknown) => parseRegistryIndex(raw, 'index.json'), (entry: string) => `{"packages": {${entry}: {"name": "a", "versions": {"1.0.0": {"file": "a-1.0.0.cap", "sha256": "${'d'.repeat(64)}", "size": 1}}}}}`],
+    ['deploy.json', (raw: unknown) => normalizeDeploy(raw, 'deploy.json'), (entry: string) => `{"authentication": {"roles": {${entry}: ["admin"]}}}`],
+    ['metadata.json (legacy dependency list)', normalizeMetadata, (entry: string) => `{"name": "a", "version": "1.0.0", "description": "d", "guid": "${GUID}", "uuid": "123e4567-e89b-42d3-a456-426614174000", "dependencies": [{"name": ${entry}, "version": "^1.0.0"}]}`],
+  ])('%s: an entry keyed __proto__ is refused or kept as an entry, never made the prototype of what is read', (_name, read, document) => {
+    let result: unknown;
+    try {
+      result = read(JSON.parse(document('"__proto__"')) as unknown);
+    } catch (error) {
+      expect(error).toBeInstanceOf(ToolkitError);
+      return;
+    }
+    expect(foreignPrototypes(result)).toEqual([]);
+    expect(JSON.stringify(result)).toContain('"__proto__"');
+  });
+
   it('any text is a document or a ConfigParseError, as JSON or as YAML', () => {
     fc.assert(
       fc.property(fc.oneof(fc.string({ maxLength: 40 }), fc.constantFrom('{', '[', '- a: &x [*x]', 'a: !!binary x', '%YAML 9', 'a: b\n  c', '? [a]\n: b', '"\\ud800"', '{"a":1,"a":2}')), fc.constantFrom('a.json', 'a.yaml'), (text, file) => {
