@@ -1,9 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import fc from 'fast-check';
+import { createHash } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
+import { dirname, join } from 'node:path';
+import { VALID_METADATA, demoPackage } from '../support/demo-package.js';
 import { EXAMPLE_SITE, temporaryDirectory } from '../support/paths.js';
 import { productionOpener } from '../support/production-container.js';
-import { startListening } from '../support/listening-reactor.js';
+import { startListening, writeCap } from '../support/listening-reactor.js';
 
 jest.setTimeout(120_000);
 
@@ -13,12 +17,53 @@ let port: number;
 const unexpected: string[] = [];
 const write = process.stderr.write.bind(process.stderr);
 
+/** Beside the example site: a package behind basic auth with roles on its routes, and a lazily verified `.cap` with a dataset and a CORS origin. */
+async function writeFixtures(): Promise<{ staff: string; cap: string; deploy: string }> {
+  const staff = join(work.path, 'staff');
+  const files = demoPackage({
+    'metadata.json': JSON.stringify({ ...VALID_METADATA, name: 'staff' }),
+    'authentication.json': JSON.stringify({ authentication: { basicAuth: { enabled: true, realm: 'Staff' } } }),
+    'content/admin.html': '<p>admin</p>',
+    'data/items.json': JSON.stringify([{ id: 'a', n: 1 }]),
+    'storage.json': JSON.stringify({ storage: { dataSets: { items: { source: 'data/items.json' } } } }),
+    'routes.json': JSON.stringify({
+      routes: [
+        { path: '/', resource: 'content/index.html' },
+        { path: '/admin.html', resource: 'content/admin.html', accessControl: { roles: ['admin'] } },
+        { path: '/api/v1/data/items', dataset: 'items', accessControl: { roles: ['editor'] } },
+      ],
+    }),
+  });
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(staff, path)), { recursive: true });
+    writeFileSync(join(staff, path), text);
+  }
+  const sha = (password: string) => `{SHA}${createHash('sha1').update(password).digest('base64')}`;
+  writeFileSync(join(work.path, 'htpasswd'), `alice:${sha('alice-pw')}\nbob:${sha('bob-pw')}\n`);
+  const deploy = join(work.path, 'deploy.json');
+  writeFileSync(deploy, JSON.stringify({ authentication: { basicAuth: { passwdFile: 'htpasswd' }, sessionSecret: 'fuzz-session-secret-0123456789', roles: { alice: ['admin', 'editor'], bob: ['editor'] } } }));
+  const cap = await writeCap(work.path, 'capped.cap', demoPackage({
+    'metadata.json': JSON.stringify({ ...VALID_METADATA, name: 'capped' }),
+    'content/big.css': `body { color: black; }\n${'p { margin: 0 }\n'.repeat(400)}`,
+    'data/notes.json': JSON.stringify([{ id: 'n1', text: 'x' }]),
+    'storage.json': JSON.stringify({ storage: { dataSets: { notes: { source: 'data/notes.json' } } } }),
+  }), ['content/index.html']);
+  return { staff, cap, deploy };
+}
+
 beforeAll(async () => {
-  fixture = await startListening(productionOpener(), [{ source: EXAMPLE_SITE }], { workdir: work.path });
+  const { staff, cap, deploy } = await writeFixtures();
+  fixture = await startListening(
+    productionOpener(),
+    [{ source: EXAMPLE_SITE }, { source: staff, prefix: '/staff' }, { source: cap, prefix: '/cap', verify: 'lazy', cors: ['https://app.example'] }],
+    { workdir: work.path, deploy },
+  );
   port = Number(new URL(fixture.base).port);
   // What the reactor says of an error it did not expect goes to stderr: the test hears it.
   process.stderr.write = ((text: string | Uint8Array, ...rest: unknown[]) => {
     if (String(text).includes('unexpected error')) unexpected.push(String(text));
+    // The faults this file plants are said where the test checks them, not in its output.
+    if (String(text).includes('a fault nobody foresaw')) return true;
     return (write as (...args: unknown[]) => boolean)(text, ...rest);
   }) as typeof process.stderr.write;
 });
@@ -51,6 +96,7 @@ const SEGMENTS = [
   '', '.', '..', '%2e%2e', '%2F', '%00', '%ff', '%', '%zz', '%c3%a9', 'é', '~', 'api', 'v1', 'data', 'articles', 'hello-world', 'layers', 'graphql', 'graphiql',
   'package', 'example-site', 'save', 'logs', 'auth', 'login', 'logout', 'callback', 'introspect', 'metrics', 'routes', 'config', 'content-validity', 'healthz', 'readyz',
   'index.html', 'about', 'css', 'style.css', 'docs', 'api-docs', 'openapi.json', 'content', '__proto__', 'constructor', '.pkg-tombstones', 'x'.repeat(300),
+  'staff', 'staff', 'admin.html', 'items', 'a', 'cap', 'cap', 'big.css', 'notes', 'n1', 'capped', 'guide.html', '__pkg',
 ];
 const token = fc.string({ unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz0123456789-_.'.split('')), minLength: 1, maxLength: 8 });
 const wild = fc.string({ unit: fc.integer({ min: 0x21, max: 0x7e }).map((code) => String.fromCharCode(code)), maxLength: 12 });
@@ -58,7 +104,7 @@ const segment = fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...SEGMENTS) },
 const query = fc
   .array(fc.tuple(fc.oneof(fc.constantFrom('limit', 'offset', 'sort', 'q', 'at', 'title', 'title_like', 'tags', 'id_ne', '_page', '__proto__', 'query', 'variables', 'count'), token), fc.oneof(fc.constantFrom('', '1', '-1', '1e999', 'NaN', '-title', 'title,-id', '{}', '{ articles { id } }', '2026-01-01T00:00:00Z', '%', '%00'), wild)), { maxLength: 4 })
   .map((pairs) => (pairs.length === 0 ? '' : `?${pairs.map(([key, value]) => `${key}=${value.replace(/[#\s]/g, '')}`).join('&')}`));
-const target = fc.tuple(fc.array(segment, { minLength: 1, maxLength: 6 }), query).map(([parts, search]) => `/${parts.join('/')}${search}`.replace(/[\s#]/g, ''));
+const target = fc.tuple(fc.constantFrom('', '', '/staff', '/cap'), fc.array(segment, { minLength: 1, maxLength: 6 }), query).map(([mount, parts, search]) => `${mount}/${parts.join('/')}${search}`.replace(/[\s#]/g, ''));
 const method = fc.constantFrom('GET', 'GET', 'GET', 'HEAD', 'POST', 'POST', 'PUT', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE', 'PROPFIND', 'BREW');
 const jsonBody = fc.oneof(
   fc.jsonValue({ maxDepth: 3 }).map((value) => JSON.stringify(value)),
@@ -72,10 +118,10 @@ const header = fc.oneof(
   fc.tuple(fc.constantFrom('If-None-Match', 'If-Match', 'If-Modified-Since', 'If-Range'), fc.oneof(fc.constantFrom('*', '"x"', 'W/"x"', '"a", "b"'), wild)),
   fc.tuple(fc.constant('Accept-Encoding'), fc.oneof(fc.constantFrom('gzip', 'br', 'gzip;q=0', '*', 'identity;q=0, *;q=0', 'br;q=1e9, gzip;q=-1'), wild)),
   fc.tuple(fc.constant('Content-Type'), fc.constantFrom('application/json', 'application/json; charset=latin1', 'text/html', 'application/merge-patch+json', 'application/graphql', 'multipart/form-data', '')),
-  fc.tuple(fc.constantFrom('Origin', 'Referer'), fc.oneof(fc.constantFrom('null', 'http://127.0.0.1', 'https://evil.example', 'http://localhost:1'), wild)),
+  fc.tuple(fc.constantFrom('Origin', 'Referer'), fc.oneof(fc.constantFrom('null', 'http://127.0.0.1', 'https://evil.example', 'http://localhost:1', 'https://app.example'), wild)),
   fc.tuple(fc.constant('Sec-Fetch-Site'), fc.constantFrom('same-origin', 'cross-site', 'none', 'x')),
   fc.tuple(fc.constant('Cookie'), fc.oneof(fc.constantFrom('pkg_session=s%3Aabc.def', 'pkg_session=', 'pkg_oauth_state=x; pkg_session=y', 'a=b; a=c'), wild)),
-  fc.tuple(fc.constant('Authorization'), fc.oneof(fc.constantFrom('Basic', 'Basic !!!', 'Basic YWxpY2U6', 'Bearer x', 'Basic ' + Buffer.from('a:b:c').toString('base64')), wild)),
+  fc.tuple(fc.constant('Authorization'), fc.oneof(fc.constantFrom('Basic', 'Basic !!!', 'Basic YWxpY2U6', 'Bearer x', 'Basic ' + Buffer.from('a:b:c').toString('base64'), 'Basic ' + Buffer.from('alice:alice-pw').toString('base64'), 'Basic ' + Buffer.from('bob:bob-pw').toString('base64'), 'Basic ' + Buffer.from('alice:wrong').toString('base64')), wild)),
   fc.tuple(fc.constant('Accept'), fc.constantFrom('text/html', 'application/json', '*/*', 'text/event-stream')),
   fc.tuple(fc.constant('Host'), fc.constantFrom('127.0.0.1', 'localhost', 'evil.example', '[::1]:1', '', 'a b')),
   fc.tuple(fc.constant('X-Forwarded-For'), wild),
