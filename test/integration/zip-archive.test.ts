@@ -176,3 +176,32 @@ describe('ZipPackageSource', () => {
     await expect(ZipPackageSource.open(file)).rejects.toBeInstanceOf(UnsafeEntryError);
   });
 });
+
+describe('a served archive written over in place', () => {
+  it('fails its reads as corrupt entries that say what happened; one put in place with mv keeps the open file', async () => {
+    const write = async (name: string, about: string) => {
+      const sink = await new ZipArchiveWriter().create(work.path, name, { overwrite: true });
+      await sink.add('metadata.json', Buffer.from('{}'), { store: false });
+      await sink.add('content/about.html', Buffer.from(about), { store: false });
+      await sink.add('content/z.html', Buffer.from('z'.repeat(100)), { store: false });
+      return (await sink.commit()).path;
+    };
+    const served = await write('served.cap', 'first version');
+    const source = await ZipPackageSource.open(served);
+    try {
+      // As `cp new.cap served.cap` does: the same file, other bytes.
+      writeFileSync(served, readFileSync(await write('next.cap', `a second, longer version of the page: ${randomBytes(200).toString('hex')}`)));
+      await expect(source.read('content/about.html')).rejects.toThrow(/^corrupt entry content\/about\.html: the archive was written over while open \(.*\): put a new \.cap in place with mv, never by writing over the open one, and restart$/);
+      await expect(source.read('content/about.html')).rejects.toMatchObject({ code: 'CORRUPT_ENTRY' });
+    } finally {
+      await source.close();
+    }
+    const kept = await ZipPackageSource.open(await write('kept.cap', 'kept version'));
+    try {
+      execFileSync('mv', [await write('other.cap', 'another version entirely, longer'), join(work.path, 'kept.cap')]);
+      expect(Buffer.from(await kept.read('content/about.html')).toString()).toBe('kept version');
+    } finally {
+      await kept.close();
+    }
+  });
+});

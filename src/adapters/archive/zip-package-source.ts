@@ -1,4 +1,4 @@
-import { createReadStream } from 'node:fs';
+import { createReadStream, fstatSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { crc32, createInflateRaw, inflateRaw, inflateRawSync, type ZlibOptions } from 'node:zlib';
@@ -53,6 +53,8 @@ export class ZipPackageSource implements PackageSource {
   private constructor(
     readonly location: string,
     private readonly file: FileHandle,
+    /** The file as it was opened: one rewritten in place since reads bytes its directory does not describe. */
+    private readonly opened: { size: number; mtimeMs: number },
     private readonly list: PackageEntry[],
     private readonly byPath: Map<string, CentralEntry>,
   ) {}
@@ -65,9 +67,10 @@ export class ZipPackageSource implements PackageSource {
     });
     try {
       const central = await readDirectory(location, file);
-      checkArchiveLimits(location, central, (await file.stat()).size, limits);
+      const { size, mtimeMs } = await file.stat();
+      checkArchiveLimits(location, central, size, limits);
       refuseOverlaps(location, central);
-      return new ZipPackageSource(location, file, ...indexEntries(location, central));
+      return new ZipPackageSource(location, file, { size, mtimeMs }, ...indexEntries(location, central));
     } catch (error) {
       await file.close();
       throw error;
@@ -248,7 +251,17 @@ export class ZipPackageSource implements PackageSource {
 
   private corrupt(entry: CentralEntry, reason: string): never {
     // Named by the package's path only: the message reaches HTTP clients.
-    throw new CorruptEntryError(entry.name, reason);
+    throw new CorruptEntryError(entry.name, this.rewritten() ? `the archive was written over while open (${reason}): put a new .cap in place with mv, never by writing over the open one, and restart` : reason);
+  }
+
+  /** Whether the open file changed since it was opened (`cp new.cap served.cap` writes over it in place; `mv` would not). */
+  private rewritten(): boolean {
+    try {
+      const now = fstatSync(this.file.fd);
+      return now.size !== this.opened.size || now.mtimeMs !== this.opened.mtimeMs;
+    } catch {
+      return false;
+    }
   }
 }
 

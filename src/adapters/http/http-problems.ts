@@ -109,7 +109,8 @@ export function problemOf(error: unknown): HttpProblem {
     const known = STATUS_OF.find(([type]) => error instanceof type);
     if (known) {
       const details = error instanceof SchemaViolationError ? error.violations : undefined;
-      if (error instanceof OverlayError || error instanceof SourceChangedError) process.stderr.write(`reactor: ${error.name}: ${error.message}\n`);
+      // Said where the operator looks: what only they can mend.
+      if (error instanceof OverlayError || error instanceof SourceChangedError || error instanceof CorruptEntryError) process.stderr.write(`reactor: ${error.name}: ${error.message}\n`);
       return new HttpProblem(known[1], error.code, error.message, details, known[2]);
     }
   }
