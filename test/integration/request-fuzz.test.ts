@@ -155,7 +155,7 @@ describe('requests from strangers, on the wire', () => {
         expect({ request: head, status: Number(status![1]) }).not.toEqual({ request: head, status: 500 });
         expect(unexpected).toEqual([]);
       }),
-      { numRuns: 3000 },
+      { numRuns: Number(process.env.FUZZ_RUNS ?? 3000) },
     );
     // Still serving (what it serves may have been deleted by now: writes are among the requests).
     expect(await exchange(Buffer.from('GET /readyz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n'))).toMatch(/^HTTP\/1\.1 200 /);
