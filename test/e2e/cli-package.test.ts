@@ -167,3 +167,25 @@ describe('pkg output into a pipe that closes early', () => {
     expect(code).toBe(0);
   });
 });
+
+describe('pkg output of a stranger\'s text', () => {
+  it('shows the control and bidirectional characters a package puts in its metadata, and lets the terminal act on none', () => {
+    const site = join(work.path, 'escapes');
+    cpSync(EXAMPLE_SITE, site, { recursive: true });
+    const metadata = JSON.parse(readFileSync(join(site, 'metadata.json'), 'utf8')) as Record<string, unknown>;
+    metadata.description = 'Nice \u001b[2J\u001b]0;pwned\u0007 package\r\nResult: valid (6 checks passed)';
+    metadata.author = '\u202eevil\u202c \u009b31m';
+    writeFileSync(join(site, 'metadata.json'), JSON.stringify(metadata));
+    for (const args of [['package', 'info', site], ['package', 'validate', site]]) {
+      const run = runPkg(args);
+      expect(run.status).toBe(0);
+      // eslint-disable-next-line no-control-regex -- finding control characters is the point
+      expect(run.stdout + run.stderr).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
+    }
+    const info = runPkg(['package', 'info', site]).stdout;
+    expect(info).toContain('Description: Nice \\u001b[2J\\u001b]0;pwned\\u0007 package\\u000d\\u000aResult: valid (6 checks passed)\n');
+    expect(info).toContain('Author:      \\u202eevil\\u202c \\u009b31m\n');
+    // --json is JSON still, and carries the text as it is.
+    expect(JSON.parse(runPkg(['package', 'info', site, '--json']).stdout).description).toBe(metadata.description);
+  });
+});

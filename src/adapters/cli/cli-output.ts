@@ -1,3 +1,5 @@
+import { terminalSafe } from './terminal-text.js';
+
 /** Where the CLI writes; the process streams in production, buffers in tests. */
 export interface CliOutput {
   out(text: string): void;
@@ -13,10 +15,16 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
+/** What reaches the terminal shows every character a package or registry put in it, and acts on none (see terminalSafe). */
 export const processOutput: CliOutput = {
-  out: (text) => void process.stdout.write(text.endsWith('\n') ? text : text + '\n'),
-  err: (text) => void process.stderr.write(text.endsWith('\n') ? text : text + '\n'),
+  out: (text) => void process.stdout.write(lineOf(text)),
+  err: (text) => void process.stderr.write(lineOf(text)),
 };
+
+function lineOf(text: string): string {
+  const safe = terminalSafe(text);
+  return safe.endsWith('\n') ? safe : safe + '\n';
+}
 
 /** `--json`: every command that reports takes it. */
 export const JSON_OPTION = { json: { type: 'boolean', default: false, describe: 'print as JSON (errors too, as {"error": {name, message}})' } } as const;

@@ -8,6 +8,7 @@ import type { IndexRegistry } from '../../application/use-cases/index-registry.j
 import type { SearchRegistry } from '../../application/use-cases/search-registry.js';
 import { JSON_OPTION, printJson, type CliOutput } from './cli-output.js';
 import type { Lazy } from './lazy.js';
+import { oneLine } from './terminal-text.js';
 
 /** `--store` and `--registry`, with their environment variables: every command that resolves packages takes them. */
 export function storeAndRegistry<T>(y: Argv<T>) {
@@ -107,7 +108,7 @@ export function searchCommand(search: Lazy<SearchRegistry>, output: CliOutput) {
       if (argv.json) return printJson(output, hits);
       if (hits.length === 0) return output.out(`No package matches ${JSON.stringify(argv.term)}`);
       const width = Math.max(...hits.map((hit) => hit.name.length));
-      for (const hit of hits) output.out(`${hit.name.padEnd(width)}  ${hit.versions.join(', ')}  ${hit.guid}`);
+      for (const hit of hits) output.out(`${hit.name.padEnd(width)}  ${hit.versions.join(', ')}  ${oneLine(hit.guid)}`);
     },
   };
 }

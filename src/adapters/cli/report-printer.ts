@@ -2,6 +2,7 @@ import type { ValidationReport } from '../../domain/validation/check-report.js';
 import type { PackageInfo, ResolvedNode } from '../../application/use-cases/inspect-package.js';
 import type { TestReport } from '../../application/use-cases/test-package.js';
 import type { CliOutput } from './cli-output.js';
+import { oneLine } from './terminal-text.js';
 
 export function printValidation(output: CliOutput, report: ValidationReport): void {
   output.out(`Validating ${report.source}`);
@@ -32,10 +33,10 @@ export function printInfo(output: CliOutput, info: PackageInfo): void {
     ['Routes', `${info.routes}${info.generated.includes('routes.json') ? ' (generated)' : ''}`],
     ['Datasets', info.datasets.length > 0 ? info.datasets.join(', ') : 'none'],
   ];
-  for (const [label, value] of rows) if (value !== undefined) output.out(`${(label + ':').padEnd(13)}${value}`);
+  for (const [label, value] of rows) if (value !== undefined) output.out(`${(label + ':').padEnd(13)}${oneLine(value)}`);
   output.out('Dependencies:' + (info.dependencies.length === 0 ? ' none' : ''));
   if (info.resolved) printTree(output, info.resolved, '  ');
-  else for (const dependency of info.dependencies) output.out(`  ${dependency.guid} ${dependency.range}`);
+  else for (const dependency of info.dependencies) output.out(`  ${oneLine(dependency.guid)} ${oneLine(dependency.range)}`);
   if (info.unresolved) output.out(`  unresolved: ${info.unresolved}`);
 }
 
