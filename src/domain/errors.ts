@@ -17,7 +17,8 @@ export abstract class PackageError extends ToolkitError {}
 export class UnsafeEntryError extends PackageError {
   readonly code = 'UNSAFE_ENTRY';
   constructor(readonly entry: string, reason: string) {
-    super(`unsafe entry "${entry}": ${reason}`);
+    // Quoted as JSON: a name's control characters are shown escaped, never acted on.
+    super(`unsafe entry ${JSON.stringify(entry)}: ${reason}`);
   }
 }
 

@@ -57,6 +57,9 @@ describe('entry names', () => {
     ['content/..', '".." segment'],
     ['a\\b', 'contains a backslash'],
     ['a\0b', 'contains a NUL byte'],
+    ['content/a\nb.html', 'contains a control character'],
+    ['content/\u001b[2J.html', 'contains a control character'],
+    ['content/a\u007f', 'contains a control character'],
     ['', 'empty name'],
     ['a/./b', '"." segment: another spelling of a path'],
     ['./a', '"." segment: another spelling of a path'],
@@ -64,7 +67,7 @@ describe('entry names', () => {
     ['a/b\\c', 'contains a backslash'],
   ])('refuses %j', (name, reason) => expect(unsafePathReason(name)).toBe(reason));
 
-  it.each(['content/a.html', 'content/..hidden', 'a..b/c', '.pkg-tombstones', 'content/...', 'content/x..', 'content/.well-known/x', 'ab:c', 'dir/', '1:x'])('accepts %j', (name) => expect(unsafePathReason(name)).toBeUndefined());
+  it.each(['content/a.html', 'content/..hidden', 'a..b/c', '.pkg-tombstones', 'content/...', 'content/x..', 'content/.well-known/x', 'ab:c', 'dir/', '1:x', 'content/caf\u00e9 menu.html', 'content/tab\u0080'])('accepts %j', (name) => expect(unsafePathReason(name)).toBeUndefined());
 });
 
 describe('media types', () => {
