@@ -186,6 +186,34 @@ describe('PostgresOverlayStore, with other reactors listening', () => {
       expect(await settledWithin(third, 1000)).toBe(true);
     }), 15_000);
 
+  it('passes over what others say on its channels that no reactor would (NOTIFY by hand), and goes on applying the writes of the others', async () => {
+    const url = postgres.url(await postgres.createDatabase());
+    const writer = await PostgresDatabase.connect(url);
+    const reader = await PostgresDatabase.connect(url);
+    const revocations = await new PostgresSessionRevocationStore(reader).open();
+    const said: string[] = [];
+    const write = process.stderr.write.bind(process.stderr);
+    process.stderr.write = ((text: string) => (said.push(String(text)), true)) as typeof process.stderr.write;
+    const client = new pg.Client({ connectionString: url });
+    try {
+      // The reader follows the writer's overlay, as a second reactor on the database does.
+      await overlayOn(reader);
+      await client.connect();
+      for (const channel of [CHANGES_CHANNEL, APPLIED_CHANNEL, REVOCATIONS_CHANNEL])
+        for (const payload of ['null', '[]', '1', '"x"', '{}', '{"o": "z", "n": 1, "k": 1}', '{"o": "z", "n": 1, "k": 1, "c": null}', '{"f": "z", "a": 5}', '{"f": "z", "a": [1, {}]}', 'not json'])
+          await client.query('SELECT pg_notify($1, $2)', [channel, payload]);
+      const writing = (await overlayOn(writer)).writeContent('notes/a.txt', bytes('a'));
+      expect(await settledWithin(writing, 1500)).toBe(true);
+      expect(revocations.has('session-y')).toBe(false);
+    } finally {
+      process.stderr.write = write;
+      await client.end();
+      await writer.close();
+      await reader.close();
+    }
+    expect(said.join('')).not.toMatch(/\n\s+at /);
+  });
+
   it('ends a session on logout only once every reactor listening has heard it, the reactor logging out at once', () =>
     withStandIn(async (other, database) => {
       const revocations = await new PostgresSessionRevocationStore(database).open();

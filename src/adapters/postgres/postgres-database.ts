@@ -125,18 +125,18 @@ export class PostgresDatabase {
   }
 
   /**
-   * `handler` hears each payload on `channel` that is JSON, parsed (a reactor's notices
-   * are); anything else said on the channel is not a reactor's and goes unheard.
+   * `handler` hears each payload on `channel` that is a JSON object, parsed (a reactor's
+   * notices are); anything else said on the channel is not a reactor's and goes unheard.
    */
   onNotice<T>(channel: string, handler: (notice: T) => void): () => void {
     return this.on(channel, (payload) => {
-      let notice: T;
+      let notice: unknown;
       try {
-        notice = JSON.parse(payload) as T;
+        notice = JSON.parse(payload);
       } catch {
         return;
       }
-      handler(notice);
+      if (typeof notice === 'object' && notice !== null && !Array.isArray(notice)) handler(notice as T);
     });
   }
 
@@ -157,7 +157,14 @@ export class PostgresDatabase {
     // Named for this reactor: the others find the reactors listening by that name (see `listening`).
     const client = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, application_name: LISTENER_NAME + this.origin });
     client.on('notification', ({ channel, payload }) => {
-      for (const handler of this.handlers.get(channel) ?? []) handler(payload ?? '');
+      for (const handler of this.handlers.get(channel) ?? []) {
+        // Anyone who may connect may NOTIFY on the channel: a payload no reactor sent is said and passed over, never the end of this one.
+        try {
+          handler(payload ?? '');
+        } catch (error) {
+          process.stderr.write(`reactor: a notification on ${channel} was not understood and is ignored (${(error as Error).message})\n`);
+        }
+      }
     });
     client.on('error', () => this.lost(client));
     client.on('end', () => this.lost(client));
