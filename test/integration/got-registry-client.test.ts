@@ -128,3 +128,22 @@ describe('GotRegistryClient', () => {
     await expect(client('/declared/').index()).rejects.toThrow(/is larger than 64 MiB; refused/);
   });
 });
+
+describe('GotRegistryClient, a download that trickles', () => {
+  it('stops a download slower than the floor, however steadily it trickles', async () => {
+    let timer: NodeJS.Timeout | undefined;
+    handle = (_, response) => {
+      response.writeHead(200, { 'Content-Length': String(entry.size) });
+      // Ten bytes every 50 ms: each within the socket's idle time, the whole never.
+      timer = setInterval(() => response.write('x'.repeat(10)), 50);
+      response.on('close', () => clearInterval(timer));
+    };
+    const reference = parseRegistryReference(`${base}/trickle/`);
+    if (reference.kind !== 'url') throw new Error('not a URL');
+    const started = Date.now();
+    const slow = new GotRegistryClient(reference, { isTTY: false, write: () => true }, { bytes: 1000, withinMs: 400 });
+    await expect(collect(slow.fetch(entry))).rejects.toThrow(new FetchError(`cannot download ${base}/trickle/lib-1.0.0.cap: fewer than 1000 bytes came in 0.4 s; stopped`));
+    expect(Date.now() - started).toBeLessThan(2000);
+    clearInterval(timer);
+  });
+});

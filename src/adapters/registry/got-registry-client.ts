@@ -20,6 +20,12 @@ const INSECURE_REDIRECT = 'ERR_PKG_INSECURE_REDIRECT';
  */
 export const MAX_INDEX_BYTES = 64 * 1024 * 1024;
 const INDEX_TIMEOUT = { ...TIMEOUT, request: 300_000 };
+/**
+ * A download slower than this is stopped, as curl's --speed-limit stops one: a package
+ * may take long to arrive, but a registry that sends a byte now and then (each within the
+ * socket's idle time) would otherwise hold an install, or a reactor's start, for ever.
+ */
+export const SLOWEST_DOWNLOAD = { bytes: 16 * 1024, withinMs: 60_000 };
 
 /** got costs start-up time every command would pay; only a registry over HTTP needs it. */
 let loading: Promise<Got> | undefined;
@@ -41,6 +47,7 @@ export class GotRegistryClient implements RegistryClient {
   constructor(
     reference: Extract<RegistryReference, { kind: 'url' }>,
     private readonly progress: { isTTY?: boolean; write(text: string): unknown } = process.stderr,
+    private readonly slowest = SLOWEST_DOWNLOAD,
   ) {
     this.display = reference.display;
     this.base = reference.base;
@@ -87,11 +94,17 @@ export class GotRegistryClient implements RegistryClient {
     const got = await loadGot();
     for (let attempt = 0; ; attempt++) {
       let received = 0;
+      let window = { from: Date.now(), bytes: 0 };
       const stream = got.stream(url, { ...this.options(), retry: { limit: 0 } });
       if (this.progress.isTTY) stream.on('downloadProgress', ({ transferred, total }: { transferred: number; total?: number }) => this.showProgress(version.file, transferred, total ?? version.size));
       try {
         for await (const chunk of stream) {
           received += (chunk as Buffer).length;
+          window.bytes += (chunk as Buffer).length;
+          if (Date.now() - window.from >= this.slowest.withinMs) {
+            if (window.bytes < this.slowest.bytes) throw new Error(`fewer than ${this.slowest.bytes} bytes came in ${this.slowest.withinMs / 1000} s; stopped`);
+            window = { from: Date.now(), bytes: 0 };
+          }
           yield chunk as Buffer;
         }
         if (this.progress.isTTY) this.progress.write('\n');
