@@ -31,6 +31,11 @@ describe('external references in HTML: what a browser loads or follows', () => {
     ]);
   });
 
+  it('reads a URL as a browser does: tabs and line breaks inside dropped, backslashes as slashes', async () => {
+    const html = ['<img src="/\t/tab.example/a.png">', '<a href="\\\\back.example/x">x</a>', '<script src="https:\\\\mixed.example/s.js"></script>', '<a href="\\relative\\path">local</a>'].join('\n');
+    expect((await scan('content/index.html', html)).map(({ line }) => line)).toEqual([1, 2, 3]);
+  });
+
   it('finds url() and @import in <style> and style=, and imports in module scripts, at the line they are on', async () => {
     const html = ['<style>', '  @import "https://fonts.example/a.css";', '  body { background: url(https://img.example/b.png) }', '</style>', '<p style="background-image: url(\'https://img.example/c.png\')">x</p>', '<script type="module">', "  import x from 'https://esm.example/x.js';", "  const y = import('https://esm.example/y.js');", '</script>'].join('\n');
     expect(await scan('content/a.html', html)).toEqual([

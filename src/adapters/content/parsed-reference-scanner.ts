@@ -30,7 +30,8 @@ function moduleLexer(): Promise<typeof parseModule> {
 }
 
 function isExternal(url: string): boolean {
-  return /^\s*(?:https?:)?\/\//i.test(url);
+  // As a browser's URL parser reads it: tabs and line breaks dropped, a backslash a slash (`/\t/host`, `\\host` lead off the site too).
+  return /^[\0- ]*(?:https?:)?\/\//i.test(url.replace(/[\t\n\r]/g, '').replace(/\\/g, '/'));
 }
 
 /** Line numbers from offsets, by the positions of the newlines. */
