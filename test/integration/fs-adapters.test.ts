@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DirectoryPackageSource } from '../../src/adapters/fs/directory-package-source.js';
@@ -109,6 +110,10 @@ describe('DirectoryPackageSource', () => {
     await expect(streamed('content/small.txt')).rejects.toBeInstanceOf(SourceNotFoundError);
     await expect(streamed('content/large.bin')).rejects.toBeInstanceOf(SourceNotFoundError);
     await expect(source.read('content/sub/page.txt')).rejects.toBeInstanceOf(SourceNotFoundError);
+    // A named pipe in a file's place is not a file: refused at once, not waited on.
+    rmSync(join(work.path, 'pkg/content/other.txt'));
+    execFileSync('mkfifo', [join(work.path, 'pkg/content/other.txt')]);
+    await expect(source.read('content/other.txt')).rejects.toThrow(/content\/other\.txt is no longer a file/);
     // A link that stays inside is followed, as the walk follows it.
     rmSync(join(work.path, 'pkg/content/other.txt'));
     symlinkSync('sub-before/page.txt', join(work.path, 'pkg/content/other.txt'));

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { constants, existsSync } from 'node:fs';
 import { lstat, open, readdir, readlink, realpath, stat, type FileHandle } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { SourceNotFoundError, UnsafeEntryError } from '../../domain/errors.js';
@@ -107,11 +107,13 @@ export class DirectoryPackageSource implements PackageSource {
   private async opened(path: string): Promise<FileHandle> {
     const entry = this.byPath.get(path);
     if (!entry) throw new SourceNotFoundError(`${this.location}: no file ${path}`);
-    const handle = await open(entry.file).catch((error: unknown) => this.gone(path, error));
+    // Non-blocking: a named pipe put in a file's place would hold the open, and the thread pool with it, until someone wrote to it.
+    const handle = await open(entry.file, constants.O_RDONLY | constants.O_NONBLOCK).catch((error: unknown) => this.gone(path, error));
     try {
       // Listed by its real path: the same path back means nothing was swapped on the way.
       const real = OPEN_FILES ? await readlink(OPEN_FILES + handle.fd) : await realpath(entry.file);
       if (real !== entry.file && !real.startsWith(this.root + sep)) throw new SourceNotFoundError(`${this.location}: ${path} now leads outside the package, through a symbolic link made since it was listed; not served`);
+      if (!(await handle.stat()).isFile()) throw new SourceNotFoundError(`${this.location}: ${path} is no longer a file; not served`);
       return handle;
     } catch (error) {
       await handle.close();
