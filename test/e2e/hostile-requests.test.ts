@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { cpSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { EXAMPLE_SITE, temporaryDirectory } from '../support/paths.js';
+import { exchangeOnSocket } from '../support/raw-http.js';
 import { startServe, type ServeProcess } from '../support/serve-process.js';
 
 jest.setTimeout(120_000);
@@ -76,17 +76,7 @@ describe('GraphQL queries that would stop the reactor', () => {
 });
 
 describe('requests that once ended the process', () => {
-  /** One request on its own connection, written as given, the client half-closing once it is sent. */
-  const raw = (request: string) =>
-    new Promise<string>((resolve, reject) => {
-      const url = new URL(running.url);
-      const socket = connect(Number(url.port), url.hostname);
-      const chunks: Buffer[] = [];
-      socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-      socket.on('error', reject);
-      socket.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
-      socket.end(request);
-    });
+  const raw = (request: string) => exchangeOnSocket(running.url, request);
 
   it('a package name spelled with %25 is a name like any other: 404, and the reactor answers on', async () => {
     for (const path of ['/package/%25/logs', '/package/%25/save', '/package/%2541/logs', '/package/%25/']) {

@@ -2,18 +2,17 @@ import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import fc from 'fast-check';
 import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import { VALID_METADATA, demoPackage } from '../support/demo-package.js';
 import { EXAMPLE_SITE, temporaryDirectory } from '../support/paths.js';
 import { productionOpener } from '../support/production-container.js';
 import { startListening, writeCap } from '../support/listening-reactor.js';
+import { exchangeOnSocket } from '../support/raw-http.js';
 
 jest.setTimeout(120_000);
 
 const work = temporaryDirectory('cap-request-fuzz-');
 let fixture: Awaited<ReturnType<typeof startListening>>;
-let port: number;
 const unexpected: string[] = [];
 const write = process.stderr.write.bind(process.stderr);
 
@@ -58,7 +57,6 @@ beforeAll(async () => {
     [{ source: EXAMPLE_SITE }, { source: staff, prefix: '/staff' }, { source: cap, prefix: '/cap', verify: 'lazy', cors: ['https://app.example'] }],
     { workdir: work.path, deploy },
   );
-  port = Number(new URL(fixture.base).port);
   // What the reactor says of an error it did not expect goes to stderr: the test hears it.
   process.stderr.write = ((text: string | Uint8Array, ...rest: unknown[]) => {
     if (String(text).includes('unexpected error')) unexpected.push(String(text));
@@ -73,24 +71,8 @@ afterAll(async () => {
   work.remove();
 });
 
-/** Sends `bytes` on a fresh connection and gives back all that comes before the server closes it; fails after 5 s. */
-function exchange(bytes: Buffer): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1');
-    const chunks: Buffer[] = [];
-    const timer = setTimeout(() => {
-      socket.destroy();
-      reject(new Error(`no complete answer within 5 s to ${JSON.stringify(bytes.toString('latin1').slice(0, 300))}`));
-    }, 5_000);
-    socket.on('data', (chunk) => chunks.push(chunk));
-    socket.on('error', () => undefined);
-    socket.on('close', () => {
-      clearTimeout(timer);
-      resolve(Buffer.concat(chunks).toString('latin1'));
-    });
-    socket.end(bytes);
-  });
-}
+/** One exchange on a fresh connection (see exchangeOnSocket). */
+const exchange = (bytes: Buffer) => exchangeOnSocket(fixture.base, bytes);
 
 const SEGMENTS = [
   '', '.', '..', '%2e%2e', '%2F', '%00', '%ff', '%', '%zz', '%c3%a9', 'é', '~', 'api', 'v1', 'data', 'articles', 'hello-world', 'layers', 'graphql', 'graphiql',

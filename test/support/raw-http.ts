@@ -1,4 +1,5 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { connect } from 'node:net';
 
 export interface RawAnswer {
   status: number;
@@ -20,5 +21,30 @@ export function rawRequest(url: string | URL, headers: Record<string, string> = 
     });
     call.on('error', reject);
     call.end(body);
+  });
+}
+
+/**
+ * Bytes written on a fresh connection as they are, the client half-closing once they are
+ * sent, and all that comes back before the server closes it (as latin1 text). Fails after
+ * `timeoutMs`: an answer that never ends is a hang.
+ */
+export function exchangeOnSocket(url: string, bytes: string | Uint8Array, timeoutMs = 5_000): Promise<string> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname);
+    const chunks: Buffer[] = [];
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`no complete answer within ${timeoutMs} ms to ${JSON.stringify(Buffer.from(bytes).toString('latin1').slice(0, 300))}`));
+    }, timeoutMs);
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    // A connection the server resets still gave its answer, or none: what came is the verdict.
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve(Buffer.concat(chunks).toString('latin1'));
+    });
+    socket.end(bytes);
   });
 }
