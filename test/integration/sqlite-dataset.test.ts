@@ -1,12 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
-import { productionOpener } from '../support/production-container.js';
+import { Reactor } from '../../src/application/serving/reactor.js';
+import { SERVICE, USE_CASE } from '../../src/composition/service-ids.js';
+import { productionContainer, productionOpener } from '../support/production-container.js';
 import { VALID_METADATA } from '../support/demo-package.js';
 import { temporaryDirectory } from '../support/paths.js';
-import { startReactor } from '../support/reactor-fixture.js';
+import { SETTINGS, startReactor } from '../support/reactor-fixture.js';
 
 const work = temporaryDirectory('cap-sqlite-dataset-');
 let fixture: Awaited<ReturnType<typeof startReactor>>;
@@ -53,5 +55,28 @@ describe('SQLite datasets', () => {
     const http = request(fixture.http);
     const result = await http.post('/graphql').send({ query: '{ __schema { queryType { fields { name } } } }' }).expect(200);
     expect(result.body.data.__schema.queryType.fields.map((f: { name: string }) => f.name)).toEqual(['notes']);
+  });
+});
+
+describe('SQLite datasets, validated', () => {
+  it('are opened by validate as the reactor opens them: rows counted, a file that is not a database or lacks its table fails storage', async () => {
+    const validate = (location: string) => productionContainer().get(USE_CASE.ValidatePackage).execute(location);
+    const storageOf = async (location: string) => (await validate(location)).checks.find((check) => check.check === 'storage')!;
+    const root = join(work.path, 'pkg');
+    expect(await storageOf(root)).toMatchObject({ passed: true, notes: expect.arrayContaining(['dataset people: 2 rows in table people of data/people.db']) });
+
+    const broken = join(work.path, 'broken');
+    cpSync(root, broken, { recursive: true });
+    writeFileSync(join(broken, 'data/people.db'), 'not a database at all');
+    const garbage = await storageOf(broken);
+    expect(garbage.passed).toBe(false);
+    // The reactor refuses it as validate does.
+    await expect(Reactor.start([{ source: broken }], { ...SETTINGS, workdir: join(work.path, 'workdir-broken') }, productionContainer().get(SERVICE.ReactorDependencies))).rejects.toThrow('data/people.db: not a SQLite database');
+    expect(garbage.errors).toEqual(['dataset people: data/people.db: not a SQLite database']);
+
+    const tableless = join(work.path, 'tableless');
+    cpSync(root, tableless, { recursive: true });
+    writeFileSync(join(tableless, 'storage.json'), JSON.stringify({ storage: { dataSets: { people: { databaseFile: 'data/people.db', table: 'persons' } } } }));
+    expect((await storageOf(tableless)).errors).toEqual([expect.stringMatching(/^dataset people: .*persons/)]);
   });
 });

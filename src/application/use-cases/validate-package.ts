@@ -17,10 +17,11 @@ import { normalizeStorage, type Storage } from '../../domain/package/storage.js'
 import { coveredPaths } from '../integrity/digest-entries.js';
 import { DatasetIndex, describeShadowed } from '../../domain/data/dataset-index.js';
 import type { EntryDigester } from '../integrity/entry-digester.js';
-import { MAX_DATA_DOCUMENT_BYTES, readDataDocument, readDocument } from '../package/package-reader.js';
+import { MAX_DATA_DOCUMENT_BYTES, readDataDocument, readDataFile, readDocument } from '../package/package-reader.js';
 import { messageOf } from '../shared/error-message.js';
 import type { PackageOpener, PackageSource } from '../ports/package-source.js';
 import type { SchemaValidator } from '../ports/schema-validator.js';
+import type { SqliteReader } from '../ports/sqlite-reader.js';
 import { refuseEncrypted } from '../signing/envelope-opener.js';
 import type { SignatureCheck } from '../signing/signature-check.js';
 
@@ -38,6 +39,8 @@ export class ValidatePackage {
     private readonly schemas: SchemaValidator,
     private readonly signatures: SignatureCheck,
     private readonly dependencies?: DependencyLoader,
+    /** Opens SQLite datasets as the reactor does; without it they are checked for presence only. */
+    private readonly sqlite?: SqliteReader,
   ) {}
 
   /** With a store or registry in `context`, a composite package's dependencies are resolved and its resources checked through them. */
@@ -157,7 +160,11 @@ export class ValidatePackage {
     const errors = storageFileErrors(storage.value, files);
     const notes: string[] = [];
     for (const [id, dataSet] of Object.entries(storage.value.dataSets)) {
-      if (dataSet.kind !== 'schema' || !files.has(dataSet.source)) continue;
+      if (dataSet.kind === 'sqlite') {
+        if (this.sqlite && files.has(dataSet.databaseFile)) await this.checkSqlite(source, id, dataSet.databaseFile, dataSet.table, errors, notes);
+        continue;
+      }
+      if (!files.has(dataSet.source)) continue;
       // Read as the reactor reads it, schema or not: what it would refuse or not serve is an error here.
       let data: unknown;
       try {
@@ -182,6 +189,18 @@ export class ValidatePackage {
       }
     }
     return checkResult('storage', errors, notes.filter(() => errors.length === 0));
+  }
+
+  /** A SQLite dataset opened as the reactor opens it: a file that is not a database, or lacks the table, stops the reactor too. */
+  private async checkSqlite(source: PackageSource, id: string, file: string, table: string, errors: string[], notes: string[]): Promise<void> {
+    try {
+      const rows = await this.sqlite!.readTable(await readDataFile(source, file), table, file);
+      const shadowed = new DatasetIndex(rows).shadowed;
+      if (shadowed.length > 0) errors.push(`dataset ${id}: ${describeShadowed(file, shadowed)}`);
+      notes.push(`dataset ${id}: ${rows.length} ${rows.length === 1 ? 'row' : 'rows'} in table ${table} of ${file}`);
+    } catch (error) {
+      errors.push(`dataset ${id}: ${messageOf(error)}`);
+    }
   }
 
   private checkSecurity(security: Parsed<Security>, digests: ReadonlyMap<string, string>): CheckResult {
