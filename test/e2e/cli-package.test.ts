@@ -185,6 +185,11 @@ describe('pkg output of a stranger\'s text', () => {
     const info = runPkg(['package', 'info', site]).stdout;
     expect(info).toContain('Description: Nice \\u001b[2J\\u001b]0;pwned\\u0007 package\\u000d\\u000aResult: valid (6 checks passed)\n');
     expect(info).toContain('Author:      \\u202eevil\\u202c \\u009b31m\n');
+    // A test's name and URL are the author's text too.
+    writeFileSync(join(site, 'tests/spoof.yaml'), 'tests:\n  - name: "x\\nPASS every test (route, tests/site.yaml)"\n    type: route\n    url: "/nowhere\\r\\nPASS"\n    expected_status: 200\n');
+    const tested = runPkg(['package', 'test', site]).stdout;
+    expect(tested).toContain('FAIL x\\u000aPASS every test (route, tests/site.yaml) (route, tests/spoof.yaml)\n');
+    expect(tested).toContain('  - GET /nowhere\\u000d\\u000aPASS: expected status 200, got 404\n');
     // --json is JSON still, and carries the text as it is.
     expect(JSON.parse(runPkg(['package', 'info', site, '--json']).stdout).description).toBe(metadata.description);
   });

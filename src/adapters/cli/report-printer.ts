@@ -52,8 +52,9 @@ export function printTestReport(output: CliOutput, report: TestReport): void {
   output.out(`Testing ${report.source}`);
   if (report.results.length === 0) output.out('No tests: the package has no tests/*.yaml');
   for (const result of report.results) {
-    output.out(`${result.passed ? 'PASS' : 'FAIL'} ${result.name} (${result.type}, ${result.file})`);
-    for (const message of result.messages) output.out(`  - ${message}`);
+    // A test's name and what it asked for are the package author's text: one line each, whatever they hold.
+    output.out(`${result.passed ? 'PASS' : 'FAIL'} ${oneLine(result.name)} (${result.type}, ${result.file})`);
+    for (const message of result.messages) output.out(`  - ${oneLine(message)}`);
   }
   output.out(`${report.passed} passed, ${report.failed} failed`);
 }
