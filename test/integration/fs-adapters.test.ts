@@ -120,6 +120,13 @@ describe('DirectoryPackageSource', () => {
     expect(await streamed('content/other.txt')).toBe('page');
   });
 
+  it('refuses a name no package may hold (a line break, a backslash), as pack and every archive reader do', async () => {
+    file('nl/content/a\nPASS fake.html');
+    await expect(DirectoryPackageSource.open(join(work.path, 'nl'))).rejects.toThrow('unsafe entry "content/a\\nPASS fake.html": contains a control character');
+    file('bs/content/a\\b.html');
+    await expect(DirectoryPackageSource.open(join(work.path, 'bs'))).rejects.toThrow(/unsafe entry "content\/a\\\\b\.html": contains a backslash/);
+  });
+
   it('says when the directory does not exist', async () => {
     await expect(DirectoryPackageSource.open(join(work.path, 'nope'))).rejects.toBeInstanceOf(SourceNotFoundError);
   });

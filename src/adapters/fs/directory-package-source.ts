@@ -2,7 +2,7 @@ import { constants, existsSync } from 'node:fs';
 import { lstat, open, readdir, readlink, realpath, stat, type FileHandle } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { SourceNotFoundError, UnsafeEntryError } from '../../domain/errors.js';
-import { sortByPath } from '../../domain/package/package-paths.js';
+import { sortByPath, unsafePathReason } from '../../domain/package/package-paths.js';
 import type { PackageEntry, PackageSource } from '../../application/ports/package-source.js';
 
 const SMALL_FILE = 1024 * 1024;
@@ -137,6 +137,9 @@ async function walk(state: Walk, directory: string, prefix: string): Promise<voi
     const file = join(directory, dirent.name);
     const path = prefix + dirent.name;
     if (dirent.name.includes('\uFFFD')) await namedInUtf8(file, path);
+    // What pack, unpack and every archive reader refuse (a line break or a backslash in a name) is refused here too, so validate and the reactor agree with them.
+    const unsafe = unsafePathReason(path);
+    if (unsafe !== undefined) throw new UnsafeEntryError(path, unsafe);
     if (dirent.isSymbolicLink()) {
       const target = await realpath(file).catch(() => {
         throw new UnsafeEntryError(path, 'symbolic link whose target does not exist');
