@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeRawZip } from '../support/hostile-zip.js';
@@ -88,6 +89,16 @@ describe('pkg package, with bad input', () => {
     const file = join(work.path, 'fake.cap');
     writeFileSync(file, 'not a zip at all');
     expect(runPkg(['package', 'validate', file])).toMatchObject({ status: 1, stderr: expect.stringMatching(/^error: PackageFormatError: .* is not a ZIP archive/) });
+  });
+
+  it('refuses a pipe or a device at once, not reading (or waiting on) what cannot be read by position', () => {
+    const pipe = join(work.path, 'pipe.cap');
+    execFileSync('mkfifo', [pipe]);
+    for (const location of [pipe, '/dev/zero']) {
+      const started = Date.now();
+      expect(runPkg(['package', 'validate', location])).toMatchObject({ status: 1, stderr: `error: PackageFormatError: ${location} is not a file or a directory (a pipe or a device): save the package to a file first\n` });
+      expect(Date.now() - started).toBeLessThan(10_000);
+    }
   });
 
   it('refuses zip-slip entries on unpack and writes nothing outside the destination', () => {

@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import { SourceNotFoundError } from '../../domain/errors.js';
+import { PackageFormatError, SourceNotFoundError } from '../../domain/errors.js';
 import type { PackageOpener, PackageSource } from '../../application/ports/package-source.js';
 import { DirectoryPackageSource } from './directory-package-source.js';
 
@@ -11,6 +11,9 @@ export class LocalPackageOpener implements PackageOpener {
     const stats = await stat(location).catch(() => {
       throw new SourceNotFoundError(`no package at ${location}`);
     });
-    return stats.isDirectory() ? DirectoryPackageSource.open(location) : this.archives.open(location);
+    if (stats.isDirectory()) return DirectoryPackageSource.open(location);
+    // An archive is read by position, from its end: a pipe (`<(curl ...)`, a named pipe with no writer yet) or a device cannot be.
+    if (!stats.isFile()) throw new PackageFormatError(`${location} is not a file or a directory (a pipe or a device): save the package to a file first`);
+    return this.archives.open(location);
   }
 }
