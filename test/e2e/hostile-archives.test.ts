@@ -109,6 +109,7 @@ describe('entry names that alias another', () => {
     ['a directory entry that holds data', [['content/a.txt', 'real'], ['content/a.txt/', 'alias']], /UnsafeEntryError: unsafe entry "content\/a\.txt\/": a directory entry/],
     ['two Unicode spellings of one name', [['content/caf\u00e9.html', 'nfc'], ['content/cafe\u0301.html', 'nfd']], /UnsafeEntryError: .*another spelling of "content\/café\.html"/],
     ['a file below a file', [['content/a.txt', 'file'], ['content/a.txt/b.txt', 'below']], /UnsafeEntryError: unsafe entry "content\/a\.txt\/b\.txt": lies below "content\/a\.txt", which is a file/],
+    ['a name longer than a file system holds', [[`content/${'a'.repeat(300)}.html`, 'long']], /UnsafeEntryError: unsafe entry "content\/a{300}\.html": a file or folder name takes at most 255 bytes/],
     ['a control character (a line break, an ESC)', [['content/a\nb.html', 'spoof'], ['content/\u001b[2J.html', 'escape']], /UnsafeEntryError: unsafe entry "content\/a\\nb\.html": contains a control character/],
   ])('%s is refused by every reader with UnsafeEntryError', async (name, entries, error) => {
     const cap = at(`${name.replace(/\W+/g, '-')}.cap`);

@@ -30,14 +30,22 @@ const CURRENT_SEGMENT = /(?:^|\/)\.(?:\/|$)/;
 // eslint-disable-next-line no-control-regex -- control characters are what it must not match
 const PLAINLY_SAFE = /^(?![A-Za-z]:)[^\0-\x1f\x7f\\/.][^\0-\x1f\x7f\\/]*(?:\/[^\0-\x1f\x7f\\/.][^\0-\x1f\x7f\\/]*)*\/?$/;
 
+/** The longest name of one file or folder, in UTF-8 bytes: what most file systems hold (NAME_MAX). */
+export const MAX_NAME_BYTES = 255;
+/** The longest path a package may hold, in UTF-8 bytes: well within PATH_MAX once below any folder it is unpacked into. */
+export const MAX_PATH_BYTES = 1024;
+/** Up to this many UTF-16 units, no name can pass MAX_NAME_BYTES (three bytes a unit at most): the regex alone decides. */
+const SURELY_SHORT = Math.floor(MAX_NAME_BYTES / 3);
+
 /**
  * Why a name cannot be a package entry, or undefined when it is safe: it must stay
  * below its root (no absolute path, drive letter, `..` segment, backslash or NUL) and
  * be the one spelling of its path (no `.` or empty segment), so every reader (validate,
- * the reactor, unpack, sign, push) sees the same files.
+ * the reactor, unpack, sign, push) sees the same files; and a file system must be able to
+ * hold it, so unpack can write it.
  */
 export function unsafePathReason(name: string): string | undefined {
-  if (PLAINLY_SAFE.test(name)) return undefined;
+  if (name.length <= SURELY_SHORT && PLAINLY_SAFE.test(name)) return undefined;
   if (name.length === 0) return 'empty name';
   if (name.includes('\0')) return 'contains a NUL byte';
   // A line break or an ESC in a name would reach logs and terminals; no file system that unpacks on Windows takes one.
@@ -49,7 +57,16 @@ export function unsafePathReason(name: string): string | undefined {
   if (PARENT_SEGMENT.test(name)) return '".." segment';
   if (CURRENT_SEGMENT.test(name)) return '"." segment: another spelling of a path';
   if (name.includes('//')) return 'empty segment: another spelling of a path';
+  if (utf8Length(name) > MAX_PATH_BYTES) return `a path takes at most ${MAX_PATH_BYTES} bytes`;
+  if (name.split('/').some((segment) => utf8Length(segment) > MAX_NAME_BYTES)) return `a file or folder name takes at most ${MAX_NAME_BYTES} bytes, what file systems hold`;
   return undefined;
+}
+
+const utf8 = new TextEncoder();
+
+/** A name's length in UTF-8 bytes: ASCII is its own. */
+export function utf8Length(text: string): number {
+  return isAscii(text) ? text.length : utf8.encode(text).length;
 }
 
 const NON_ASCII = /[^\0-\x7f]/;

@@ -1,6 +1,6 @@
 import { ContentConflictError, ContentPathError, NotTextError } from '../errors.js';
 import type { LayerStack } from './layer-stack.js';
-import { entryNamesProblem, isAscii, PARTIAL_SUFFIX, TOMBSTONES_FILE, unsafePathReason } from '../package/package-paths.js';
+import { entryNamesProblem, isAscii, PARTIAL_SUFFIX, TOMBSTONES_FILE, unsafePathReason, utf8Length } from '../package/package-paths.js';
 import { isTextType } from '../package/media-types.js';
 
 /**
@@ -9,8 +9,6 @@ import { isTextType } from '../package/media-types.js';
  * and PARTIAL_SUFFIX.
  */
 export const MAX_SEGMENT_BYTES = 255 - 13 - PARTIAL_SUFFIX.length;
-/** The longest content path a write may name: well within PATH_MAX once below a workdir. */
-export const MAX_CONTENT_PATH_BYTES = 1024;
 
 /**
  * Content paths a write may name: a package entry's safe name (unsafePathReason), short
@@ -19,8 +17,7 @@ export const MAX_CONTENT_PATH_BYTES = 1024;
  */
 export function checkWritableContentPath(path: string): void {
   const unsafe = unsafePathReason(path);
-  if (unsafe) throw new ContentPathError(`${path}: ${unsafe}`);
-  if (utf8Length(path) > MAX_CONTENT_PATH_BYTES) throw new ContentPathError(`${path.slice(0, 64)}…: a content path takes at most ${MAX_CONTENT_PATH_BYTES} bytes`);
+  if (unsafe) throw new ContentPathError(`${path.length > 64 ? `${path.slice(0, 64)}…` : path}: ${unsafe}`);
   const long = path.split('/').find((segment) => utf8Length(segment) > MAX_SEGMENT_BYTES);
   if (long !== undefined) throw new ContentPathError(`${long.slice(0, 64)}…: a file or folder name takes at most ${MAX_SEGMENT_BYTES} bytes`);
   const name = path.slice(path.lastIndexOf('/') + 1);
@@ -67,7 +64,3 @@ export function checkOneSpelling(path: string, visible: LayerStack): void {
   if (problem) throw new ContentConflictError(`${path} cannot be written: ${problem.name === path ? 'it' : problem.name} ${problem.reason}`);
 }
 
-const utf8 = new TextEncoder();
-function utf8Length(text: string): number {
-  return isAscii(text) ? text.length : utf8.encode(text).length;
-}

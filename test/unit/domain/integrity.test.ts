@@ -60,6 +60,9 @@ describe('entry names', () => {
     ['content/a\nb.html', 'contains a control character'],
     ['content/\u001b[2J.html', 'contains a control character'],
     ['content/a\u007f', 'contains a control character'],
+    [`content/${'a'.repeat(256)}`, 'a file or folder name takes at most 255 bytes, what file systems hold'],
+    [`content/${'\u00e9'.repeat(128)}`, 'a file or folder name takes at most 255 bytes, what file systems hold'],
+    [`content/${'d/'.repeat(510)}x`, 'a path takes at most 1024 bytes'],
     ['', 'empty name'],
     ['a/./b', '"." segment: another spelling of a path'],
     ['./a', '"." segment: another spelling of a path'],
@@ -67,7 +70,7 @@ describe('entry names', () => {
     ['a/b\\c', 'contains a backslash'],
   ])('refuses %j', (name, reason) => expect(unsafePathReason(name)).toBe(reason));
 
-  it.each(['content/a.html', 'content/..hidden', 'a..b/c', '.pkg-tombstones', 'content/...', 'content/x..', 'content/.well-known/x', 'ab:c', 'dir/', '1:x', 'content/caf\u00e9 menu.html', 'content/tab\u0080'])('accepts %j', (name) => expect(unsafePathReason(name)).toBeUndefined());
+  it.each(['content/a.html', 'content/..hidden', 'a..b/c', '.pkg-tombstones', 'content/...', 'content/x..', 'content/.well-known/x', 'ab:c', 'dir/', '1:x', 'content/caf\u00e9 menu.html', 'content/tab\u0080', `content/${'a'.repeat(255)}`, `content/${'\u00e9'.repeat(127)}`])('accepts %j', (name) => expect(unsafePathReason(name)).toBeUndefined());
 });
 
 describe('media types', () => {
