@@ -201,6 +201,14 @@ describe('pkg output of a stranger\'s text', () => {
     const tested = runPkg(['package', 'test', site]).stdout;
     expect(tested).toContain('FAIL x\\u000aPASS every test (route, tests/site.yaml) (route, tests/spoof.yaml)\n');
     expect(tested).toContain('  - GET /nowhere\\u000d\\u000aPASS: expected status 200, got 404\n');
+    // Item ids and keys quoted by diff and validate too.
+    const other = join(work.path, 'escapes-other');
+    cpSync(site, other, { recursive: true });
+    writeFileSync(join(other, 'data/articles.json'), JSON.stringify([{ id: 'hello-world', title: 't', body: 'b', 'x\nPASS content': 1 }]));
+    expect(runPkg(['package', 'diff', site, other]).stdout).toContain('    ~ hello-world\n');
+    const checked = runPkg(['package', 'validate', other]).stdout;
+    expect(checked).toMatch(/^ {2}- dataset articles: .*x\\u000aPASS content/m);
+    expect(checked).not.toMatch(/^PASS content\n(?!PASS|FAIL|Result)/m);
     // --json is JSON still, and carries the text as it is.
     expect(JSON.parse(runPkg(['package', 'info', site, '--json']).stdout).description).toBe(metadata.description);
   });

@@ -8,10 +8,11 @@ export function printValidation(output: CliOutput, report: ValidationReport): vo
   output.out(`Validating ${report.source}`);
   for (const check of report.checks) {
     const said = check.passed ? check.notes.filter((n) => !n.startsWith('warning:')) : [];
-    const notes = said.length > 0 ? `  (${said.join('; ')})` : '';
+    const notes = said.length > 0 ? `  (${oneLine(said.join('; '))})` : '';
     output.out(`${check.passed ? 'PASS' : 'FAIL'} ${check.check}${notes}`);
-    for (const error of check.errors) output.out(`  - ${error}`);
-    for (const note of check.notes.filter((n) => n.startsWith('warning:'))) output.out(`  ! ${note.slice('warning: '.length)}`);
+    // What a check says quotes the package (paths, keys, values): one line each.
+    for (const error of check.errors) output.out(`  - ${oneLine(error)}`);
+    for (const note of check.notes.filter((n) => n.startsWith('warning:'))) output.out(`  ! ${oneLine(note.slice('warning: '.length))}`);
   }
   const failed = report.checks.filter((c) => !c.passed).length;
   output.out(failed === 0 ? `Result: valid (${report.checks.length} checks passed)` : `Result: invalid (${failed} of ${report.checks.length} checks failed)`);
