@@ -37,9 +37,9 @@ export class FetchOAuth2Provider implements OAuth2Provider {
       // The one signal bounds the answer and the body together: a provider that stalls mid-body fails too.
       const signal = AbortSignal.timeout(this.timeoutMs);
       response = await fetch(url, { ...init, redirect: 'error', signal });
-      text = await boundedText(response);
+      text = await boundedText(response, where);
     } catch (error) {
-      if (error instanceof OAuth2ProviderError) throw new OAuth2ProviderError(`the ${where} ${error.message}`);
+      if (error instanceof OAuth2ProviderError) throw error;
       const timedOut = (error as Error).name === 'TimeoutError' || (error as Error).name === 'AbortError';
       throw new OAuth2ProviderError(timedOut ? `the ${where} did not answer within ${this.timeoutMs} ms` : `the ${where} cannot be reached`);
     }
@@ -55,8 +55,8 @@ export class FetchOAuth2Provider implements OAuth2Provider {
   }
 }
 
-/** The body as text, read only up to MAX_PROVIDER_ANSWER_BYTES. */
-async function boundedText(response: Response): Promise<string> {
+/** The body as text, read only up to MAX_PROVIDER_ANSWER_BYTES; `where` names the endpoint when it is more. */
+async function boundedText(response: Response, where: string): Promise<string> {
   const chunks: Uint8Array[] = [];
   let size = 0;
   const reader = response.body?.getReader();
@@ -64,7 +64,7 @@ async function boundedText(response: Response): Promise<string> {
     size += read.value.length;
     if (size > MAX_PROVIDER_ANSWER_BYTES) {
       await reader!.cancel();
-      throw new OAuth2ProviderError(`answered more than ${MAX_PROVIDER_ANSWER_BYTES / 1024 / 1024} MiB; read no further`);
+      throw new OAuth2ProviderError(`the ${where} answered more than ${MAX_PROVIDER_ANSWER_BYTES / 1024 / 1024} MiB; read no further`);
     }
     chunks.push(read.value);
   }

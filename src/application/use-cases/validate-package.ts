@@ -173,8 +173,7 @@ export class ValidatePackage {
         errors.push(`dataset ${id}: ${messageOf(error)}`);
         continue;
       }
-      const shadowed = Array.isArray(data) ? new DatasetIndex(data).shadowed : [];
-      if (shadowed.length > 0) errors.push(`dataset ${id}: ${describeShadowed(dataSet.source, shadowed)}`);
+      if (Array.isArray(data)) errors.push(...shadowedItems(id, dataSet.source, data));
       if (!dataSet.schemaFile) {
         notes.push(`dataset ${id}: no schema declared`);
         continue;
@@ -195,8 +194,7 @@ export class ValidatePackage {
   private async checkSqlite(source: PackageSource, id: string, file: string, table: string, errors: string[], notes: string[]): Promise<void> {
     try {
       const rows = await this.sqlite!.readTable(await readDataFile(source, file), table, file);
-      const shadowed = new DatasetIndex(rows).shadowed;
-      if (shadowed.length > 0) errors.push(`dataset ${id}: ${describeShadowed(file, shadowed)}`);
+      errors.push(...shadowedItems(id, file, rows));
       notes.push(`dataset ${id}: ${rows.length} ${rows.length === 1 ? 'row' : 'rows'} in table ${table} of ${file}`);
     } catch (error) {
       errors.push(`dataset ${id}: ${messageOf(error)}`);
@@ -221,6 +219,12 @@ export class ValidatePackage {
     const lines = references.map(({ path, line, url }) => `${path}:${line}: external reference ${url}`);
     return { digests, references: lines.sort(), unscanned };
   }
+}
+
+/** Items the reactor would not serve, their id taken by an earlier one (a JSON list or a SQLite table alike). */
+function shadowedItems(id: string, file: string, items: unknown[]): string[] {
+  const { shadowed } = new DatasetIndex(items);
+  return shadowed.length > 0 ? [`dataset ${id}: ${describeShadowed(file, shadowed)}`] : [];
 }
 
 /** Resources that may come from dependencies nobody resolved: named, not failed. */
