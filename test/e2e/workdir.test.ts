@@ -11,6 +11,13 @@ jest.setTimeout(120_000);
 
 const work = temporaryDirectory('cap-workdir-');
 const at = (name: string) => join(work.path, name);
+
+/** A copy of the example site named `name`-site, and its workdir `name`. */
+function copiedSite(name: string): { site: string; workdir: string } {
+  const site = at(`${name}-site`);
+  cpSync(EXAMPLE_SITE, site, { recursive: true });
+  return { site, workdir: at(name) };
+}
 afterAll(() => work.remove());
 
 /** Every file below a directory, relative to it. */
@@ -136,9 +143,7 @@ describe('what a killed reactor leaves behind', () => {
   });
 
   it('where a file and a directory meet: 409, no temporary files, a DELETE whose answer holds after a restart, and stale temporary files swept at start', async () => {
-    const workdir = at('meet');
-    const site = at('meet-site');
-    cpSync(EXAMPLE_SITE, site, { recursive: true });
+    const { site, workdir } = copiedSite('meet');
     let running = await startServe([site, '--workdir', workdir]);
     try {
       expect((await put(`${running.url}/a.txt/b.txt`, 'inner')).status).toBe(200);
@@ -161,9 +166,7 @@ describe('what a killed reactor leaves behind', () => {
 
 describe('names a package cannot hold', () => {
   it('a second spelling of a name is refused when written (409), and save answers 409 when one was put in the workdir by hand', async () => {
-    const workdir = at('spellings');
-    const site = at('spellings-site');
-    cpSync(EXAMPLE_SITE, site, { recursive: true });
+    const { site, workdir } = copiedSite('spellings');
     let running = await startServe([site, '--workdir', workdir]);
     try {
       expect((await put(`${running.url}/caf%C3%A9.txt`, 'composed')).status).toBe(200);
