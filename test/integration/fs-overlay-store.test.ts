@@ -82,4 +82,14 @@ describe('FsOverlayStore', () => {
     expect((await overlay.readLog('none')).length).toBe(0);
     await expect(overlay.writeContent('../escape.txt', new Uint8Array())).rejects.toThrow(OverlayError);
   });
+
+  it('a tombstones file edited by hand into something else is an OverlayError naming it, JSON or not', async () => {
+    const overlay = await new FsOverlayStore().open(work.path, { path: '/', packageName: 'edited' });
+    await overlay.deleteContent('gone.html');
+    const file = join(work.path, 'overlays/root~edited/content/.pkg-tombstones');
+    for (const edited of ['["gone.html"]\nother.html\n', '{"gone.html": true}', '']) {
+      writeFileSync(file, edited);
+      await expect(overlay.tombstones()).rejects.toThrow(new OverlayError(`${file} must be a JSON array of paths`));
+    }
+  });
 });

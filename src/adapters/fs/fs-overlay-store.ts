@@ -136,7 +136,12 @@ class FsPackageOverlay implements PackageOverlay {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw overlayError(`cannot read the overlay tombstones of ${this.location}`, error);
     }
-    const list: unknown = JSON.parse(text);
+    let list: unknown;
+    try {
+      list = JSON.parse(text);
+    } catch {
+      list = undefined;
+    }
     if (!Array.isArray(list) || !list.every((item) => typeof item === 'string')) throw new OverlayError(`${join(this.content, TOMBSTONES_FILE)} must be a JSON array of paths`);
     return list as string[];
   }
