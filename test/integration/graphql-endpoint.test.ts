@@ -387,6 +387,19 @@ describe('HTTP', () => {
     expect((await request(loaded.app).get('/graphql')).status).toBe(400);
   });
 
+  it('picks the operation operationName names, and answers a name no operation has in errors (an operation without a name made it a 500)', async () => {
+    const picked = await request(loaded.app).post('/graphql').send({ query: 'query A { notes } query B { blog_posts { id } }', operationName: 'B' });
+    expect(picked.status).toBe(200);
+    expect(Object.keys(picked.body.data as object)).toEqual(['blog_posts']);
+    const answers: unknown[] = [];
+    for (const query of ['{ notes }', 'query { notes }', 'query A { notes } { blog_posts { id } }', 'query A { notes }']) {
+      const refused = await request(loaded.app).post('/graphql').send({ query, operationName: 'Nope' });
+      answers.push([refused.status, refused.body.errors?.[0]?.message]);
+    }
+    const unknown = [200, 'Unable to detect operation AST'];
+    expect(answers).toEqual([unknown, unknown, [200, 'This anonymous operation must be the only defined operation.'], unknown]);
+  });
+
   it('answers other methods with 405 and Allow: GET, POST', async () => {
     for (const method of ['put', 'delete', 'patch'] as const) {
       const response = await request(loaded.app)[method]('/graphql');

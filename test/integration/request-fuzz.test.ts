@@ -8,13 +8,13 @@ import { EXAMPLE_SITE, temporaryDirectory } from '../support/paths.js';
 import { productionOpener } from '../support/production-container.js';
 import { startListening, writeCap } from '../support/listening-reactor.js';
 import { exchangeOnSocket } from '../support/raw-http.js';
+import { watchUnexpectedErrors } from '../support/unexpected-errors.js';
 
 jest.setTimeout(120_000);
 
 const work = temporaryDirectory('cap-request-fuzz-');
 let fixture: Awaited<ReturnType<typeof startListening>>;
-const unexpected: string[] = [];
-const write = process.stderr.write.bind(process.stderr);
+let watch: ReturnType<typeof watchUnexpectedErrors>;
 
 /** Beside the example site: a package behind basic auth with roles on its routes, and a lazily verified `.cap` with a dataset and a CORS origin. */
 async function writeFixtures(): Promise<{ staff: string; cap: string; deploy: string }> {
@@ -57,16 +57,11 @@ beforeAll(async () => {
     [{ source: EXAMPLE_SITE }, { source: staff, prefix: '/staff' }, { source: cap, prefix: '/cap', verify: 'lazy', cors: ['https://app.example'] }],
     { workdir: work.path, deploy },
   );
-  // What the reactor says of an error it did not expect goes to stderr: the test hears it.
-  process.stderr.write = ((text: string | Uint8Array, ...rest: unknown[]) => {
-    if (String(text).includes('unexpected error')) unexpected.push(String(text));
-    // The faults this file plants are said where the test checks them, not in its output.
-    if (String(text).includes('a fault nobody foresaw')) return true;
-    return (write as (...args: unknown[]) => boolean)(text, ...rest);
-  }) as typeof process.stderr.write;
+  // The faults this file plants are said where the test checks them, not in its output.
+  watch = watchUnexpectedErrors('a fault nobody foresaw');
 });
 afterAll(async () => {
-  process.stderr.write = write;
+  watch.stop();
   await fixture.stop();
   work.remove();
 });
@@ -122,7 +117,7 @@ describe('requests from strangers, on the wire', () => {
       expect(await exchange(Buffer.from('GET /js/app.js HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n'))).toMatch(/^HTTP\/1\.1 500 Internal Server Error\r\n[\s\S]*"code":"INTERNAL"/);
     } finally {
       server.write = write;
-      unexpected.splice(0);
+      watch.unexpected.splice(0);
     }
     expect(await exchange(Buffer.from('GET /js/app.js HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n'))).toMatch(/^HTTP\/1\.1 200 /);
   });
@@ -135,7 +130,7 @@ describe('requests from strangers, on the wire', () => {
         const status = /^HTTP\/1\.1 (\d{3}) /.exec(answer);
         expect({ request: head[0], answered: status !== null }).toEqual({ request: head[0], answered: true });
         expect({ request: head, status: Number(status![1]) }).not.toEqual({ request: head, status: 500 });
-        expect(unexpected).toEqual([]);
+        expect(watch.unexpected).toEqual([]);
       }),
       { numRuns: Number(process.env.FUZZ_RUNS ?? 3000) },
     );
@@ -154,7 +149,7 @@ describe('requests from strangers, on the wire', () => {
       expect(answer).toMatch(/^HTTP\/1\.1 500 [\s\S]*\{"error":\{"code":"INTERNAL","message":"internal error"\}\}$/);
     } finally {
       resolver.resolve = resolve;
-      unexpected.splice(0);
+      watch.unexpected.splice(0);
     }
     expect(await exchange(Buffer.from('GET /readyz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n'))).toMatch(/^HTTP\/1\.1 200 /);
   });

@@ -1,4 +1,4 @@
-import { GraphQLError, Kind, type FragmentDefinitionNode, type SelectionSetNode, type ValidationRule } from 'graphql';
+import { GraphQLError, Kind, type DocumentNode, type FragmentDefinitionNode, type SelectionSetNode, type ValidationRule } from 'graphql';
 import { createComplexityRule, fieldExtensionsEstimator, simpleEstimator } from 'graphql-query-complexity';
 
 /** How deep fields may nest below an operation: the introspection query GraphiQL and other tools send needs exactly 15. */
@@ -19,17 +19,25 @@ export function queryLimitRules(variables: Record<string, unknown> | undefined, 
   return [
     depthLimit(MAX_QUERY_DEPTH),
     aliasLimit(MAX_QUERY_ALIASES),
-    reportingItsThrows(createComplexityRule({
-      maximumComplexity: MAX_QUERY_COST,
-      variables: variables ?? {},
-      ...(operationName ? { operationName } : {}),
-      estimators: [fieldExtensionsEstimator(), simpleEstimator({ defaultComplexity: 1 })],
-      createError: (max, actual) =>
-        new GraphQLError(`the query would produce about ${actual} values, more than the limit of ${max}; ask for fewer fields, fewer aliases, or page with limit and offset`, {
-          extensions: { code: 'QUERY_TOO_COSTLY' },
-        }),
-    })),
+    (context) =>
+      reportingItsThrows(createComplexityRule({
+        maximumComplexity: MAX_QUERY_COST,
+        variables: variables ?? {},
+        // graphql-query-complexity reads the name of every operation when given one to pick
+        // out, and an operation without a name made that a TypeError (a 500). Then every
+        // operation is estimated; graphql-http refuses the name it does not find (400).
+        ...(operationName && everyOperationNamed(context.getDocument()) ? { operationName } : {}),
+        estimators: [fieldExtensionsEstimator(), simpleEstimator({ defaultComplexity: 1 })],
+        createError: (max, actual) =>
+          new GraphQLError(`the query would produce about ${actual} values, more than the limit of ${max}; ask for fewer fields, fewer aliases, or page with limit and offset`, {
+            extensions: { code: 'QUERY_TOO_COSTLY' },
+          }),
+      }))(context),
   ];
+}
+
+function everyOperationNamed(document: DocumentNode): boolean {
+  return document.definitions.every((definition) => definition.kind !== Kind.OPERATION_DEFINITION || definition.name !== undefined);
 }
 
 /**
