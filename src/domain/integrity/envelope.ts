@@ -18,7 +18,8 @@ export interface Envelope {
   authTag: string;
 }
 
-const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+/** Base64 a decoder reads: whole groups of four, the last padded or not (`atob` refuses a lone sixth bit group, or padding that does not end a group). */
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{4}|[A-Za-z0-9+/]{2}(?:==)?|[A-Za-z0-9+/]{3}=?)$/;
 
 /** A package is encrypted when it carries the envelope and the ciphertext. */
 export function isEncryptedPackage(has: (path: string) => boolean): boolean {
