@@ -192,6 +192,17 @@ describe('a callback that is not what this reactor started', () => {
     await request(fixture.http).get('/auth/callback?code=abc').set('Cookie', `pkg_oauth_state=${first.stateCookie}`).expect(401);
   });
 
+  it('answers 400 to a callback that carries code or state twice, whichever copy is the login\'s own', async () => {
+    for (const added of ['&code=forged', '&state=forged']) {
+      const { callback, stateCookie } = await startLogin();
+      for (const query of [`${callback}${added}`, callback.replace('?', `?${added.slice(1)}&`)]) {
+        const response = await request(fixture.http).get(query).set('Cookie', `pkg_oauth_state=${stateCookie}`).expect(400);
+        expect(response.body.error.code).toBe('OAUTH2_CALLBACK');
+        expect(setCookies(response).get('pkg_session')).toBeUndefined();
+      }
+    }
+  });
+
   it('answers 400 to a callback without a code', async () => {
     const { callback, stateCookie } = await startLogin();
     const state = new URLSearchParams(callback.split('?')[1]).get('state')!;

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseCookie, stringifySetCookie } from 'cookie';
+import { OAuth2CallbackError } from '../../../domain/errors.js';
 import { safeReturnPath } from '../../../domain/auth/same-origin.js';
 import { STATE_COOKIE, STATE_MAX_AGE_S } from '../../../application/auth/oauth2-login.js';
 import type { MountAuth, ReactorAuth } from '../../../application/auth/reactor-auth.js';
@@ -41,6 +42,9 @@ export class AuthEndpoints {
     // The state cookie serves one callback, whatever comes of it.
     const clearState = this.cookie(STATE_COOKIE, '', 0);
     try {
+      // RFC 6749 sends each once: a second one was added on the way, and which to believe is not for the reactor to guess.
+      const repeated = Object.keys(callback).find((name) => query.getAll(name).length > 1);
+      if (repeated) throw new OAuth2CallbackError(`the callback carries "${repeated}" more than once`);
       const { claims, returnTo } = await oauth2.login.complete(callback, cookies[STATE_COOKIE]);
       this.redirect(response, returnTo, [clearState, this.cookie(SESSION_COOKIE, this.auth.sessions!.issue(claims, oauth2.audience), SESSION_MAX_AGE_S)]);
     } catch (error) {
