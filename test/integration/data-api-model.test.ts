@@ -4,10 +4,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { VALID_METADATA, demoPackage } from '../support/demo-package.js';
 import { temporaryDirectory } from '../support/paths.js';
-import { FsOverlayStore } from '../../src/adapters/fs/fs-overlay-store.js';
-import { PORT } from '../../src/composition/service-ids.js';
-import { productionOpener, swap } from '../support/production-container.js';
-import { startListening } from '../support/listening-reactor.js';
+import type { RestartableReactor} from '../support/restartable-reactor.js';
+import { runOnReactor } from '../support/restartable-reactor.js';
 
 jest.setTimeout(180_000);
 
@@ -44,30 +42,12 @@ type Item = Record<string, unknown>;
 /** Items by id, in collection order (a replaced item keeps its place). */
 type Model = Map<string, Item>;
 
-class Real {
-  private fixture: Awaited<ReturnType<typeof startListening>> | undefined;
 
-  constructor(
-    private readonly site: string,
-    private readonly workdir: string,
-  ) {}
-
-  async start(): Promise<void> {
-    // The workdir's files, as the reactor keeps them by default: what a restart reads back.
-    this.fixture = await startListening(productionOpener(), [{ source: this.site }], { workdir: this.workdir }, swap(PORT.OverlayStore, new FsOverlayStore()));
-  }
-
-  async stop(): Promise<void> {
-    await this.fixture?.stop();
-    this.fixture = undefined;
-  }
-
-  async send(method: string, id?: string, item?: unknown): Promise<{ status: number; body: unknown }> {
-    const url = `${this.fixture!.base}/api/v1/data/items${id === undefined ? '' : `/${encodeURIComponent(id)}`}`;
-    const answer = await fetch(url, { method, ...(item === undefined ? {} : { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(item) }) });
-    const text = await answer.text();
-    return { status: answer.status, body: text === '' ? undefined : (JSON.parse(text) as unknown) };
-  }
+async function send(real: RestartableReactor, method: string, id?: string, item?: unknown): Promise<{ status: number; body: unknown }> {
+  const url = `${real.base}/api/v1/data/items${id === undefined ? '' : `/${encodeURIComponent(id)}`}`;
+  const answer = await fetch(url, { method, ...(item === undefined ? {} : { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(item) }) });
+  const text = await answer.text();
+  return { status: answer.status, body: text === '' ? undefined : (JSON.parse(text) as unknown) };
 }
 
 /** As JSON carries it: what the model keeps of an item sent. */
@@ -76,15 +56,15 @@ const asSent = (item: Item): Item => JSON.parse(JSON.stringify(item)) as Item;
 const id = fc.constantFrom('base-1', 'base-2', 'a', 'b', 'c', '1', '2', '3', 'x y', 'é', '__proto__', 'constructor');
 const fields = fc.dictionary(fc.constantFrom('title', 'n', 'tags', 'nested', '__proto__', 'toString'), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 });
 
-class Create implements fc.AsyncCommand<Model, Real> {
+class Create implements fc.AsyncCommand<Model, RestartableReactor> {
   constructor(
     private readonly id: string | undefined,
     private readonly fields: Item,
   ) {}
   check = () => true;
-  async run(model: Model, real: Real): Promise<void> {
+  async run(model: Model, real: RestartableReactor): Promise<void> {
     const item = asSent(this.id === undefined ? this.fields : { ...this.fields, id: this.id });
-    const { status, body } = await real.send('POST', undefined, item);
+    const { status, body } = await send(real, 'POST', undefined, item);
     if (this.id !== undefined && model.has(this.id)) return void expect(status).toBe(409);
     expect(status).toBe(201);
     const stored = body as Item;
@@ -95,16 +75,16 @@ class Create implements fc.AsyncCommand<Model, Real> {
   toString = () => `POST ${JSON.stringify(this.id)} ${JSON.stringify(this.fields)}`;
 }
 
-class Replace implements fc.AsyncCommand<Model, Real> {
+class Replace implements fc.AsyncCommand<Model, RestartableReactor> {
   constructor(
     private readonly id: string,
     private readonly fields: Item,
     private readonly withId: 'same' | 'none' | 'other',
   ) {}
   check = () => true;
-  async run(model: Model, real: Real): Promise<void> {
+  async run(model: Model, real: RestartableReactor): Promise<void> {
     const item = asSent(this.withId === 'none' ? this.fields : { ...this.fields, id: this.withId === 'same' ? this.id : `${this.id}-other` });
-    const { status, body } = await real.send('PUT', this.id, item);
+    const { status, body } = await send(real, 'PUT', this.id, item);
     if (this.withId === 'other') return void expect(status).toBe(409);
     if (!model.has(this.id)) return void expect(status).toBe(404);
     expect(status).toBe(200);
@@ -115,21 +95,21 @@ class Replace implements fc.AsyncCommand<Model, Real> {
   toString = () => `PUT ${JSON.stringify(this.id)} ${JSON.stringify(this.fields)} (id: ${this.withId})`;
 }
 
-class Delete implements fc.AsyncCommand<Model, Real> {
+class Delete implements fc.AsyncCommand<Model, RestartableReactor> {
   constructor(private readonly id: string) {}
   check = () => true;
-  async run(model: Model, real: Real): Promise<void> {
-    const { status } = await real.send('DELETE', this.id);
+  async run(model: Model, real: RestartableReactor): Promise<void> {
+    const { status } = await send(real, 'DELETE', this.id);
     expect(status).toBe(model.delete(this.id) ? 204 : 404);
   }
   toString = () => `DELETE ${JSON.stringify(this.id)}`;
 }
 
-class Read implements fc.AsyncCommand<Model, Real> {
+class Read implements fc.AsyncCommand<Model, RestartableReactor> {
   constructor(private readonly id: string | undefined) {}
   check = () => true;
-  async run(model: Model, real: Real): Promise<void> {
-    const { status, body } = await real.send('GET', this.id);
+  async run(model: Model, real: RestartableReactor): Promise<void> {
+    const { status, body } = await send(real, 'GET', this.id);
     if (this.id === undefined) return void expect([status, body]).toEqual([200, [...model.values()]]);
     const item = model.get(this.id);
     expect(status).toBe(item === undefined ? 404 : 200);
@@ -139,16 +119,16 @@ class Read implements fc.AsyncCommand<Model, Real> {
 }
 
 /** Creates of fresh ids sent at once: each acknowledged, each kept, in some order. */
-class Burst implements fc.AsyncCommand<Model, Real> {
+class Burst implements fc.AsyncCommand<Model, RestartableReactor> {
   private static next = 0;
   constructor(private readonly size: number) {}
   check = () => true;
-  async run(model: Model, real: Real): Promise<void> {
+  async run(model: Model, real: RestartableReactor): Promise<void> {
     const items = Array.from({ length: this.size }, () => ({ id: `burst-${++Burst.next}`, n: Burst.next }));
-    const answers = await Promise.all(items.map((item) => real.send('POST', undefined, item)));
+    const answers = await Promise.all(items.map((item) => send(real, 'POST', undefined, item)));
     expect(answers.map((answer) => answer.status)).toEqual(items.map(() => 201));
     for (const item of items) model.set(item.id, item);
-    const { body } = await real.send('GET');
+    const { body } = await send(real, 'GET');
     // Written at once, they may land in any order; everything else keeps its place.
     const listed = body as Item[];
     expect(new Set(listed.map((item) => item.id))).toEqual(new Set(model.keys()));
@@ -158,12 +138,12 @@ class Burst implements fc.AsyncCommand<Model, Real> {
   toString = () => `${this.size} POSTs at once`;
 }
 
-class Restart implements fc.AsyncCommand<Model, Real> {
+class Restart implements fc.AsyncCommand<Model, RestartableReactor> {
   check = () => true;
-  async run(model: Model, real: Real): Promise<void> {
+  async run(model: Model, real: RestartableReactor): Promise<void> {
     await real.stop();
     await real.start();
-    expect((await real.send('GET')).body).toEqual([...model.values()]);
+    expect((await send(real, 'GET')).body).toEqual([...model.values()]);
   }
   toString = () => 'restart';
 }
@@ -183,13 +163,7 @@ describe('the dataset REST API against its model', () => {
     let run = 0;
     await fc.assert(
       fc.asyncProperty(fc.commands(commands, { maxCommands: 30 }), async (sequence) => {
-        const real = new Real(site, join(work.path, `workdir-${++run}`));
-        await real.start();
-        try {
-          await fc.asyncModelRun(() => ({ model: new Map(BASE.map((item) => [item.id, item])), real }), sequence);
-        } finally {
-          await real.stop();
-        }
+        await runOnReactor(site, join(work.path, `workdir-${++run}`), new Map(BASE.map((item) => [item.id, item])), sequence);
       }),
       { numRuns: Number(process.env.FUZZ_RUNS ?? 40) },
     );

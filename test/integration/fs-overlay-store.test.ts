@@ -83,6 +83,25 @@ describe('FsOverlayStore', () => {
     await expect(overlay.writeContent('../escape.txt', new Uint8Array())).rejects.toThrow(OverlayError);
   });
 
+  it('a file may take the name of a folder whose files were all deleted, and a deleted file leaves no empty folder behind', async () => {
+    const overlay = await new FsOverlayStore().open(work.path, { path: '/', packageName: 'folders' });
+    const content = join(work.path, 'overlays/root~folders/content');
+    await overlay.writeContent('m/a/b.txt', new TextEncoder().encode('inner'));
+    await overlay.writeContent('m/keep.txt', new TextEncoder().encode('kept'));
+    await overlay.deleteContent('m/a/b.txt');
+    expect(existsSync(join(content, 'm/a'))).toBe(false);
+    expect(existsSync(join(content, 'm'))).toBe(true);
+    await overlay.writeContent('m/a', new TextEncoder().encode('now a file'));
+    expect(readFileSync(join(content, 'm/a'), 'utf8')).toBe('now a file');
+    // An empty folder left by an older reactor, or by one stopped between the two removals, gives way too.
+    mkdirSync(join(content, 'left/over'), { recursive: true });
+    await overlay.writeContent('left/over', new TextEncoder().encode('file'));
+    expect(readFileSync(join(content, 'left/over'), 'utf8')).toBe('file');
+    // A folder holding a file does not.
+    await expect(overlay.writeContent('m', new TextEncoder().encode('x'))).rejects.toThrow(OverlayError);
+    expect(readdirSync(join(content, 'm')).sort()).toEqual(['a', 'keep.txt']);
+  });
+
   it('a tombstones file edited by hand into something else is an OverlayError naming it, JSON or not', async () => {
     const overlay = await new FsOverlayStore().open(work.path, { path: '/', packageName: 'edited' });
     await overlay.deleteContent('gone.html');

@@ -1,9 +1,9 @@
 import { createReadStream } from 'node:fs';
-import { mkdir, open, readFile, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, readFile, readdir, rename, stat, type FileHandle } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { OverlayError } from '../../domain/errors.js';
 import { PARTIAL_SUFFIX, TOMBSTONES_FILE, unsafePathReason } from '../../domain/package/package-paths.js';
-import { writeWholeFile } from './whole-file.js';
+import { removeFile, syncFolders, writeWholeFile } from './whole-file.js';
 import type { AppendLog, OverlayFile, OverlayMount, OverlayStore, PackageOverlay } from '../../application/ports/overlay-store.js';
 import { overlayKey, overlayMountOf } from '../../domain/serving/overlay-key.js';
 
@@ -121,7 +121,7 @@ class FsPackageOverlay implements PackageOverlay {
     try {
       const info = await stat(file);
       if (!info.isFile()) throw new OverlayError(`${file} is not a file`);
-      await rm(file);
+      await removeFile(file, this.content);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
       throw error instanceof OverlayError ? error : overlayError(`cannot remove ${file}`, error);
@@ -170,9 +170,11 @@ class FsPackageOverlay implements PackageOverlay {
 
   async openLog(dataset: string, length: number): Promise<AppendLog> {
     const path = this.logPath(dataset);
-    await mkdir(dirname(path), { recursive: true });
+    const created = await mkdir(dirname(path), { recursive: true });
     const handle = await open(path, 'a+');
     try {
+      // The log's name is on disk before its first append is acknowledged.
+      await syncFolders(dirname(path), created);
       const { size } = await handle.stat();
       if (size > length) {
         const tail = Buffer.alloc(size - length);

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { mkdir, open, rename, rm, rmdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { PARTIAL_SUFFIX } from '../../domain/package/package-paths.js';
 
@@ -7,10 +7,12 @@ import { PARTIAL_SUFFIX } from '../../domain/package/package-paths.js';
  * Writes a file beside its target, syncs it, and renames it into place: a reader sees
  * the old file or the new one, never a mix, and a failed write (a stream that throws,
  * a full disk) leaves nothing behind. The mode is set at creation, so a private file is
- * never readable by others, not even briefly.
+ * never readable by others, not even briefly. It resolves once the new name is on disk
+ * too: the folders that changed are synced, without which a power cut may bring back
+ * the old file (or none) after the write was acknowledged.
  */
 export async function writeWholeFile(path: string, data: Uint8Array | AsyncIterable<Uint8Array>, mode = 0o644): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
+  const created = await mkdir(dirname(path), { recursive: true });
   const temporary = `${path}.${randomBytes(6).toString('hex')}${PARTIAL_SUFFIX}`;
   const handle = await open(temporary, 'wx', mode);
   try {
@@ -24,10 +26,48 @@ export async function writeWholeFile(path: string, data: Uint8Array | AsyncItera
     throw error;
   }
   try {
-    await rename(temporary, path);
+    await rename(temporary, path).catch(async (error: unknown) => {
+      // An empty folder where the file goes (its files all deleted) gives way; one holding anything does not.
+      if ((error as NodeJS.ErrnoException).code !== 'EISDIR') throw error;
+      await rmdir(path);
+      await rename(temporary, path);
+    });
   } catch (error) {
-    // A directory where the file should go, say: the bytes written so far must not stay behind.
+    // A folder holding files where the file should go, say: the bytes written so far must not stay behind.
     await rm(temporary, { force: true });
     throw error;
   }
+  await syncFolders(dirname(path), created);
+}
+
+/** Syncs `folder`, and when `created` (the first folder mkdir made) is given, each new folder up to it and the one that holds it. */
+export async function syncFolders(folder: string, created: string | undefined): Promise<void> {
+  const changed = [folder];
+  if (created !== undefined) for (let at = folder; at.length >= created.length; at = dirname(at)) changed.push(dirname(at));
+  for (const each of changed) {
+    const handle = await open(each, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  }
+}
+
+/**
+ * Removes a file, then each folder above it up to `root` that it leaves empty (a file may
+ * take a folder's name once nothing is in it), and syncs the folder that changed last.
+ */
+export async function removeFile(path: string, root: string): Promise<void> {
+  await rm(path);
+  let folder = dirname(path);
+  for (; folder.length > root.length && folder.startsWith(`${root}/`); folder = dirname(folder)) {
+    try {
+      await rmdir(folder);
+    } catch {
+      // Not empty (or gone): the folders above it are not empty either.
+      break;
+    }
+  }
+  await syncFolders(folder, undefined);
 }
