@@ -3,8 +3,7 @@ import fc from 'fast-check';
 import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 import { EXAMPLE_SITE, temporaryDirectory } from '../support/paths.js';
-import type { RestartableReactor} from '../support/restartable-reactor.js';
-import { runOnReactor } from '../support/restartable-reactor.js';
+import { runOnReactor, type RestartableReactor } from '../support/restartable-reactor.js';
 
 jest.setTimeout(180_000);
 

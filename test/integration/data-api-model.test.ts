@@ -4,8 +4,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { VALID_METADATA, demoPackage } from '../support/demo-package.js';
 import { temporaryDirectory } from '../support/paths.js';
-import type { RestartableReactor} from '../support/restartable-reactor.js';
-import { runOnReactor } from '../support/restartable-reactor.js';
+import { runOnReactor, type RestartableReactor } from '../support/restartable-reactor.js';
 
 jest.setTimeout(180_000);
 
