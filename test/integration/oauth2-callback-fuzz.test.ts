@@ -45,7 +45,7 @@ afterAll(async () => {
 });
 
 type Part = 'kept' | 'other' | 'absent' | 'flipped' | 'cut' | 'random';
-const part = fc.constantFrom<Part>('kept', 'kept', 'other', 'absent', 'flipped', 'cut', 'random');
+const part = fc.oneof({ weight: 4, arbitrary: fc.constant<Part>('kept') }, fc.constantFrom<Part>('other', 'absent', 'flipped', 'cut', 'random'));
 
 /** A value as a part says: the login's own, the other login's, none, or one changed. */
 function shaped(value: string, other: string, how: Part, noise: string, at: number): string | undefined {
@@ -98,9 +98,9 @@ describe('the OAuth2 callback from strangers', () => {
           if (session?.value) signedIn++;
         },
       ),
-      { numRuns: Number(process.env.FUZZ_RUNS ?? 150) },
+      // The first run is a login left untouched: the property then holds over one that signs in, whatever the seed.
+      { numRuns: Number(process.env.FUZZ_RUNS ?? 150), examples: [[{ state: 'kept', cookie: 'kept', code: 'kept', noise: '', at: 0, extra: '' }]] },
     );
-    // The property held over logins that did succeed, not only over refusals.
     expect(signedIn).toBeGreaterThan(0);
   });
 });
