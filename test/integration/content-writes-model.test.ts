@@ -1,29 +1,35 @@
 import { afterAll, describe, expect, it, jest } from '@jest/globals';
 import fc from 'fast-check';
-import { cpSync } from 'node:fs';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EXAMPLE_SITE, temporaryDirectory } from '../support/paths.js';
-import { runOnReactor, type RestartableReactor } from '../support/restartable-reactor.js';
+import { startPostgres, type TestPostgres } from '../support/postgres.js';
+import { RestartableReactors, runOnReactors } from '../support/restartable-reactor.js';
 
 jest.setTimeout(180_000);
 
 /**
  * Content writes against a model of them: random PUTs and DELETEs of files in a few
  * nested folders, where a file and a folder may want one name, with reads and restarts
- * on the same workdir between them. Each answer is the one the model predicts (a name
- * is a file's or a folder's, never both: 409), and every acknowledged write is there after
- * a restart.
+ * on the same workdir between them; on one reactor, and on two sharing a PostgreSQL
+ * database with each request sent to either. Each answer is the one the model predicts
+ * (a name is a file's or a folder's, never both: 409), and every acknowledged write is
+ * there after a restart.
  */
 
 const work = temporaryDirectory('cap-content-model-');
-afterAll(() => work.remove());
+let postgres: TestPostgres | undefined;
+afterAll(async () => {
+  await postgres?.stop();
+  work.remove();
+});
 
 /** Files by path below /m, as the model has them. */
 type Model = Map<string, string>;
 
 
-async function send(real: RestartableReactor, method: string, path: string, body?: string): Promise<{ status: number; text: string }> {
-  const answer = await fetch(`${real.base}/m/${path}`, { method, ...(body === undefined ? {} : { body }) });
+async function send(real: RestartableReactors, at: number, method: string, path: string, body?: string): Promise<{ status: number; text: string }> {
+  const answer = await fetch(`${real.base(at)}/m/${path}`, { method, ...(body === undefined ? {} : { body }) });
   return { status: answer.status, text: await answer.text() };
 }
 
@@ -35,69 +41,93 @@ function conflicts(model: Model, path: string): boolean {
 
 const path = fc.array(fc.constantFrom('a', 'b', 'c.txt'), { minLength: 1, maxLength: 3 }).map((parts) => parts.join('/'));
 
-class Put implements fc.AsyncCommand<Model, RestartableReactor> {
+class Put implements fc.AsyncCommand<Model, RestartableReactors> {
   constructor(
+    private readonly at: number,
     private readonly path: string,
     private readonly body: string,
   ) {}
   check = () => true;
-  async run(model: Model, real: RestartableReactor): Promise<void> {
-    const { status, text } = await send(real, 'PUT', this.path, this.body);
+  async run(model: Model, real: RestartableReactors): Promise<void> {
+    const { status, text } = await send(real, this.at, 'PUT', this.path, this.body);
     if (conflicts(model, this.path)) return void expect([status, JSON.parse(text).error.code]).toEqual([409, 'CONTENT_CONFLICT']);
     expect(status).toBe(200);
     model.set(this.path, this.body);
   }
-  toString = () => `PUT ${this.path} ${JSON.stringify(this.body)}`;
+  toString = () => `PUT@${this.at} ${this.path} ${JSON.stringify(this.body)}`;
 }
 
-class Delete implements fc.AsyncCommand<Model, RestartableReactor> {
-  constructor(private readonly path: string) {}
+class Delete implements fc.AsyncCommand<Model, RestartableReactors> {
+  constructor(
+    private readonly at: number,
+    private readonly path: string,
+  ) {}
   check = () => true;
-  async run(model: Model, real: RestartableReactor): Promise<void> {
-    const { status } = await send(real, 'DELETE', this.path);
+  async run(model: Model, real: RestartableReactors): Promise<void> {
+    const { status } = await send(real, this.at, 'DELETE', this.path);
     expect(status).toBe(model.delete(this.path) ? 204 : 404);
   }
-  toString = () => `DELETE ${this.path}`;
+  toString = () => `DELETE@${this.at} ${this.path}`;
 }
 
-class Read implements fc.AsyncCommand<Model, RestartableReactor> {
-  constructor(private readonly path: string) {}
+class Read implements fc.AsyncCommand<Model, RestartableReactors> {
+  constructor(
+    private readonly at: number,
+    private readonly path: string,
+  ) {}
   check = () => true;
-  async run(model: Model, real: RestartableReactor): Promise<void> {
-    const { status, text } = await send(real, 'GET', this.path);
+  async run(model: Model, real: RestartableReactors): Promise<void> {
+    const { status, text } = await send(real, this.at, 'GET', this.path);
     const body = model.get(this.path);
     expect([status, status === 200 ? text : undefined]).toEqual(body === undefined ? [404, undefined] : [200, body]);
   }
-  toString = () => `GET ${this.path}`;
+  toString = () => `GET@${this.at} ${this.path}`;
 }
 
-class Restart implements fc.AsyncCommand<Model, RestartableReactor> {
+class Restart implements fc.AsyncCommand<Model, RestartableReactors> {
+  constructor(private readonly at: number) {}
   check = () => true;
-  async run(model: Model, real: RestartableReactor): Promise<void> {
-    await real.stop();
-    await real.start();
-    for (const [file, body] of model) expect([file, (await send(real, 'GET', file)).text]).toEqual([file, body]);
+  async run(model: Model, real: RestartableReactors): Promise<void> {
+    await real.restart(this.at);
+    for (let at = 0; at < real.count; at++) for (const [file, body] of model) expect([file, (await send(real, at, 'GET', file)).text]).toEqual([file, body]);
   }
-  toString = () => 'restart';
+  toString = () => `restart ${this.at}`;
 }
 
+/** Which reactor a request goes to: any, when there are several. */
+const at = fc.nat({ max: 1 });
 const commands = [
-  fc.tuple(path, fc.string({ maxLength: 12 })).map(([at, body]) => new Put(at, body)),
-  path.map((at) => new Delete(at)),
-  path.map((at) => new Read(at)),
-  fc.constant(new Restart()),
+  fc.tuple(at, path, fc.string({ maxLength: 12 })).map(([to, file, body]) => new Put(to, file, body)),
+  fc.tuple(at, path).map(([to, file]) => new Delete(to, file)),
+  fc.tuple(at, path).map(([to, file]) => new Read(to, file)),
+  at.map((to) => new Restart(to)),
 ];
+
+let run = 0;
+/** Sequences of commands, each on reactors made by `reactors` for a copy of the example site of its own. */
+async function checkSequences(runs: number, reactors: (site: string, name: string) => RestartableReactors): Promise<void> {
+  await fc.assert(
+    fc.asyncProperty(fc.commands(commands, { maxCommands: 30 }), async (sequence) => {
+      const name = `site-${++run}`;
+      const site = join(work.path, name);
+      cpSync(EXAMPLE_SITE, site, { recursive: true });
+      const metadata = JSON.parse(readFileSync(join(site, 'metadata.json'), 'utf8')) as Record<string, unknown>;
+      // A package name of its own: on a shared database, each sequence has an overlay of its own.
+      writeFileSync(join(site, 'metadata.json'), JSON.stringify({ ...metadata, name }));
+      await runOnReactors(reactors(site, name), new Map(), sequence);
+    }),
+    { numRuns: runs },
+  );
+}
 
 describe('content writes against their model', () => {
   it(`answers as the model says and keeps every acknowledged write across restarts (${process.env.FUZZ_RUNS ?? 40} sequences; FUZZ_RUNS sets more)`, async () => {
-    const site = join(work.path, 'site');
-    cpSync(EXAMPLE_SITE, site, { recursive: true });
-    let run = 0;
-    await fc.assert(
-      fc.asyncProperty(fc.commands(commands, { maxCommands: 30 }), async (sequence) => {
-        await runOnReactor(site, join(work.path, `workdir-${++run}`), new Map(), sequence);
-      }),
-      { numRuns: Number(process.env.FUZZ_RUNS ?? 40) },
-    );
+    await checkSequences(Number(process.env.FUZZ_RUNS ?? 40), (site, name) => new RestartableReactors(site, [join(work.path, `${name}-workdir`)]));
+  });
+
+  it(`does so on two reactors sharing a PostgreSQL database, each request to either (${process.env.FUZZ_RUNS ?? 15} sequences)`, async () => {
+    postgres = await startPostgres();
+    const overlay = postgres.url(await postgres.createDatabase());
+    await checkSequences(Number(process.env.FUZZ_RUNS ?? 15), (site, name) => new RestartableReactors(site, [join(work.path, `${name}-a`), join(work.path, `${name}-b`)], overlay));
   });
 });

@@ -4,29 +4,37 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { VALID_METADATA, demoPackage } from '../support/demo-package.js';
 import { temporaryDirectory } from '../support/paths.js';
-import { runOnReactor, type RestartableReactor } from '../support/restartable-reactor.js';
+import { startPostgres, type TestPostgres } from '../support/postgres.js';
+import { RestartableReactors, runOnReactors } from '../support/restartable-reactor.js';
 
 jest.setTimeout(180_000);
 
 /**
  * The dataset REST API against a model of it: random sequences of creates, replaces,
- * deletes and reads, some sent all at once, with restarts of the reactor on the same
- * workdir between them. Every answer is the one the model predicts, and every write that
- * was acknowledged is there after a restart: none lost, none doubled, none resurrected.
+ * deletes and reads, some sent all at once, with restarts of a reactor on the same
+ * workdir between them; on one reactor, and on two sharing a PostgreSQL database with
+ * each request sent to either, as a load balancer sends them. Every answer is the one
+ * the model predicts, on the next request whichever reactor took the write, and every
+ * acknowledged write is there after a restart: none lost, none doubled, none resurrected.
  */
 
 const work = temporaryDirectory('cap-data-model-');
-afterAll(() => work.remove());
+let postgres: TestPostgres | undefined;
+afterAll(async () => {
+  await postgres?.stop();
+  work.remove();
+});
 
 const BASE = [
   { id: 'base-1', title: 'one' },
   { id: 'base-2', title: 'two', tags: ['t'] },
 ];
 
-function writeSite(): string {
-  const site = join(work.path, 'site');
+/** A package of its own name for each sequence: on a shared database, each has an overlay of its own. */
+function writeSite(name: string): string {
+  const site = join(work.path, name);
   const files = demoPackage({
-    'metadata.json': JSON.stringify({ ...VALID_METADATA, name: 'model' }),
+    'metadata.json': JSON.stringify({ ...VALID_METADATA, name }),
     'data/items.json': JSON.stringify(BASE),
     'storage.json': JSON.stringify({ storage: { dataSets: { items: { source: 'data/items.json' } } } }),
   });
@@ -42,8 +50,8 @@ type Item = Record<string, unknown>;
 type Model = Map<string, Item>;
 
 
-async function send(real: RestartableReactor, method: string, id?: string, item?: unknown): Promise<{ status: number; body: unknown }> {
-  const url = `${real.base}/api/v1/data/items${id === undefined ? '' : `/${encodeURIComponent(id)}`}`;
+async function send(real: RestartableReactors, at: number, method: string, id?: string, item?: unknown): Promise<{ status: number; body: unknown }> {
+  const url = `${real.base(at)}/api/v1/data/items${id === undefined ? '' : `/${encodeURIComponent(id)}`}`;
   const answer = await fetch(url, { method, ...(item === undefined ? {} : { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(item) }) });
   const text = await answer.text();
   return { status: answer.status, body: text === '' ? undefined : (JSON.parse(text) as unknown) };
@@ -55,15 +63,16 @@ const asSent = (item: Item): Item => JSON.parse(JSON.stringify(item)) as Item;
 const id = fc.constantFrom('base-1', 'base-2', 'a', 'b', 'c', '1', '2', '3', 'x y', 'é', '__proto__', 'constructor');
 const fields = fc.dictionary(fc.constantFrom('title', 'n', 'tags', 'nested', '__proto__', 'toString'), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 });
 
-class Create implements fc.AsyncCommand<Model, RestartableReactor> {
+class Create implements fc.AsyncCommand<Model, RestartableReactors> {
   constructor(
+    private readonly at: number,
     private readonly id: string | undefined,
     private readonly fields: Item,
   ) {}
   check = () => true;
-  async run(model: Model, real: RestartableReactor): Promise<void> {
+  async run(model: Model, real: RestartableReactors): Promise<void> {
     const item = asSent(this.id === undefined ? this.fields : { ...this.fields, id: this.id });
-    const { status, body } = await send(real, 'POST', undefined, item);
+    const { status, body } = await send(real, this.at, 'POST', undefined, item);
     if (this.id !== undefined && model.has(this.id)) return void expect(status).toBe(409);
     expect(status).toBe(201);
     const stored = body as Item;
@@ -71,19 +80,20 @@ class Create implements fc.AsyncCommand<Model, RestartableReactor> {
     else expect(model.has(String(stored.id))).toBe(false);
     model.set(String(stored.id), stored);
   }
-  toString = () => `POST ${JSON.stringify(this.id)} ${JSON.stringify(this.fields)}`;
+  toString = () => `POST@${this.at} ${JSON.stringify(this.id)} ${JSON.stringify(this.fields)}`;
 }
 
-class Replace implements fc.AsyncCommand<Model, RestartableReactor> {
+class Replace implements fc.AsyncCommand<Model, RestartableReactors> {
   constructor(
+    private readonly at: number,
     private readonly id: string,
     private readonly fields: Item,
     private readonly withId: 'same' | 'none' | 'other',
   ) {}
   check = () => true;
-  async run(model: Model, real: RestartableReactor): Promise<void> {
+  async run(model: Model, real: RestartableReactors): Promise<void> {
     const item = asSent(this.withId === 'none' ? this.fields : { ...this.fields, id: this.withId === 'same' ? this.id : `${this.id}-other` });
-    const { status, body } = await send(real, 'PUT', this.id, item);
+    const { status, body } = await send(real, this.at, 'PUT', this.id, item);
     if (this.withId === 'other') return void expect(status).toBe(409);
     if (!model.has(this.id)) return void expect(status).toBe(404);
     expect(status).toBe(200);
@@ -91,43 +101,49 @@ class Replace implements fc.AsyncCommand<Model, RestartableReactor> {
     expect(body).toEqual({ id: this.id, ...item });
     model.set(this.id, body as Item);
   }
-  toString = () => `PUT ${JSON.stringify(this.id)} ${JSON.stringify(this.fields)} (id: ${this.withId})`;
+  toString = () => `PUT@${this.at} ${JSON.stringify(this.id)} ${JSON.stringify(this.fields)} (id: ${this.withId})`;
 }
 
-class Delete implements fc.AsyncCommand<Model, RestartableReactor> {
-  constructor(private readonly id: string) {}
+class Delete implements fc.AsyncCommand<Model, RestartableReactors> {
+  constructor(
+    private readonly at: number,
+    private readonly id: string,
+  ) {}
   check = () => true;
-  async run(model: Model, real: RestartableReactor): Promise<void> {
-    const { status } = await send(real, 'DELETE', this.id);
+  async run(model: Model, real: RestartableReactors): Promise<void> {
+    const { status } = await send(real, this.at, 'DELETE', this.id);
     expect(status).toBe(model.delete(this.id) ? 204 : 404);
   }
-  toString = () => `DELETE ${JSON.stringify(this.id)}`;
+  toString = () => `DELETE@${this.at} ${JSON.stringify(this.id)}`;
 }
 
-class Read implements fc.AsyncCommand<Model, RestartableReactor> {
-  constructor(private readonly id: string | undefined) {}
+class Read implements fc.AsyncCommand<Model, RestartableReactors> {
+  constructor(
+    private readonly at: number,
+    private readonly id: string | undefined,
+  ) {}
   check = () => true;
-  async run(model: Model, real: RestartableReactor): Promise<void> {
-    const { status, body } = await send(real, 'GET', this.id);
+  async run(model: Model, real: RestartableReactors): Promise<void> {
+    const { status, body } = await send(real, this.at, 'GET', this.id);
     if (this.id === undefined) return void expect([status, body]).toEqual([200, [...model.values()]]);
     const item = model.get(this.id);
     expect(status).toBe(item === undefined ? 404 : 200);
     if (item !== undefined) expect(body).toEqual(item);
   }
-  toString = () => `GET ${this.id === undefined ? 'list' : JSON.stringify(this.id)}`;
+  toString = () => `GET@${this.at} ${this.id === undefined ? 'list' : JSON.stringify(this.id)}`;
 }
 
 /** Creates of fresh ids sent at once: each acknowledged, each kept, in some order. */
-class Burst implements fc.AsyncCommand<Model, RestartableReactor> {
+class Burst implements fc.AsyncCommand<Model, RestartableReactors> {
   private static next = 0;
   constructor(private readonly size: number) {}
   check = () => true;
-  async run(model: Model, real: RestartableReactor): Promise<void> {
+  async run(model: Model, real: RestartableReactors): Promise<void> {
     const items = Array.from({ length: this.size }, () => ({ id: `burst-${++Burst.next}`, n: Burst.next }));
-    const answers = await Promise.all(items.map((item) => send(real, 'POST', undefined, item)));
+    const answers = await Promise.all(items.map((item, i) => send(real, i, 'POST', undefined, item)));
     expect(answers.map((answer) => answer.status)).toEqual(items.map(() => 201));
     for (const item of items) model.set(item.id, item);
-    const { body } = await send(real, 'GET');
+    const { body } = await send(real, Burst.next, 'GET');
     // Written at once, they may land in any order; everything else keeps its place.
     const listed = body as Item[];
     expect(new Set(listed.map((item) => item.id))).toEqual(new Set(model.keys()));
@@ -137,34 +153,47 @@ class Burst implements fc.AsyncCommand<Model, RestartableReactor> {
   toString = () => `${this.size} POSTs at once`;
 }
 
-class Restart implements fc.AsyncCommand<Model, RestartableReactor> {
+class Restart implements fc.AsyncCommand<Model, RestartableReactors> {
+  constructor(private readonly at: number) {}
   check = () => true;
-  async run(model: Model, real: RestartableReactor): Promise<void> {
-    await real.stop();
-    await real.start();
-    expect((await send(real, 'GET')).body).toEqual([...model.values()]);
+  async run(model: Model, real: RestartableReactors): Promise<void> {
+    await real.restart(this.at);
+    for (let at = 0; at < real.count; at++) expect((await send(real, at, 'GET')).body).toEqual([...model.values()]);
   }
-  toString = () => 'restart';
+  toString = () => `restart ${this.at}`;
 }
 
+/** Which reactor a request goes to: any, when there are several. */
+const at = fc.nat({ max: 1 });
 const commands = [
-  fc.tuple(fc.option(id, { nil: undefined }), fields).map(([given, item]) => new Create(given, item)),
-  fc.tuple(id, fields, fc.constantFrom('same' as const, 'none' as const, 'other' as const)).map(([given, item, withId]) => new Replace(given, item, withId)),
-  id.map((given) => new Delete(given)),
-  fc.option(id, { nil: undefined }).map((given) => new Read(given)),
+  fc.tuple(at, fc.option(id, { nil: undefined }), fields).map(([to, given, item]) => new Create(to, given, item)),
+  fc.tuple(at, id, fields, fc.constantFrom('same' as const, 'none' as const, 'other' as const)).map(([to, given, item, withId]) => new Replace(to, given, item, withId)),
+  fc.tuple(at, id).map(([to, given]) => new Delete(to, given)),
+  fc.tuple(at, fc.option(id, { nil: undefined })).map(([to, given]) => new Read(to, given)),
   fc.integer({ min: 2, max: 12 }).map((size) => new Burst(size)),
-  fc.constant(new Restart()),
+  at.map((to) => new Restart(to)),
 ];
+
+let run = 0;
+/** Sequences of commands, each on reactors made by `reactors` for a package of its own. */
+async function checkSequences(runs: number, reactors: (site: string, name: string) => RestartableReactors): Promise<void> {
+  await fc.assert(
+    fc.asyncProperty(fc.commands(commands, { maxCommands: 30 }), async (sequence) => {
+      const name = `model-${++run}`;
+      await runOnReactors(reactors(writeSite(name), name), new Map(BASE.map((item) => [item.id, item])), sequence);
+    }),
+    { numRuns: runs },
+  );
+}
 
 describe('the dataset REST API against its model', () => {
   it(`answers as the model says and keeps every acknowledged write across restarts (${process.env.FUZZ_RUNS ?? 40} sequences; FUZZ_RUNS sets more)`, async () => {
-    const site = writeSite();
-    let run = 0;
-    await fc.assert(
-      fc.asyncProperty(fc.commands(commands, { maxCommands: 30 }), async (sequence) => {
-        await runOnReactor(site, join(work.path, `workdir-${++run}`), new Map(BASE.map((item) => [item.id, item])), sequence);
-      }),
-      { numRuns: Number(process.env.FUZZ_RUNS ?? 40) },
-    );
+    await checkSequences(Number(process.env.FUZZ_RUNS ?? 40), (site, name) => new RestartableReactors(site, [join(work.path, `${name}-workdir`)]));
+  });
+
+  it(`does so on two reactors sharing a PostgreSQL database, each request to either (${process.env.FUZZ_RUNS ?? 15} sequences)`, async () => {
+    postgres = await startPostgres();
+    const overlay = postgres.url(await postgres.createDatabase());
+    await checkSequences(Number(process.env.FUZZ_RUNS ?? 15), (site, name) => new RestartableReactors(site, [join(work.path, `${name}-a`), join(work.path, `${name}-b`)], overlay));
   });
 });

@@ -1,43 +1,68 @@
 import fc from 'fast-check';
-import { FsOverlayStore } from '../../src/adapters/fs/fs-overlay-store.js';
-import { PORT } from '../../src/composition/service-ids.js';
-import { productionOpener, swap } from './production-container.js';
-import { startListening } from './listening-reactor.js';
+import type { AddressInfo } from 'node:net';
+import { productionContainer } from './production-container.js';
+import { startReactorIn } from './reactor-fixture.js';
+
+type Running = Awaited<ReturnType<typeof startReactorIn>>;
 
 /**
- * A reactor as production wires it over one package directory, its overlays in the
- * workdir's files as by default, listening on loopback: stopped and started again on the
- * same workdir, as a model test's restarts want.
+ * Reactors wired as production wires them over one package directory, each with a workdir
+ * of its own and listening on loopback: their overlays are the workdirs' files, or with
+ * `overlay` one PostgreSQL database they share, as reactors behind a load balancer do.
+ * Any of them can be stopped and started again on its workdir, as a model test's
+ * restarts want.
  */
-export class RestartableReactor {
-  private fixture: Awaited<ReturnType<typeof startListening>> | undefined;
+export class RestartableReactors {
+  private readonly running: Array<{ fixture: Running; base: string } | undefined>;
 
   constructor(
     private readonly site: string,
-    private readonly workdir: string,
-  ) {}
+    private readonly workdirs: readonly string[],
+    private readonly overlay?: string,
+  ) {
+    this.running = workdirs.map(() => undefined);
+  }
 
-  get base(): string {
-    return this.fixture!.base;
+  get count(): number {
+    return this.workdirs.length;
+  }
+
+  /** The URL of reactor `index` (taken modulo their count, so a command may name any). */
+  base(index = 0): string {
+    return this.running[index % this.count]!.base;
   }
 
   async start(): Promise<void> {
-    this.fixture = await startListening(productionOpener(), [{ source: this.site }], { workdir: this.workdir }, swap(PORT.OverlayStore, new FsOverlayStore()));
+    for (let index = 0; index < this.count; index++) await this.startOne(index);
+  }
+
+  async restart(index: number): Promise<void> {
+    await this.stopOne(index % this.count);
+    await this.startOne(index % this.count);
   }
 
   async stop(): Promise<void> {
-    await this.fixture?.stop();
-    this.fixture = undefined;
+    for (let index = 0; index < this.count; index++) await this.stopOne(index);
+  }
+
+  private async startOne(index: number): Promise<void> {
+    const fixture = await startReactorIn(productionContainer(), [{ source: this.site }], { workdir: this.workdirs[index]!, ...(this.overlay ? { overlay: this.overlay } : {}) });
+    const address: AddressInfo = await fixture.server.listen(0, '127.0.0.1');
+    this.running[index] = { fixture, base: `http://127.0.0.1:${address.port}` };
+  }
+
+  private async stopOne(index: number): Promise<void> {
+    await this.running[index]?.fixture.stop();
+    this.running[index] = undefined;
   }
 }
 
-/** Runs a sequence of model commands against a reactor started for it on a fresh workdir. */
-export async function runOnReactor<Model extends object>(site: string, workdir: string, model: Model, sequence: Iterable<fc.AsyncCommand<Model, RestartableReactor>>): Promise<void> {
-  const real = new RestartableReactor(site, workdir);
-  await real.start();
+/** Runs a sequence of model commands against reactors started for it on fresh workdirs. */
+export async function runOnReactors<Model extends object>(reactors: RestartableReactors, model: Model, sequence: Iterable<fc.AsyncCommand<Model, RestartableReactors>>): Promise<void> {
+  await reactors.start();
   try {
-    await fc.asyncModelRun(() => ({ model, real }), sequence);
+    await fc.asyncModelRun(() => ({ model, real: reactors }), sequence);
   } finally {
-    await real.stop();
+    await reactors.stop();
   }
 }
