@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it, jest } from '@jest/globals';
 import fc from 'fast-check';
+import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { VALID_METADATA, demoPackage } from '../support/demo-package.js';
@@ -50,12 +51,16 @@ type Item = Record<string, unknown>;
 type Model = Map<string, Item>;
 
 
-async function send(real: RestartableReactors, at: number, method: string, id?: string, item?: unknown): Promise<{ status: number; body: unknown }> {
+async function send(real: RestartableReactors, at: number, method: string, id?: string, item?: unknown, ifMatch?: string): Promise<{ status: number; body: unknown; text: string; etag: string | null }> {
   const url = `${real.base(at)}/api/v1/data/items${id === undefined ? '' : `/${encodeURIComponent(id)}`}`;
-  const answer = await fetch(url, { method, ...(item === undefined ? {} : { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(item) }) });
+  const headers: Record<string, string> = { ...(item === undefined ? {} : { 'Content-Type': 'application/json' }), ...(ifMatch === undefined ? {} : { 'If-Match': ifMatch }) };
+  const answer = await fetch(url, { method, headers, ...(item === undefined ? {} : { body: JSON.stringify(item) }) });
   const text = await answer.text();
-  return { status: answer.status, body: text === '' ? undefined : (JSON.parse(text) as unknown) };
+  return { status: answer.status, body: text === '' ? undefined : (JSON.parse(text) as unknown), text, etag: answer.headers.get('ETag') };
 }
+
+/** An item's entity tag as the data API makes it: the SHA-256 of the JSON it serves. */
+const tagOf = (json: string) => `"${createHash('sha256').update(json).digest('hex')}"`;
 
 /** As JSON carries it: what the model keeps of an item sent. */
 const asSent = (item: Item): Item => JSON.parse(JSON.stringify(item)) as Item;
@@ -124,13 +129,34 @@ class Read implements fc.AsyncCommand<Model, RestartableReactors> {
   ) {}
   check = () => true;
   async run(model: Model, real: RestartableReactors): Promise<void> {
-    const { status, body } = await send(real, this.at, 'GET', this.id);
+    const { status, body, text, etag } = await send(real, this.at, 'GET', this.id);
     if (this.id === undefined) return void expect([status, body]).toEqual([200, [...model.values()]]);
     const item = model.get(this.id);
     expect(status).toBe(item === undefined ? 404 : 200);
-    if (item !== undefined) expect(body).toEqual(item);
+    // The tag is of the bytes served, whichever reactor serves them and however the item came to be.
+    if (item !== undefined) expect([body, etag]).toEqual([item, tagOf(text)]);
   }
   toString = () => `GET@${this.at} ${this.id === undefined ? 'list' : JSON.stringify(this.id)}`;
+}
+
+/** A replace that holds only if the item still has the tag named: its own, an older one, `*`, or one of no item. */
+class ConditionalReplace implements fc.AsyncCommand<Model, RestartableReactors> {
+  constructor(
+    private readonly at: number,
+    private readonly id: string,
+    private readonly naming: 'current' | 'older' | 'any' | 'none',
+  ) {}
+  check = () => true;
+  async run(model: Model, real: RestartableReactors): Promise<void> {
+    const current = model.get(this.id);
+    const tag = { current: current && tagOf(JSON.stringify(current)), older: tagOf(JSON.stringify({ ...current, older: true })), any: '*', none: tagOf('"no item"') }[this.naming] ?? tagOf('null');
+    const item = { id: this.id, replaced: this.naming };
+    const { status, body } = await send(real, this.at, 'PUT', this.id, item, tag);
+    const holds = current !== undefined && (this.naming === 'current' || this.naming === 'any');
+    expect(status).toBe(holds ? 200 : 412);
+    if (holds) model.set(this.id, body as Item);
+  }
+  toString = () => `PUT@${this.at} ${JSON.stringify(this.id)} If-Match ${this.naming}`;
 }
 
 /** Creates of fresh ids sent at once: each acknowledged, each kept, in some order. */
@@ -171,6 +197,7 @@ const commands = [
   fc.tuple(at, id).map(([to, given]) => new Delete(to, given)),
   fc.tuple(at, fc.option(id, { nil: undefined })).map(([to, given]) => new Read(to, given)),
   fc.integer({ min: 2, max: 12 }).map((size) => new Burst(size)),
+  fc.tuple(at, id, fc.constantFrom('current' as const, 'older' as const, 'any' as const, 'none' as const)).map(([to, given, naming]) => new ConditionalReplace(to, given, naming)),
   at.map((to) => new Restart(to)),
 ];
 
