@@ -159,6 +159,22 @@ class ConditionalReplace implements fc.AsyncCommand<Model, RestartableReactors> 
   toString = () => `PUT@${this.at} ${JSON.stringify(this.id)} If-Match ${this.naming}`;
 }
 
+/** A query asked of every reactor at once: each answers it alike, cached or not, and never with items the model does not hold. */
+class Query implements fc.AsyncCommand<Model, RestartableReactors> {
+  constructor(private readonly query: string) {}
+  check = () => true;
+  async run(model: Model, real: RestartableReactors): Promise<void> {
+    const answers = await Promise.all(Array.from({ length: real.count }, async (_, at) => {
+      const answer = await fetch(`${real.base(at)}/api/v1/data/items?${this.query}`);
+      return { status: answer.status, total: answer.headers.get('X-Total-Count'), etag: answer.headers.get('ETag'), text: await answer.text() };
+    }));
+    for (const other of answers.slice(1)) expect(other).toEqual(answers[0]);
+    if (answers[0]!.status !== 200) return void expect(answers[0]!.status).toBe(400);
+    for (const item of JSON.parse(answers[0]!.text) as Item[]) expect(model.get(String(item.id))).toEqual(item);
+  }
+  toString = () => `GET ?${this.query}`;
+}
+
 /** Creates of fresh ids sent at once: each acknowledged, each kept, in some order. */
 class Burst implements fc.AsyncCommand<Model, RestartableReactors> {
   private static next = 0;
@@ -198,6 +214,9 @@ const commands = [
   fc.tuple(at, fc.option(id, { nil: undefined })).map(([to, given]) => new Read(to, given)),
   fc.integer({ min: 2, max: 12 }).map((size) => new Burst(size)),
   fc.tuple(at, id, fc.constantFrom('current' as const, 'older' as const, 'any' as const, 'none' as const)).map(([to, given, naming]) => new ConditionalReplace(to, given, naming)),
+  fc
+    .array(fc.constantFrom('sort=id', 'sort=-id', 'sort=title,-id', 'sort=n', 'limit=2', 'limit=0', 'offset=1', 'title=one', 'title_like=o', 'q=t', 'n_gte=1', 'n_lt=x', 'tags=t', 'id_ne=a', 'nope=1', '_page=2', '_limit=3'), { maxLength: 4 })
+    .map((parts) => new Query(parts.join('&'))),
   at.map((to) => new Restart(to)),
 ];
 
