@@ -4,7 +4,7 @@ import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EXAMPLE_SITE, temporaryDirectory } from '../support/paths.js';
 import { startPostgres, type TestPostgres } from '../support/postgres.js';
-import { RestartableReactors, runOnReactors } from '../support/restartable-reactor.js';
+import { RestartableReactors, runOnReactors, withSaved } from '../support/restartable-reactor.js';
 
 jest.setTimeout(180_000);
 
@@ -96,11 +96,29 @@ class Restart implements fc.AsyncCommand<Model, RestartableReactors> {
 
 /** Which reactor a request goes to: any, when there are several. */
 const at = fc.nat({ max: 1 });
+/** `save`, then the saved `.cap` served on its own: it holds the files the model holds, and none it deleted. */
+class Save implements fc.AsyncCommand<Model, RestartableReactors> {
+  constructor(
+    private readonly at: number,
+    private readonly probe: string,
+  ) {}
+  check = () => true;
+  async run(model: Model, real: RestartableReactors): Promise<void> {
+    await withSaved(real, this.at, join(work.path, `saved-${++Save.count}`), async (saved) => {
+      for (const [file, body] of model) expect([file, (await send(saved, 0, 'GET', file)).text]).toEqual([file, body]);
+      if (!model.has(this.probe)) expect((await send(saved, 0, 'GET', this.probe)).status).toBe(404);
+    });
+  }
+  private static count = 0;
+  toString = () => `save@${this.at}`;
+}
+
 const commands = [
   fc.tuple(at, path, fc.string({ maxLength: 12 })).map(([to, file, body]) => new Put(to, file, body)),
   fc.tuple(at, path).map(([to, file]) => new Delete(to, file)),
   fc.tuple(at, path).map(([to, file]) => new Read(to, file)),
   at.map((to) => new Restart(to)),
+  fc.tuple(at, path).map(([to, probe]) => new Save(to, probe)),
 ];
 
 let run = 0;

@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { VALID_METADATA, demoPackage } from '../support/demo-package.js';
 import { temporaryDirectory } from '../support/paths.js';
 import { startPostgres, type TestPostgres } from '../support/postgres.js';
-import { RestartableReactors, runOnReactors } from '../support/restartable-reactor.js';
+import { RestartableReactors, runOnReactors, withSaved } from '../support/restartable-reactor.js';
 
 jest.setTimeout(180_000);
 
@@ -175,6 +175,19 @@ class Query implements fc.AsyncCommand<Model, RestartableReactors> {
   toString = () => `GET ?${this.query}`;
 }
 
+/** `save`, then the saved `.cap` served on its own: it holds what the model holds, base and writes folded. */
+class Save implements fc.AsyncCommand<Model, RestartableReactors> {
+  constructor(private readonly at: number) {}
+  check = () => true;
+  async run(model: Model, real: RestartableReactors): Promise<void> {
+    await withSaved(real, this.at, join(work.path, `saved-${++Save.count}`), async (saved) => {
+      expect((await send(saved, 0, 'GET')).body).toEqual([...model.values()]);
+    });
+  }
+  private static count = 0;
+  toString = () => `save@${this.at}`;
+}
+
 /** Creates of fresh ids sent at once: each acknowledged, each kept, in some order. */
 class Burst implements fc.AsyncCommand<Model, RestartableReactors> {
   private static next = 0;
@@ -218,6 +231,7 @@ const commands = [
     .array(fc.constantFrom('sort=id', 'sort=-id', 'sort=title,-id', 'sort=n', 'limit=2', 'limit=0', 'offset=1', 'title=one', 'title_like=o', 'q=t', 'n_gte=1', 'n_lt=x', 'tags=t', 'id_ne=a', 'nope=1', '_page=2', '_limit=3'), { maxLength: 4 })
     .map((parts) => new Query(parts.join('&'))),
   at.map((to) => new Restart(to)),
+  at.map((to) => new Save(to)),
 ];
 
 let run = 0;

@@ -66,3 +66,17 @@ export async function runOnReactors<Model extends object>(reactors: RestartableR
     await reactors.stop();
   }
 }
+
+/** `POST /package/<name>/save` to reactor `at`, then `check` run on a reactor serving the saved `.cap` alone (its workdir `workdir`), stopped after. */
+export async function withSaved(real: RestartableReactors, at: number, workdir: string, check: (saved: RestartableReactors) => Promise<void>): Promise<void> {
+  const [{ name }] = ((await (await fetch(`${real.base(at)}/api/v1/introspect/metadata`)).json()) as { packages: Array<{ name: string }> }).packages;
+  const answer = await fetch(`${real.base(at)}/package/${name}/save`, { method: 'POST' });
+  if (answer.status !== 200) throw new Error(`save answered ${answer.status}: ${await answer.text()}`);
+  const saved = new RestartableReactors(((await answer.json()) as { path: string }).path, [workdir]);
+  await saved.start();
+  try {
+    await check(saved);
+  } finally {
+    await saved.stop();
+  }
+}
