@@ -71,12 +71,10 @@ export class ReactorServer {
     this.access = new AccessLog(logFormat, quiet || options.quiet === true, options.log);
     this.metrics = new RequestMetrics(reactor);
     this.server = createServer({ maxHeaderSize: 16 * 1024, requestTimeout: 60_000 }, (request, response) => {
-      // A fault in answering one request is that request's 500, never the end of the process.
-      try {
-        this.handle(request, response);
-      } catch (error) {
-        sendProblem(response, error);
-      }
+      // `--watch`: a request sent after an edit is answered from the version that holds it.
+      const reloading = this.reactor.upToDate();
+      if (reloading) return void reloading.then(() => this.guarded(request, response));
+      this.guarded(request, response);
     });
     this.server.keepAliveTimeout = 65_000;
     // A client that half-closes once its request is sent (`printf ... | nc -N`, health
@@ -84,6 +82,15 @@ export class ReactorServer {
     // not written by the time the client's FIN is read, which is any answer that waits on
     // a read, a hash or a write. (Node's own switch for it, on every http.Server.)
     (this.server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
+  }
+
+  /** A fault in answering one request is that request's 500, never the end of the process. */
+  private guarded(request: IncomingMessage, response: ServerResponse): void {
+    try {
+      this.handle(request, response);
+    } catch (error) {
+      sendProblem(response, error);
+    }
   }
 
   private handle(request: IncomingMessage, response: ServerResponse): void {

@@ -103,6 +103,9 @@ export class Reactor {
   /** Why a mount's source, edited while served, no longer loads: the last good version keeps serving. */
   private readonly reloadProblems = new Map<Mount, string>();
   private readonly reloading = new Map<Mount, Promise<void>>();
+  /** Mounts whose source changed since they were last loaded (`--watch`). */
+  private readonly stale = new Set<Mount>();
+  private readonly waitingReloads = new Map<Mount, Promise<void>>();
   private readonly listeners: Array<(event: ReactorEvent) => void> = [];
   private readonly watchers: Array<{ close(): void }> = [];
   /** Sources that did not load at start: the reactor serves the others, and is not ready. */
@@ -201,7 +204,11 @@ export class Reactor {
     }
     if (settings.watch && dependencies.watcher) {
       // Only directories change while served; a .cap is read in place and never edited under the reactor.
-      for (const mount of reactor.ordered) if (mount.pkg.source.kind === 'directory') reactor.watchers.push(dependencies.watcher.watch(mount.location, () => void reactor.reload(mount)));
+      for (const mount of reactor.ordered) {
+        if (mount.pkg.source.kind !== 'directory') continue;
+        const changes = { touched: () => void reactor.stale.add(mount), settled: () => void (reactor.stale.has(mount) && reactor.reload(mount)) };
+        reactor.watchers.push(dependencies.watcher.watch(mount.location, changes));
+      }
     }
     reactor.failures = failures;
     if (backend.overlays.shared && reactor.authEnabled() && reactor.auth.deploy.sessionSecret === undefined) {
@@ -459,14 +466,36 @@ export class Reactor {
    * serving.
    */
   reload(mount: Mount): Promise<void> {
-    const next = (this.reloading.get(mount) ?? Promise.resolve()).then(() => this.reloadNow(mount));
+    // A reload that has not begun reads everything changed so far: every caller can share it.
+    const waiting = this.waitingReloads.get(mount);
+    if (waiting) return waiting;
+    const next = (this.reloading.get(mount) ?? Promise.resolve()).then(() => {
+      this.waitingReloads.delete(mount);
+      return this.reloadNow(mount);
+    });
+    this.waitingReloads.set(mount, next);
     this.reloading.set(mount, next);
+    void next.then(() => this.reloading.get(mount) === next && this.reloading.delete(mount));
     return next;
+  }
+
+  /**
+   * What a request waits for before it is resolved, under `--watch`: the reload of every
+   * source changed since it was loaded, begun now rather than once the edits settle, and
+   * any reload under way. So a request sent after an edit sees it, even one sent at once.
+   * None (the usual case) when nothing changed.
+   */
+  upToDate(): Promise<void> | undefined {
+    if (this.stale.size === 0 && this.reloading.size === 0) return undefined;
+    for (const mount of this.stale) void this.reload(mount);
+    return Promise.all(this.reloading.values()).then(() => undefined);
   }
 
   private async reloadNow(mount: Mount): Promise<void> {
     const recipe = this.recipes.get(mount);
     if (!recipe || !this.ordered.includes(mount)) return;
+    // What changes from here on is read by the next reload: this one may have read before it.
+    this.stale.delete(mount);
     try {
       // Writes wait while the package and its overlay are read again, then go on against the
       // new version: it holds every acknowledged write.
