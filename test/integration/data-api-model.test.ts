@@ -62,6 +62,19 @@ async function send(real: RestartableReactors, at: number, method: string, id?: 
 /** An item's entity tag as the data API makes it: the SHA-256 of the JSON it serves. */
 const tagOf = (json: string) => `"${createHash('sha256').update(json).digest('hex')}"`;
 
+/** Each item's versions, oldest first, as `/history` lists them (times aside): what the model's writes made. */
+type Version = { op: 'base' | 'create' | 'replace' | 'delete'; item?: Item };
+const histories = new WeakMap<Model, Map<string, Version[]>>();
+function historyOf(model: Model): Map<string, Version[]> {
+  let history = histories.get(model);
+  if (!history) histories.set(model, (history = new Map(BASE.map((item) => [item.id, [{ op: 'base', item }]]))));
+  return history;
+}
+function recorded(model: Model, id: string, version: Version): void {
+  const history = historyOf(model);
+  history.set(id, [...(history.get(id) ?? []), version]);
+}
+
 /** As JSON carries it: what the model keeps of an item sent. */
 const asSent = (item: Item): Item => JSON.parse(JSON.stringify(item)) as Item;
 
@@ -84,6 +97,7 @@ class Create implements fc.AsyncCommand<Model, RestartableReactors> {
     if (this.id !== undefined) expect(stored).toEqual(item);
     else expect(model.has(String(stored.id))).toBe(false);
     model.set(String(stored.id), stored);
+    recorded(model, String(stored.id), { op: 'create', item: stored });
   }
   toString = () => `POST@${this.at} ${JSON.stringify(this.id)} ${JSON.stringify(this.fields)}`;
 }
@@ -105,6 +119,7 @@ class Replace implements fc.AsyncCommand<Model, RestartableReactors> {
     // Items here all carry their id, so a replacement without one gets it.
     expect(body).toEqual({ id: this.id, ...item });
     model.set(this.id, body as Item);
+    recorded(model, this.id, { op: 'replace', item: body as Item });
   }
   toString = () => `PUT@${this.at} ${JSON.stringify(this.id)} ${JSON.stringify(this.fields)} (id: ${this.withId})`;
 }
@@ -117,7 +132,9 @@ class Delete implements fc.AsyncCommand<Model, RestartableReactors> {
   check = () => true;
   async run(model: Model, real: RestartableReactors): Promise<void> {
     const { status } = await send(real, this.at, 'DELETE', this.id);
-    expect(status).toBe(model.delete(this.id) ? 204 : 404);
+    const existed = model.delete(this.id);
+    expect(status).toBe(existed ? 204 : 404);
+    if (existed) recorded(model, this.id, { op: 'delete' });
   }
   toString = () => `DELETE@${this.at} ${JSON.stringify(this.id)}`;
 }
@@ -154,7 +171,10 @@ class ConditionalReplace implements fc.AsyncCommand<Model, RestartableReactors> 
     const { status, body } = await send(real, this.at, 'PUT', this.id, item, tag);
     const holds = current !== undefined && (this.naming === 'current' || this.naming === 'any');
     expect(status).toBe(holds ? 200 : 412);
-    if (holds) model.set(this.id, body as Item);
+    if (holds) {
+      model.set(this.id, body as Item);
+      recorded(model, this.id, { op: 'replace', item: body as Item });
+    }
   }
   toString = () => `PUT@${this.at} ${JSON.stringify(this.id)} If-Match ${this.naming}`;
 }
@@ -173,6 +193,23 @@ class Query implements fc.AsyncCommand<Model, RestartableReactors> {
     for (const item of JSON.parse(answers[0]!.text) as Item[]) expect(model.get(String(item.id))).toEqual(item);
   }
   toString = () => `GET ?${this.query}`;
+}
+
+/** An item's history: every version the model's writes made, in order, on whichever reactor asks, and 404 for an item that never was. */
+class History implements fc.AsyncCommand<Model, RestartableReactors> {
+  constructor(
+    private readonly at: number,
+    private readonly id: string,
+  ) {}
+  check = () => true;
+  async run(model: Model, real: RestartableReactors): Promise<void> {
+    const answer = await fetch(`${real.base(this.at)}/api/v1/data/items/${encodeURIComponent(this.id)}/history`);
+    const versions = historyOf(model).get(this.id);
+    if (versions === undefined) return void expect(answer.status).toBe(404);
+    const listed = ((await answer.json()) as { versions: Array<Version & { at: unknown }> }).versions;
+    expect([answer.status, listed.map(({ op, item }) => (item === undefined ? { op } : { op, item }))]).toEqual([200, versions]);
+  }
+  toString = () => `history@${this.at} ${JSON.stringify(this.id)}`;
 }
 
 /** `save`, then the saved `.cap` served on its own: it holds what the model holds, base and writes folded. */
@@ -197,7 +234,10 @@ class Burst implements fc.AsyncCommand<Model, RestartableReactors> {
     const items = Array.from({ length: this.size }, () => ({ id: `burst-${++Burst.next}`, n: Burst.next }));
     const answers = await Promise.all(items.map((item, i) => send(real, i, 'POST', undefined, item)));
     expect(answers.map((answer) => answer.status)).toEqual(items.map(() => 201));
-    for (const item of items) model.set(item.id, item);
+    for (const item of items) {
+      model.set(item.id, item);
+      recorded(model, item.id, { op: 'create', item });
+    }
     const { body } = await send(real, Burst.next, 'GET');
     // Written at once, they may land in any order; everything else keeps its place.
     const listed = body as Item[];
@@ -232,6 +272,7 @@ const commands = [
     .map((parts) => new Query(parts.join('&'))),
   at.map((to) => new Restart(to)),
   at.map((to) => new Save(to)),
+  fc.tuple(at, id).map(([to, given]) => new History(to, given)),
 ];
 
 let run = 0;
