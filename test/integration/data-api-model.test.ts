@@ -195,6 +195,48 @@ class Query implements fc.AsyncCommand<Model, RestartableReactors> {
   toString = () => `GET ?${this.query}`;
 }
 
+/** A GraphQL mutation on reactor `at`: its data, or the code of its first error. */
+async function mutate(real: RestartableReactors, at: number, query: string, variables: Record<string, unknown>): Promise<{ data: unknown; code: unknown }> {
+  const answer = await fetch(`${real.base(at)}/graphql`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ query, variables }) });
+  const result = (await answer.json()) as { data?: Record<string, unknown> | null; errors?: Array<{ extensions?: { code?: unknown } }> };
+  return { data: result.data ? Object.values(result.data)[0] : null, code: result.errors?.[0]?.extensions?.code };
+}
+
+/** The same writes through GraphQL: the REST API, the history and the other reactors see them alike. */
+class GraphqlWrite implements fc.AsyncCommand<Model, RestartableReactors> {
+  constructor(
+    private readonly at: number,
+    private readonly op: 'create' | 'update' | 'delete',
+    private readonly id: string,
+    private readonly fields: Item,
+  ) {}
+  check = () => true;
+  async run(model: Model, real: RestartableReactors): Promise<void> {
+    const item = asSent({ ...this.fields, id: this.id });
+    const exists = model.has(this.id);
+    if (this.op === 'create') {
+      const { data, code } = await mutate(real, this.at, 'mutation($item: JSON!) { createItems(item: $item) }', { item });
+      if (exists) return void expect([data, code]).toEqual([null, 'DUPLICATE_ID']);
+      expect(data).toEqual(item);
+      model.set(this.id, item);
+      return recorded(model, this.id, { op: 'create', item });
+    }
+    if (this.op === 'update') {
+      const { data, code } = await mutate(real, this.at, 'mutation($id: ID!, $item: JSON!) { updateItems(id: $id, item: $item) }', { id: this.id, item });
+      if (!exists) return void expect([data, code]).toEqual([null, 'ITEM_NOT_FOUND']);
+      expect(data).toEqual(item);
+      model.set(this.id, item);
+      return recorded(model, this.id, { op: 'replace', item });
+    }
+    const { data, code } = await mutate(real, this.at, 'mutation($id: ID!) { deleteItems(id: $id) }', { id: this.id });
+    if (!exists) return void expect([data, code]).toEqual([null, 'ITEM_NOT_FOUND']);
+    expect(data).toBe(this.id);
+    model.delete(this.id);
+    recorded(model, this.id, { op: 'delete' });
+  }
+  toString = () => `GraphQL ${this.op}@${this.at} ${JSON.stringify(this.id)} ${JSON.stringify(this.fields)}`;
+}
+
 /** An item's history: every version the model's writes made, in order, on whichever reactor asks, and 404 for an item that never was. */
 class History implements fc.AsyncCommand<Model, RestartableReactors> {
   constructor(
@@ -273,6 +315,7 @@ const commands = [
   at.map((to) => new Restart(to)),
   at.map((to) => new Save(to)),
   fc.tuple(at, id).map(([to, given]) => new History(to, given)),
+  fc.tuple(at, fc.constantFrom('create' as const, 'update' as const, 'delete' as const), id, fields).map(([to, op, given, item]) => new GraphqlWrite(to, op, given, item)),
 ];
 
 let run = 0;
