@@ -4,7 +4,7 @@ import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EXAMPLE_SITE, temporaryDirectory } from '../support/paths.js';
 import { startPostgres, type TestPostgres } from '../support/postgres.js';
-import { RestartableReactors, runOnReactors, withSaved } from '../support/restartable-reactor.js';
+import { ReactorProcess, RestartableReactors, runOnReactors, withSaved, type Reactors } from '../support/restartable-reactor.js';
 
 jest.setTimeout(180_000);
 
@@ -28,7 +28,7 @@ afterAll(async () => {
 type Model = Map<string, string>;
 
 
-async function send(real: RestartableReactors, at: number, method: string, path: string, body?: string): Promise<{ status: number; text: string }> {
+async function send(real: Reactors, at: number, method: string, path: string, body?: string): Promise<{ status: number; text: string }> {
   const answer = await fetch(`${real.base(at)}/m/${path}`, { method, ...(body === undefined ? {} : { body }) });
   return { status: answer.status, text: await answer.text() };
 }
@@ -41,14 +41,14 @@ function conflicts(model: Model, path: string): boolean {
 
 const path = fc.array(fc.constantFrom('a', 'b', 'c.txt'), { minLength: 1, maxLength: 3 }).map((parts) => parts.join('/'));
 
-class Put implements fc.AsyncCommand<Model, RestartableReactors> {
+class Put implements fc.AsyncCommand<Model, Reactors> {
   constructor(
     private readonly at: number,
     private readonly path: string,
     private readonly body: string,
   ) {}
   check = () => true;
-  async run(model: Model, real: RestartableReactors): Promise<void> {
+  async run(model: Model, real: Reactors): Promise<void> {
     const { status, text } = await send(real, this.at, 'PUT', this.path, this.body);
     if (conflicts(model, this.path)) return void expect([status, JSON.parse(text).error.code]).toEqual([409, 'CONTENT_CONFLICT']);
     expect(status).toBe(200);
@@ -57,26 +57,26 @@ class Put implements fc.AsyncCommand<Model, RestartableReactors> {
   toString = () => `PUT@${this.at} ${this.path} ${JSON.stringify(this.body)}`;
 }
 
-class Delete implements fc.AsyncCommand<Model, RestartableReactors> {
+class Delete implements fc.AsyncCommand<Model, Reactors> {
   constructor(
     private readonly at: number,
     private readonly path: string,
   ) {}
   check = () => true;
-  async run(model: Model, real: RestartableReactors): Promise<void> {
+  async run(model: Model, real: Reactors): Promise<void> {
     const { status } = await send(real, this.at, 'DELETE', this.path);
     expect(status).toBe(model.delete(this.path) ? 204 : 404);
   }
   toString = () => `DELETE@${this.at} ${this.path}`;
 }
 
-class Read implements fc.AsyncCommand<Model, RestartableReactors> {
+class Read implements fc.AsyncCommand<Model, Reactors> {
   constructor(
     private readonly at: number,
     private readonly path: string,
   ) {}
   check = () => true;
-  async run(model: Model, real: RestartableReactors): Promise<void> {
+  async run(model: Model, real: Reactors): Promise<void> {
     const { status, text } = await send(real, this.at, 'GET', this.path);
     const body = model.get(this.path);
     expect([status, status === 200 ? text : undefined]).toEqual(body === undefined ? [404, undefined] : [200, body]);
@@ -84,10 +84,10 @@ class Read implements fc.AsyncCommand<Model, RestartableReactors> {
   toString = () => `GET@${this.at} ${this.path}`;
 }
 
-class Restart implements fc.AsyncCommand<Model, RestartableReactors> {
+class Restart implements fc.AsyncCommand<Model, Reactors> {
   constructor(private readonly at: number) {}
   check = () => true;
-  async run(model: Model, real: RestartableReactors): Promise<void> {
+  async run(model: Model, real: Reactors): Promise<void> {
     await real.restart(this.at);
     for (let at = 0; at < real.count; at++) for (const [file, body] of model) expect([file, (await send(real, at, 'GET', file)).text]).toEqual([file, body]);
   }
@@ -97,13 +97,13 @@ class Restart implements fc.AsyncCommand<Model, RestartableReactors> {
 /** Which reactor a request goes to: any, when there are several. */
 const at = fc.nat({ max: 1 });
 /** `save`, then the saved `.cap` served on its own: it holds the files the model holds, and none it deleted. */
-class Save implements fc.AsyncCommand<Model, RestartableReactors> {
+class Save implements fc.AsyncCommand<Model, Reactors> {
   constructor(
     private readonly at: number,
     private readonly probe: string,
   ) {}
   check = () => true;
-  async run(model: Model, real: RestartableReactors): Promise<void> {
+  async run(model: Model, real: Reactors): Promise<void> {
     await withSaved(real, this.at, join(work.path, `saved-${++Save.count}`), async (saved) => {
       for (const [file, body] of model) expect([file, (await send(saved, 0, 'GET', file)).text]).toEqual([file, body]);
       if (!model.has(this.probe)) expect((await send(saved, 0, 'GET', this.probe)).status).toBe(404);
@@ -123,7 +123,7 @@ const commands = [
 
 let run = 0;
 /** Sequences of commands, each on reactors made by `reactors` for a copy of the example site of its own. */
-async function checkSequences(runs: number, reactors: (site: string, name: string) => RestartableReactors): Promise<void> {
+async function checkSequences(runs: number, reactors: (site: string, name: string) => Reactors): Promise<void> {
   await fc.assert(
     fc.asyncProperty(fc.commands(commands, { maxCommands: 30 }), async (sequence) => {
       const name = `site-${++run}`;
@@ -147,5 +147,9 @@ describe('content writes against their model', () => {
     postgres = await startPostgres();
     const overlay = postgres.url(await postgres.createDatabase());
     await checkSequences(Number(process.env.FUZZ_RUNS ?? 15), (site, name) => new RestartableReactors(site, [join(work.path, `${name}-a`), join(work.path, `${name}-b`)], overlay));
+  });
+
+  it(`does so on the built reactor with --workers 2, each request to either worker, a restart a SIGKILL (${process.env.FUZZ_RUNS ?? 6} sequences)`, async () => {
+    await checkSequences(Number(process.env.FUZZ_RUNS ?? 6), (site, name) => new ReactorProcess([site, '--workers', '2', '--quiet', '--workdir', join(work.path, `${name}-workers`)]));
   });
 });

@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { VALID_METADATA, demoPackage } from '../support/demo-package.js';
 import { temporaryDirectory } from '../support/paths.js';
 import { startPostgres, type TestPostgres } from '../support/postgres.js';
-import { RestartableReactors, runOnReactors, withSaved } from '../support/restartable-reactor.js';
+import { ReactorProcess, RestartableReactors, runOnReactors, withSaved, type Reactors } from '../support/restartable-reactor.js';
 
 jest.setTimeout(180_000);
 
@@ -51,7 +51,7 @@ type Item = Record<string, unknown>;
 type Model = Map<string, Item>;
 
 
-async function send(real: RestartableReactors, at: number, method: string, id?: string, item?: unknown, ifMatch?: string): Promise<{ status: number; body: unknown; text: string; etag: string | null }> {
+async function send(real: Reactors, at: number, method: string, id?: string, item?: unknown, ifMatch?: string): Promise<{ status: number; body: unknown; text: string; etag: string | null }> {
   const url = `${real.base(at)}/api/v1/data/items${id === undefined ? '' : `/${encodeURIComponent(id)}`}`;
   const headers: Record<string, string> = { ...(item === undefined ? {} : { 'Content-Type': 'application/json' }), ...(ifMatch === undefined ? {} : { 'If-Match': ifMatch }) };
   const answer = await fetch(url, { method, headers, ...(item === undefined ? {} : { body: JSON.stringify(item) }) });
@@ -81,14 +81,14 @@ const asSent = (item: Item): Item => JSON.parse(JSON.stringify(item)) as Item;
 const id = fc.constantFrom('base-1', 'base-2', 'a', 'b', 'c', '1', '2', '3', 'x y', 'é', '__proto__', 'constructor');
 const fields = fc.dictionary(fc.constantFrom('title', 'n', 'tags', 'nested', '__proto__', 'toString'), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 });
 
-class Create implements fc.AsyncCommand<Model, RestartableReactors> {
+class Create implements fc.AsyncCommand<Model, Reactors> {
   constructor(
     private readonly at: number,
     private readonly id: string | undefined,
     private readonly fields: Item,
   ) {}
   check = () => true;
-  async run(model: Model, real: RestartableReactors): Promise<void> {
+  async run(model: Model, real: Reactors): Promise<void> {
     const item = asSent(this.id === undefined ? this.fields : { ...this.fields, id: this.id });
     const { status, body } = await send(real, this.at, 'POST', undefined, item);
     if (this.id !== undefined && model.has(this.id)) return void expect(status).toBe(409);
@@ -102,7 +102,7 @@ class Create implements fc.AsyncCommand<Model, RestartableReactors> {
   toString = () => `POST@${this.at} ${JSON.stringify(this.id)} ${JSON.stringify(this.fields)}`;
 }
 
-class Replace implements fc.AsyncCommand<Model, RestartableReactors> {
+class Replace implements fc.AsyncCommand<Model, Reactors> {
   constructor(
     private readonly at: number,
     private readonly id: string,
@@ -110,7 +110,7 @@ class Replace implements fc.AsyncCommand<Model, RestartableReactors> {
     private readonly withId: 'same' | 'none' | 'other',
   ) {}
   check = () => true;
-  async run(model: Model, real: RestartableReactors): Promise<void> {
+  async run(model: Model, real: Reactors): Promise<void> {
     const item = asSent(this.withId === 'none' ? this.fields : { ...this.fields, id: this.withId === 'same' ? this.id : `${this.id}-other` });
     const { status, body } = await send(real, this.at, 'PUT', this.id, item);
     if (this.withId === 'other') return void expect(status).toBe(409);
@@ -124,13 +124,13 @@ class Replace implements fc.AsyncCommand<Model, RestartableReactors> {
   toString = () => `PUT@${this.at} ${JSON.stringify(this.id)} ${JSON.stringify(this.fields)} (id: ${this.withId})`;
 }
 
-class Delete implements fc.AsyncCommand<Model, RestartableReactors> {
+class Delete implements fc.AsyncCommand<Model, Reactors> {
   constructor(
     private readonly at: number,
     private readonly id: string,
   ) {}
   check = () => true;
-  async run(model: Model, real: RestartableReactors): Promise<void> {
+  async run(model: Model, real: Reactors): Promise<void> {
     const { status } = await send(real, this.at, 'DELETE', this.id);
     const existed = model.delete(this.id);
     expect(status).toBe(existed ? 204 : 404);
@@ -139,13 +139,13 @@ class Delete implements fc.AsyncCommand<Model, RestartableReactors> {
   toString = () => `DELETE@${this.at} ${JSON.stringify(this.id)}`;
 }
 
-class Read implements fc.AsyncCommand<Model, RestartableReactors> {
+class Read implements fc.AsyncCommand<Model, Reactors> {
   constructor(
     private readonly at: number,
     private readonly id: string | undefined,
   ) {}
   check = () => true;
-  async run(model: Model, real: RestartableReactors): Promise<void> {
+  async run(model: Model, real: Reactors): Promise<void> {
     const { status, body, text, etag } = await send(real, this.at, 'GET', this.id);
     if (this.id === undefined) return void expect([status, body]).toEqual([200, [...model.values()]]);
     const item = model.get(this.id);
@@ -157,14 +157,14 @@ class Read implements fc.AsyncCommand<Model, RestartableReactors> {
 }
 
 /** A replace that holds only if the item still has the tag named: its own, an older one, `*`, or one of no item. */
-class ConditionalReplace implements fc.AsyncCommand<Model, RestartableReactors> {
+class ConditionalReplace implements fc.AsyncCommand<Model, Reactors> {
   constructor(
     private readonly at: number,
     private readonly id: string,
     private readonly naming: 'current' | 'older' | 'any' | 'none',
   ) {}
   check = () => true;
-  async run(model: Model, real: RestartableReactors): Promise<void> {
+  async run(model: Model, real: Reactors): Promise<void> {
     const current = model.get(this.id);
     const tag = { current: current && tagOf(JSON.stringify(current)), older: tagOf(JSON.stringify({ ...current, older: true })), any: '*', none: tagOf('"no item"') }[this.naming] ?? tagOf('null');
     const item = { id: this.id, replaced: this.naming };
@@ -180,10 +180,10 @@ class ConditionalReplace implements fc.AsyncCommand<Model, RestartableReactors> 
 }
 
 /** A query asked of every reactor at once: each answers it alike, cached or not, and never with items the model does not hold. */
-class Query implements fc.AsyncCommand<Model, RestartableReactors> {
+class Query implements fc.AsyncCommand<Model, Reactors> {
   constructor(private readonly query: string) {}
   check = () => true;
-  async run(model: Model, real: RestartableReactors): Promise<void> {
+  async run(model: Model, real: Reactors): Promise<void> {
     const answers = await Promise.all(Array.from({ length: real.count }, async (_, at) => {
       const answer = await fetch(`${real.base(at)}/api/v1/data/items?${this.query}`);
       return { status: answer.status, total: answer.headers.get('X-Total-Count'), etag: answer.headers.get('ETag'), text: await answer.text() };
@@ -196,14 +196,14 @@ class Query implements fc.AsyncCommand<Model, RestartableReactors> {
 }
 
 /** A GraphQL mutation on reactor `at`: its data, or the code of its first error. */
-async function mutate(real: RestartableReactors, at: number, query: string, variables: Record<string, unknown>): Promise<{ data: unknown; code: unknown }> {
+async function mutate(real: Reactors, at: number, query: string, variables: Record<string, unknown>): Promise<{ data: unknown; code: unknown }> {
   const answer = await fetch(`${real.base(at)}/graphql`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ query, variables }) });
   const result = (await answer.json()) as { data?: Record<string, unknown> | null; errors?: Array<{ extensions?: { code?: unknown } }> };
   return { data: result.data ? Object.values(result.data)[0] : null, code: result.errors?.[0]?.extensions?.code };
 }
 
 /** The same writes through GraphQL: the REST API, the history and the other reactors see them alike. */
-class GraphqlWrite implements fc.AsyncCommand<Model, RestartableReactors> {
+class GraphqlWrite implements fc.AsyncCommand<Model, Reactors> {
   constructor(
     private readonly at: number,
     private readonly op: 'create' | 'update' | 'delete',
@@ -211,7 +211,7 @@ class GraphqlWrite implements fc.AsyncCommand<Model, RestartableReactors> {
     private readonly fields: Item,
   ) {}
   check = () => true;
-  async run(model: Model, real: RestartableReactors): Promise<void> {
+  async run(model: Model, real: Reactors): Promise<void> {
     const item = asSent({ ...this.fields, id: this.id });
     const exists = model.has(this.id);
     if (this.op === 'create') {
@@ -238,13 +238,13 @@ class GraphqlWrite implements fc.AsyncCommand<Model, RestartableReactors> {
 }
 
 /** An item's history: every version the model's writes made, in order, on whichever reactor asks, and 404 for an item that never was. */
-class History implements fc.AsyncCommand<Model, RestartableReactors> {
+class History implements fc.AsyncCommand<Model, Reactors> {
   constructor(
     private readonly at: number,
     private readonly id: string,
   ) {}
   check = () => true;
-  async run(model: Model, real: RestartableReactors): Promise<void> {
+  async run(model: Model, real: Reactors): Promise<void> {
     const answer = await fetch(`${real.base(this.at)}/api/v1/data/items/${encodeURIComponent(this.id)}/history`);
     const versions = historyOf(model).get(this.id);
     if (versions === undefined) return void expect(answer.status).toBe(404);
@@ -255,10 +255,10 @@ class History implements fc.AsyncCommand<Model, RestartableReactors> {
 }
 
 /** `save`, then the saved `.cap` served on its own: it holds what the model holds, base and writes folded. */
-class Save implements fc.AsyncCommand<Model, RestartableReactors> {
+class Save implements fc.AsyncCommand<Model, Reactors> {
   constructor(private readonly at: number) {}
   check = () => true;
-  async run(model: Model, real: RestartableReactors): Promise<void> {
+  async run(model: Model, real: Reactors): Promise<void> {
     await withSaved(real, this.at, join(work.path, `saved-${++Save.count}`), async (saved) => {
       expect((await send(saved, 0, 'GET')).body).toEqual([...model.values()]);
     });
@@ -268,11 +268,11 @@ class Save implements fc.AsyncCommand<Model, RestartableReactors> {
 }
 
 /** Creates of fresh ids sent at once: each acknowledged, each kept, in some order. */
-class Burst implements fc.AsyncCommand<Model, RestartableReactors> {
+class Burst implements fc.AsyncCommand<Model, Reactors> {
   private static next = 0;
   constructor(private readonly size: number) {}
   check = () => true;
-  async run(model: Model, real: RestartableReactors): Promise<void> {
+  async run(model: Model, real: Reactors): Promise<void> {
     const items = Array.from({ length: this.size }, () => ({ id: `burst-${++Burst.next}`, n: Burst.next }));
     const answers = await Promise.all(items.map((item, i) => send(real, i, 'POST', undefined, item)));
     expect(answers.map((answer) => answer.status)).toEqual(items.map(() => 201));
@@ -290,10 +290,10 @@ class Burst implements fc.AsyncCommand<Model, RestartableReactors> {
   toString = () => `${this.size} POSTs at once`;
 }
 
-class Restart implements fc.AsyncCommand<Model, RestartableReactors> {
+class Restart implements fc.AsyncCommand<Model, Reactors> {
   constructor(private readonly at: number) {}
   check = () => true;
-  async run(model: Model, real: RestartableReactors): Promise<void> {
+  async run(model: Model, real: Reactors): Promise<void> {
     await real.restart(this.at);
     for (let at = 0; at < real.count; at++) expect((await send(real, at, 'GET')).body).toEqual([...model.values()]);
   }
@@ -320,7 +320,7 @@ const commands = [
 
 let run = 0;
 /** Sequences of commands, each on reactors made by `reactors` for a package of its own. */
-async function checkSequences(runs: number, reactors: (site: string, name: string) => RestartableReactors): Promise<void> {
+async function checkSequences(runs: number, reactors: (site: string, name: string) => Reactors): Promise<void> {
   await fc.assert(
     fc.asyncProperty(fc.commands(commands, { maxCommands: 30 }), async (sequence) => {
       const name = `model-${++run}`;
@@ -339,5 +339,9 @@ describe('the dataset REST API against its model', () => {
     postgres = await startPostgres();
     const overlay = postgres.url(await postgres.createDatabase());
     await checkSequences(Number(process.env.FUZZ_RUNS ?? 15), (site, name) => new RestartableReactors(site, [join(work.path, `${name}-a`), join(work.path, `${name}-b`)], overlay));
+  });
+
+  it(`does so on the built reactor with --workers 2, each request to either worker, a restart a SIGKILL (${process.env.FUZZ_RUNS ?? 6} sequences)`, async () => {
+    await checkSequences(Number(process.env.FUZZ_RUNS ?? 6), (site, name) => new ReactorProcess([site, '--workers', '2', '--quiet', '--workdir', join(work.path, `${name}-workers`)]));
   });
 });

@@ -2,8 +2,19 @@ import fc from 'fast-check';
 import type { AddressInfo } from 'node:net';
 import { productionContainer } from './production-container.js';
 import { startReactorIn } from './reactor-fixture.js';
+import { startServe, type ServeProcess } from './serve-process.js';
 
 type Running = Awaited<ReturnType<typeof startReactorIn>>;
+
+/** What a model test sends its requests to: one or more reactors, any of them restarted at will. */
+export interface Reactors {
+  readonly count: number;
+  /** The URL of reactor `index` (taken modulo their count, so a command may name any). */
+  base(index?: number): string;
+  start(): Promise<void>;
+  restart(index: number): Promise<void>;
+  stop(): Promise<void>;
+}
 
 /**
  * Reactors wired as production wires them over one package directory, each with a workdir
@@ -12,7 +23,7 @@ type Running = Awaited<ReturnType<typeof startReactorIn>>;
  * Any of them can be stopped and started again on its workdir, as a model test's
  * restarts want.
  */
-export class RestartableReactors {
+export class RestartableReactors implements Reactors {
   private readonly running: Array<{ fixture: Running; base: string } | undefined>;
 
   constructor(
@@ -27,7 +38,6 @@ export class RestartableReactors {
     return this.workdirs.length;
   }
 
-  /** The URL of reactor `index` (taken modulo their count, so a command may name any). */
   base(index = 0): string {
     return this.running[index % this.count]!.base;
   }
@@ -57,8 +67,38 @@ export class RestartableReactors {
   }
 }
 
+/**
+ * The built `pkg reactor serve` as a process of its own, with `args` (`--workers 2`, say):
+ * one URL, however many processes answer it. A restart is a SIGKILL, as a crash would be,
+ * and a start again on the same workdir.
+ */
+export class ReactorProcess implements Reactors {
+  private running: ServeProcess | undefined;
+  readonly count = 1;
+
+  constructor(private readonly args: string[]) {}
+
+  base(): string {
+    return this.running!.url;
+  }
+
+  async start(): Promise<void> {
+    this.running = await startServe(this.args);
+  }
+
+  async restart(): Promise<void> {
+    await this.running?.stop('SIGKILL');
+    await this.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.running?.stop();
+    this.running = undefined;
+  }
+}
+
 /** Runs a sequence of model commands against reactors started for it on fresh workdirs. */
-export async function runOnReactors<Model extends object>(reactors: RestartableReactors, model: Model, sequence: Iterable<fc.AsyncCommand<Model, RestartableReactors>>): Promise<void> {
+export async function runOnReactors<Model extends object>(reactors: Reactors, model: Model, sequence: Iterable<fc.AsyncCommand<Model, Reactors>>): Promise<void> {
   await reactors.start();
   try {
     await fc.asyncModelRun(() => ({ model, real: reactors }), sequence);
@@ -68,7 +108,7 @@ export async function runOnReactors<Model extends object>(reactors: RestartableR
 }
 
 /** `POST /package/<name>/save` to reactor `at`, then `check` run on a reactor serving the saved `.cap` alone (its workdir `workdir`), stopped after. */
-export async function withSaved(real: RestartableReactors, at: number, workdir: string, check: (saved: RestartableReactors) => Promise<void>): Promise<void> {
+export async function withSaved(real: Reactors, at: number, workdir: string, check: (saved: Reactors) => Promise<void>): Promise<void> {
   const [{ name }] = ((await (await fetch(`${real.base(at)}/api/v1/introspect/metadata`)).json()) as { packages: Array<{ name: string }> }).packages;
   const answer = await fetch(`${real.base(at)}/package/${name}/save`, { method: 'POST' });
   if (answer.status !== 200) throw new Error(`save answered ${answer.status}: ${await answer.text()}`);
