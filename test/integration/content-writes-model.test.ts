@@ -24,12 +24,12 @@ afterAll(async () => {
   work.remove();
 });
 
-/** Files by path below /m, as the model has them. */
+/** Files by path, as the model has them: the package's own among the names commands use, and those written. */
 type Model = Map<string, string>;
 
 
 async function send(real: Reactors, at: number, method: string, path: string, body?: string): Promise<{ status: number; text: string }> {
-  const answer = await fetch(`${real.base(at)}/m/${path}`, { method, ...(body === undefined ? {} : { body }) });
+  const answer = await fetch(`${real.base(at)}/${path}`, { method, ...(body === undefined ? {} : { body }) });
   return { status: answer.status, text: await answer.text() };
 }
 
@@ -39,7 +39,13 @@ function conflicts(model: Model, path: string): boolean {
   return false;
 }
 
-const path = fc.array(fc.constantFrom('a', 'b', 'c.txt'), { minLength: 1, maxLength: 3 }).map((parts) => parts.join('/'));
+/** Names of a folder of its own (m/), and names the package's own files and folders hold (a deleted stylesheet's folder may become a file). */
+const path = fc.oneof(
+  fc.array(fc.constantFrom('a', 'b', 'c.txt'), { minLength: 1, maxLength: 3 }).map((parts) => `m/${parts.join('/')}`),
+  fc.array(fc.constantFrom('css', 'style.css', 'about.html', 'x'), { minLength: 1, maxLength: 3 }).map((parts) => parts.join('/')),
+);
+/** The package's own files among those names, as the model starts. */
+const BASE = ['css/style.css', 'about.html'].map((file) => [file, readFileSync(join(EXAMPLE_SITE, 'content', file), 'utf8')] as const);
 
 class Put implements fc.AsyncCommand<Model, Reactors> {
   constructor(
@@ -132,7 +138,7 @@ async function checkSequences(runs: number, reactors: (site: string, name: strin
       const metadata = JSON.parse(readFileSync(join(site, 'metadata.json'), 'utf8')) as Record<string, unknown>;
       // A package name of its own: on a shared database, each sequence has an overlay of its own.
       writeFileSync(join(site, 'metadata.json'), JSON.stringify({ ...metadata, name }));
-      await runOnReactors(reactors(site, name), new Map(), sequence);
+      await runOnReactors(reactors(site, name), new Map(BASE), sequence);
     }),
     { numRuns: runs },
   );
