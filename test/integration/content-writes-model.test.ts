@@ -33,15 +33,20 @@ async function send(real: Reactors, at: number, method: string, path: string, bo
   return { status: answer.status, text: await answer.text() };
 }
 
-/** Whether writing `path` would make a name both a file's and a folder's. */
+/** Whether writing `path` would make a name both a file's and a folder's, or give a name a second spelling (the same once Unicode-normalized). */
 function conflicts(model: Model, path: string): boolean {
-  for (const file of model.keys()) if (file !== path && (file.startsWith(`${path}/`) || path.startsWith(`${file}/`))) return true;
+  const spelled = path.normalize('NFC');
+  for (const file of model.keys()) {
+    if (file === path) continue;
+    const other = file.normalize('NFC');
+    if (other === spelled || other.startsWith(`${spelled}/`) || spelled.startsWith(`${other}/`)) return true;
+  }
   return false;
 }
 
 /** Names of a folder of its own (m/), and names the package's own files and folders hold (a deleted stylesheet's folder may become a file). */
 const path = fc.oneof(
-  fc.array(fc.constantFrom('a', 'b', 'c.txt'), { minLength: 1, maxLength: 3 }).map((parts) => `m/${parts.join('/')}`),
+  fc.array(fc.constantFrom('a', 'b', 'c.txt', '\u00e9', 'e\u0301'), { minLength: 1, maxLength: 3 }).map((parts) => `m/${parts.join('/')}`),
   fc.array(fc.constantFrom('css', 'style.css', 'about.html', 'x'), { minLength: 1, maxLength: 3 }).map((parts) => parts.join('/')),
 );
 /** The package's own files among those names, as the model starts. */
