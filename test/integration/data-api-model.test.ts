@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { VALID_METADATA, demoPackage } from '../support/demo-package.js';
 import { temporaryDirectory } from '../support/paths.js';
 import { startPostgres, type TestPostgres } from '../support/postgres.js';
-import { ReactorProcess, RestartableReactors, runOnReactors, withSaved, type Reactors } from '../support/restartable-reactor.js';
+import { ReactorProcess, RestartableReactors, runOnReactors, withSaved, type Reactors } from '../support/model-reactors.js';
 
 jest.setTimeout(180_000);
 
@@ -338,7 +338,7 @@ describe('the dataset REST API against its model', () => {
   it(`does so on two reactors sharing a PostgreSQL database, each request to either (${process.env.FUZZ_RUNS ?? 15} sequences)`, async () => {
     postgres = await startPostgres();
     const overlay = postgres.url(await postgres.createDatabase());
-    await checkSequences(Number(process.env.FUZZ_RUNS ?? 15), (site, name) => new RestartableReactors(site, [join(work.path, `${name}-a`), join(work.path, `${name}-b`)], overlay));
+    await checkSequences(Number(process.env.FUZZ_RUNS ?? 15), (site, name) => new RestartableReactors(site, [join(work.path, `${name}-a`), join(work.path, `${name}-b`)], { overlay }));
   });
 
   it(`does so on the built reactor with --workers 2, each request to either worker, a restart a SIGKILL (${process.env.FUZZ_RUNS ?? 6} sequences)`, async () => {

@@ -1,11 +1,9 @@
 import { afterAll, describe, expect, it, jest } from '@jest/globals';
 import fc from 'fast-check';
 import { cpSync, mkdirSync, readdirSync, rmSync, rmdirSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { EXAMPLE_SITE, temporaryDirectory } from '../support/paths.js';
-import { productionContainer } from '../support/production-container.js';
-import { startReactorIn } from '../support/reactor-fixture.js';
+import { RestartableReactors } from '../support/model-reactors.js';
 
 jest.setTimeout(180_000);
 
@@ -21,9 +19,10 @@ afterAll(() => work.remove());
 /** Files below content/w, by path, as written on disk. */
 type Model = Map<string, string>;
 
+/** The reactor, and the directory it serves. */
 interface Served {
   site: string;
-  base: string;
+  reactor: RestartableReactors;
 }
 
 /** Whether `path` can be a file beside the model's files: no file is a folder of it, nor it of one. */
@@ -70,7 +69,7 @@ class Read implements fc.AsyncCommand<Model, Served> {
 }
 
 async function expectServed(model: Model, served: Served, path: string): Promise<void> {
-  const answer = await fetch(`${served.base}/w/${path}`);
+  const answer = await fetch(`${served.reactor.base()}/w/${path}`);
   const body = model.get(path);
   expect([path, answer.status, answer.status === 200 ? await answer.text() : undefined]).toEqual([path, body === undefined ? 404 : 200, body]);
 }
@@ -88,12 +87,12 @@ describe('--watch against its model', () => {
       fc.asyncProperty(fc.commands(commands, { maxCommands: 25 }), async (sequence) => {
         const site = join(work.path, `site-${++run}`);
         cpSync(EXAMPLE_SITE, site, { recursive: true });
-        const fixture = await startReactorIn(productionContainer(), [{ source: site }], { workdir: join(work.path, `workdir-${run}`), watch: true });
-        const address: AddressInfo = await fixture.server.listen(0, '127.0.0.1');
+        const reactor = new RestartableReactors(site, [join(work.path, `workdir-${run}`)], { watch: true });
+        await reactor.start();
         try {
-          await fc.asyncModelRun(() => ({ model: new Map(), real: { site, base: `http://127.0.0.1:${address.port}` } }), sequence);
+          await fc.asyncModelRun(() => ({ model: new Map(), real: { site, reactor } }), sequence);
         } finally {
-          await fixture.stop();
+          await reactor.stop();
         }
       }),
       { numRuns: Number(process.env.FUZZ_RUNS ?? 25) },

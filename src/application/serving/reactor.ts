@@ -492,10 +492,10 @@ export class Reactor {
   }
 
   private async reloadNow(mount: Mount): Promise<void> {
-    const recipe = this.recipes.get(mount);
-    if (!recipe || !this.ordered.includes(mount)) return;
     // What changes from here on is read by the next reload: this one may have read before it.
     this.stale.delete(mount);
+    const recipe = this.recipes.get(mount);
+    if (!recipe || !this.ordered.includes(mount)) return;
     try {
       // Writes wait while the package and its overlay are read again, then go on against the
       // new version: it holds every acknowledged write.

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import type { AddressInfo } from 'node:net';
+import type { ReactorSettings } from '../../src/application/ports/reactor-host.js';
 import { productionContainer } from './production-container.js';
 import { startReactorIn } from './reactor-fixture.js';
 import { startServe, type ServeProcess } from './serve-process.js';
@@ -19,9 +20,9 @@ export interface Reactors {
 /**
  * Reactors wired as production wires them over one package directory, each with a workdir
  * of its own and listening on loopback: their overlays are the workdirs' files, or with
- * `overlay` one PostgreSQL database they share, as reactors behind a load balancer do.
- * Any of them can be stopped and started again on its workdir, as a model test's
- * restarts want.
+ * `settings.overlay` one PostgreSQL database they share, as reactors behind a load
+ * balancer do. Any of them can be stopped and started again on its workdir, as a model
+ * test's restarts want.
  */
 export class RestartableReactors implements Reactors {
   private readonly running: Array<{ fixture: Running; base: string } | undefined>;
@@ -29,7 +30,7 @@ export class RestartableReactors implements Reactors {
   constructor(
     private readonly site: string,
     private readonly workdirs: readonly string[],
-    private readonly overlay?: string,
+    private readonly settings: Partial<ReactorSettings> = {},
   ) {
     this.running = workdirs.map(() => undefined);
   }
@@ -56,7 +57,7 @@ export class RestartableReactors implements Reactors {
   }
 
   private async startOne(index: number): Promise<void> {
-    const fixture = await startReactorIn(productionContainer(), [{ source: this.site }], { workdir: this.workdirs[index]!, ...(this.overlay ? { overlay: this.overlay } : {}) });
+    const fixture = await startReactorIn(productionContainer(), [{ source: this.site }], { ...this.settings, workdir: this.workdirs[index]! });
     const address: AddressInfo = await fixture.server.listen(0, '127.0.0.1');
     this.running[index] = { fixture, base: `http://127.0.0.1:${address.port}` };
   }
