@@ -10,11 +10,11 @@ jest.setTimeout(180_000);
 
 /**
  * Content writes against a model of them: random PUTs and DELETEs of files in a few
- * nested folders, where a file and a folder may want one name, with reads and restarts
- * on the same workdir between them; on one reactor, and on two sharing a PostgreSQL
- * database with each request sent to either. Each answer is the one the model predicts
- * (a name is a file's or a folder's, never both: 409), and every acknowledged write is
- * there after a restart.
+ * nested folders, where a file and a folder may want one name, with reads, saves and
+ * restarts between them; on one reactor, on two sharing a PostgreSQL database with each
+ * request sent to either, and on the built reactor with two workers. Each answer is the
+ * one the model predicts (a name is a file's or a folder's, never both, and has one
+ * spelling: 409), and every acknowledged write is there after a restart and in a save.
  */
 
 const work = temporaryDirectory('cap-content-model-');
@@ -26,7 +26,6 @@ afterAll(async () => {
 
 /** Files by path, as the model has them: the package's own among the names commands use, and those written. */
 type Model = Map<string, string>;
-
 
 async function send(real: Reactors, at: number, method: string, path: string, body?: string): Promise<{ status: number; text: string }> {
   const answer = await fetch(`${real.base(at)}/${path}`, { method, ...(body === undefined ? {} : { body }) });

@@ -11,12 +11,13 @@ import { ReactorProcess, RestartableReactors, runOnReactors, withSaved, type Rea
 jest.setTimeout(180_000);
 
 /**
- * The dataset REST API against a model of it: random sequences of creates, replaces,
- * deletes and reads, some sent all at once, with restarts of a reactor on the same
- * workdir between them; on one reactor, and on two sharing a PostgreSQL database with
- * each request sent to either, as a load balancer sends them. Every answer is the one
- * the model predicts, on the next request whichever reactor took the write, and every
- * acknowledged write is there after a restart: none lost, none doubled, none resurrected.
+ * The dataset API against a model of it: random sequences of creates, replaces (some
+ * conditional), deletes, reads, queries and histories, over REST and GraphQL, some sent
+ * all at once, with saves and restarts between them; on one reactor, on two sharing a
+ * PostgreSQL database with each request sent to either (as a load balancer sends them),
+ * and on the built reactor with two workers. Every answer is the one the model predicts,
+ * on the next request whichever reactor took the write, and every acknowledged write is
+ * there after a restart and in a save: none lost, none doubled, none resurrected.
  */
 
 const work = temporaryDirectory('cap-data-model-');
@@ -49,7 +50,6 @@ function writeSite(name: string): string {
 type Item = Record<string, unknown>;
 /** Items by id, in collection order (a replaced item keeps its place). */
 type Model = Map<string, Item>;
-
 
 async function send(real: Reactors, at: number, method: string, id?: string, item?: unknown, ifMatch?: string): Promise<{ status: number; body: unknown; text: string; etag: string | null }> {
   const url = `${real.base(at)}/api/v1/data/items${id === undefined ? '' : `/${encodeURIComponent(id)}`}`;
