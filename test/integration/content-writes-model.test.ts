@@ -1,10 +1,9 @@
-import { afterAll, describe, expect, it, jest } from '@jest/globals';
+import { afterAll, expect, jest } from '@jest/globals';
 import fc from 'fast-check';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EXAMPLE_SITE, temporaryDirectory } from '../support/paths.js';
-import { startPostgres, type TestPostgres } from '../support/postgres.js';
-import { ReactorProcess, RestartableReactors, runOnReactors, withSaved, type Reactors } from '../support/model-reactors.js';
+import { describeOnEverySetUp, withSaved, type Reactors } from '../support/model-reactors.js';
 
 jest.setTimeout(180_000);
 
@@ -18,11 +17,7 @@ jest.setTimeout(180_000);
  */
 
 const work = temporaryDirectory('cap-content-model-');
-let postgres: TestPostgres | undefined;
-afterAll(async () => {
-  await postgres?.stop();
-  work.remove();
-});
+afterAll(() => work.remove());
 
 /** Files by path, as the model has them: the package's own among the names commands use, and those written. */
 type Model = Map<string, string>;
@@ -131,35 +126,10 @@ const commands = [
   fc.tuple(at, path).map(([to, probe]) => new Save(to, probe)),
 ];
 
-let run = 0;
-/** Sequences of commands, each on reactors made by `reactors` for a copy of the example site of its own. */
-async function checkSequences(runs: number, reactors: (site: string, name: string) => Reactors): Promise<void> {
-  await fc.assert(
-    fc.asyncProperty(fc.commands(commands, { maxCommands: 30 }), async (sequence) => {
-      const name = `site-${++run}`;
-      const site = join(work.path, name);
-      cpSync(EXAMPLE_SITE, site, { recursive: true });
-      const metadata = JSON.parse(readFileSync(join(site, 'metadata.json'), 'utf8')) as Record<string, unknown>;
-      // A package name of its own: on a shared database, each sequence has an overlay of its own.
-      writeFileSync(join(site, 'metadata.json'), JSON.stringify({ ...metadata, name }));
-      await runOnReactors(reactors(site, name), new Map(BASE), sequence);
-    }),
-    { numRuns: runs },
-  );
-}
-
-describe('content writes against their model', () => {
-  it(`answers as the model says and keeps every acknowledged write across restarts (${process.env.FUZZ_RUNS ?? 40} sequences; FUZZ_RUNS sets more)`, async () => {
-    await checkSequences(Number(process.env.FUZZ_RUNS ?? 40), (site, name) => new RestartableReactors(site, [join(work.path, `${name}-workdir`)]));
-  });
-
-  it(`does so on two reactors sharing a PostgreSQL database, each request to either (${process.env.FUZZ_RUNS ?? 15} sequences)`, async () => {
-    postgres = await startPostgres();
-    const overlay = postgres.url(await postgres.createDatabase());
-    await checkSequences(Number(process.env.FUZZ_RUNS ?? 15), (site, name) => new RestartableReactors(site, [join(work.path, `${name}-a`), join(work.path, `${name}-b`)], { overlay }));
-  });
-
-  it(`does so on the built reactor with --workers 2, each request to either worker, a restart a SIGKILL (${process.env.FUZZ_RUNS ?? 6} sequences)`, async () => {
-    await checkSequences(Number(process.env.FUZZ_RUNS ?? 6), (site, name) => new ReactorProcess([site, '--workers', '2', '--quiet', '--workdir', join(work.path, `${name}-workers`)]));
-  });
+describeOnEverySetUp('content writes against their model', work.path, commands, (name) => {
+  const site = join(work.path, name);
+  cpSync(EXAMPLE_SITE, site, { recursive: true });
+  const metadata = JSON.parse(readFileSync(join(site, 'metadata.json'), 'utf8')) as Record<string, unknown>;
+  writeFileSync(join(site, 'metadata.json'), JSON.stringify({ ...metadata, name }));
+  return { site, model: new Map(BASE) };
 });

@@ -1,12 +1,11 @@
-import { afterAll, describe, expect, it, jest } from '@jest/globals';
+import { afterAll, expect, jest } from '@jest/globals';
 import fc from 'fast-check';
 import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { VALID_METADATA, demoPackage } from '../support/demo-package.js';
 import { temporaryDirectory } from '../support/paths.js';
-import { startPostgres, type TestPostgres } from '../support/postgres.js';
-import { ReactorProcess, RestartableReactors, runOnReactors, withSaved, type Reactors } from '../support/model-reactors.js';
+import { describeOnEverySetUp, withSaved, type Reactors } from '../support/model-reactors.js';
 
 jest.setTimeout(180_000);
 
@@ -21,11 +20,7 @@ jest.setTimeout(180_000);
  */
 
 const work = temporaryDirectory('cap-data-model-');
-let postgres: TestPostgres | undefined;
-afterAll(async () => {
-  await postgres?.stop();
-  work.remove();
-});
+afterAll(() => work.remove());
 
 const BASE = [
   { id: 'base-1', title: 'one' },
@@ -318,30 +313,4 @@ const commands = [
   fc.tuple(at, fc.constantFrom('create' as const, 'update' as const, 'delete' as const), id, fields).map(([to, op, given, item]) => new GraphqlWrite(to, op, given, item)),
 ];
 
-let run = 0;
-/** Sequences of commands, each on reactors made by `reactors` for a package of its own. */
-async function checkSequences(runs: number, reactors: (site: string, name: string) => Reactors): Promise<void> {
-  await fc.assert(
-    fc.asyncProperty(fc.commands(commands, { maxCommands: 30 }), async (sequence) => {
-      const name = `model-${++run}`;
-      await runOnReactors(reactors(writeSite(name), name), new Map(BASE.map((item) => [item.id, item])), sequence);
-    }),
-    { numRuns: runs },
-  );
-}
-
-describe('the dataset REST API against its model', () => {
-  it(`answers as the model says and keeps every acknowledged write across restarts (${process.env.FUZZ_RUNS ?? 40} sequences; FUZZ_RUNS sets more)`, async () => {
-    await checkSequences(Number(process.env.FUZZ_RUNS ?? 40), (site, name) => new RestartableReactors(site, [join(work.path, `${name}-workdir`)]));
-  });
-
-  it(`does so on two reactors sharing a PostgreSQL database, each request to either (${process.env.FUZZ_RUNS ?? 15} sequences)`, async () => {
-    postgres = await startPostgres();
-    const overlay = postgres.url(await postgres.createDatabase());
-    await checkSequences(Number(process.env.FUZZ_RUNS ?? 15), (site, name) => new RestartableReactors(site, [join(work.path, `${name}-a`), join(work.path, `${name}-b`)], { overlay }));
-  });
-
-  it(`does so on the built reactor with --workers 2, each request to either worker, a restart a SIGKILL (${process.env.FUZZ_RUNS ?? 6} sequences)`, async () => {
-    await checkSequences(Number(process.env.FUZZ_RUNS ?? 6), (site, name) => new ReactorProcess([site, '--workers', '2', '--quiet', '--workdir', join(work.path, `${name}-workers`)]));
-  });
-});
+describeOnEverySetUp('the dataset API against its model', work.path, commands, (name) => ({ site: writeSite(name), model: new Map(BASE.map((item) => [item.id, item])) }));

@@ -1,8 +1,11 @@
+import { afterAll, describe, it } from '@jest/globals';
 import fc from 'fast-check';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import type { ReactorSettings } from '../../src/application/ports/reactor-host.js';
 import { productionContainer } from './production-container.js';
 import { startReactorIn } from './reactor-fixture.js';
+import { startPostgres, type TestPostgres } from './postgres.js';
 import { startServe, type ServeProcess } from './serve-process.js';
 
 type Running = Awaited<ReturnType<typeof startReactorIn>>;
@@ -120,4 +123,42 @@ export async function withSaved(real: Reactors, at: number, workdir: string, che
   } finally {
     await saved.stop();
   }
+}
+
+/**
+ * A model test on the set-ups a reactor is run on: one reactor over its workdir's files;
+ * two sharing a PostgreSQL database, each request sent to either (as a load balancer sends
+ * them), either restarted; and the built reactor with two workers, a restart a SIGKILL.
+ * `prepare` makes each sequence's package, named `name` (on the shared database each then
+ * has an overlay of its own), in `work`, and the model it starts from.
+ */
+export function describeOnEverySetUp<Model extends object>(title: string, work: string, commands: Array<fc.Arbitrary<fc.AsyncCommand<Model, Reactors>>>, prepare: (name: string) => { site: string; model: Model }): void {
+  let postgres: TestPostgres | undefined;
+  afterAll(async () => postgres?.stop());
+  let run = 0;
+  const check = (runs: number, reactors: (site: string, name: string) => Reactors) =>
+    fc.assert(
+      fc.asyncProperty(fc.commands(commands, { maxCommands: 30 }), async (sequence) => {
+        const name = `model-${++run}`;
+        const { site, model } = prepare(name);
+        await runOnReactors(reactors(site, name), model, sequence);
+      }),
+      { numRuns: runs },
+    );
+  const runs = (standard: number) => Number(process.env.FUZZ_RUNS ?? standard);
+  describe(title, () => {
+    it(`answers as the model says and keeps every acknowledged write across restarts (${runs(40)} sequences; FUZZ_RUNS sets more)`, async () => {
+      await check(runs(40), (site, name) => new RestartableReactors(site, [join(work, `${name}-workdir`)]));
+    });
+
+    it(`does so on two reactors sharing a PostgreSQL database, each request to either (${runs(15)} sequences)`, async () => {
+      postgres = await startPostgres();
+      const overlay = postgres.url(await postgres.createDatabase());
+      await check(runs(15), (site, name) => new RestartableReactors(site, [join(work, `${name}-a`), join(work, `${name}-b`)], { overlay }));
+    });
+
+    it(`does so on the built reactor with --workers 2, each request to either worker, a restart a SIGKILL (${runs(6)} sequences)`, async () => {
+      await check(runs(6), (site, name) => new ReactorProcess([site, '--workers', '2', '--quiet', '--workdir', join(work, `${name}-workers`)]));
+    });
+  });
 }
