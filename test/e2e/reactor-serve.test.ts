@@ -118,6 +118,13 @@ describe('pkg reactor serve', () => {
     expect(result.stderr).toMatch(/^error: SourceNotFoundError: /);
     expect(runPkg(['reactor', 'serve']).stderr).toMatch(/error: UsageError: nothing to serve/);
   });
+
+  it('refuses at start a --cache-control no HTTP answer can carry (each static answer was a 500)', () => {
+    for (const value of ['public\nX-Injected: 1', 'caf\u20ac']) {
+      const result = runPkg(['reactor', 'serve', EXAMPLE_SITE, '--cache-control', value]);
+      expect([result.status, result.stderr]).toEqual([2, expect.stringMatching(/^error: UsageError: --cache-control must be text an HTTP header can carry/)]);
+    }
+  });
 });
 
 describe('gzip from the archive, as curl sees it', () => {

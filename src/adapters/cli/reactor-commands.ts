@@ -3,6 +3,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import type { Argv } from 'yargs';
 import { UsageError } from '../../domain/errors.js';
 import { parseDocument } from '../../domain/package/documents.js';
+import { HTTP_FIELD_VALUE } from '../../domain/package/field-rules.js';
 import { normalizeMountConfig, parseMountOption } from '../../domain/serving/mount-config.js';
 import { VERIFY_MODES, type VerifyMode } from '../../domain/serving/verify-mode.js';
 import { isPackageUrl } from '../../domain/dependencies/package-url.js';
@@ -65,6 +66,8 @@ export function reactorCommands(yargs: Argv, host: Lazy<ReactorHost>, copyOverla
         if (!Number.isInteger(argv.port) || argv.port < 0 || argv.port > 65535) throw new UsageError(`--port must be a whole number from 0 to 65535 (got ${argv.port})`);
         if (!Number.isFinite(argv['shutdown-timeout']) || argv['shutdown-timeout'] < 0) throw new UsageError(`--shutdown-timeout must be a number of seconds, 0 or more (got ${argv['shutdown-timeout']})`);
         if (!Number.isInteger(argv['body-limit']) || argv['body-limit'] < 1) throw new UsageError(`--body-limit must be a positive whole number of bytes (got ${argv['body-limit']})`);
+        // Sent on every static answer: a value node cannot send made each of them a 500.
+        if (!HTTP_FIELD_VALUE.test(argv['cache-control'])) throw new UsageError(`--cache-control must be text an HTTP header can carry (tab, space, visible ASCII or Latin-1 characters; no line break), not ${JSON.stringify(argv['cache-control'])}`);
         const workers = parseWorkers(argv.workers, availableParallelism());
         const requests: MountRequest[] = (argv.sources as string[]).map((source) => ({ source }));
         for (const option of argv.mount as string[]) {
