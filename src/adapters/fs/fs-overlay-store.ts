@@ -20,8 +20,8 @@ export class FsOverlayStore implements OverlayStore {
 
   async open(workdir: string, mount: OverlayMount): Promise<PackageOverlay> {
     const location = join(workdir, 'overlays', overlayKey(mount.path, mount.packageName));
-    await adoptLegacy(join(workdir, 'overlays', mount.packageName), location);
-    return new FsPackageOverlay(location);
+    await adoptLegacy(workdir, join(workdir, 'overlays', mount.packageName), location);
+    return new FsPackageOverlay(workdir, location);
   }
 
   async reachable(): Promise<boolean> {
@@ -34,7 +34,7 @@ export class FsOverlayStore implements OverlayStore {
       names = await readdir(join(workdir, 'overlays'));
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw overlayError(`cannot read ${join(workdir, 'overlays')}`, error);
+      throw overlayError(`cannot read ${inWorkdir(workdir, join(workdir, 'overlays'))}`, error);
     }
     // A folder put there by other means, whose name no key has, is not an overlay.
     return names.map(overlayMountOf).filter((mount) => mount !== undefined);
@@ -44,17 +44,17 @@ export class FsOverlayStore implements OverlayStore {
 }
 
 /** `overlays/<package name>/` of older versions moves to the first mount's key: a rename, so a second mount finds nothing to adopt. */
-async function adoptLegacy(legacy: string, location: string): Promise<void> {
+async function adoptLegacy(workdir: string, legacy: string, location: string): Promise<void> {
   try {
     await stat(location);
     return;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw overlayError(`cannot read ${location}`, error);
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw overlayError(`cannot read ${inWorkdir(workdir, location)}`, error);
   }
   try {
     await rename(legacy, location);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw overlayError(`cannot adopt the overlay ${legacy}`, error);
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw overlayError(`cannot adopt the overlay ${inWorkdir(workdir, legacy)}`, error);
   }
 }
 
@@ -62,9 +62,23 @@ class FsPackageOverlay implements PackageOverlay {
   private readonly content: string;
   private readonly data: string;
 
-  constructor(readonly location: string) {
+  constructor(
+    private readonly workdir: string,
+    readonly location: string,
+  ) {
     this.content = join(location, 'content');
     this.data = join(location, 'data');
+  }
+
+  /** A path as errors name it (see `inWorkdir`). */
+  private shown(path: string): string {
+    return inWorkdir(this.workdir, path);
+  }
+
+  private async writeAtomically(path: string, bytes: Uint8Array): Promise<void> {
+    await writeWholeFile(path, bytes).catch((error: unknown) => {
+      throw overlayError(`cannot write ${this.shown(path)}`, error);
+    });
   }
 
   async contentFiles(): Promise<OverlayFile[]> {
@@ -73,7 +87,7 @@ class FsPackageOverlay implements PackageOverlay {
       names = await readdir(this.content, { recursive: true });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw overlayError(`cannot read ${this.content}`, error);
+      throw overlayError(`cannot read ${this.shown(this.content)}`, error);
     }
     const files: OverlayFile[] = [];
     for (const name of names) {
@@ -95,7 +109,7 @@ class FsPackageOverlay implements PackageOverlay {
   }
 
   async writeContent(path: string, bytes: Uint8Array): Promise<void> {
-    await writeAtomically(this.contentPath(path), bytes);
+    await this.writeAtomically(this.contentPath(path), bytes);
     const tombstones = await this.tombstones();
     if (tombstones.includes(path)) await this.writeTombstones(tombstones.filter((p) => p !== path));
   }
@@ -120,11 +134,11 @@ class FsPackageOverlay implements PackageOverlay {
   private async removeContent(file: string): Promise<void> {
     try {
       const info = await stat(file);
-      if (!info.isFile()) throw new OverlayError(`${file} is not a file`);
+      if (!info.isFile()) throw new OverlayError(`${this.shown(file)} is not a file`);
       await removeFile(file, this.content);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-      throw error instanceof OverlayError ? error : overlayError(`cannot remove ${file}`, error);
+      throw error instanceof OverlayError ? error : overlayError(`cannot remove ${this.shown(file)}`, error);
     }
   }
 
@@ -134,7 +148,7 @@ class FsPackageOverlay implements PackageOverlay {
       text = await readFile(join(this.content, TOMBSTONES_FILE), 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw overlayError(`cannot read the overlay tombstones of ${this.location}`, error);
+      throw overlayError(`cannot read the overlay tombstones of ${this.shown(this.location)}`, error);
     }
     let list: unknown;
     try {
@@ -142,12 +156,12 @@ class FsPackageOverlay implements PackageOverlay {
     } catch {
       list = undefined;
     }
-    if (!Array.isArray(list) || !list.every((item) => typeof item === 'string')) throw new OverlayError(`${join(this.content, TOMBSTONES_FILE)} must be a JSON array of paths`);
+    if (!Array.isArray(list) || !list.every((item) => typeof item === 'string')) throw new OverlayError(`${this.shown(join(this.content, TOMBSTONES_FILE))} must be a JSON array of paths`);
     return list as string[];
   }
 
   private async writeTombstones(paths: readonly string[]): Promise<void> {
-    await writeAtomically(join(this.content, TOMBSTONES_FILE), Buffer.from(JSON.stringify(paths, null, 2) + '\n'));
+    await this.writeAtomically(join(this.content, TOMBSTONES_FILE), Buffer.from(JSON.stringify(paths, null, 2) + '\n'));
   }
 
   async readLog(dataset: string): Promise<Uint8Array> {
@@ -164,7 +178,7 @@ class FsPackageOverlay implements PackageOverlay {
       return (await readdir(this.data)).filter((name) => name.endsWith(LOG_SUFFIX)).map((name) => name.slice(0, -LOG_SUFFIX.length)).sort();
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw overlayError(`cannot read ${this.data}`, error);
+      throw overlayError(`cannot read ${this.shown(this.data)}`, error);
     }
   }
 
@@ -179,14 +193,14 @@ class FsPackageOverlay implements PackageOverlay {
       if (size > length) {
         const tail = Buffer.alloc(size - length);
         await handle.read(tail, 0, tail.length, length);
-        if (tail.includes(0x0a)) throw new OverlayError(`${path} holds operations written after it was read (${size - length} bytes); it is never cut: is another reactor using this workdir?`);
+        if (tail.includes(0x0a)) throw new OverlayError(`${this.shown(path)} holds operations written after it was read (${size - length} bytes); it is never cut: is another reactor using this workdir?`);
         // Only a torn last line, which was never acknowledged, is dropped.
         await handle.truncate(length);
         await handle.datasync();
       }
     } catch (error) {
       await handle.close();
-      throw error instanceof OverlayError ? error : overlayError(`cannot open ${path}`, error);
+      throw error instanceof OverlayError ? error : overlayError(`cannot open ${this.shown(path)}`, error);
     }
     return new FsAppendLog(handle, length);
   }
@@ -235,12 +249,17 @@ class FsAppendLog implements AppendLog {
   }
 }
 
-async function writeAtomically(path: string, bytes: Uint8Array): Promise<void> {
-  await writeWholeFile(path, bytes).catch((error: unknown) => {
-    throw overlayError(`cannot write ${path}`, error);
-  });
+/**
+ * A path of the workdir as an error names it: from the workdir down. Errors reach clients
+ * (503 `OVERLAY`), who have no business knowing where the server keeps its files; the
+ * operator knows the workdir.
+ */
+function inWorkdir(workdir: string, path: string): string {
+  return `${relative(workdir, path).split(sep).join('/')} in the workdir`;
 }
 
+/** An error of the file system, said without the absolute paths node's message holds (`EISDIR: illegal operation on a directory, rename '/…' -> '/…'`). */
 function overlayError(message: string, cause: unknown): OverlayError {
-  return new OverlayError(`${message}: ${(cause as Error).message}`, { cause });
+  const { code, message: said } = cause as NodeJS.ErrnoException;
+  return new OverlayError(`${message}: ${code ? (said.split(', ')[0] ?? said) : said}`, { cause });
 }
