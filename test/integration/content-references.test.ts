@@ -1,4 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
+import { decodeHTMLAttribute } from 'entities';
+import { Parser } from 'htmlparser2';
 import { ParsedReferenceScanner } from '../../src/adapters/content/parsed-reference-scanner.js';
 
 const scanner = new ParsedReferenceScanner();
@@ -34,6 +37,38 @@ describe('external references in HTML: what a browser loads or follows', () => {
   it('reads a URL as a browser does: tabs and line breaks inside dropped, backslashes as slashes', async () => {
     const html = ['<img src="/\t/tab.example/a.png">', '<a href="\\\\back.example/x">x</a>', '<script src="https:\\\\mixed.example/s.js"></script>', '<a href="\\relative\\path">local</a>'].join('\n');
     expect((await scan('content/index.html', html)).map(({ line }) => line)).toEqual([1, 2, 3]);
+  });
+
+  it('reads attribute values with their character references decoded, as a browser does; text and scripts stay as written', async () => {
+    const html = [
+      '<img src="&#x2F;&#47;cdn.example/a.png">',
+      '<a href="https&colon;&sol;&sol;named.example/">x</a>',
+      '<link rel="stylesheet" href="https://q.example/a.css?x=1&amp;y=2">',
+      '<p style="background: url(&quot;//style.example/b.png&quot;)">x</p>',
+      '<script type="&#109;odule">import "https://esm.example/m.js";</script>',
+      '<p>&#x2F;&#x2F;text.example is prose, not a link</p>',
+      '<script>const s = "&#x2F;&#x2F;not-decoded.example"; import("&#47;/raw.example/x.js");</script>',
+    ].join('\n');
+    expect(await scan('content/index.html', html)).toEqual([
+      { line: 1, url: '//cdn.example/a.png' },
+      { line: 2, url: 'https://named.example/' },
+      { line: 3, url: 'https://q.example/a.css?x=1&y=2' },
+      { line: 4, url: '//style.example/b.png' },
+      { line: 5, url: 'https://esm.example/m.js' },
+    ]);
+  });
+
+  it('decodes attribute values exactly as the parser itself would: any run of references, whole or broken off', () => {
+    // The scanner has the parser skip references (they cost it most of its time in text) and decodes attribute values itself.
+    const piece = fc.constantFrom('&', '#', 'x', 'X', ';', '/', ':', '=', 'a', 'amp', 'sol', 'colon', 'quot', 'lt', 'not', 'notin', '47', '2F', '0', '1114112', 'https', ' ', '\t');
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 12 }).map((pieces) => pieces.join('')), (value) => {
+        let parsed: string | undefined;
+        new Parser({ onattribute: (_name, decoded) => (parsed = decoded) }, { decodeEntities: true }).end(`<a href="${value}">`);
+        expect(decodeHTMLAttribute(value)).toBe(parsed);
+      }),
+      { numRuns: Number(process.env.FUZZ_RUNS ?? 500) },
+    );
   });
 
   it('finds url() and @import in <style> and style=, and imports in module scripts, at the line they are on', async () => {

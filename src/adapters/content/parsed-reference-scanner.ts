@@ -1,6 +1,7 @@
 import { Parser } from 'htmlparser2';
-import { parse as parseCss, walk } from 'css-tree';
+import { decodeHTMLAttribute } from 'entities';
 import { init as initModuleLexer, parse as parseModule } from 'es-module-lexer';
+import type { parse as ParseCss, walk as WalkCss } from 'css-tree';
 import type { ContentReference, ContentReferenceScanner } from '../../application/ports/content-references.js';
 
 /** Attributes whose URL a browser loads or follows. `cite`, `xmlns` and the like are only names. */
@@ -8,6 +9,8 @@ const URL_ATTRIBUTES = new Set(['src', 'href', 'xlink:href', 'action', 'formacti
 const HTML = /\.(x?html?|svg)$/i;
 const CSS = /\.css$/i;
 const JS = /\.m?js$/i;
+/** What every `<style>` element and `style=` attribute holds, in any case: their names take no character references. */
+const MAY_HOLD_CSS = /style/i;
 
 /**
  * The content check with real parsers: htmlparser2 for HTML (and SVG), css-tree for
@@ -17,11 +20,23 @@ const JS = /\.m?js$/i;
  */
 export class ParsedReferenceScanner implements ContentReferenceScanner {
   async scan(path: string, text: string): Promise<ContentReference[]> {
-    if (HTML.test(path)) return scanHtml(text, await moduleLexer());
-    if (CSS.test(path)) return scanCss(text, 1);
-    if (JS.test(path)) return scanModule(text, 1, await moduleLexer());
+    if (HTML.test(path)) return scanHtml(text, await moduleLexer(), MAY_HOLD_CSS.test(text) ? await cssParser() : undefined);
+    if (CSS.test(path)) return scanCss(text, await cssParser());
+    if (JS.test(path)) return scanModule(text, await moduleLexer());
     return [];
   }
+}
+
+interface CssParser {
+  parse: typeof ParseCss;
+  walk: typeof WalkCss;
+}
+
+/** Loaded for the first stylesheet: css-tree costs a start 60 ms and megabytes, and many packages have none. */
+let cssReady: Promise<CssParser> | undefined;
+function cssParser(): Promise<CssParser> {
+  // One after the other: they share modules, and two imports of one module at once trip jest's ESM loader.
+  return (cssReady ??= import('css-tree/parser').then(async (parser) => ({ parse: parser.default, walk: (await import('css-tree/walker')).default })));
 }
 
 let lexerReady: Promise<typeof parseModule> | undefined;
@@ -34,11 +49,14 @@ function isExternal(url: string): boolean {
   return /^[\0- ]*(?:https?:)?\/\//i.test(url.replace(/[\t\n\r]/g, '').replace(/\\/g, '/'));
 }
 
-/** Line numbers from offsets, by the positions of the newlines. */
+/** Line numbers from offsets, by the positions of the newlines: found on the first question, since most files have no external reference to place. */
 function lineCounter(text: string): (offset: number) => number {
-  const starts = [0];
-  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+  let starts: number[] | undefined;
   return (offset) => {
+    if (!starts) {
+      starts = [0];
+      for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+    }
     let low = 0;
     let high = starts.length - 1;
     while (low < high) {
@@ -50,31 +68,34 @@ function lineCounter(text: string): (offset: number) => number {
   };
 }
 
-function scanHtml(text: string, lexer: typeof parseModule): ContentReference[] {
+/** `css`: loaded when the text may hold CSS (`MAY_HOLD_CSS`), so whenever a `<style>` or `style=` is met. */
+function scanHtml(text: string, lexer: typeof parseModule, css: CssParser | undefined): ContentReference[] {
   const found: ContentReference[] = [];
   const lineAt = lineCounter(text);
   let inside: { tag: 'style' | 'script'; module: boolean; start: number; text: string } | undefined;
   const parser = new Parser(
     {
       onopentag(name, attributes) {
-        const line = lineAt(parser.startIndex);
+        const at = parser.startIndex;
+        const add = (url: string) => found.push({ line: lineAt(at), url });
+        for (const attribute in attributes) if (attributes[attribute]!.includes('&')) attributes[attribute] = decodeHTMLAttribute(attributes[attribute]!);
         for (const [attribute, value] of Object.entries(attributes)) {
           const lower = attribute.toLowerCase();
           if (URL_ATTRIBUTES.has(lower) || (lower === 'data' && name === 'object')) {
-            if (isExternal(value)) found.push({ line, url: value.trim() });
+            if (isExternal(value)) add(value.trim());
           } else if (lower === 'srcset' || lower === 'imagesrcset') {
             for (const candidate of value.split(',')) {
               const url = candidate.trim().split(/\s+/)[0] ?? '';
-              if (isExternal(url)) found.push({ line, url });
+              if (isExternal(url)) add(url);
             }
           } else if (lower === 'ping') {
             // Hyperlink auditing: the browser posts to each of these URLs when the link is followed.
-            for (const url of value.trim().split(/\s+/)) if (isExternal(url)) found.push({ line, url });
+            for (const url of value.trim().split(/\s+/)) if (isExternal(url)) add(url);
           } else if (lower === 'style') {
-            found.push(...scanCss(value, line, true));
+            found.push(...below(scanCss(value, css!, true), () => lineAt(at)));
           } else if (lower === 'content' && name === 'meta' && attributes['http-equiv']?.toLowerCase() === 'refresh') {
             const url = /url\s*=\s*['"]?([^'"\s;]+)/i.exec(value)?.[1];
-            if (url && isExternal(url)) found.push({ line, url });
+            if (url && isExternal(url)) add(url);
           }
         }
         if (name === 'style' || (name === 'script' && attributes.src === undefined)) {
@@ -86,28 +107,38 @@ function scanHtml(text: string, lexer: typeof parseModule): ContentReference[] {
       },
       onclosetag(name) {
         if (!inside || inside.tag !== name) return;
-        const line = lineAt(inside.start);
-        found.push(...(inside.tag === 'style' ? scanCss(inside.text, line) : scanModule(inside.text, line, lexer)));
+        const { start } = inside;
+        found.push(...below(inside.tag === 'style' ? scanCss(inside.text, css!) : scanModule(inside.text, lexer), () => lineAt(start)));
         inside = undefined;
       },
     },
-    { decodeEntities: true, lowerCaseAttributeNames: true },
+    // Character references are decoded in attribute values only (above), as a browser
+    // reads them; in text they would cost the parser most of its time and never hold a
+    // URL, and in <script> and <style> a browser does not decode them either.
+    { decodeEntities: false, lowerCaseAttributeNames: true },
   );
   parser.end(text);
   return found;
 }
 
+/** References found in a part of a file (lines counted from 1 there), placed at their lines in the whole: `firstLine` is asked only when there are any. */
+function below(references: ContentReference[], firstLine: () => number): ContentReference[] {
+  if (references.length === 0) return references;
+  const first = firstLine();
+  return references.map(({ line, url }) => ({ line: first + line - 1, url }));
+}
+
 /** `url()` values and `@import`s; `declarations` for the body of a `style=` attribute. */
-function scanCss(text: string, firstLine: number, declarations = false): ContentReference[] {
+function scanCss(text: string, { parse, walk }: CssParser, declarations = false): ContentReference[] {
   const found: ContentReference[] = [];
   let tree;
   try {
-    tree = parseCss(text, { positions: true, ...(declarations ? { context: 'declarationList' } : {}), onParseError: () => undefined });
+    tree = parse(text, { positions: true, ...(declarations ? { context: 'declarationList' } : {}), onParseError: () => undefined });
   } catch {
     return found;
   }
   walk(tree, (node) => {
-    const line = firstLine + (node.loc ? node.loc.start.line - 1 : 0);
+    const line = node.loc ? node.loc.start.line : 1;
     if (node.type === 'Url' && isExternal(node.value)) found.push({ line, url: node.value });
     if (node.type === 'Atrule' && node.name.toLowerCase() === 'import' && node.prelude?.type === 'AtrulePrelude') {
       walk(node.prelude, (inner) => {
@@ -119,7 +150,7 @@ function scanCss(text: string, firstLine: number, declarations = false): Content
 }
 
 /** `import` and `export ... from` specifiers, static and dynamic with a literal: what a module loads. */
-function scanModule(text: string, firstLine: number, lexer: typeof parseModule): ContentReference[] {
+function scanModule(text: string, lexer: typeof parseModule): ContentReference[] {
   let imports;
   try {
     [imports] = lexer(text);
@@ -129,6 +160,6 @@ function scanModule(text: string, firstLine: number, lexer: typeof parseModule):
   }
   const lineAt = lineCounter(text);
   const found: ContentReference[] = [];
-  for (const entry of imports) if (typeof entry.specifier === 'string' && isExternal(entry.specifier)) found.push({ line: firstLine + lineAt(entry.importStart) - 1, url: entry.specifier });
+  for (const entry of imports) if (typeof entry.specifier === 'string' && isExternal(entry.specifier)) found.push({ line: lineAt(entry.importStart), url: entry.specifier });
   return found;
 }
