@@ -241,6 +241,11 @@ export class NotTextError extends PackageError {
   readonly code = 'NOT_TEXT';
 }
 
+/** A content file the reference scanner cannot read to its end (nesting deeper than its parser goes): its references are not all known. */
+export class UnscannableContentError extends PackageError {
+  readonly code = 'UNSCANNABLE_CONTENT';
+}
+
 /** The overlay in the workdir could not be read or written. */
 export class OverlayError extends PackageError {
   readonly code = 'OVERLAY';

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { decodeHTMLAttribute } from 'entities';
 import { Parser } from 'htmlparser2';
 import { ParsedReferenceScanner } from '../../src/adapters/content/parsed-reference-scanner.js';
+import { UnscannableContentError } from '../../src/domain/errors.js';
 
 const scanner = new ParsedReferenceScanner();
 const scan = (path: string, text: string) => scanner.scan(path, text);
@@ -111,6 +112,21 @@ describe('external references in stylesheets and modules', () => {
       { line: 2, url: 'https://esm.example/a.js' },
       { line: 3, url: 'https://esm.example/b.js' },
       { line: 5, url: 'https://esm.example/c.js' },
+    ]);
+  });
+
+  it('refuses a stylesheet nested deeper than the CSS parser reads, in a file, a <style> or a style=, as unscannable rather than clean', async () => {
+    const deep = `${'@media screen{'.repeat(20_000)}a{b:c}${'}'.repeat(20_000)}`;
+    await expect(scan('content/deep.css', deep)).rejects.toThrow(UnscannableContentError);
+    await expect(scan('content/index.html', `<style>${deep}</style>`)).rejects.toThrow(UnscannableContentError);
+    await expect(scan('content/index.html', `<p style="a:${'calc('.repeat(20_000)}1${')'.repeat(20_000)}">`)).resolves.toEqual([]);
+  });
+
+  it('reads deep and unbalanced markup in one pass: 200,000 nested elements, then as many end tags that close nothing', async () => {
+    const html = `${'<div>'.repeat(200_000)}${'</span>'.repeat(200_000)}\n<img src="//end.example/a.png"><svg>${'<g>'.repeat(1000)}<script/><a href="//svg.example/"></a></svg>`;
+    expect(await scan('content/deep.html', html)).toEqual([
+      { line: 2, url: '//end.example/a.png' },
+      { line: 2, url: '//svg.example/' },
     ]);
   });
 

@@ -1,8 +1,9 @@
-import { Parser } from 'htmlparser2';
+import { Tokenizer } from 'htmlparser2';
 import { decodeHTMLAttribute } from 'entities';
 import { init as initModuleLexer, parse as parseModule } from 'es-module-lexer';
 import type { parse as ParseCss, walk as WalkCss } from 'css-tree';
 import type { ContentReference, ContentReferenceScanner } from '../../application/ports/content-references.js';
+import { UnscannableContentError } from '../../domain/errors.js';
 
 /** Attributes whose URL a browser loads or follows. `cite`, `xmlns` and the like are only names. */
 const URL_ATTRIBUTES = new Set(['src', 'href', 'xlink:href', 'action', 'formaction', 'poster', 'background', 'manifest']);
@@ -68,56 +69,103 @@ function lineCounter(text: string): (offset: number) => number {
   };
 }
 
-/** `css`: loaded when the text may hold CSS (`MAY_HOLD_CSS`), so whenever a `<style>` or `style=` is met. */
+/** Elements whose content is another language, where `<x/>` closes x as it opens it. */
+const FOREIGN = new Set(['svg', 'math']);
+
+/**
+ * The tags of an HTML (or SVG) file, read with htmlparser2's tokenizer. Its tree builder
+ * (Parser) keeps the open elements in a list it searches and shifts on every tag: 200,000
+ * nested `<div>`s, a megabyte, kept validate busy for 16 seconds. Finding references
+ * needs no tree: a tag's attributes, and the text of `<style>` and `<script>`.
+ * `css`: loaded when the text may hold CSS (`MAY_HOLD_CSS`), so whenever a `<style>` or `style=` is met.
+ */
 function scanHtml(text: string, lexer: typeof parseModule, css: CssParser | undefined): ContentReference[] {
   const found: ContentReference[] = [];
   const lineAt = lineCounter(text);
-  let inside: { tag: 'style' | 'script'; module: boolean; start: number; text: string } | undefined;
-  const parser = new Parser(
-    {
-      onopentag(name, attributes) {
-        const at = parser.startIndex;
-        const add = (url: string) => found.push({ line: lineAt(at), url });
-        for (const attribute in attributes) if (attributes[attribute]!.includes('&')) attributes[attribute] = decodeHTMLAttribute(attributes[attribute]!);
-        for (const [attribute, value] of Object.entries(attributes)) {
-          const lower = attribute.toLowerCase();
-          if (URL_ATTRIBUTES.has(lower) || (lower === 'data' && name === 'object')) {
-            if (isExternal(value)) add(value.trim());
-          } else if (lower === 'srcset' || lower === 'imagesrcset') {
-            for (const candidate of value.split(',')) {
-              const url = candidate.trim().split(/\s+/)[0] ?? '';
-              if (isExternal(url)) add(url);
-            }
-          } else if (lower === 'ping') {
-            // Hyperlink auditing: the browser posts to each of these URLs when the link is followed.
-            for (const url of value.trim().split(/\s+/)) if (isExternal(url)) add(url);
-          } else if (lower === 'style') {
-            found.push(...below(scanCss(value, css!, true), () => lineAt(at)));
-          } else if (lower === 'content' && name === 'meta' && attributes['http-equiv']?.toLowerCase() === 'refresh') {
-            const url = /url\s*=\s*['"]?([^'"\s;]+)/i.exec(value)?.[1];
-            if (url && isExternal(url)) add(url);
-          }
+  let tag = { name: '', start: 0, attributes: new Map<string, string>() };
+  let attribute = { name: '', value: '' };
+  let inside: { tag: string; start: number; text: string } | undefined;
+  let foreign = 0;
+
+  const opened = (end: number, closesItself: boolean) => {
+    const { name, start, attributes } = tag;
+    const add = (url: string) => found.push({ line: lineAt(start), url });
+    for (const [attribute, raw] of attributes) {
+      const value = raw.includes('&') ? decodeHTMLAttribute(raw) : raw;
+      if (URL_ATTRIBUTES.has(attribute) || (attribute === 'data' && name === 'object')) {
+        if (isExternal(value)) add(value.trim());
+      } else if (attribute === 'srcset' || attribute === 'imagesrcset') {
+        for (const candidate of value.split(',')) {
+          const url = candidate.trim().split(/\s+/)[0] ?? '';
+          if (isExternal(url)) add(url);
         }
-        if (name === 'style' || (name === 'script' && attributes.src === undefined)) {
-          inside = { tag: name, module: attributes.type === 'module', start: parser.endIndex + 1, text: '' };
-        }
-      },
-      ontext(chunk) {
-        if (inside) inside.text += chunk;
-      },
-      onclosetag(name) {
-        if (!inside || inside.tag !== name) return;
-        const { start } = inside;
-        found.push(...below(inside.tag === 'style' ? scanCss(inside.text, css!) : scanModule(inside.text, lexer), () => lineAt(start)));
-        inside = undefined;
-      },
-    },
+      } else if (attribute === 'ping') {
+        // Hyperlink auditing: the browser posts to each of these URLs when the link is followed.
+        for (const url of value.trim().split(/\s+/)) if (isExternal(url)) add(url);
+      } else if (attribute === 'style') {
+        found.push(...below(scanCss(value, css!, true), () => lineAt(start)));
+      } else if (attribute === 'content' && name === 'meta' && decodeHTMLAttribute(attributes.get('http-equiv') ?? '').toLowerCase() === 'refresh') {
+        const url = /url\s*=\s*['"]?([^'"\s;]+)/i.exec(value)?.[1];
+        if (url && isExternal(url)) add(url);
+      }
+    }
+    if (closesItself) return;
+    if (FOREIGN.has(name)) foreign++;
+    if (name === 'style' || (name === 'script' && !attributes.has('src'))) inside = { tag: name, start: end + 1, text: '' };
+  };
+  const closed = () => {
+    if (!inside) return;
+    const { start } = inside;
+    found.push(...below(inside.tag === 'style' ? scanCss(inside.text, css!) : scanModule(inside.text, lexer), () => lineAt(start)));
+    inside = undefined;
+  };
+
+  const tokenizer = new Tokenizer(
     // Character references are decoded in attribute values only (above), as a browser
-    // reads them; in text they would cost the parser most of its time and never hold a
+    // reads them; in text they would cost the tokenizer most of its time and never hold a
     // URL, and in <script> and <style> a browser does not decode them either.
-    { decodeEntities: false, lowerCaseAttributeNames: true },
+    { decodeEntities: false },
+    {
+      onopentagname(start, end) {
+        tag = { name: text.slice(start, end).toLowerCase(), start: start - 1, attributes: new Map() };
+      },
+      onattribname(start, end) {
+        attribute = { name: text.slice(start, end).toLowerCase(), value: '' };
+      },
+      onattribdata(start, end) {
+        attribute.value += text.slice(start, end);
+      },
+      onattribend() {
+        // The first of two same-named attributes is the one a browser keeps.
+        if (!tag.attributes.has(attribute.name)) tag.attributes.set(attribute.name, attribute.value);
+      },
+      onopentagend(end) {
+        opened(end, false);
+      },
+      onselfclosingtag(end) {
+        // In HTML `<script/>` opens a script as `<script>` does; in SVG and MathML it is whole.
+        opened(end, foreign > 0);
+      },
+      ontext(start, end) {
+        if (inside) inside.text += text.slice(start, end);
+      },
+      onclosetag(start, end) {
+        const name = text.slice(start, end).toLowerCase();
+        if (FOREIGN.has(name) && foreign > 0) foreign--;
+        if (inside?.tag === name) closed();
+      },
+      onend: closed,
+      isInForeignContext: () => foreign > 0,
+      onattribentity() {},
+      ontextentity() {},
+      oncdata() {},
+      oncomment() {},
+      ondeclaration() {},
+      onprocessinginstruction() {},
+    },
   );
-  parser.end(text);
+  tokenizer.write(text);
+  tokenizer.end();
   return found;
 }
 
@@ -131,21 +179,21 @@ function below(references: ContentReference[], firstLine: () => number): Content
 /** `url()` values and `@import`s; `declarations` for the body of a `style=` attribute. */
 function scanCss(text: string, { parse, walk }: CssParser, declarations = false): ContentReference[] {
   const found: ContentReference[] = [];
-  let tree;
   try {
-    tree = parse(text, { positions: true, ...(declarations ? { context: 'declarationList' } : {}), onParseError: () => undefined });
-  } catch {
-    return found;
+    // Syntax errors are skipped (onParseError) as a browser skips them; what still throws is depth.
+    const tree = parse(text, { positions: true, ...(declarations ? { context: 'declarationList' } : {}), onParseError: () => undefined });
+    walk(tree, (node) => {
+      const line = node.loc ? node.loc.start.line : 1;
+      if (node.type === 'Url' && isExternal(node.value)) found.push({ line, url: node.value });
+      if (node.type === 'Atrule' && node.name.toLowerCase() === 'import' && node.prelude?.type === 'AtrulePrelude') {
+        walk(node.prelude, (inner) => {
+          if (inner.type === 'String' && isExternal(inner.value)) found.push({ line, url: inner.value });
+        });
+      }
+    });
+  } catch (error) {
+    throw new UnscannableContentError(error instanceof RangeError ? 'its CSS nests deeper than the CSS parser reads' : `the CSS parser failed on it (${(error as Error).message})`);
   }
-  walk(tree, (node) => {
-    const line = node.loc ? node.loc.start.line : 1;
-    if (node.type === 'Url' && isExternal(node.value)) found.push({ line, url: node.value });
-    if (node.type === 'Atrule' && node.name.toLowerCase() === 'import' && node.prelude?.type === 'AtrulePrelude') {
-      walk(node.prelude, (inner) => {
-        if (inner.type === 'String' && isExternal(inner.value)) found.push({ line, url: inner.value });
-      });
-    }
-  });
   return found;
 }
 

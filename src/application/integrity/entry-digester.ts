@@ -1,3 +1,4 @@
+import { UnscannableContentError } from '../../domain/errors.js';
 import type { ContentReferenceScanner } from '../ports/content-references.js';
 import type { Hasher } from '../ports/hasher.js';
 import type { PackageSource } from '../ports/package-source.js';
@@ -14,6 +15,8 @@ export interface EntryDigests {
   digests: Map<string, string>;
   /** External http(s) references found in the scanned entries. */
   references: FoundReference[];
+  /** Scanned entries the scanner could not read to their end, each with why. */
+  unscannable: Array<{ path: string; reason: string }>;
 }
 
 /**
@@ -29,6 +32,7 @@ export class EntryDigester {
 
   async digest(source: PackageSource, paths: readonly string[], scanned: ReadonlySet<string>): Promise<EntryDigests> {
     const scans: Array<Promise<FoundReference[]>> = [];
+    const unscannable: EntryDigests['unscannable'] = [];
     const scanner = (path: string): ChunkObserver | undefined => {
       if (!scanned.has(path)) return undefined;
       const decoder = new TextDecoder();
@@ -37,11 +41,21 @@ export class EntryDigester {
         update: (chunk) => (text += decoder.decode(chunk, { stream: true })),
         end: () => {
           text += decoder.decode();
-          scans.push(this.references.scan(path, text).then((found) => found.map(({ line, url }) => ({ path, line, url }))));
+          scans.push(
+            this.references.scan(path, text).then(
+              (found) => found.map(({ line, url }) => ({ path, line, url })),
+              (error: unknown) => {
+                if (!(error instanceof UnscannableContentError)) throw error;
+                unscannable.push({ path, reason: error.message });
+                return [];
+              },
+            ),
+          );
         },
       };
     };
     const digests = await digestEntries(source, this.hasher, paths, scanner);
-    return { digests, references: (await Promise.all(scans)).flat() };
+    const references = (await Promise.all(scans)).flat();
+    return { digests, references, unscannable };
   }
 }

@@ -7,7 +7,8 @@ export interface ContentReference {
 /**
  * Finds the external references of one content file by its type: HTML attributes that
  * load or link, CSS `url()` and `@import`, module import specifiers. Mentions (URLs in
- * comments, text, strings) are not references.
+ * comments, text, strings) are not references. A file it cannot read to its end is
+ * refused with UnscannableContentError.
  */
 export interface ContentReferenceScanner {
   scan(path: string, text: string): Promise<ContentReference[]>;

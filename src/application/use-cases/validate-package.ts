@@ -11,7 +11,7 @@ import type { DependencyContext, DependencyLoader, DependencyTree } from '../pac
 import { generateManifest, normalizeManifest, type Manifest } from '../../domain/package/manifest.js';
 import { detectType, isTextType } from '../../domain/package/media-types.js';
 import { normalizeMetadata, type Metadata } from '../../domain/package/metadata.js';
-import { MANIFEST_FILE, METADATA_FILE, ROUTES_FILE, SECURITY_FILE, STORAGE_FILE, isContentPath } from '../../domain/package/package-paths.js';
+import { MANIFEST_FILE, METADATA_FILE, ROUTES_FILE, SECURITY_FILE, STORAGE_FILE, isContentPath, sortByPath } from '../../domain/package/package-paths.js';
 import { generateRoutes, normalizeRoutes, type Routes } from '../../domain/package/routes.js';
 import { normalizeStorage, type Storage } from '../../domain/package/storage.js';
 import { coveredPaths } from '../integrity/digest-entries.js';
@@ -215,8 +215,9 @@ export class ValidatePackage {
     const scanned = new Set(text.filter(({ size }) => size <= MAX_DATA_DOCUMENT_BYTES).map(({ path }) => path));
     const unscanned = text.filter(({ path }) => !scanned.has(path)).map(({ path }) => `warning: ${path} is not scanned for external references: larger than ${MAX_DATA_DOCUMENT_BYTES / 1024 / 1024} MiB`);
     const paths = hashing ? coveredPaths(source) : [...scanned];
-    const { digests, references } = await this.digester.digest(source, paths, scanned);
+    const { digests, references, unscannable } = await this.digester.digest(source, paths, scanned);
     const lines = references.map(({ path, line, url }) => `${path}:${line}: external reference ${url}`);
+    for (const { path, reason } of sortByPath(unscannable, (file) => file.path)) unscanned.push(`warning: ${path} is not scanned for external references to its end: ${reason}`);
     return { digests, references: lines.sort(), unscanned };
   }
 }

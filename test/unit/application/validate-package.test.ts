@@ -147,4 +147,12 @@ describe('ValidatePackage', () => {
     const { check } = await validate(demoPackage({ 'content/index.html': '<p>\n<script src="https://cdn.example.com/x.js"></script>' }));
     expect(check('content').errors).toEqual(['content/index.html:2: external reference https://cdn.example.com/x.js']);
   });
+
+  it('says which files it could not scan to their end, and still reports what the others hold', async () => {
+    const deep = `${'@media screen{'.repeat(20_000)}a{b:url(//hidden.example/x.png)}${'}'.repeat(20_000)}`;
+    const { report, check } = await validate(demoPackage({ 'content/deep.css': deep, 'content/index.html': '<img src="//cdn.example.com/i.png">' }));
+    expect(report.valid).toBe(false);
+    expect(check('content').errors).toEqual(['content/index.html:1: external reference //cdn.example.com/i.png']);
+    expect(check('content').notes).toEqual(['warning: content/deep.css is not scanned for external references to its end: its CSS nests deeper than the CSS parser reads']);
+  });
 });
