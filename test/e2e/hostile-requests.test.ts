@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { cpSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { EXAMPLE_SITE, temporaryDirectory } from '../support/paths.js';
 import { exchangeOnSocket } from '../support/raw-http.js';
 import { startServe, type ServeProcess } from '../support/serve-process.js';
@@ -13,6 +13,10 @@ beforeAll(async () => {
   // 30,000 articles: enough for one unbounded GraphQL query to hold the reactor for seconds.
   const articles = Array.from({ length: 30_000 }, (_, i) => ({ id: `article-${i}`, title: `Article ${i}`, body: 'x'.repeat(40), tags: ['a', 'b'], published: '2026-01-01' }));
   writeFileSync(`${work.path}/site/data/articles.json`, JSON.stringify(articles));
+  // A pattern that backtracks for ever on JavaScript's engine, as a careless author may write one.
+  const schema = JSON.parse(readFileSync(`${work.path}/site/data/articles.schema.json`, 'utf8')) as { properties: Record<string, unknown> };
+  schema.properties.slug = { type: 'string', pattern: '^([a-z]+-?)+$' };
+  writeFileSync(`${work.path}/site/data/articles.schema.json`, JSON.stringify(schema));
   running = await startServe([`${work.path}/site`, '--workdir', `${work.path}/workdir`]);
 });
 afterAll(async () => {
@@ -32,6 +36,13 @@ describe('a hostile client beside honest ones', () => {
     expect(refusals).toEqual(Array.from({ length: 5 }, () => [400, 'MALFORMED_JSON']));
     expect((await fetch(`${running.url}/api/v1/data/articles/deep`)).status).toBe(404);
     expect(running.stderr()).not.toMatch(/unexpected error|RangeError/);
+  });
+
+  it("a string the schema's pattern would backtrack on for ever is refused with 422 at once, and the reactor answers others meanwhile", async () => {
+    const hostile = Array.from({ length: 3 }, () => post(JSON.stringify({ id: 'slugged', title: 't', body: 'b', slug: `${'a'.repeat(5000)}!` })));
+    const honest = post(JSON.stringify({ id: 'slug-ok', title: 't', body: 'b', slug: 'a-fine-slug' }));
+    expect((await Promise.all(hostile)).map((r) => r.status)).toEqual([422, 422, 422]);
+    expect((await honest).status).toBe(201);
   });
 });
 

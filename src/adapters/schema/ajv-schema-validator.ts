@@ -7,8 +7,9 @@ import type { CompiledSchema, SchemaValidator, SchemaViolation } from '../../app
  * reactor start would otherwise compile, and most packages declare no schema.
  */
 async function loadAjv() {
-  const [ajv, ajv2019, ajv2020, formats] = await Promise.all([import('ajv'), import('ajv/dist/2019.js'), import('ajv/dist/2020.js'), import('ajv-formats')]);
+  const [ajv, ajv2019, ajv2020, formats, { linearRegExp }] = await Promise.all([import('ajv'), import('ajv/dist/2019.js'), import('ajv/dist/2020.js'), import('ajv-formats'), import('./linear-regexp.js')]);
   return {
+    linearRegExp,
     Ajv: exportsOf<typeof ajv>(ajv).Ajv,
     Ajv2019: exportsOf<typeof ajv2019>(ajv2019).Ajv2019,
     Ajv2020: exportsOf<typeof ajv2020>(ajv2020).Ajv2020,
@@ -42,12 +43,13 @@ export class AjvSchemaValidator implements SchemaValidator {
 
   private async engineFor(schema: unknown): Promise<Ajv> {
     this.library ??= loadAjv();
-    const { Ajv, Ajv2019, Ajv2020, addFormats } = await this.library;
+    const { Ajv, Ajv2019, Ajv2020, addFormats, linearRegExp } = await this.library;
     const dialect = typeof schema === 'object' && schema !== null ? String((schema as { $schema?: unknown }).$schema ?? '') : '';
     const kind = dialect.includes('2020-12') ? '2020' : dialect.includes('2019-09') ? '2019' : '07';
     let engine = this.engines.get(kind);
     if (!engine) {
-      const options = { allErrors: true, strict: false };
+      // Patterns are matched by RE2 (see linearRegExp): items come from clients, and one string must not stall the reactor.
+      const options = { allErrors: true, strict: false, code: { regExp: linearRegExp } };
       engine = kind === '2020' ? new Ajv2020(options) : kind === '2019' ? new Ajv2019(options) : new Ajv(options);
       addFormats(engine);
       this.engines.set(kind, engine);
