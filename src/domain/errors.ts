@@ -246,6 +246,11 @@ export class UnscannableContentError extends PackageError {
   readonly code = 'UNSCANNABLE_CONTENT';
 }
 
+/** A dataset schema that cannot check a value: it refers to itself without ever descending into the value. */
+export class UnusableSchemaError extends PackageError {
+  readonly code = 'UNUSABLE_SCHEMA';
+}
+
 /** The overlay in the workdir could not be read or written. */
 export class OverlayError extends PackageError {
   readonly code = 'OVERLAY';

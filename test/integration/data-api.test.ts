@@ -299,3 +299,24 @@ describe('save', () => {
     await http.post('/package/ghost/save').expect(404);
   });
 });
+
+describe('a dataset whose schema goes round in a circle', () => {
+  it('answers a write with a 503 naming the schema, not a 500; its items are still read', async () => {
+    const circles = demoPackage({
+      'data/circles.json': JSON.stringify([{ id: 'c1' }]),
+      'data/circles.schema.json': JSON.stringify({ $ref: '#' }),
+      'storage.json': JSON.stringify({ storage: { dataSets: { circles: { source: 'data/circles.json', schemaFile: 'data/circles.schema.json', schemaType: 'json-schema' } } } }),
+    });
+    const own = temporaryDirectory('cap-data-circles-');
+    const reactor = await startReactor(new MemoryOpener().add('circles', circles), [{ source: 'circles' }], { workdir: own.path }, swap(PORT.OverlayStore, new MemoryOverlayStore()));
+    try {
+      const answer = await request(reactor.http).post('/api/v1/data/circles').send({ id: 'c2' });
+      expect(answer.status).toBe(503);
+      expect(answer.body.error).toEqual({ code: 'UNUSABLE_SCHEMA', message: expect.stringContaining('data/circles.schema.json cannot check a value') });
+      expect((await request(reactor.http).get('/api/v1/data/circles')).body).toEqual([{ id: 'c1' }]);
+    } finally {
+      await reactor.stop();
+      own.remove();
+    }
+  });
+});

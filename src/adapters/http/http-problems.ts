@@ -28,6 +28,7 @@ import {
   SourceChangedError,
   PackageError,
   PackageOutOfServiceError,
+  UnusableSchemaError,
   PreconditionFailedError,
   ReadOnlyError,
   RouteNotWritableError,
@@ -97,6 +98,8 @@ const STATUS_OF: Array<[ErrorClass, number, Record<string, string>?]> = [
   [CorruptEntryError, 503],
   // Out of service until the package is replaced: nothing of it is served, so a retry later may find it fixed.
   [PackageOutOfServiceError, 503],
+  // The package's schema cannot judge any write: the operator's to mend, not the client's.
+  [UnusableSchemaError, 503],
 ];
 
 /**
@@ -110,7 +113,7 @@ export function problemOf(error: unknown): HttpProblem {
     if (known) {
       const details = error instanceof SchemaViolationError ? error.violations : undefined;
       // Said where the operator looks: what only they can mend.
-      if (error instanceof OverlayError || error instanceof SourceChangedError || error instanceof CorruptEntryError) process.stderr.write(`reactor: ${error.name}: ${error.message}\n`);
+      if (error instanceof OverlayError || error instanceof SourceChangedError || error instanceof CorruptEntryError || error instanceof UnusableSchemaError) process.stderr.write(`reactor: ${error.name}: ${error.message}\n`);
       return new HttpProblem(known[1], error.code, error.message, details, known[2]);
     }
   }

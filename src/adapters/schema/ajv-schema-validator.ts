@@ -1,5 +1,5 @@
 import type { Ajv, AnySchema, ErrorObject } from 'ajv';
-import { ConfigValidationError } from '../../domain/errors.js';
+import { ConfigValidationError, UnusableSchemaError } from '../../domain/errors.js';
 import type { CompiledSchema, SchemaValidator, SchemaViolation } from '../../application/ports/schema-validator.js';
 
 /**
@@ -35,7 +35,15 @@ export class AjvSchemaValidator implements SchemaValidator {
     const engine = await this.engineFor(schema);
     try {
       const validate = engine.compile(schema as AnySchema);
-      return (data) => (validate(data) ? [] : (validate.errors ?? []).map(violation));
+      return (data) => {
+        try {
+          return validate(data) ? [] : (validate.errors ?? []).map(violation);
+        } catch (error) {
+          // Values nest at most MAX_JSON_DEPTH levels: a check that exhausts the stack is a schema going round in a circle (`{"$ref": "#"}`).
+          if (error instanceof RangeError) throw new UnusableSchemaError(`${file} cannot check a value: it refers to itself without ever descending into the value`);
+          throw error;
+        }
+      };
     } catch (error) {
       throw new ConfigValidationError(file, [`invalid JSON schema: ${(error as Error).message}`]);
     }

@@ -4,6 +4,7 @@ export interface SchemaViolation {
   message: string;
 }
 
+/** Throws UnusableSchemaError when the schema cannot come to a verdict (it goes round in a circle). */
 export type CompiledSchema = (data: unknown) => SchemaViolation[];
 
 export interface SchemaValidator {

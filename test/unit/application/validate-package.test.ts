@@ -148,6 +148,12 @@ describe('ValidatePackage', () => {
     expect(check('content').errors).toEqual(['content/index.html:2: external reference https://cdn.example.com/x.js']);
   });
 
+  it('reports a dataset schema that goes round in a circle in the storage check', async () => {
+    const files = demoPackage({ ...DATASET, 'data/items.schema.json': JSON.stringify({ $ref: '#' }), 'data/items.json': '[{"id":"a"}]' });
+    const { check } = await validate(files);
+    expect(check('storage').errors).toEqual([expect.stringMatching(/data\/items\.schema\.json cannot check a value: it refers to itself without ever descending into the value/)]);
+  });
+
   it('says which files it could not scan to their end, and still reports what the others hold', async () => {
     const deep = `${'@media screen{'.repeat(20_000)}a{b:url(//hidden.example/x.png)}${'}'.repeat(20_000)}`;
     const { report, check } = await validate(demoPackage({ 'content/deep.css': deep, 'content/index.html': '<img src="//cdn.example.com/i.png">' }));
