@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
+import YAML from 'yaml';
 import { ToolkitError } from '../../../src/domain/errors.js';
 import { normalizeMetadata } from '../../../src/domain/package/metadata.js';
 import { normalizeManifest } from '../../../src/domain/package/manifest.js';
@@ -148,6 +149,32 @@ describe('configuration documents from strangers', () => {
     }
     expect(foreignPrototypes(result)).toEqual([]);
     expect(JSON.stringify(result)).toContain('"__proto__"');
+  });
+
+  it('YAML: a repeated key is refused where it stands, as yaml itself would, but found in one pass: a map of 50,000 keys, where the check of yaml itself takes half a minute', () => {
+    expect(() => parseDocument('a: 1\nb:\n  - c: 1\n    c: 2\n', 'd.yaml')).toThrow(expect.objectContaining({ code: 'CONFIG_PARSE', message: expect.stringContaining('Map keys must be unique'), line: 4 }));
+    expect(parseDocument('a: 1\n"1": x\n1: y\n', 'd.yaml')).toEqual({ a: 1, 1: 'y' });
+    const wide = `- id: "1"\n${Array.from({ length: 50_000 }, (_, i) => `  k${i}: ${i}\n`).join('')}`;
+    expect(Object.keys((parseDocument(wide, 'wide.yaml') as Array<Record<string, unknown>>)[0]!)).toHaveLength(50_001);
+    expect(() => parseDocument(`v: ${'['.repeat(5000)}${']'.repeat(5000)}\n`, 'deep.yaml')).toThrow(expect.objectContaining({ code: 'CONFIG_PARSE', message: expect.stringContaining('nests deeper') }));
+  });
+
+  it('YAML: repeated keys are found exactly where yaml itself finds them, for any small document', () => {
+    const key = fc.constantFrom('a', 'b', '"a"', "'b'", '1', '"1"', 'null', '~', 'true');
+    const map = (indent: string) => fc.array(fc.tuple(key, fc.constantFrom('1', 'x', '[1, 2]', '{a: 1, a: 2}', '{a: 1}')), { minLength: 1, maxLength: 4 }).map((pairs) => pairs.map(([k, v]) => `${indent}${k}: ${v}`).join('\n'));
+    fc.assert(
+      fc.property(map(''), (text) => {
+        let expected: unknown;
+        try {
+          expected = YAML.parse(text);
+        } catch {
+          expect(() => parseDocument(text, 'd.yaml')).toThrow(expect.objectContaining({ message: expect.stringContaining('Map keys must be unique') }));
+          return;
+        }
+        expect(parseDocument(text, 'd.yaml')).toEqual(expected);
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it('any text is a document or a ConfigParseError, as JSON or as YAML', () => {
