@@ -120,6 +120,7 @@ describe('external references in stylesheets and modules', () => {
     await expect(scan('content/deep.css', deep)).rejects.toThrow(UnscannableContentError);
     await expect(scan('content/index.html', `<style>${deep}</style>`)).rejects.toThrow(UnscannableContentError);
     await expect(scan('content/index.html', `<p style="a:${'calc('.repeat(20_000)}1${')'.repeat(20_000)}">`)).resolves.toEqual([]);
+    expect(await scan('content/many.html', `<style>${'a{b:url(//x.example/i.png)}'.repeat(200_000)}</style>`)).toHaveLength(200_000);
   });
 
   it('reads deep and unbalanced markup in one pass: 200,000 nested elements, then as many end tags that close nothing', async () => {

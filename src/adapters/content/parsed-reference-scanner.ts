@@ -103,7 +103,7 @@ function scanHtml(text: string, lexer: typeof parseModule, css: CssParser | unde
         // Hyperlink auditing: the browser posts to each of these URLs when the link is followed.
         for (const url of value.trim().split(/\s+/)) if (isExternal(url)) add(url);
       } else if (attribute === 'style') {
-        found.push(...below(scanCss(value, css!, true), () => lineAt(start)));
+        placeBelow(found, scanCss(value, css!, true), () => lineAt(start));
       } else if (attribute === 'content' && name === 'meta' && decodeHTMLAttribute(attributes.get('http-equiv') ?? '').toLowerCase() === 'refresh') {
         const url = /url\s*=\s*['"]?([^'"\s;]+)/i.exec(value)?.[1];
         if (url && isExternal(url)) add(url);
@@ -116,7 +116,7 @@ function scanHtml(text: string, lexer: typeof parseModule, css: CssParser | unde
   const closed = () => {
     if (!inside) return;
     const { start } = inside;
-    found.push(...below(inside.tag === 'style' ? scanCss(inside.text, css!) : scanModule(inside.text, lexer), () => lineAt(start)));
+    placeBelow(found, inside.tag === 'style' ? scanCss(inside.text, css!) : scanModule(inside.text, lexer), () => lineAt(start));
     inside = undefined;
   };
 
@@ -169,11 +169,11 @@ function scanHtml(text: string, lexer: typeof parseModule, css: CssParser | unde
   return found;
 }
 
-/** References found in a part of a file (lines counted from 1 there), placed at their lines in the whole: `firstLine` is asked only when there are any. */
-function below(references: ContentReference[], firstLine: () => number): ContentReference[] {
-  if (references.length === 0) return references;
+/** Adds references found in a part of a file (lines counted from 1 there) at their lines in the whole: `firstLine` is asked only when there are any. One by one: a spread of 200,000 would overflow the stack. */
+function placeBelow(found: ContentReference[], references: readonly ContentReference[], firstLine: () => number): void {
+  if (references.length === 0) return;
   const first = firstLine();
-  return references.map(({ line, url }) => ({ line: first + line - 1, url }));
+  for (const { line, url } of references) found.push({ line: first + line - 1, url });
 }
 
 /** `url()` values and `@import`s; `declarations` for the body of a `style=` attribute. */
