@@ -155,7 +155,7 @@ describe('ValidatePackage', () => {
   });
 
   it('says which files it could not scan to their end, and still reports what the others hold', async () => {
-    const deep = `${'@media screen{'.repeat(20_000)}a{b:url(//hidden.example/x.png)}${'}'.repeat(20_000)}`;
+    const deep = `${'@media screen{'.repeat(200_000)}a{b:url(//hidden.example/x.png)}${'}'.repeat(200_000)}`;
     const { report, check } = await validate(demoPackage({ 'content/deep.css': deep, 'content/index.html': '<img src="//cdn.example.com/i.png">' }));
     expect(report.valid).toBe(false);
     expect(check('content').errors).toEqual(['content/index.html:1: external reference //cdn.example.com/i.png']);
