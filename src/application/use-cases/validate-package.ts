@@ -213,13 +213,18 @@ export class ValidatePackage {
     const text = source.entries().filter(({ path }) => isContentPath(path) && isTextType(manifest[path]?.type ?? detectType(path)));
     // Scanned as one string: a larger one would not fit in the engine's longest string, or would take gigabytes to parse.
     const scanned = new Set(text.filter(({ size }) => size <= MAX_DATA_DOCUMENT_BYTES).map(({ path }) => path));
-    const unscanned = text.filter(({ path }) => !scanned.has(path)).map(({ path }) => `warning: ${path} is not scanned for external references: larger than ${MAX_DATA_DOCUMENT_BYTES / 1024 / 1024} MiB`);
+    const unscanned = text.filter(({ path }) => !scanned.has(path)).map(({ path }) => notScanned(path, `larger than ${MAX_DATA_DOCUMENT_BYTES / 1024 / 1024} MiB`));
     const paths = hashing ? coveredPaths(source) : [...scanned];
     const { digests, references, unscannable } = await this.digester.digest(source, paths, scanned);
     const lines = references.map(({ path, line, url }) => `${path}:${line}: external reference ${url}`);
-    for (const { path, reason } of sortByPath(unscannable, (file) => file.path)) unscanned.push(`warning: ${path} is not scanned for external references to its end: ${reason}`);
+    for (const { path, reason } of sortByPath(unscannable, (file) => file.path)) unscanned.push(notScanned(path, reason));
     return { digests, references: lines.sort(), unscanned };
   }
+}
+
+/** The content check's warning for a text file whose references are not all known. */
+function notScanned(path: string, reason: string): string {
+  return `warning: ${path} is not scanned for external references: ${reason}`;
 }
 
 /** Items the reactor would not serve, their id taken by an earlier one (a JSON list or a SQLite table alike). */

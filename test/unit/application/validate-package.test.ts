@@ -159,6 +159,6 @@ describe('ValidatePackage', () => {
     const { report, check } = await validate(demoPackage({ 'content/deep.css': deep, 'content/index.html': '<img src="//cdn.example.com/i.png">' }));
     expect(report.valid).toBe(false);
     expect(check('content').errors).toEqual(['content/index.html:1: external reference //cdn.example.com/i.png']);
-    expect(check('content').notes).toEqual(['warning: content/deep.css is not scanned for external references to its end: its CSS nests deeper than the CSS parser reads']);
+    expect(check('content').notes).toEqual(['warning: content/deep.css is not scanned for external references: its CSS nests deeper than the CSS parser reads']);
   });
 });
