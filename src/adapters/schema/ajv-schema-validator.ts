@@ -57,7 +57,8 @@ export class AjvSchemaValidator implements SchemaValidator {
     let engine = this.engines.get(kind);
     if (!engine) {
       // Patterns are matched by RE2 (see linearRegExp): items come from clients, and one string must not stall the reactor.
-      const options = { allErrors: true, strict: false, code: { regExp: linearRegExp } };
+      // Own properties only: otherwise an item without `toString` or `constructor` has them, from Object.prototype.
+      const options = { allErrors: true, strict: false, ownProperties: true, code: { regExp: linearRegExp } };
       engine = kind === '2020' ? new Ajv2020(options) : kind === '2019' ? new Ajv2019(options) : new Ajv(options);
       addFormats(engine);
       this.engines.set(kind, engine);

@@ -52,7 +52,17 @@ describe('schema patterns on RE2 (linearRegExp)', () => {
     fc.assert(fc.property(pattern, text, (p, t) => same(p, t)), { numRuns: Number(process.env.FUZZ_RUNS ?? 2000) });
   });
 
-  it('is what dataset schemas are checked with', async () => {
+});
+
+describe('dataset schemas (AjvSchemaValidator)', () => {
+  it('see an item\'s own properties only: toString and constructor are not there unless the item holds them', async () => {
+    const check = await new AjvSchemaValidator().compile({ type: 'object', required: ['constructor'], properties: { toString: { type: 'string' }, constructor: { type: 'string' }, valueOf: { type: 'number' } } }, 'items.schema.json');
+    expect(check({ constructor: 'c' })).toEqual([]);
+    expect(check({}).map((violation) => violation.message)).toEqual(["must have required property 'constructor'"]);
+    expect(check(JSON.parse('{"constructor": "c", "toString": 1}')).map((violation) => violation.path)).toEqual(['/toString']);
+  });
+
+  it('match patterns with linearRegExp', async () => {
     const check = await new AjvSchemaValidator().compile({ type: 'object', properties: { name: { type: 'string', pattern: '^(a+)+$' } }, patternProperties: { '^x(\\s*)*$': { type: 'number' } } }, 'items.schema.json');
     expect(check({ name: `${'a'.repeat(40)}!` }).map((violation) => violation.message)).toEqual([expect.stringContaining('must match pattern')]);
     expect(check({ name: 'aaa', [`x${' '.repeat(40)}!`]: 'anything' })).toEqual([]);
