@@ -8,6 +8,13 @@ import { concatenated } from './signed-payload.js';
 import { TrustedKeys } from './trusted-keys.js';
 import type { TrustFile } from '../ports/signature-scheme.js';
 
+/**
+ * What an embedded key, certificate or signature may weigh. Each is read whole: a 2 MB
+ * package declaring a 900 MB key (within the archive's ratio limit) took validate 2.8 GB.
+ * Real ones are kilobytes; an OpenPGP key heavy with certifications, a few megabytes.
+ */
+export const MAX_KEY_FILE_BYTES = 16 * 1024 * 1024;
+
 export interface SignatureVerdict {
   signed: boolean;
   scheme?: 'RSA-SHA256' | 'OpenPGP';
@@ -49,7 +56,11 @@ export class SignatureCheck {
     const openpgp = options.openpgp === true || declared.certificateType === 'OpenPGP';
     const scheme = openpgp ? this.schemes.openpgp : this.schemes.rsa;
     const verdict = (valid: boolean, reason?: string): SignatureVerdict => ({ signed: true, scheme: openpgp ? 'OpenPGP' : 'RSA-SHA256', valid, ...(reason ? { reason } : {}) });
-    for (const file of [declared.publicKey, declared.signatureFile]) if (!source.has(file)) return verdict(false, `${file}, named in security.json, is missing`);
+    for (const file of [declared.publicKey, declared.signatureFile]) {
+      const size = source.sizeOf(file);
+      if (size === undefined) return verdict(false, `${file}, named in security.json, is missing`);
+      if (size > MAX_KEY_FILE_BYTES) return verdict(false, `${file} holds ${size} bytes, more than the ${MAX_KEY_FILE_BYTES / 1024 / 1024} MiB a key or signature file may (refused unread)`);
+    }
     const paths = signedPayloadOrder(security.checksums);
     const uncovered = coveredPaths(source).filter((path) => !Object.hasOwn(security.checksums, path));
     const missing = paths.filter((path) => !source.has(path));

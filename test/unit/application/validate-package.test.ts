@@ -8,7 +8,7 @@ import type { CheckName } from '../../../src/domain/validation/check-report.js';
 import { KeyRequiredError } from '../../../src/domain/errors.js';
 import { MemoryOpener } from '../../fakes/memory-package-opener.js';
 import { demoPackage } from '../../support/demo-package.js';
-import { SignatureCheck } from '../../../src/application/signing/signature-check.js';
+import { MAX_KEY_FILE_BYTES, SignatureCheck } from '../../../src/application/signing/signature-check.js';
 import { fakeKey, fakeScheme } from '../../fakes/fake-signature-scheme.js';
 
 const hasher = new NodeHasher();
@@ -139,6 +139,11 @@ describe('ValidatePackage', () => {
     const bad = await validate(forged);
     expect(bad.report.valid).toBe(false);
     expect(bad.check('signature').errors).toEqual([expect.stringMatching(/does not match the package content/)]);
+    // A key no real one weighs is refused before it is read: each is read whole.
+    const padded = new Uint8Array(MAX_KEY_FILE_BYTES + 1);
+    padded.set(fakeKey('a'));
+    const heavy = await signed(padded);
+    expect((await validate(heavy)).check('signature').errors).toEqual([`signature.pub.pem holds ${MAX_KEY_FILE_BYTES + 1} bytes, more than the 16 MiB a key or signature file may (refused unread)`]);
     expect((await validate(demoPackage())).check('signature')).toBeUndefined();
     await expect(validate({ 'metadata.json': demoPackage()['metadata.json']!, 'signature.json': '{}', 'package.enc': 'x' })).rejects.toThrow(KeyRequiredError);
   });
