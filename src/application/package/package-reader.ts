@@ -49,17 +49,18 @@ export function readDataFile(source: PackageSource, path: string): Promise<Uint8
   return readBounded(source, path, MAX_DATA_DOCUMENT_BYTES);
 }
 
-async function readBounded(source: PackageSource, path: string, limit: number): Promise<Uint8Array> {
+/** A file of the package read whole: ConfigParseError, before anything is read, past `limit` bytes (`what` names the kind of file in it). */
+export async function readBounded(source: PackageSource, path: string, limit: number, what = 'such a file'): Promise<Uint8Array> {
   const declared = source.sizeOf(path);
-  if (declared !== undefined && declared > limit) throw tooLarge(path, declared, limit);
+  if (declared !== undefined && declared > limit) throw tooLarge(path, declared, limit, what);
   const bytes = await source.read(path);
   // A folder's file may have grown since it was listed.
-  if (bytes.length > limit) throw tooLarge(path, bytes.length, limit);
+  if (bytes.length > limit) throw tooLarge(path, bytes.length, limit, what);
   return bytes;
 }
 
-function tooLarge(path: string, size: number, limit: number): ConfigParseError {
-  return new ConfigParseError(path, `holds ${size} bytes, more than the ${limit / 1024 / 1024} MiB such a file may (refused unread)`);
+function tooLarge(path: string, size: number, limit: number, what: string): ConfigParseError {
+  return new ConfigParseError(path, `holds ${size} bytes, more than the ${limit / 1024 / 1024} MiB ${what} may (refused unread)`);
 }
 
 /** Reads and parses a JSON or YAML file of the package (ConfigParseError on bad syntax or size). */

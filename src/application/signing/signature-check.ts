@@ -1,5 +1,7 @@
 import { compareChecksums, signedPayloadOrder, type IntegrityReport, type Security } from '../../domain/integrity/security.js';
+import { ConfigParseError } from '../../domain/errors.js';
 import { coveredPaths } from '../integrity/digest-entries.js';
+import { readBounded } from '../package/package-reader.js';
 import type { Hasher } from '../ports/hasher.js';
 import { tap } from '../shared/tap.js';
 import type { PackageSource } from '../ports/package-source.js';
@@ -14,6 +16,7 @@ import type { TrustFile } from '../ports/signature-scheme.js';
  * Real ones are kilobytes; an OpenPGP key heavy with certifications, a few megabytes.
  */
 export const MAX_KEY_FILE_BYTES = 16 * 1024 * 1024;
+const KEY_FILE = 'a key or signature file';
 
 export interface SignatureVerdict {
   signed: boolean;
@@ -56,19 +59,22 @@ export class SignatureCheck {
     const openpgp = options.openpgp === true || declared.certificateType === 'OpenPGP';
     const scheme = openpgp ? this.schemes.openpgp : this.schemes.rsa;
     const verdict = (valid: boolean, reason?: string): SignatureVerdict => ({ signed: true, scheme: openpgp ? 'OpenPGP' : 'RSA-SHA256', valid, ...(reason ? { reason } : {}) });
-    for (const file of [declared.publicKey, declared.signatureFile]) {
-      const size = source.sizeOf(file);
-      if (size === undefined) return verdict(false, `${file}, named in security.json, is missing`);
-      if (size > MAX_KEY_FILE_BYTES) return verdict(false, `${file} holds ${size} bytes, more than the ${MAX_KEY_FILE_BYTES / 1024 / 1024} MiB a key or signature file may (refused unread)`);
-    }
+    for (const file of [declared.publicKey, declared.signatureFile]) if (!source.has(file)) return verdict(false, `${file}, named in security.json, is missing`);
     const paths = signedPayloadOrder(security.checksums);
     const uncovered = coveredPaths(source).filter((path) => !Object.hasOwn(security.checksums, path));
     const missing = paths.filter((path) => !source.has(path));
     if (missing.length > 0) {
       return { ...verdict(false, `signed files are missing: ${missing.join(', ')}`), integrity: { mismatched: [], missing, uncovered } };
     }
-    const publicKey = await source.read(declared.publicKey);
-    const signature = await source.read(declared.signatureFile);
+    let publicKey: Uint8Array;
+    let signature: Uint8Array;
+    try {
+      publicKey = await readBounded(source, declared.publicKey, MAX_KEY_FILE_BYTES, KEY_FILE);
+      signature = await readBounded(source, declared.signatureFile, MAX_KEY_FILE_BYTES, KEY_FILE);
+    } catch (error) {
+      if (error instanceof ConfigParseError) return verdict(false, `${error.file} ${error.detail}`);
+      throw error;
+    }
     const digests = new Map<string, string>();
     const hashed = (path: string) => {
       const hash = this.hasher.createSha256();
