@@ -52,7 +52,7 @@ async function verifyCap(verifier: PackageVerifier, security: Security, path = c
 describe('ProcessVerifier', () => {
   it('verifies an intact package in a child process', async () => {
     const fallback = new RecordingVerifier(never.verify.bind(never));
-    const report = await verifyCap(new ProcessVerifier(fallback, CHILD), { checksums });
+    const report = await verifyCap(new ProcessVerifier(fallback, CHILD, 0), { checksums });
     expect(report).toEqual({ mismatched: [], missing: [], uncovered: [] });
     expect(fallback.calls).toBe(0);
   });
@@ -60,7 +60,7 @@ describe('ProcessVerifier', () => {
   it('reports what the child finds wrong: a changed digest, a file not there, a file not covered', async () => {
     const { ['content/index.html']: _covered, ...rest } = checksums;
     const declared = { ...rest, 'content/about.html': '0'.repeat(64), 'content/gone.html': '1'.repeat(64) };
-    const report = await verifyCap(new ProcessVerifier(never, CHILD), { checksums: declared });
+    const report = await verifyCap(new ProcessVerifier(never, CHILD, 0), { checksums: declared });
     expect(report.mismatched).toEqual(['content/about.html']);
     expect(report.missing).toEqual(['content/gone.html']);
     expect(report.uncovered).toEqual(['content/index.html']);
@@ -74,11 +74,18 @@ describe('ProcessVerifier', () => {
     const fallback = new RecordingVerifier(() => Promise.resolve({ mismatched: ['from the fallback'], missing: [], uncovered: [] }));
     try {
       const gone = Object.assign(Object.create(source) as PackageSource, { location: moved });
-      expect((await new ProcessVerifier(fallback, CHILD).verify(gone, { checksums })).mismatched).toEqual(['from the fallback']);
+      expect((await new ProcessVerifier(fallback, CHILD, 0).verify(gone, { checksums })).mismatched).toEqual(['from the fallback']);
       expect(fallback.calls).toBe(1);
     } finally {
       await source.close();
     }
+  });
+
+  it('verifies a package smaller than its limit in process, without starting a child', async () => {
+    const fallback = new RecordingVerifier(() => Promise.resolve({ mismatched: ['from the fallback'], missing: [], uncovered: [] }));
+    const small = await verifyCap(new ProcessVerifier(fallback, CHILD), { checksums });
+    expect(small.mismatched).toEqual(['from the fallback']);
+    expect(fallback.calls).toBe(1);
   });
 
   it('verifies in process when there is no built child', async () => {

@@ -10,10 +10,14 @@ import type { PackageVerifier } from '../../application/ports/package-verifier.j
  * a large package is re-hashed, and the memory the hashing churns through goes back to
  * the system when the child exits. (A worker thread did the same work, but the
  * allocator kept what it had used: a 200 MB package left the reactor 40 MB larger for
- * good.) Packages in memory, and runs without the built child entry (tests from
- * source), verify with the fallback; so does a child that fails for any reason, which
- * then reports the failure as the typed error it is.
+ * good.) Packages in memory, small packages (starting a child takes ~100 ms, hashing
+ * 16 MiB here ~10 ms), and runs without the built child entry (tests from source), verify
+ * with the fallback; so does a child that fails for any reason, which then reports the
+ * failure as the typed error it is.
  */
+/** Below this many bytes of files a package is hashed in the reactor: a child would cost more than the hashing. */
+export const IN_PROCESS_BELOW = 16 * 1024 * 1024;
+
 export class ProcessVerifier implements PackageVerifier {
   private readonly childFile: string | undefined;
 
@@ -21,13 +25,15 @@ export class ProcessVerifier implements PackageVerifier {
     private readonly fallback: PackageVerifier,
     /** The child entry (the composition root's `verify-process`); when it is not there, the fallback verifies. */
     childUrl: URL,
+    /** Packages whose files total fewer bytes than this verify with the fallback. */
+    private readonly inProcessBelow = IN_PROCESS_BELOW,
   ) {
     const file = fileURLToPath(childUrl);
     this.childFile = existsSync(file) ? file : undefined;
   }
 
   async verify(source: PackageSource, security: Security): Promise<IntegrityReport> {
-    if (source.kind === 'memory' || !this.childFile) return this.fallback.verify(source, security);
+    if (source.kind === 'memory' || !this.childFile || totalSize(source) < this.inProcessBelow) return this.fallback.verify(source, security);
     return this.inChild(this.childFile, source.location, security.checksums).catch(() => this.fallback.verify(source, security));
   }
 
@@ -41,4 +47,10 @@ export class ProcessVerifier implements PackageVerifier {
       child.send({ location, checksums });
     });
   }
+}
+
+function totalSize(source: PackageSource): number {
+  let total = 0;
+  for (const entry of source.entries()) total += entry.size;
+  return total;
 }
