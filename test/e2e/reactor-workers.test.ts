@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { EXAMPLE_SITE, temporaryDirectory } from '../support/paths.js';
 import { startPostgres } from '../support/postgres.js';
 import { failingServe, startServe, type ServeProcess } from '../support/serve-process.js';
@@ -48,8 +49,9 @@ describe('pkg reactor serve --workers 2 (file store)', () => {
   it('prints one start line, with the port the workers share', () => {
     const starts = reactor.stdout().split('\n').filter((line) => line.includes('Reactor listening on'));
     expect(starts).toHaveLength(1);
-    const start = JSON.parse(starts[0]!) as { url: string; workdir: string; temporaryWorkdir: boolean };
+    const start = JSON.parse(starts[0]!) as { url: string; workdir: string; temporaryWorkdir: boolean; workers: number };
     expect(start.url).toBe(reactor.url);
+    expect(start.workers).toBe(2);
     expect(start.url).not.toMatch(/:0$/);
     expect(start.temporaryWorkdir).toBe(true);
   });
@@ -180,6 +182,10 @@ describe('pkg reactor serve --workers, other ways', () => {
     const reactor = await startServe([EXAMPLE_SITE, '--workers', 'auto']);
     expect((await fetch(`${reactor.url}/`)).status).toBe(200);
     expect(reactor.stdout().match(/Reactor listening on/g)).toHaveLength(1);
+    // One per core: a machine of one core runs the reactor as one process, and says nothing of workers.
+    const cores = availableParallelism();
+    if (cores > 1) expect(reactor.stdout()).toContain(`Workers: ${cores} processes`);
+    else expect(reactor.stdout()).not.toContain('Workers:');
     expect(await reactor.stop('SIGINT')).toBe(0);
   });
 

@@ -139,7 +139,8 @@ function textLifecycle(output: CliOutput): Lifecycle {
       const width = Math.max(...running.mounts.map((m) => m.prefix.length));
       const lines = running.mounts.map((mount) => `  ${mount.prefix.padEnd(width)}  ${mount.name} ${mount.version}  from ${mount.source}  ${running.url}${mount.prefix}`);
       const overlay = running.sharedOverlay ? [`Overlays: ${running.sharedOverlay}`] : [];
-      output.out([`Reactor listening on ${running.url}`, ...lines, `Workdir: ${running.workdir}${running.temporaryWorkdir ? ' (temporary)' : ''}`, ...overlay].join('\n'));
+      const workers = running.workers ? [`Workers: ${running.workers} processes`] : [];
+      output.out([`Reactor listening on ${running.url}`, ...lines, `Workdir: ${running.workdir}${running.temporaryWorkdir ? ' (temporary)' : ''}`, ...overlay, ...workers].join('\n'));
     },
     stopping: () => output.out('Shutting down'),
   };
@@ -156,6 +157,7 @@ function jsonLifecycle(output: CliOutput): Lifecycle {
           workdir: running.workdir,
           temporaryWorkdir: running.temporaryWorkdir,
           ...(running.sharedOverlay ? { overlay: running.sharedOverlay } : {}),
+          ...(running.workers ? { workers: running.workers } : {}),
           mounts: running.mounts.map((mount) => ({ prefix: mount.prefix, name: mount.name, version: mount.version, source: mount.source })),
         }),
       ),

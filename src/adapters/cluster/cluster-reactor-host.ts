@@ -45,6 +45,7 @@ export class ClusterReactorHost implements ReactorHost {
         failures: first.failures.map((failure) => ({ source: failure.source, error: receivedError(failure.error) })),
         warnings: first.warnings,
         ...(first.sharedOverlay ? { sharedOverlay: first.sharedOverlay } : {}),
+        workers: count,
         stop: () => (stopped ??= cleanUp()),
       };
     } catch (error) {

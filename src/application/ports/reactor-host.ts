@@ -81,6 +81,8 @@ export interface RunningReactor {
   failures: MountFailure[];
   /** The store writes are kept in when other reactors share it, credentials left out. */
   sharedOverlay?: string;
+  /** How many processes answer on the port, when more than one (`--workers`). */
+  workers?: number;
   /** Things the operator should know that did not stop a mount (a torn overlay log line). */
   warnings: string[];
   /** Stops listening, closes every mount and removes the reactor's temporary files. */
