@@ -13,16 +13,27 @@ import { CLI, OUT, ROOT, best, fmt, has, shell, verdict , freePort, launch } fro
 const DURATION = process.env.BENCH_DURATION ?? '8s';
 const CONNECTIONS = process.env.BENCH_CONNECTIONS ?? '32';
 const SERVE_ROUNDS = Number(process.env.BENCH_SERVE_ROUNDS ?? 2);
-// BENCH_DURATION, BENCH_CONNECTIONS, BENCH_SERVE_ROUNDS and BENCH_SKIP_COLD tune a run.
+/**
+ * Load a freshly started server gets before it is measured, its figures thrown away: the
+ * first requests of a fresh process run unoptimized (as the data bench says too), and a
+ * reactor has more of its own code on the path than node:http for the JIT to reach.
+ */
+const WARM_UP = process.env.BENCH_WARM_UP ?? '3s';
+// BENCH_DURATION, BENCH_CONNECTIONS, BENCH_SERVE_ROUNDS, BENCH_WARM_UP and BENCH_SKIP_COLD tune a run.
 
 export function wrk(url, headers = {}) {
   return wrkRun(url, headers).rate;
 }
 
+/** Load on each of `urls` (with `headers`) for WARM_UP, its figures thrown away. */
+export function warmUp(urls, headers = {}) {
+  for (const url of urls) wrkRun(url, headers, WARM_UP);
+}
+
 /** One wrk run: its rate, and how many requests it made. */
-export function wrkRun(url, headers = {}) {
+export function wrkRun(url, headers = {}, duration = DURATION) {
   const flags = Object.entries(headers).flatMap(([name, value]) => ['-H', `${name}: ${value}`]);
-  const output = execFileSync('wrk', ['-t1', `-c${CONNECTIONS}`, `-d${DURATION}`, ...flags, url], { encoding: 'utf8' });
+  const output = execFileSync('wrk', ['-t1', `-c${CONNECTIONS}`, `-d${duration}`, ...flags, url], { encoding: 'utf8' });
   const rate = /Requests\/sec:\s+([\d.]+)/.exec(output);
   const errors = /Non-2xx or 3xx responses: (\d+)/.exec(output);
   if (errors) throw new Error(`wrk saw ${errors[1]} error responses from ${url}`);
@@ -69,6 +80,7 @@ async function throughput() {
       const headers = command.headers ?? {};
       const server = await launch(program, args, `http://127.0.0.1:${port}/index.html`, { headers });
       try {
+        warmUp([`http://127.0.0.1:${port}/index.html`, `http://127.0.0.1:${port}/asset.js`], headers);
         const html = wrk(`http://127.0.0.1:${port}/index.html`, headers);
         const asset = wrk(`http://127.0.0.1:${port}/asset.js`, headers);
         results[name] = { html: Math.max(html, results[name]?.html ?? 0), asset: Math.max(asset, results[name]?.asset ?? 0) };
@@ -99,6 +111,7 @@ async function loggingCost(cap) {
       const port = await freePort();
       const server = await launch('node', [CLI, 'reactor', 'serve', cap, '--port', String(port), '--log-format', format], `http://127.0.0.1:${port}/index.html`);
       try {
+        warmUp([`http://127.0.0.1:${port}/index.html`]);
         best[format] = Math.max(best[format], wrk(`http://127.0.0.1:${port}/index.html`));
       } finally {
         await server.stop();
@@ -263,6 +276,9 @@ async function compressedFromArchive() {
         const decoded = brotliDecompressSync(br.body).equals(identity.body);
         console.log(`brotli answer (background pass) ${br.body.length} B / identity ${identity.body.length} B: ${fmt(br.body.length / identity.body.length)}x, ${fmt(br.body.length / gzip.body.length)}x the gzip answer; decodes to the same bytes: ${decoded ? 'yes' : 'NO'}`);
       } else await answeredIn(url, BROTLI, 'br');
+      warmUp([url]);
+      warmUp([url], GZIP);
+      warmUp([url], BROTLI);
       best.identity = Math.max(best.identity, wrk(url));
       best.gzip = Math.max(best.gzip, wrk(url, GZIP));
       best.br = Math.max(best.br, wrk(url, BROTLI));
@@ -282,6 +298,7 @@ async function compressedFromArchive() {
   const server = await launch('node', [join(ROOT, 'bench/servers/express-compression.js'), join(site, 'content'), String(port)], url);
   try {
     const answer = await rawGet(url, GZIP);
+    warmUp([url], GZIP);
     const rate = wrk(url, GZIP);
     console.log(`express 5 + compression: gzip ${fmt(rate, 0)} req/s (${answer.body.length} B, compressed per request); reactor gzip / express ${fmt(best.gzip / rate)}x`);
   } finally {
@@ -306,6 +323,8 @@ async function compressedFromDirectory(site, css) {
       const gzip = await answeredIn(url, GZIP, 'gzip');
       if (!gunzipSync(gzip.body).equals(Buffer.from(css))) throw new Error('the directory gzip answer does not gunzip to the file');
       sizes ??= `gzip answer ${gzip.body.length} B / identity ${css.length} B: ${fmt(gzip.body.length / css.length)}x`;
+      warmUp([url]);
+      warmUp([url], GZIP);
       best.identity = Math.max(best.identity, wrk(url));
       best.gzip = Math.max(best.gzip, wrk(url, GZIP));
     } finally {

@@ -6,7 +6,7 @@ import { readFileSync, readdirSync, rmSync, mkdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { CLI, OUT, fmt, freePort, has, launch } from './lib.js';
-import { makeSite, wrkRun } from './serve.bench.js';
+import { makeSite, warmUp, wrkRun } from './serve.bench.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
@@ -31,6 +31,7 @@ async function measure(cap, workers) {
   try {
     // Until every worker listens, some requests would meet fewer of them: the primary's banner says all do.
     await new Promise((resolve) => setTimeout(resolve, 500));
+    warmUp([url]);
     const pids = tree(server.child.pid);
     const before = pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
     const { rate, requests } = wrkRun(url);
