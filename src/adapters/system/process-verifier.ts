@@ -5,6 +5,9 @@ import type { IntegrityReport, Security } from '../../domain/integrity/security.
 import type { PackageSource } from '../../application/ports/package-source.js';
 import type { PackageVerifier } from '../../application/ports/package-verifier.js';
 
+/** Below this many bytes of files a package is hashed in the reactor: a child would cost more than the hashing. */
+const IN_PROCESS_BELOW = 16 * 1024 * 1024;
+
 /**
  * Re-verifies a package on disk in a child process, so the reactor keeps answering while
  * a large package is re-hashed, and the memory the hashing churns through goes back to
@@ -15,9 +18,6 @@ import type { PackageVerifier } from '../../application/ports/package-verifier.j
  * with the fallback; so does a child that fails for any reason, which then reports the
  * failure as the typed error it is.
  */
-/** Below this many bytes of files a package is hashed in the reactor: a child would cost more than the hashing. */
-export const IN_PROCESS_BELOW = 16 * 1024 * 1024;
-
 export class ProcessVerifier implements PackageVerifier {
   private readonly childFile: string | undefined;
 
