@@ -98,6 +98,19 @@ describe('requests that once ended the process', () => {
     expect(running.stderr()).not.toMatch(/URIError|unexpected error/);
   });
 
+  it('a client that pipelines a thousand requests in one write loses its connection, unanswered past 64; one that pipelines ten gets ten answers in order', async () => {
+    const get = (path: string) => `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`;
+    const flood = await raw(get('/css/style.css').repeat(1000));
+    const answered = flood.match(/HTTP\/1\.1 200 OK/g) ?? [];
+    expect(answered.length).toBeLessThanOrEqual(65);
+    const paths = ['/', '/css/style.css', '/api/v1/data/articles/article-3', '/css/style.css', '/', '/api/v1/data/articles/article-4', '/', '/', '/css/style.css', '/api/v1/data/articles/article-5'];
+    const pipelined = await raw(paths.map(get).join(''));
+    const statuses = [...pipelined.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((match) => match[1]);
+    expect(statuses).toEqual(paths.map(() => '200'));
+    expect([...pipelined.matchAll(/"id":"(article-\d+)"/g)].map((match) => match[1])).toEqual(['article-3', 'article-4', 'article-5']);
+    expect((await fetch(`${running.url}/readyz`)).status).toBe(200);
+  });
+
   it('a client that half-closes once its request is sent (printf | nc -N) gets its answer', async () => {
     expect(await raw('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n')).toMatch(/^HTTP\/1\.1 200 OK[\s\S]*<html/i);
     expect(await raw('GET /api/v1/data/articles/article-7 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n')).toMatch(/^HTTP\/1\.1 200 OK[\s\S]*"id":"article-7"/);

@@ -12,6 +12,7 @@ import { graphqlDatasets } from './graphql/graphql-datasets.js';
 import type { BundledAssets } from './bundled-assets.js';
 import { lazyGraphqlEndpoint } from './graphql/lazy-graphql.js';
 import { methodNotAllowed, sendProblem } from './http-problems.js';
+import { pipelinedTooDeep } from './pipelining-limit.js';
 import { writeStatic } from './static-responder.js';
 import type * as DataWrites from './data-writes.js';
 import { AuthGate } from './auth/auth-gate.js';
@@ -71,6 +72,7 @@ export class ReactorServer {
     this.access = new AccessLog(logFormat, quiet || options.quiet === true, options.log);
     this.metrics = new RequestMetrics(reactor);
     this.server = createServer({ maxHeaderSize: 16 * 1024, requestTimeout: 60_000 }, (request, response) => {
+      if (pipelinedTooDeep(request, response)) return;
       // `--watch`: a request sent after an edit is answered from the version that holds it.
       const reloading = this.reactor.upToDate();
       if (reloading) return void reloading.then(() => this.guarded(request, response));
