@@ -119,3 +119,26 @@ describe('requests that once ended the process', () => {
     expect((await fetch(`${running.url}/api/v1/data/articles/half-closed`)).status).toBe(200);
   });
 });
+
+describe('a client that half-closes its connection once its request and body are sent', () => {
+  // A fresh reactor: each kind of write below is its first, so its module loads before the body is read.
+  let fresh: ServeProcess;
+  beforeAll(async () => {
+    cpSync(EXAMPLE_SITE, `${work.path}/half-closed-site`, { recursive: true });
+    fresh = await startServe([`${work.path}/half-closed-site`, '--workdir', `${work.path}/half-closed-workdir`]);
+  });
+  afterAll(() => fresh.stop());
+  const raw = (request: string) => exchangeOnSocket(fresh.url, request);
+
+  it('has its body written: a content PUT, a dataset POST and a GraphQL query, each the first of its kind', async () => {
+    const text = 'written by a client that half-closed';
+    expect(await raw(`PUT /notes/half-closed.txt HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/plain\r\nContent-Length: ${text.length}\r\n\r\n${text}`)).toMatch(/^HTTP\/1\.1 200 /);
+    expect(await (await fetch(`${fresh.url}/notes/half-closed.txt`)).text()).toBe(text);
+    const item = JSON.stringify({ id: 'half-closed', title: 't', body: 'b' });
+    expect(await raw(`POST /api/v1/data/articles HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${item.length}\r\n\r\n${item}`)).toMatch(/^HTTP\/1\.1 201 /);
+    expect((await fetch(`${fresh.url}/api/v1/data/articles/half-closed`)).status).toBe(200);
+    const query = JSON.stringify({ query: '{ __typename }' });
+    expect(await raw(`POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${query.length}\r\n\r\n${query}`)).toMatch(/^HTTP\/1\.1 200 [\s\S]*"__typename":"Query"/);
+    expect(fresh.stderr()).not.toMatch(/unexpected error/);
+  });
+});

@@ -385,6 +385,11 @@ describe('HTTP', () => {
     expect(plain.body.error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
     expect((await request(loaded.app).post('/graphql')).status).toBe(415);
     expect((await request(loaded.app).get('/graphql')).status).toBe(400);
+    // JSON that is no object: answered at once, not left for graphql-http to wait on a request read already.
+    for (const scalar of ['"{ notes }"', 'null', '0', 'false']) {
+      const answer = await request(loaded.app).post('/graphql').set('Content-Type', 'application/json').send(scalar).timeout(5000);
+      expect([scalar, answer.status, answer.body.error.code]).toEqual([scalar, 400, 'MALFORMED_JSON']);
+    }
   });
 
   it('picks the operation operationName names, and answers a name no operation has in errors (an operation without a name made it a 500)', async () => {

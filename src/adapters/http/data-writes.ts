@@ -1,11 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import express, { type RequestHandler } from 'express';
 import { MalformedJsonError } from '../../domain/errors.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../domain/data/json-depth.js';
 import type { Mount } from '../../application/serving/reactor.js';
 import { COLLECTION_METHODS, ITEM_METHODS, datasetOf } from './data-api.js';
 import { methodNotAllowed, sendJson } from './http-problems.js';
 import { ifMatchOf, itemEtag } from './data-entity-tags.js';
+import { readBody } from './request-body.js';
 
 /**
  * POST to a collection; PUT and DELETE of an item. Refusals come before the body is read.
@@ -23,7 +23,7 @@ export async function writeData(mount: Mount, id: string, item: string | undefin
     response.end();
     return;
   }
-  const value = parseJson(await readBody(request, response, bodyLimit));
+  const value = parseJson(await readBody(request, bodyLimit));
   if (method === 'POST') {
     const created = await dataset.create(value);
     const location = `${request.url!.split('?')[0]!.replace(/\/$/, '')}/${encodeURIComponent(created.id)}`;
@@ -31,18 +31,6 @@ export async function writeData(mount: Mount, id: string, item: string | undefin
   }
   const replaced = (await dataset.replace(item!, value, ifMatchOf(request))).item;
   sendJson(response, 200, replaced, { ETag: itemEtag(replaced) });
-}
-
-/** The body parser for each limit: one per reactor, made once rather than per request. */
-const rawParsers = new Map<number, RequestHandler>();
-
-/** A request body of at most `limit` bytes (413 beyond), whatever its declared type. */
-export async function readBody(request: IncomingMessage, response: ServerResponse, limit: number): Promise<Buffer> {
-  let parser = rawParsers.get(limit);
-  if (!parser) rawParsers.set(limit, (parser = express.raw({ type: () => true, limit })));
-  const parsed = request as IncomingMessage & { body?: unknown };
-  await new Promise<void>((resolve, reject) => parser(parsed as express.Request, response as express.Response, (error?: unknown) => (error ? reject(error) : resolve())));
-  return Buffer.isBuffer(parsed.body) ? parsed.body : Buffer.alloc(0);
 }
 
 /** The body as JSON, refused (400) when it does not parse or nests too deep: before it can reach a write batch. */

@@ -1,7 +1,7 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { DEFAULT_BODY_LIMIT, type Mount, type Reactor } from '../../application/serving/reactor.js';
 import { badRequest, methodNotAllowed, notFound, sendJson, sendProblem } from './http-problems.js';
-import { readBody } from './data-writes.js';
+import { readBody } from './request-body.js';
 import { writeStatic } from './static-responder.js';
 import { contextOf } from './request-context.js';
 
@@ -71,7 +71,7 @@ async function writeContent(mount: Mount, path: string, request: Request, respon
   }
   if (request.method !== 'PUT') throw methodNotAllowed(mount.content.writable ? 'GET, HEAD, PUT, DELETE' : 'GET, HEAD');
   mount.content.assertWritable();
-  const body = await readBody(request, response, bodyLimit);
+  const body = await readBody(request, bodyLimit);
   const written = await mount.content.put(path, body, request.headers['content-type']);
   sendJson(response, 200, { path: fullPath, resource: written.resource });
 }

@@ -240,7 +240,7 @@ export class ReactorServer {
     if (writing) writing.catch((error) => sendProblem(response, error));
   }
 
-  /** Dataset writes: their module (with the body parser) is loaded on the first one. */
+  /** Dataset writes: their module (with the body reader) is loaded on the first one. */
   private writeData(target: Extract<RequestTarget, { kind: 'data' }>, request: IncomingMessage, response: ServerResponse): void {
     this.dataWrites ??= import('./data-writes.js');
     this.dataWrites
@@ -249,8 +249,8 @@ export class ReactorServer {
   }
 
   /**
-   * Hands a request to the express app, which is built on first use: express and its
-   * body parsers are half the code a reactor start would otherwise compile, and static
+   * Hands a request to the express app, which is built on first use: express and what
+   * it brings are half the code a reactor start would otherwise compile, and static
    * hits and data reads never need them.
    */
   private app(request: IncomingMessage, response: ServerResponse): void {

@@ -1,8 +1,9 @@
 import type { IncomingMessage } from 'node:http';
-import express, { type Request, type RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import { createHandler } from 'graphql-http/lib/use/express';
 import { HttpProblem, methodNotAllowed, sendProblem } from '../http-problems.js';
+import { readBody } from '../request-body.js';
 import { GRAPHIQL_PAGE, GRAPHIQL_PAGE_CSP } from './graphiql-page.js';
 import { nestsTooDeep, queryLimitRules } from './query-limits.js';
 import { DEFAULT_BODY_LIMIT } from '../../../application/serving/reactor.js';
@@ -26,7 +27,7 @@ const GRAPHIQL_BYTES = Buffer.from(GRAPHIQL_PAGE);
 export function createGraphqlEndpoint(schema: GraphQLSchema, options: GraphqlEndpointOptions = {}): RequestHandler {
   // graphql-http reads an unparsed body whole and without a limit; parsing it first bounds it,
   // and its failures then take the project's error body (400 or 413) instead of reaching graphql-http.
-  const parseJson = express.json({ limit: options.bodyLimit ?? DEFAULT_BODY_LIMIT });
+  const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const { authorize } = options;
   const handle = createHandler({
     schema,
@@ -46,8 +47,9 @@ export function createGraphqlEndpoint(schema: GraphQLSchema, options: GraphqlEnd
     if (request.method === 'POST' && !request.is('application/json')) return sendProblem(response, new HttpProblem(415, 'UNSUPPORTED_MEDIA_TYPE', 'a GraphQL request body must be application/json'));
     // graphql-http leaves some of its answers (a mutation over GET) without a type.
     response.setHeader('Content-Type', 'application/json; charset=utf-8');
-    parseJson(request, response, (error?: unknown) => {
-      if (error) return sendProblem(response, error);
+    const parsed = request.method === 'POST' ? readBody(request, limit).then(jsonBody) : Promise.resolve(undefined);
+    parsed.then((body) => {
+      if (body !== undefined) request.body = body;
       const query = request.method === 'POST' ? (request.body as { query?: unknown } | undefined)?.query : request.query.query;
       if (typeof query === 'string' && nestsTooDeep(query)) {
         response.status(400).end(JSON.stringify({ errors: [{ message: 'the query nests its braces too deep to parse', extensions: { code: 'QUERY_TOO_DEEP' } }] }));
@@ -55,8 +57,26 @@ export function createGraphqlEndpoint(schema: GraphQLSchema, options: GraphqlEnd
       }
       // graphql-http answers its own failures; this only guards against a rejection escaping it.
       Promise.resolve(handle(request, response, next)).catch((failure: unknown) => sendProblem(response, failure));
-    });
+    }, (error: unknown) => sendProblem(response, error));
   };
+}
+
+/**
+ * A GraphQL request body as JSON: an object (an array too, which graphql-http refuses in its
+ * own words), as express's JSON parser takes only those; an empty body is `{}`, and
+ * graphql-http then asks for a query. Anything else is refused here: graphql-http, handed a
+ * body that is not an object, would wait to read the request again, which never ends.
+ */
+function jsonBody(bytes: Buffer): object {
+  if (bytes.length === 0) return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(bytes.toString('utf8'));
+  } catch (error) {
+    throw new HttpProblem(400, 'MALFORMED_JSON', `malformed JSON body: ${(error as Error).message}`);
+  }
+  if (typeof value !== 'object' || value === null) throw new HttpProblem(400, 'MALFORMED_JSON', 'a GraphQL request body is a JSON object with a query');
+  return value;
 }
 
 function prefersHtml(request: Request): boolean {

@@ -1,0 +1,46 @@
+import type { IncomingMessage } from 'node:http';
+import type { Transform } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import getRawBody from 'raw-body';
+import { HttpProblem } from './http-problems.js';
+
+/** The request Content-Encodings a body is decoded from, as express's body parsers decode them. */
+const DECODERS: Readonly<Record<string, () => Transform>> = { gzip: createGunzip, 'x-gzip': createGunzip, deflate: createInflate, br: createBrotliDecompress };
+
+/**
+ * A request body of at most `limit` bytes once decoded (413 beyond, before reading when
+ * Content-Length says so), whatever its type; gzip, deflate and br bodies are decoded
+ * (415 for another coding, 400 for bytes that do not decode). Every write reads its body
+ * here, not through express's body parsers: they take a request whose client has
+ * half-closed its connection once it sent it (`printf ... | nc -N`, HTTP/1.0 tools) for
+ * one whose body was read already, and leave it empty, so a content PUT that waited for
+ * anything first (a password check, its module loading) answered 200 and wrote an empty file.
+ */
+export async function readBody(request: IncomingMessage, limit: number | string): Promise<Buffer> {
+  const coding = (request.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+  const decoder = coding === 'identity' ? undefined : DECODERS[coding];
+  if (coding !== 'identity' && !decoder) throw new HttpProblem(415, 'UNSUPPORTED_MEDIA_TYPE', `a request body in content encoding ${JSON.stringify(coding)} cannot be read: send it as identity, gzip, deflate or br`);
+  try {
+    return await (decoder ? getRawBody(request.pipe(decoder()), { limit }) : getRawBody(request, { limit, length: request.headers['content-length'] ?? null }));
+  } catch (error) {
+    if (decoder) {
+      // What is left of the body is read and dropped, so the connection can carry the next request.
+      request.unpipe();
+      request.resume();
+    }
+    throw refusal(error, decoder && coding);
+  }
+}
+
+/**
+ * raw-body's refusals carry their status (413 too large, 400 cut short); a request node
+ * already answered 400 (its body broke off) is gone before it is read; anything else is a
+ * body that does not decode, or a connection that failed under it.
+ */
+function refusal(error: unknown, coding: string | undefined): unknown {
+  const { status, type } = error as { status?: unknown; type?: unknown };
+  if (type === 'stream.not.readable') return new HttpProblem(400, 'BAD_REQUEST', 'the request ended before its body was read');
+  if (typeof status === 'number') return error;
+  const reason = (error as Error).message;
+  return new HttpProblem(400, 'BAD_REQUEST', coding ? `the request body does not decode as ${coding}: ${reason}` : `the request body could not be read: ${reason}`);
+}
