@@ -111,6 +111,13 @@ describe('requests that once ended the process', () => {
     expect((await fetch(`${running.url}/readyz`)).status).toBe(200);
   });
 
+  it('a client that asks before sending a body over the limit (Expect: 100-continue) is refused without sending it; one within the limit is told to go on', async () => {
+    const refused = await raw('POST /api/v1/data/articles HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: 2000000\r\n\r\n');
+    expect(refused).toMatch(/^HTTP\/1\.1 413 [\s\S]*Connection: close[\s\S]*"BODY_TOO_LARGE"/);
+    const item = JSON.stringify({ id: 'asked-first', title: 't', body: 'b' });
+    expect(await raw(`POST /api/v1/data/articles HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: ${item.length}\r\n\r\n${item}`)).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 201 /);
+  });
+
   it('a client that half-closes once its request is sent (printf | nc -N) gets its answer', async () => {
     expect(await raw('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n')).toMatch(/^HTTP\/1\.1 200 OK[\s\S]*<html/i);
     expect(await raw('GET /api/v1/data/articles/article-7 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n')).toMatch(/^HTTP\/1\.1 200 OK[\s\S]*"id":"article-7"/);

@@ -78,6 +78,15 @@ export class ReactorServer {
       if (reloading) return void reloading.then(() => this.guarded(request, response));
       this.guarded(request, response);
     });
+    // A client that asks before sending its body (`Expect: 100-continue`: curl does for bodies
+    // over 1 MiB) is told to go on only when the body can be taken; one declared over the limit
+    // is refused (413, where the body would be read) without being sent, and the connection
+    // then closes, since the body it announced never follows.
+    this.server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => {
+      if (Number(request.headers['content-length']) > this.bodyLimit) response.setHeader('Connection', 'close');
+      else response.writeContinue();
+      this.server.emit('request', request, response);
+    });
     this.server.keepAliveTimeout = 65_000;
     // A client that half-closes once its request is sent (`printf ... | nc -N`, health
     // checkers, HTTP/1.0 tools) still gets its answer: node's default drops every answer
