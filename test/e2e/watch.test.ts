@@ -1,6 +1,7 @@
 /// <reference lib="dom" />
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { get as httpGet, type ClientRequest } from 'node:http';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from '../support/chromium.js';
@@ -86,6 +87,27 @@ describe('pkg reactor serve --watch', () => {
       expect(acknowledged.filter((id) => !served.includes(id))).toEqual([]);
     } finally {
       expect(await running.stop()).toBe(0);
+    }
+  });
+
+  it('--live-reload lets go of the connection of every page that goes away', async () => {
+    const running = await startServe([EXAMPLE_SITE, '--watch', '--live-reload']);
+    try {
+      const openFiles = () => readdirSync(`/proc/${running.child.pid}/fd`).length;
+      const before = openFiles();
+      const pages = await Promise.all(
+        Array.from({ length: 50 }, () => new Promise<ClientRequest>((resolve) => {
+          const page = httpGet(`${running.url}/__pkg/live-reload`, { agent: false }, (stream) => {
+            stream.resume();
+            resolve(page);
+          });
+        })),
+      );
+      expect(openFiles()).toBeGreaterThanOrEqual(before + 50);
+      for (const page of pages) page.destroy();
+      await eventually(async () => openFiles() <= before, 'the reactor closed the 50 connections');
+    } finally {
+      await running.stop();
     }
   });
 

@@ -20,6 +20,10 @@ export class LiveReloadStream {
     response.write(': live reload\n\n');
     this.pages.add(response);
     response.once('close', () => this.pages.delete(response));
+    // A page that goes away ends its side of the connection, and the reactor keeps half-closed
+    // connections open until their answer is written (ReactorServer): this answer never is,
+    // so it ends here, or every page ever opened would hold a connection for good.
+    response.socket?.once('end', () => response.end());
   }
 
   /** The reactor stops: open pages' streams end, so they do not hold the stop up. */
