@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLI, EXAMPLE_SITE, temporaryDirectory } from '../support/paths.js';
 import { runPkg } from '../support/run-cli.js';
@@ -115,6 +115,25 @@ describe('entry names that alias another', () => {
     const cap = at(`${name.replace(/\W+/g, '-')}.cap`);
     writeRawZip(cap, [['metadata.json', metadata], ...(entries as Array<[string, string]>)]);
     await everyReaderRefuses(cap, error);
+  });
+
+  it('a symbolic link entry, which unzip makes a link of (here to /etc/passwd), is refused by every reader with UnsafeEntryError', async () => {
+    const cap = at('symlink-entry.cap');
+    const script = [
+      'import sys, zipfile',
+      'with zipfile.ZipFile(sys.argv[1], "w") as z:',
+      '    z.writestr("metadata.json", sys.argv[2])',
+      '    z.writestr("content/index.html", "<p>hello")',
+      '    link = zipfile.ZipInfo("content/passwd.html")',
+      '    link.create_system = 3',
+      '    link.external_attr = 0o120777 << 16',
+      '    z.writestr(link, "/etc/passwd")',
+    ].join('\n');
+    execFileSync('python3', ['-c', script, cap, metadata]);
+    // The other reading: unzip makes the entry a link to the file it names.
+    execFileSync('unzip', ['-q', cap, '-d', at('symlink-unzipped')]);
+    expect(lstatSync(at('symlink-unzipped/content/passwd.html')).isSymbolicLink()).toBe(true);
+    await everyReaderRefuses(cap, /UnsafeEntryError: unsafe entry "content\/passwd\.html": a symbolic link entry/);
   });
 
   it('pack refuses a directory that holds two Unicode spellings of one name', () => {

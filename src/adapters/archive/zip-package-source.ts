@@ -300,6 +300,8 @@ function indexEntries(location: string, central: CentralEntry[]): [PackageEntry[
       if (entry.size > 0 || entry.compressedSize > 0) throw new UnsafeEntryError(entry.name, 'a directory entry (trailing "/") that holds data');
       continue;
     }
+    // One entry, two readings: unzip makes a link, every reader here a file holding the target's name.
+    if (entry.isSymlink) throw new UnsafeEntryError(entry.name, 'a symbolic link entry (unzip would make a link of it)');
     if (entry.encrypted) throw new PackageFormatError(`${location}: entry ${entry.name} uses ZIP encryption, which packages do not`);
     if (byPath.has(entry.name)) duplicates.add(entry.name);
     list.push({ path: entry.name, size: entry.size });

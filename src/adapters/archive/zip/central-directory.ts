@@ -11,6 +11,8 @@ export interface CentralEntry {
   method: number;
   crc: number;
   isDirectory: boolean;
+  /** Made on Unix with a symbolic link's file type in its external attributes: `unzip` makes a link of it. */
+  isSymlink: boolean;
   encrypted: boolean;
   fnameLen: number;
   extraLen: number;
@@ -32,6 +34,10 @@ const ZIP64_EXTRA = 0x0001;
 const U16_MAX = 0xffff;
 const U32_MAX = 0xffffffff;
 const ENCRYPTED = 0x0001;
+/** "Version made by" names the host in its high byte; 3 is Unix, whose mode is the high half of the external attributes. */
+const UNIX_HOST = 3;
+const FILE_TYPE = 0o170000;
+const SYMLINK = 0o120000;
 const NON_ASCII = /[^\0-\x7f]/;
 /** The largest directory whose names share one decoded text: 4 MiB, some 40,000 entries of ordinary names. */
 const SHARED_TEXT_LIMIT = 4 * 1024 * 1024;
@@ -93,6 +99,7 @@ export async function readCentralDirectory(file: FileHandle): Promise<CentralEnt
       method: u16(directory, at + 10),
       crc: u32(directory, at + 16),
       isDirectory: name.endsWith('/'),
+      isSymlink: directory[at + 5] === UNIX_HOST && ((u32(directory, at + 38) >>> 16) & FILE_TYPE) === SYMLINK,
       encrypted: (flags & ENCRYPTED) !== 0,
       fnameLen,
       extraLen,
