@@ -16,10 +16,11 @@ describe('overlay durability', () => {
   it('every acknowledged write survives SIGKILL mid-flight, and a restart on the same workdir shows it', async () => {
     const workdir = join(work.path, 'killed');
     const first = await startServe([EXAMPLE_SITE, '--workdir', workdir]);
-    // The first write loads the write path (express, the log); the clock starts once it is answered.
+    // The first writes load the write paths (the dataset log; express for content); the clock starts once they are answered.
     expect((await post(first.url, article('warm-up'))).status).toBe(201);
+    expect((await fetch(`${first.url}/written/warm-up.txt`, { method: 'PUT', headers: { 'Content-Type': 'text/plain' }, body: 'warm-up' })).status).toBe(200);
     const acknowledged: string[] = ['warm-up'];
-    const acknowledgedFiles: string[] = [];
+    const acknowledgedFiles: string[] = ['warm-up'];
     let stop = false;
     const writer = async (worker: number) => {
       for (let n = 0; !stop; n++) {
