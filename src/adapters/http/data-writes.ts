@@ -5,7 +5,7 @@ import type { Mount } from '../../application/serving/reactor.js';
 import { COLLECTION_METHODS, ITEM_METHODS, datasetOf } from './data-api.js';
 import { methodNotAllowed, sendJson } from './http-problems.js';
 import { ifMatchOf, itemEtag } from './data-entity-tags.js';
-import { readBody } from './request-body.js';
+import { jsonOf, readBody } from './request-body.js';
 
 /**
  * POST to a collection; PUT and DELETE of an item. Refusals come before the body is read.
@@ -33,14 +33,10 @@ export async function writeData(mount: Mount, id: string, item: string | undefin
   sendJson(response, 200, replaced, { ETag: itemEtag(replaced) });
 }
 
-/** The body as JSON, refused (400) when it does not parse or nests too deep: before it can reach a write batch. */
+/** The body as JSON, refused (400) when it is empty, does not parse or nests too deep: before it can reach a write batch. */
 function parseJson(body: Buffer): unknown {
-  let value: unknown;
-  try {
-    value = JSON.parse(body.toString('utf8'));
-  } catch (error) {
-    throw new MalformedJsonError(body.length === 0 ? 'the request body is empty; a JSON item was expected' : `malformed JSON body: ${(error as Error).message}`);
-  }
+  if (body.length === 0) throw new MalformedJsonError('the request body is empty; a JSON item was expected');
+  const value = jsonOf(body);
   if (nestsDeeperThan(value, MAX_JSON_DEPTH)) throw new MalformedJsonError(`the JSON body nests deeper than ${MAX_JSON_DEPTH} levels of arrays and objects`);
   return value;
 }

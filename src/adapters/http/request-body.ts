@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import getRawBody from 'raw-body';
+import { MalformedJsonError } from '../../domain/errors.js';
 import { HttpProblem } from './http-problems.js';
 
 /** The request Content-Encodings a body is decoded from, as express's body parsers decode them. */
@@ -43,4 +44,13 @@ function refusal(error: unknown, coding: string | undefined): unknown {
   if (typeof status === 'number') return error;
   const reason = (error as Error).message;
   return new HttpProblem(400, 'BAD_REQUEST', coding ? `the request body does not decode as ${coding}: ${reason}` : `the request body could not be read: ${reason}`);
+}
+
+/** A body read as JSON: what JSON.parse makes of it, or MalformedJsonError (400) saying why not. */
+export function jsonOf(body: Buffer): unknown {
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch (error) {
+    throw new MalformedJsonError(`malformed JSON body: ${(error as Error).message}`);
+  }
 }

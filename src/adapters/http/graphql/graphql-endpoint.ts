@@ -3,7 +3,8 @@ import type { Request, RequestHandler } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import { createHandler } from 'graphql-http/lib/use/express';
 import { HttpProblem, methodNotAllowed, sendProblem } from '../http-problems.js';
-import { readBody } from '../request-body.js';
+import { jsonOf, readBody } from '../request-body.js';
+import { MalformedJsonError } from '../../../domain/errors.js';
 import { GRAPHIQL_PAGE, GRAPHIQL_PAGE_CSP } from './graphiql-page.js';
 import { nestsTooDeep, queryLimitRules } from './query-limits.js';
 import { DEFAULT_BODY_LIMIT } from '../../../application/serving/reactor.js';
@@ -50,7 +51,7 @@ export function createGraphqlEndpoint(schema: GraphQLSchema, options: GraphqlEnd
     const parsed = request.method === 'POST' ? readBody(request, limit).then(jsonBody) : Promise.resolve(undefined);
     parsed.then((body) => {
       if (body !== undefined) request.body = body;
-      const query = request.method === 'POST' ? (request.body as { query?: unknown } | undefined)?.query : request.query.query;
+      const query = body !== undefined ? (body as { query?: unknown }).query : request.query.query;
       if (typeof query === 'string' && nestsTooDeep(query)) {
         response.status(400).end(JSON.stringify({ errors: [{ message: 'the query nests its braces too deep to parse', extensions: { code: 'QUERY_TOO_DEEP' } }] }));
         return;
@@ -69,13 +70,8 @@ export function createGraphqlEndpoint(schema: GraphQLSchema, options: GraphqlEnd
  */
 function jsonBody(bytes: Buffer): object {
   if (bytes.length === 0) return {};
-  let value: unknown;
-  try {
-    value = JSON.parse(bytes.toString('utf8'));
-  } catch (error) {
-    throw new HttpProblem(400, 'MALFORMED_JSON', `malformed JSON body: ${(error as Error).message}`);
-  }
-  if (typeof value !== 'object' || value === null) throw new HttpProblem(400, 'MALFORMED_JSON', 'a GraphQL request body is a JSON object with a query');
+  const value = jsonOf(bytes);
+  if (typeof value !== 'object' || value === null) throw new MalformedJsonError('a GraphQL request body is a JSON object with a query');
   return value;
 }
 
