@@ -116,10 +116,15 @@ describe('external references in stylesheets and modules', () => {
   });
 
   it('refuses a stylesheet nested deeper than the CSS parser reads, in a file, a <style> or a style=, as unscannable rather than clean', async () => {
-    const deep = `${'@media screen{'.repeat(200_000)}a{b:c}${'}'.repeat(200_000)}`;
-    await expect(scan('content/deep.css', deep)).rejects.toThrow(UnscannableContentError);
-    await expect(scan('content/index.html', `<style>${deep}</style>`)).rejects.toThrow(UnscannableContentError);
-    await expect(scan('content/index.html', `<p style="a:${'calc('.repeat(20_000)}1${')'.repeat(20_000)}">`)).resolves.toEqual([]);
+    // At several depths: where the stack runs out (inside one of css-tree's fallback blocks or
+    // not) depends on how far V8 has optimised the parser by then.
+    for (const depth of [5_000, 20_000, 50_000, 200_000]) {
+      const deep = `${'@media screen{'.repeat(depth)}a{b:url(//x.example/a.png)}${'}'.repeat(depth)}`;
+      await expect(scan('content/deep.css', deep)).rejects.toThrow(UnscannableContentError);
+      await expect(scan('content/index.html', `<style>${deep}</style>`)).rejects.toThrow(UnscannableContentError);
+    }
+    // A value too deep for css-tree becomes an unread block it skips: what it hides is not known to be clean.
+    await expect(scan('content/index.html', `<p style="a:${'calc('.repeat(20_000)}url(//x.example/a.png)${')'.repeat(20_000)}">`)).rejects.toThrow(UnscannableContentError);
     expect(await scan('content/many.html', `<style>${'a{b:url(//x.example/i.png)}'.repeat(200_000)}</style>`)).toHaveLength(200_000);
   });
 

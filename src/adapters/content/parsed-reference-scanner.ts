@@ -180,8 +180,13 @@ function placeBelow(found: ContentReference[], references: readonly ContentRefer
 function scanCss(text: string, { parse, walk }: CssParser, declarations = false): ContentReference[] {
   const found: ContentReference[] = [];
   try {
-    // Syntax errors are skipped (onParseError) as a browser skips them; what still throws is depth.
-    const tree = parse(text, { positions: true, ...(declarations ? { context: 'declarationList' } : {}), onParseError: () => undefined });
+    // Syntax errors are skipped as a browser skips them. Anything else is thrown on: css-tree
+    // hands every error it catches to onParseError, a stack overflow too when it happens inside
+    // a fallback block, and skipping that would pass the unread rest of the sheet as clean.
+    const onParseError = (error: Error) => {
+      if (error.name !== 'SyntaxError') throw error;
+    };
+    const tree = parse(text, { positions: true, ...(declarations ? { context: 'declarationList' } : {}), onParseError });
     walk(tree, (node) => {
       const line = node.loc ? node.loc.start.line : 1;
       if (node.type === 'Url' && isExternal(node.value)) found.push({ line, url: node.value });
