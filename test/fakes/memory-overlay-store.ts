@@ -18,6 +18,8 @@ export class MemoryOverlayStore implements OverlayStore {
   appendDelayMs = 0;
   /** How long reading what others appended takes, as a round trip to a database does. */
   catchUpDelayMs = 0;
+  /** Appends ask `decide` first before the delay, with nothing, and again after it when others appended meanwhile: as PostgresOverlayStore's one-round-trip try does. */
+  decidesAhead = false;
 
   async reachable(): Promise<boolean> {
     return true;
@@ -117,9 +119,11 @@ export class MemoryPackageOverlay implements PackageOverlay {
     };
     return {
       append: async (decide) => {
+        let bytes = this.store.decidesAhead ? decide(new Uint8Array()) : undefined;
         if (this.store.appendDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.store.appendDelayMs));
         if (this.store.failAppends) throw new Error('append failed');
-        const bytes = decide(appended());
+        const news = appended();
+        if (bytes === undefined || news.length > 0) bytes = decide(news);
         const current = this.logBytes.get(dataset)!;
         const next = new Uint8Array(current.length + bytes.length);
         next.set(current);

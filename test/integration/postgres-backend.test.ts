@@ -109,6 +109,59 @@ describe('PostgresOverlayStore, written with any text', () => {
   });
 });
 
+describe('PostgresOverlayStore, appending while others append', () => {
+  it('decides again with what another reactor appended during each try, and after three tries decides under the lock, appending once after them all', async () => {
+    const url = postgres.url(await postgres.createDatabase());
+    const store = new PostgresOverlayStore(await PostgresDatabase.connect(url));
+    // The other reactor: two connections that take turns holding the log's lock, so each try of this one waits for it, and a third that appends meanwhile and watches the locks.
+    const others = [new pg.Client({ connectionString: url }), new pg.Client({ connectionString: url })];
+    const watcher = new pg.Client({ connectionString: url });
+    try {
+      await Promise.all([...others, watcher].map((client) => client.connect()));
+      const pids = await Promise.all(others.map(async (client) => (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid));
+      const overlay = await store.open('', { path: '/', packageName: 'contended' });
+      const log = await overlay.openLog('items', 0);
+      const { rows } = await watcher.query<{ id: string }>('SELECT id FROM pkg_overlays');
+      const key = [`pkg-overlay-log:${rows[0]!.id}:items`];
+      const waiters = async () => (await watcher.query<{ pid: number }>("SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")).rows.map((row) => row.pid);
+      const until = async (waiting: (pids: number[]) => boolean) => {
+        while (!waiting(await waiters())) await new Promise((resolve) => setTimeout(resolve, 5));
+      };
+      let holder = 0;
+      let held = others[holder]!.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', key);
+      let turns = Promise.resolve();
+      const seen: string[] = [];
+      await log.append((elsewhere) => {
+        seen.push(new TextDecoder().decode(elsewhere));
+        const turn = seen.length;
+        if (turn <= 3) {
+          turns = turns.then(async () => {
+            const [now, next] = [others[holder]!, others[1 - holder]!];
+            await held;
+            // This reactor's try waits for the lock: the other appends, then hands the lock over to it, queueing behind it once more for the next try.
+            await until((pids_) => pids_.some((pid) => !pids.includes(pid)));
+            await watcher.query('INSERT INTO pkg_overlay_operations (overlay, dataset, line) VALUES ($1, $2, $3)', [rows[0]!.id, 'items', `other ${turn}`]);
+            if (turn < 3) {
+              held = next.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', key);
+              await until((pids_) => pids_.includes(pids[1 - holder]!));
+              holder = 1 - holder;
+            }
+            await now.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', key);
+          });
+        }
+        return new TextEncoder().encode(`mine after ${turn - 1}\n`);
+      });
+      await turns;
+      expect(seen).toEqual(['', 'other 1\n', 'other 2\n', 'other 3\n']);
+      expect(new TextDecoder().decode(await overlay.readLog('items'))).toBe('other 1\nother 2\nother 3\nmine after 3\n');
+      expect(new TextDecoder().decode(await log.catchUp())).toBe('');
+    } finally {
+      await Promise.all([...others, watcher].map((client) => client.end()));
+      await store.close();
+    }
+  });
+});
+
 describe('PostgresOverlayStore, with other reactors listening', () => {
   /** Another reactor as the database sees it: a listening connection under a reactor's name, which says it applied a change only when told to. */
   async function standIn(url: string) {

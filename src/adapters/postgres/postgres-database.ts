@@ -76,6 +76,26 @@ export class PostgresDatabase {
    * last statements (without parameters) in the same round trip as COMMIT.
    */
   async transaction<T>(work: (client: pg.PoolClient, opened: pg.QueryResult[], commit: (closing: string) => Promise<pg.QueryResult[]>) => Promise<T>, opening?: string): Promise<T> {
+    return this.onConnection(async (client) => {
+      let committed = false;
+      const commit = async (closing: string): Promise<pg.QueryResult[]> => {
+        committed = true;
+        return results(await client.query(`${closing}; COMMIT`)).slice(0, -1);
+      };
+      const begun = results(await client.query(opening ? `BEGIN; ${opening}` : 'BEGIN'));
+      const result = await work(client, begun.slice(1), commit);
+      if (!committed) await client.query('COMMIT');
+      return result;
+    });
+  }
+
+  /** `statements` (without parameters) as one transaction in one round trip, with their results: as `transaction`, committed before it resolves. */
+  async atomically(statements: string): Promise<pg.QueryResult[]> {
+    return this.onConnection(async (client) => results(await client.query(`BEGIN; ${statements}; COMMIT`)).slice(1, -1));
+  }
+
+  /** `run` on a connection of the pool; when it throws, any transaction it left open is rolled back and a database's failure is an OverlayError. */
+  private async onConnection<T>(run: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     let client: pg.PoolClient;
     try {
       client = await this.pool.connect();
@@ -83,17 +103,8 @@ export class PostgresDatabase {
       throw this.failure(error);
     }
     let broken: unknown;
-    let committed = false;
-    const commit = async (closing: string): Promise<pg.QueryResult[]> => {
-      committed = true;
-      const results = (await client.query(`${closing}; COMMIT`)) as unknown as pg.QueryResult[];
-      return results.slice(0, -1);
-    };
     try {
-      const begun = (await client.query(opening ? `BEGIN; ${opening}` : 'BEGIN')) as pg.QueryResult | pg.QueryResult[];
-      const result = await work(client, Array.isArray(begun) ? begun.slice(1) : [], commit);
-      if (!committed) await client.query('COMMIT');
-      return result;
+      return await run(client);
     } catch (error) {
       broken = error;
       await client.query('ROLLBACK').catch(() => undefined);
@@ -198,6 +209,11 @@ export class PostgresDatabase {
     const consequence = when === 'start' ? '' : '; writes are refused until it answers again';
     return new OverlayError(`the overlay database ${this.description} ${what}: ${reason}${consequence}`, { cause: error });
   }
+}
+
+/** The result of each statement of a query: node-postgres gives one result, not a list of one, for a single statement. */
+function results(result: pg.QueryResult | pg.QueryResult[]): pg.QueryResult[] {
+  return Array.isArray(result) ? result : [result];
 }
 
 /** An error of the database or of the way to it, as opposed to one `work` raised itself. */

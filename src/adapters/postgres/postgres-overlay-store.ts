@@ -200,33 +200,75 @@ class PostgresPackageOverlay implements PackageOverlay {
 
   /**
    * Appends under a transaction-scoped advisory lock on the log, so writers on every reactor
-   * take turns: each decides after reading what the others committed. Two round trips: the
-   * lock with the lines since `after` (sent with BEGIN), then the lines decided with their
-   * notice (sent with COMMIT).
+   * take turns: each decides after reading what the others committed. First in one round
+   * trip, taking the lock, reading what was appended since `after` and inserting the
+   * decided lines only if that was nothing (the usual case, and always for a reactor
+   * alone); else with what it read, decided again. After OPTIMISTIC_ATTEMPTS such tries
+   * (the others keep appending), in two round trips that decide under the lock.
    */
   async append(dataset: string, after: bigint, decide: (elsewhere: Uint8Array) => Uint8Array): Promise<bigint> {
     const { database } = this;
     const log = database.literal(dataset);
-    const opening = `SELECT pg_advisory_xact_lock(hashtextextended(${database.literal(`pkg-overlay-log:${this.id}:${dataset}`)}, 0));
-      SELECT seq, line FROM pkg_overlay_operations WHERE overlay = ${this.id} AND dataset = ${log} AND seq > ${after} ORDER BY seq`;
-    return this.store.announced(this.id, { kind: 'data', dataset }, (notice, unsent) =>
-      database.transaction(async (_client, [, read], commit) => {
-        const news = read!.rows as Array<{ seq: string; line: string }>;
-        const seen = news.length > 0 ? BigInt(news.at(-1)!.seq) : after;
-        const lines = splitLines(decide(joinLines(news.map((row) => row.line))));
+    const lock = `SELECT pg_advisory_xact_lock(hashtextextended(${database.literal(`pkg-overlay-log:${this.id}:${dataset}`)}, 0))`;
+    const since = (seq: bigint) => `SELECT seq, line FROM pkg_overlay_operations WHERE overlay = ${this.id} AND dataset = ${log} AND seq > ${seq}`;
+    const values = (lines: string[]) => lines.map((line, n) => `(${n}, ${database.literal(line)})`).join(', ');
+    return this.store.announced(this.id, { kind: 'data', dataset }, async (notice, unsent) => {
+      const notify = `pg_notify(${database.literal(CHANGES_CHANNEL)}, ${database.literal(notice)})`;
+      let seen = after;
+      let news: LogRow[] = [];
+      for (let attempt = 0; attempt < OPTIMISTIC_ATTEMPTS; attempt++) {
+        const lines = splitLines(decide(joinLines(news.map((row) => row.line!))));
         if (lines.length === 0) {
           unsent();
           return seen;
         }
-        const values = lines.map((line) => `(${this.id}, ${log}, ${database.literal(line)})`).join(', ');
-        const [inserted] = await commit(
-          `INSERT INTO pkg_overlay_operations (overlay, dataset, line) VALUES ${values} RETURNING seq;
-           SELECT pg_notify(${database.literal(CHANGES_CHANNEL)}, ${database.literal(notice)})`,
+        // One statement, one snapshot: the lines are inserted only when `news` is empty, and the notice goes with them.
+        const [, tried] = await database.atomically(
+          `${lock};
+           WITH news AS (${since(seen)}),
+             inserted AS (
+               INSERT INTO pkg_overlay_operations (overlay, dataset, line)
+               SELECT ${this.id}, ${log}, v.line FROM (VALUES ${values(lines)}) AS v (n, line)
+               WHERE NOT EXISTS (SELECT 1 FROM news) ORDER BY v.n RETURNING seq),
+             notified AS (SELECT ${notify}::text AS line FROM (SELECT 1 FROM inserted LIMIT 1) AS first)
+           SELECT seq, line FROM news UNION ALL SELECT seq, NULL FROM inserted UNION ALL SELECT NULL, line FROM notified`,
         );
-        return inserted!.rows.reduce((last, row: { seq: string }) => (BigInt(row.seq) > last ? BigInt(row.seq) : last), seen);
-      }, opening),
-    );
+        const rows = tried!.rows as LogRow[];
+        news = rows.filter((row) => row.line !== null && row.seq !== null).sort((a, b) => (BigInt(a.seq!) < BigInt(b.seq!) ? -1 : 1));
+        if (news.length === 0) return latest(rows, seen);
+        seen = BigInt(news.at(-1)!.seq!);
+      }
+      return database.transaction(async (_client, [, read], commit) => {
+        // The last try's news have not been decided on yet.
+        news = news.concat(read!.rows as LogRow[]);
+        const lines = splitLines(decide(joinLines(news.map((row) => row.line!))));
+        seen = latest(news, seen);
+        if (lines.length === 0) {
+          unsent();
+          return seen;
+        }
+        const [inserted] = await commit(
+          `INSERT INTO pkg_overlay_operations (overlay, dataset, line) SELECT ${this.id}, ${log}, v.line FROM (VALUES ${values(lines)}) AS v (n, line) ORDER BY v.n RETURNING seq;
+           SELECT ${notify}`,
+        );
+        return latest(inserted!.rows as LogRow[], seen);
+      }, `${lock}; ${since(seen)} ORDER BY seq`);
+    });
   }
+}
+
+/** A row of an operation log as read back: `line` null where only its `seq` was returned. */
+interface LogRow {
+  seq: string | null;
+  line: string | null;
+}
+
+/** Tries of the one-round-trip append before the two-round-trip one, which never has to try again. */
+const OPTIMISTIC_ATTEMPTS = 3;
+
+/** The highest `seq` among `rows`, or `seen` when none is higher. */
+function latest(rows: readonly LogRow[], seen: bigint): bigint {
+  return rows.reduce((last, row) => (row.seq !== null && BigInt(row.seq) > last ? BigInt(row.seq) : last), seen);
 }
 
 class PostgresAppendLog implements AppendLog {

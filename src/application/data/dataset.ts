@@ -294,20 +294,24 @@ export class Dataset {
       const index = this.index();
       while (this.queue.length > 0 && !this.paused) {
         const batch = this.queue.splice(0);
-        let accepted: Accepted[] | undefined;
+        let decided: Decided | undefined;
         try {
           this.appendLog ??= await this.log!.open();
           // Decided under the log's hold, after what other reactors appended: the store decides, not a check-then-write race.
           await this.appendLog.append((elsewhere) => {
             this.applyLogged(elsewhere);
-            accepted = this.decide(batch, index);
-            return encodeText(accepted.map(({ line }) => line).join(''));
+            decided = this.decide(batch, index);
+            return encodeText(decided.accepted.map(({ line }) => line).join(''));
           });
         } catch (error) {
-          for (const { reject } of accepted ?? batch) reject(error);
+          for (const { reject } of decided?.accepted ?? batch) reject(error);
+          for (const { reject, error: refusal } of decided?.refused ?? []) reject(refusal);
           continue;
         }
-        for (const { resolve, operation } of accepted!) {
+        const { accepted, refused, counter } = decided!;
+        this.counter = counter;
+        for (const { reject, error } of refused) reject(error);
+        for (const { resolve, operation } of accepted) {
           index.apply(operation);
           resolve(operation);
         }
@@ -317,20 +321,26 @@ export class Dataset {
     }
   }
 
-  /** Each write of a batch decided in turn against the items and the writes ahead of it; one refused fails alone. */
-  private decide(batch: Pending[], index: DatasetIndex): Accepted[] {
+  /**
+   * Each write of a batch decided in turn against the items and the writes ahead of it; one
+   * refused fails alone. Acts on nothing: a store may ask again, with what was appended
+   * elsewhere meanwhile, and the last answer is the one written.
+   */
+  private decide(batch: Pending[], index: DatasetIndex): Decided {
     const staged = new Map<string, unknown>();
+    let counter = this.counter;
     const view: Staged = {
       get: (id) => (staged.has(id) ? staged.get(id) : index.get(id)),
       has: (id) => view.get(id) !== undefined,
       // Taken counts the writes queued ahead in this batch too.
       nextId: () => {
-        const id = nextFreeId(view.has, Math.max(this.counter, index.size + 1));
-        this.counter = id + 1;
+        const id = nextFreeId(view.has, Math.max(counter, index.size + 1));
+        counter = id + 1;
         return id;
       },
     };
     const accepted: Accepted[] = [];
+    const refused: Decided['refused'] = [];
     for (const pending of batch) {
       try {
         const operation = pending.decide(view);
@@ -339,10 +349,10 @@ export class Dataset {
         staged.set(operation.id, operation.op === 'delete' ? undefined : operation.item);
         accepted.push({ resolve: pending.resolve, reject: pending.reject, operation, line });
       } catch (error) {
-        pending.reject(error);
+        refused.push({ reject: pending.reject, error });
       }
     }
-    return accepted;
+    return { accepted, refused, counter };
   }
 
   /** Operations other reactors sharing the store appended, applied in their order. */
@@ -351,6 +361,13 @@ export class Dataset {
     const index = this.index();
     for (const operation of parseOperationLog(bytes, this.log!.file).operations) index.apply(operation);
   }
+}
+
+interface Decided {
+  accepted: Accepted[];
+  refused: Array<{ reject(error: unknown): void; error: unknown }>;
+  /** The next id to try for an item posted without one, once these writes are made. */
+  counter: number;
 }
 
 interface Accepted {

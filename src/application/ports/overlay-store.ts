@@ -9,7 +9,9 @@ export interface AppendLog {
    * Appends under the log's exclusive hold, so writers elsewhere take turns: `decide` gets
    * the whole lines they appended since this log last looked (always empty where this
    * process is the log's only writer) and returns the bytes to append. Resolves once they
-   * are durable; a failed append leaves the log as it was.
+   * are durable; a failed append leaves the log as it was. A store may call `decide` more
+   * than once, each time with what was appended elsewhere since its last call; the bytes of
+   * its last call are the ones appended.
    */
   append(decide: (appendedElsewhere: Uint8Array) => Uint8Array): Promise<void>;
   /** The whole lines writers elsewhere appended since this log last looked, without the hold: a read catching up. */

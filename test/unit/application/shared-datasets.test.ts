@@ -30,11 +30,16 @@ async function reactorOn(store: MemoryOverlayStore) {
 type Write = { reactor: 0 | 1; op: 'create' | 'replace' | 'delete'; id: string; n: number };
 const write = fc.record({ reactor: fc.constantFrom(0 as const, 1 as const), op: fc.constantFrom('create' as const, 'replace' as const, 'delete' as const), id: fc.constantFrom('a', 'b', 'c', 'd'), n: fc.integer({ min: 0, max: 99 }) });
 
-describe('a dataset that two reactors write through one shared overlay', () => {
+describe.each([
+  ['decides once, under the hold', false],
+  ['decides ahead and again with the news, as PostgreSQL does', true],
+])('a dataset that two reactors write through one shared overlay that %s', (_, decidesAhead) => {
   it('decides each write against every write acknowledged before it, on either reactor: both end equal to the log replayed', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(fc.array(write, { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 12 }), async (rounds) => {
         const store = new MemoryOverlayStore();
+        store.decidesAhead = decidesAhead;
+        store.appendDelayMs = decidesAhead ? 1 : 0;
         const reactors = [await reactorOn(store), await reactorOn(store)];
         // What a single writer would hold after the acknowledged writes, in the order they were acknowledged.
         const expected = new DatasetIndex(BASE);
@@ -68,6 +73,7 @@ describe('a dataset that two reactors write through one shared overlay', () => {
   it('never acknowledges two creates of one id, whichever reactors take them', async () => {
     const store = new MemoryOverlayStore();
     store.appendDelayMs = 1;
+    store.decidesAhead = decidesAhead;
     const reactors = [await reactorOn(store), await reactorOn(store)];
     const outcomes = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => reactors[i % 2]!.create({ id: 'same', n: i })));
     expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
