@@ -18,6 +18,8 @@ export class MemoryOverlayStore implements OverlayStore {
   appendDelayMs = 0;
   /** How long reading what others appended takes, as a round trip to a database does. */
   catchUpDelayMs = 0;
+  /** Appends made, each one a sync where a store syncs. */
+  appends = 0;
   /** Appends ask `decide` first before the delay, with nothing, and again after it when others appended meanwhile: as PostgresOverlayStore's one-round-trip try does. */
   decidesAhead = false;
 
@@ -122,6 +124,7 @@ export class MemoryPackageOverlay implements PackageOverlay {
         let bytes = this.store.decidesAhead ? decide(new Uint8Array()) : undefined;
         if (this.store.appendDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.store.appendDelayMs));
         if (this.store.failAppends) throw new Error('append failed');
+        this.store.appends++;
         const news = appended();
         if (bytes === undefined || news.length > 0) bytes = decide(news);
         const current = this.logBytes.get(dataset)!;

@@ -45,6 +45,9 @@ export interface Pending {
   reject(error: unknown): void;
 }
 
+/** How long a batch of writes waits at most for the writers of the last one (`gather`). */
+const GATHER_MS = 1;
+
 /**
  * One dataset as the reactor holds it: base items plus the overlay log folded into an
  * index at load. A write is decided against the current items (and the writes queued
@@ -64,6 +67,9 @@ export class Dataset {
   /** The catch-up with the shared log under way, and the one queued behind it for those who asked meanwhile. */
   private catching: Promise<void> | undefined;
   private queuedCatchUp: Promise<void> | undefined;
+  /** How many writes the last batch held, with those queued while it was appended: the next waits a moment for as many (`gather`). */
+  private gatherFor = 1;
+  private gathered: (() => void) | undefined;
 
   constructor(
     readonly id: string,
@@ -274,6 +280,7 @@ export class Dataset {
   private submit(decide: (view: Staged) => Operation): Promise<Operation> {
     return new Promise((resolve, reject) => {
       this.queue.push({ decide, resolve, reject });
+      if (this.queue.length >= this.gatherFor) this.gathered?.();
       this.startFlush();
     });
   }
@@ -288,11 +295,33 @@ export class Dataset {
     this.flushing = run;
   }
 
+  /**
+   * Waits, at most GATHER_MS, until as many writes are queued as the last batch held with
+   * those that came while it was appended: the next writes of the clients it answered, sent
+   * as soon as they heard. Without it, writers fall out of step for good (one write alone,
+   * then the other three while it is appended, and so on), and each append carries half of
+   * what it could. Commits in a database gather so (commit_delay); a lone writer never waits.
+   */
+  private gather(): Promise<void> {
+    if (this.queue.length >= this.gatherFor) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => this.gathered?.(), GATHER_MS);
+      this.gathered = () => {
+        clearTimeout(timer);
+        this.gathered = undefined;
+        resolve();
+      };
+    });
+  }
+
   private async flush(): Promise<void> {
     try {
       await this.catching;
       const index = this.index();
+      // Every batch in one flush: a catch-up waits for the flush, and one begun between two flushes would be waited for by the second.
       while (this.queue.length > 0 && !this.paused) {
+        await this.gather();
+        if (this.paused) break;
         const batch = this.queue.splice(0);
         let decided: Decided | undefined;
         try {
@@ -310,6 +339,8 @@ export class Dataset {
         }
         const { accepted, refused, counter } = decided!;
         this.counter = counter;
+        // The writers of this batch, and those who wrote meanwhile: as many as came in time, so one that went quiet is not waited for again.
+        this.gatherFor = batch.length + this.queue.length;
         for (const { reject, error } of refused) reject(error);
         for (const { resolve, operation } of accepted) {
           index.apply(operation);

@@ -133,6 +133,24 @@ describe('datasets', () => {
     expect(datasets.get('items').item('lost')).toEqual({ id: 'lost', n: 1 });
   });
 
+  it('keeps writers who write again as soon as they are answered in one batch: four of them take one append per round, not two', async () => {
+    const store = new MemoryOverlayStore();
+    store.appendDelayMs = 3;
+    const items = (await load(store)).datasets.get('items');
+    const ROUNDS = 15;
+    // Each answer reaches its writer a moment later, as over a network: one of them always a little before the others.
+    const writer = async (who: number) => {
+      for (let round = 0; round < ROUNDS; round++) {
+        await items.create({ id: `w${who}-${round}`, n: round });
+        for (let hop = 0; hop <= who; hop++) await new Promise((resolve) => setImmediate(resolve));
+      }
+    };
+    await Promise.all([0, 1, 2, 3].map(writer));
+    expect(items.entries()).toHaveLength(2 + 4 * ROUNDS);
+    // Out of step they would settle into one write, then three, and so on: twice as many appends.
+    expect(store.appends).toBeLessThanOrEqual(ROUNDS + 3);
+  });
+
   it('concurrent writes lose nothing: distinct creates all land, one of two duplicates is refused', async () => {
     const { datasets, overlay } = await load();
     const items = datasets.get('items');
