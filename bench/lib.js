@@ -94,3 +94,12 @@ export async function launch(command, args, url, { headers = {}, ...options } = 
       }),
   };
 }
+
+let ticks;
+/** user + system CPU seconds a process has used (fields 14 and 15 of its stat, after the command name). */
+export function cpuSeconds(pid) {
+  ticks ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / ticks;
+}

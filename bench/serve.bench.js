@@ -8,7 +8,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CLI, OUT, ROOT, best, fmt, has, shell, verdict , freePort, launch } from './lib.js';
+import { CLI, OUT, ROOT, best, cpuSeconds, fmt, has, shell, verdict, freePort, launch } from './lib.js';
 
 const DURATION = process.env.BENCH_DURATION ?? '8s';
 const CONNECTIONS = process.env.BENCH_CONNECTIONS ?? '32';
@@ -101,23 +101,30 @@ async function throughput() {
 /**
  * What `--log-format json` costs the static path. A few percent is below the run-to-run
  * noise of a shared machine, so the text and JSON reactors take turns and each keeps its
- * best run. launch() sends stdout to /dev/null: this measures building and writing lines.
+ * best run; beside the rates, the server's CPU time per request (its least over the runs),
+ * which the machine's other load moves less. launch() sends stdout to /dev/null: this
+ * measures building and writing lines.
  */
 async function loggingCost(cap) {
   const ROUNDS = 4;
   const best = { text: 0, json: 0 };
+  const cpu = { text: Infinity, json: Infinity };
   for (let round = 0; round < ROUNDS; round++)
     for (const format of ['text', 'json']) {
       const port = await freePort();
       const server = await launch('node', [CLI, 'reactor', 'serve', cap, '--port', String(port), '--log-format', format], `http://127.0.0.1:${port}/index.html`);
       try {
         warmUp([`http://127.0.0.1:${port}/index.html`]);
-        best[format] = Math.max(best[format], wrk(`http://127.0.0.1:${port}/index.html`));
+        const before = cpuSeconds(server.child.pid);
+        const { rate, requests } = wrkRun(`http://127.0.0.1:${port}/index.html`);
+        cpu[format] = Math.min(cpu[format], (cpuSeconds(server.child.pid) - before) / requests);
+        best[format] = Math.max(best[format], rate);
       } finally {
         await server.stop();
       }
     }
   console.log(`html, best of ${ROUNDS} taking turns: text access lines ${fmt(best.text, 0)} req/s, JSON access lines ${fmt(best.json, 0)} req/s: ${verdict(best.json / best.text, 0.95, false)}`);
+  console.log(`server CPU per request: text ${fmt(cpu.text * 1e6, 1)} µs, JSON ${fmt(cpu.json * 1e6, 1)} µs: JSON costs ${fmt((cpu.json / cpu.text - 1) * 100, 1)}% more (no target)`);
 }
 
 const BASIC_AUTH = 'reactor, basic auth';

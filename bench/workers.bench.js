@@ -5,23 +5,15 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync, rmSync, mkdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { CLI, OUT, fmt, freePort, has, launch } from './lib.js';
+import { CLI, OUT, cpuSeconds, fmt, freePort, has, launch } from './lib.js';
 import { makeSite, warmUp, wrkRun } from './serve.bench.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
-const TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
 
 /** A process and its children (a primary's workers), as pids. */
 function tree(pid) {
   const children = readdirSync(`/proc/${pid}/task`).flatMap((task) => readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number));
   return [pid, ...children.flatMap(tree)];
-}
-
-/** user + system CPU seconds a process has used (fields 14 and 15 of its stat, after the command name). */
-function cpuSeconds(pid) {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / TICKS;
 }
 
 async function measure(cap, workers) {
