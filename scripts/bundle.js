@@ -60,10 +60,12 @@ const dist = `${target}.next-${process.pid}/`;
 rmSync(dist, { recursive: true, force: true });
 await build({
   // The child process that re-verifies packages off the event loop is an entry of its own,
-  // beside pkg.js, where ProcessVerifier looks for it.
+  // beside pkg.js, where system-module looks for it.
   entryPoints: {
     pkg: new URL('../src/composition/cli-main.ts', import.meta.url).pathname,
     'verify-process': new URL('../src/composition/workers/verify-process.ts', import.meta.url).pathname,
+    // The worker thread that checks passwords, beside pkg.js too, where auth-module looks for it.
+    'password-worker': new URL('../src/composition/workers/password-worker.ts', import.meta.url).pathname,
   },
   outdir: dist,
   bundle: true,

@@ -281,6 +281,14 @@ export class UnauthenticatedError extends PackageError {
   readonly code = 'UNAUTHENTICATED';
 }
 
+/**
+ * As many password checks as one password file allows are already under way: another
+ * would wait behind them, so it is refused at once (503, try again shortly).
+ */
+export class PasswordChecksBusyError extends PackageError {
+  readonly code = 'PASSWORD_CHECKS_BUSY';
+}
+
 /** The identity lacks every role the route accepts (403). */
 export class ForbiddenError extends PackageError {
   readonly code = 'FORBIDDEN';

@@ -63,6 +63,43 @@ describe('basic authentication through the built reactor', () => {
   });
 });
 
+describe('a flood of password guesses through the built reactor', () => {
+  let reactor: ServeProcess;
+  const basic = (user: string, password: string) => ({ Authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` });
+  beforeAll(async () => {
+    const open = writePackage('open-site', {});
+    const staff = writePackage('guarded-site', { basicAuth: { enabled: true, realm: 'Staff' } });
+    // Cost 11: some 170 ms a check in JavaScript, as a password file made for people might hold.
+    writeFileSync(join(directory, 'costly-htpasswd'), execFileSync('htpasswd', ['-nbB', '-C', '11', 'ann', 'ann-pw'], { encoding: 'utf8' }));
+    writeFileSync(join(directory, 'costly-deploy.json'), JSON.stringify({ authentication: { basicAuth: { passwdFile: 'costly-htpasswd' } } }));
+    reactor = await startServe([open, '--mount', `/staff=${staff}`, '--deploy', join(directory, 'costly-deploy.json'), '--quiet']);
+  }, 30_000);
+  afterAll(() => reactor?.stop());
+
+  it('keeps answering other requests at once, refuses the guesses beyond what it checks with 503 and Retry-After, and lets the right password in after', async () => {
+    expect((await fetch(`${reactor.url}/staff/secret.html`, { headers: basic('ann', 'ann-pw') })).status).toBe(200);
+    const guesses = Array.from({ length: 40 }, (_, i) =>
+      fetch(`${reactor.url}/staff/secret.html`, { headers: basic('ann', `guess-${i}`) }).then(async (answer) => ({ status: answer.status, retryAfter: answer.headers.get('retry-after'), body: await answer.text() })),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    // Checked on the event loop, forty bcrypt checks took turns with this request for seconds.
+    const asked = Date.now();
+    const page = await fetch(`${reactor.url}/index.html`);
+    expect(page.status).toBe(200);
+    expect(Date.now() - asked).toBeLessThan(750);
+    const answers = await Promise.all(guesses);
+    const busy = answers.filter((answer) => answer.status === 503);
+    expect(answers.filter((answer) => answer.status === 401)).toHaveLength(40 - busy.length);
+    expect(busy.length).toBeGreaterThanOrEqual(40 - 16);
+    for (const answer of busy) {
+      expect(answer.retryAfter).toBe('1');
+      expect(JSON.parse(answer.body).error.code).toBe('PASSWORD_CHECKS_BUSY');
+    }
+    expect((await fetch(`${reactor.url}/staff/secret.html`, { headers: basic('ann', 'ann-pw') })).status).toBe(200);
+    expect((await fetch(`${reactor.url}/staff/secret.html`, { headers: basic('ann', 'another-guess') })).status).toBe(401);
+  }, 30_000);
+});
+
 describe('OAuth2 login in a real browser', () => {
   let provider: Awaited<ReturnType<typeof startProvider>>;
   let reactor: ServeProcess;

@@ -85,6 +85,13 @@ describe('HtpasswdPasswordHashes, decoys', () => {
     expect(await hashes.decoyLike(huge)).toMatch(/^\$6\$rounds=1000000\$/);
   });
 
+  it('never checks a bcrypt hash costlier than htpasswd writes (cost 17): one at 18 would take half a minute a check here', async () => {
+    const atEighteen = htpasswd(['-B', '-C', '4'], 'pw').replace('$04$', '$18$');
+    const started = Date.now();
+    expect(await verify('pw', atEighteen)).toBe(false);
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
   it('keeps the bcrypt cost and the SHA-crypt rounds', async () => {
     expect(await hashes.decoyLike(htpasswd(['-B', '-C', '6'], 'pw'))).toMatch(/^\$2[aby]\$06\$/);
     expect(await hashes.decoyLike(htpasswd(['-5', '-r', '20000'], 'pw'))).toMatch(/^\$6\$rounds=20000\$/);

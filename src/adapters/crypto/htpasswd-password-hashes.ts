@@ -4,14 +4,10 @@ import bcrypt from 'bcryptjs';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { encrypt as encryptShaCrypt, verify as verifyShaCrypt } from 'unixcrypt';
 import type { PasswordHashes } from '../../application/ports/password-hashes.js';
+import { BCRYPT_MAX_COST, SHA_CRYPT_MAX_ROUNDS } from '../../domain/auth/hash-cost.js';
 
-const BCRYPT = /^\$2[aby]\$\d\d\$[./0-9A-Za-z]{53}$/;
+const BCRYPT = /^\$2[aby]\$(\d\d)\$[./0-9A-Za-z]{53}$/;
 const SHA_CRYPT = /^\$([56])\$(rounds=(\d{1,9})\$)?[^$]{0,16}\$[./0-9A-Za-z]+$/;
-/**
- * A check runs on the event loop: more rounds than this (some 2 s a check) would let one
- * hash, in a password file a package carries, stall the reactor on every login attempt.
- */
-export const SHA_CRYPT_MAX_ROUNDS = 1_000_000;
 const MD5_CRYPT = /^\$(?:apr1|1)\$/;
 const SHA1 = '{SHA}';
 // Anything else must look like traditional DES crypt; otherwise it may be a plain-text
@@ -21,7 +17,8 @@ const DES_CRYPT = /^[./0-9A-Za-z]{13}$/;
 /** The htpasswd hash formats, as Apache's htpasswd and `openssl passwd` write them (SHA-crypt through unixcrypt, pure JS: no platform crypt(3) is needed). */
 export class HtpasswdPasswordHashes implements PasswordHashes {
   async verify(password: string, hash: string): Promise<boolean> {
-    if (BCRYPT.test(hash)) return bcryptMatches(password, hash);
+    const bcryptHash = BCRYPT.exec(hash);
+    if (bcryptHash) return Number(bcryptHash[1]) <= BCRYPT_MAX_COST && bcryptMatches(password, hash);
     if (SHA_CRYPT.test(hash)) return shaCryptMatches(password, hash);
     if (MD5_CRYPT.test(hash)) return sameText(aprMd5(utf8Bytes(password), hash), hash);
     if (hash.startsWith(SHA1)) return sameText(SHA1 + createHash('sha1').update(password, 'utf8').digest('base64'), hash);
@@ -32,7 +29,7 @@ export class HtpasswdPasswordHashes implements PasswordHashes {
   async decoyLike(like: string): Promise<string> {
     const password = randomBytes(18).toString('base64');
     const bcryptCost = /^\$2[aby]\$(\d\d)\$/.exec(like);
-    if (bcryptCost) return bcrypt.hash(password, Math.min(Math.max(Number(bcryptCost[1]), 4), 31));
+    if (bcryptCost) return bcrypt.hash(password, Math.min(Math.max(Number(bcryptCost[1]), 4), BCRYPT_MAX_COST));
     const sha = SHA_CRYPT.exec(like);
     if (sha) return encryptShaCrypt(password, `$${sha[1]}$${sha[3] === undefined ? '' : `rounds=${Math.min(Number(sha[3]), SHA_CRYPT_MAX_ROUNDS)}$`}${randomBytes(12).toString('base64').replace(/[^./0-9A-Za-z]/g, '.').slice(0, 16)}`);
     if (MD5_CRYPT.test(like)) return aprMd5(password, `$apr1$${randomBytes(6).toString('hex').slice(0, 8)}$`);

@@ -28,6 +28,7 @@ import {
   SourceChangedError,
   PackageError,
   PackageOutOfServiceError,
+  PasswordChecksBusyError,
   UnusableSchemaError,
   PreconditionFailedError,
   ReadOnlyError,
@@ -100,6 +101,8 @@ const STATUS_OF: Array<[ErrorClass, number, Record<string, string>?]> = [
   [PackageOutOfServiceError, 503],
   // The package's schema cannot judge any write: the operator's to mend, not the client's.
   [UnusableSchemaError, 503],
+  // Password checks for this file are all taken (a flood of guesses, most likely): a moment later there is room.
+  [PasswordChecksBusyError, 503, { 'Retry-After': '1' }],
 ];
 
 /**

@@ -1,5 +1,6 @@
 import { rolesOf, type Identity } from '../../domain/auth/access.js';
 import { costliestHash } from '../../domain/auth/hash-cost.js';
+import { PasswordChecksBusyError } from '../../domain/errors.js';
 import type { AuthCrypto } from '../ports/auth-crypto.js';
 import type { PasswordHashes } from '../ports/password-hashes.js';
 import type { PasswordTable } from './password-table.js';
@@ -9,6 +10,13 @@ const REMEMBER_MS = 60_000;
 const REMEMBERED_MAX = 10_000;
 /** Longer `Authorization` values are refused unread. */
 const HEADER_MAX = 4096;
+/**
+ * Checks of credentials not yet remembered, under way at once for one password file. A
+ * flood of guesses would otherwise queue without end (each bcrypt check costs tens of
+ * milliseconds or more); beyond this many, a guess is refused at once, and the queue an
+ * honest login may find before its own check stays short.
+ */
+export const CHECKS_UNDER_WAY_MAX = 16;
 
 /**
  * HTTP Basic credentials against a password file. A verified header is remembered
@@ -46,6 +54,7 @@ export class BasicAuthenticator {
     }
     let verifying = this.pending.get(key);
     if (!verifying) {
+      if (this.pending.size >= CHECKS_UNDER_WAY_MAX) return Promise.reject(new PasswordChecksBusyError(`${CHECKS_UNDER_WAY_MAX} password checks are already under way here; try again in a moment`));
       verifying = this.verify(header, key).finally(() => this.pending.delete(key));
       this.pending.set(key, verifying);
     }

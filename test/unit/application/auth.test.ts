@@ -1,11 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
 import { NodeAuthCrypto } from '../../../src/adapters/crypto/node-auth-crypto.js';
-import { BasicAuthenticator, parseBasic } from '../../../src/application/auth/basic-authenticator.js';
+import { BasicAuthenticator, CHECKS_UNDER_WAY_MAX, parseBasic } from '../../../src/application/auth/basic-authenticator.js';
 import { OAuth2Login } from '../../../src/application/auth/oauth2-login.js';
 import { FilePasswordTable, fixedPasswordTable } from '../../../src/application/auth/password-table.js';
 import { Sessions } from '../../../src/application/auth/sessions.js';
 import type { OAuth2Provider } from '../../../src/application/ports/oauth2-provider.js';
-import { OAuth2CallbackError, OAuth2ProviderError, OAuth2StateError, UsageError } from '../../../src/domain/errors.js';
+import { OAuth2CallbackError, OAuth2ProviderError, OAuth2StateError, PasswordChecksBusyError, UsageError } from '../../../src/domain/errors.js';
 import { FixedClock } from '../../fakes/fixed-clock.js';
 import { MemoryLocalFiles } from '../../fakes/memory-local-files.js';
 import { MemorySessionRevocations } from '../../fakes/memory-session-revocations.js';
@@ -14,6 +14,21 @@ import { ScriptedOAuth2Provider } from '../../fakes/scripted-oauth2-provider.js'
 
 const crypto = new NodeAuthCrypto();
 const header = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+
+/** Reversed hashes whose checks, while holding, wait until released: checks under way, as a slow hash keeps them. */
+class HeldPasswordHashes extends ReversedPasswordHashes {
+  holding = true;
+  readonly held: Array<() => void> = [];
+
+  override async verify(password: string, hash: string): Promise<boolean> {
+    if (this.holding) await new Promise<void>((resolve) => this.held.push(resolve));
+    return super.verify(password, hash);
+  }
+
+  release(): void {
+    for (const resolve of this.held.splice(0)) resolve();
+  }
+}
 
 describe('parseBasic', () => {
   it('splits at the first colon, so passwords may hold colons', () => {
@@ -65,6 +80,26 @@ describe('BasicAuthenticator', () => {
     clock.advance(1100);
     expect(await basic.authenticate(header('ann', 'new'))).toBeDefined();
     expect(await basic.authenticate(header('ann', 'pw'))).toBeUndefined();
+  });
+
+  it('refuses a guess at once while as many checks as it allows are under way, and still lets remembered credentials in', async () => {
+    const hashes = new HeldPasswordHashes();
+    const basic = new BasicAuthenticator(fixedPasswordTable(`ann:${ReversedPasswordHashes.hash('pw')}\n`), hashes, crypto, 'key', {});
+    hashes.holding = false;
+    const ann = await basic.authenticate(header('ann', 'pw'));
+    expect(ann).toBeDefined();
+    hashes.holding = true;
+    const guesses = Array.from({ length: CHECKS_UNDER_WAY_MAX }, (_, i) => basic.authenticate(header('ann', `guess-${i}`)));
+    // The same header again shares its check rather than counting twice.
+    const again = basic.authenticate(header('ann', 'guess-0'));
+    const refused = basic.authenticate(header('ann', 'one-more'));
+    await expect(refused).rejects.toThrow(PasswordChecksBusyError);
+    expect(hashes.held.length).toBe(CHECKS_UNDER_WAY_MAX);
+    expect(basic.authenticate(header('ann', 'pw'))).toBe(ann);
+    hashes.release();
+    expect(await Promise.all([...guesses, again])).toEqual(Array(CHECKS_UNDER_WAY_MAX + 1).fill(undefined));
+    hashes.holding = false;
+    expect(await basic.authenticate(header('ann', 'one-more'))).toBeUndefined();
   });
 
   it('will not start on a password file that does not exist', async () => {
