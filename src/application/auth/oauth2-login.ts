@@ -3,6 +3,7 @@ import type { OAuth2Config } from '../../domain/package/authentication.js';
 import type { AuthCrypto } from '../ports/auth-crypto.js';
 import type { OAuth2Provider } from '../ports/oauth2-provider.js';
 import type { SessionClaims } from './sessions.js';
+import { UsedNonces } from './used-nonces.js';
 
 export const STATE_COOKIE = 'pkg_oauth_state';
 /** Ten minutes to sign in at the provider and come back. */
@@ -30,8 +31,7 @@ export interface CallbackQuery {
  * started the login, only once, and only with a state this reactor made.
  */
 export class OAuth2Login {
-  /** Nonces already used, until their cookie would have expired anyway. */
-  private readonly used = new Map<string, number>();
+  private readonly used = new UsedNonces();
 
   constructor(
     private readonly settings: OAuth2LoginSettings,
@@ -80,9 +80,7 @@ export class OAuth2Login {
     if (!cookie || !this.crypto.equal(cookie.s, nonce)) throw new OAuth2StateError('the state belongs to another login');
     const now = this.now();
     if (cookie.e <= now) throw new OAuth2StateError('the login took too long; start again');
-    for (const [used, until] of this.used) if (until <= now) this.used.delete(used);
-    if (this.used.has(nonce)) throw new OAuth2StateError('the state was used already');
-    this.used.set(nonce, cookie.e);
+    if (!this.used.claim(nonce, cookie.e, now)) throw new OAuth2StateError('the state was used already');
     return cookie;
   }
 

@@ -4,6 +4,7 @@ import { BasicAuthenticator, CHECKS_UNDER_WAY_MAX, parseBasic } from '../../../s
 import { OAuth2Login } from '../../../src/application/auth/oauth2-login.js';
 import { FilePasswordTable, fixedPasswordTable } from '../../../src/application/auth/password-table.js';
 import { Sessions } from '../../../src/application/auth/sessions.js';
+import { UsedNonces } from '../../../src/application/auth/used-nonces.js';
 import type { OAuth2Provider } from '../../../src/application/ports/oauth2-provider.js';
 import { OAuth2CallbackError, OAuth2ProviderError, OAuth2StateError, PasswordChecksBusyError, UsageError } from '../../../src/domain/errors.js';
 import { FixedClock } from '../../fakes/fixed-clock.js';
@@ -179,3 +180,26 @@ describe('OAuth2Login', () => {
     await expect(login.complete({ code: provider.authorize(anonymous.location), state: stateOf(anonymous.location) }, anonymous.stateCookie)).rejects.toThrow(/email or a subject/);
   });
 });
+
+describe('UsedNonces', () => {
+  it('claims a nonce once, until its state expires', () => {
+    const used = new UsedNonces();
+    expect(used.claim('a', 1000, 0)).toBe(true);
+    expect(used.claim('a', 1000, 500)).toBe(false);
+    expect(used.claim('b', 2000, 1000)).toBe(true);
+    expect(used.size).toBe(1);
+    expect(used.claim('a', 3000, 1001)).toBe(true);
+  });
+
+  it('forgets the oldest first and keeps at most its maximum, each claim looking at only what it forgets', () => {
+    const used = new UsedNonces(3);
+    for (const nonce of ['a', 'b', 'c', 'd']) expect(used.claim(nonce, 10_000, 0)).toBe(true);
+    expect(used.size).toBe(3);
+    expect(used.claim('b', 10_000, 0)).toBe(false);
+    expect(used.claim('a', 10_000, 0)).toBe(true);
+    const many = new UsedNonces();
+    for (let i = 0; i < 300_000; i++) many.claim(`n${i}`, i + 600_000, i);
+    expect(many.size).toBe(100_000);
+  });
+});
+
