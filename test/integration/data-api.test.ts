@@ -10,6 +10,7 @@ import { VALID_METADATA, demoPackage } from '../support/demo-package.js';
 import { MemoryOverlayStore } from '../fakes/memory-overlay-store.js';
 import { startReactor } from '../support/reactor-fixture.js';
 import { temporaryDirectory } from '../support/paths.js';
+import { SavePackage, type SaveRequest } from '../../src/application/use-cases/save-package.js';
 
 const schema = {
   type: 'object',
@@ -291,6 +292,47 @@ describe('save', () => {
       expect((await again.get('/package/demo-site/metadata').expect(200)).body.version).toBe('1.2.4');
     } finally {
       await reloaded.stop();
+    }
+  });
+
+  it('packs once for the saves asked before one begins, and once more for those asked while it runs, with every write made before they asked', async () => {
+    /** A saver whose first pack waits until the test lets it go. */
+    class HeldSaver extends SavePackage {
+      calls = 0;
+      release!: () => void;
+      private readonly held = new Promise<void>((resolve) => (this.release = resolve));
+      override async execute(request: SaveRequest) {
+        if (++this.calls === 1) await this.held;
+        return super.execute(request);
+      }
+    }
+    const saver = new HeldSaver(productionContainer().get(USE_CASE.PackPackage));
+    const own = temporaryDirectory('cap-data-saves-');
+    const fixture = await startReactor(new MemoryOpener().add('site', site), [{ source: 'site' }], { workdir: own.path }, swap(PORT.OverlayStore, new MemoryOverlayStore()), swap(USE_CASE.SavePackage, saver));
+    try {
+      const http = request(fixture.http);
+      const [mount] = fixture.reactor.all();
+      const first = Array.from({ length: 10 }, () => fixture.reactor.save(mount!));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(saver.calls).toBe(1);
+      await http.post('/api/v1/data/notes').send({ id: 'while-saving', text: 'x' }).expect(201);
+      const second = Array.from({ length: 10 }, () => fixture.reactor.save(mount!));
+      saver.release();
+      const [firstSaves, secondSaves] = await Promise.all([Promise.all(first), Promise.all(second)]);
+      expect(saver.calls).toBe(2);
+      expect(new Set(firstSaves).size).toBe(1);
+      expect(new Set(secondSaves).size).toBe(1);
+      const reloaded = await startReactor(productionOpener(), [{ source: secondSaves[0]!.path }], { workdir: `${own.path}/second` });
+      try {
+        expect((await request(reloaded.http).get('/api/v1/data/notes/while-saving').expect(200)).body).toEqual({ id: 'while-saving', text: 'x' });
+      } finally {
+        await reloaded.stop();
+      }
+      expect((await http.post('/package/demo-site/save').expect(200)).body.path).toBe(secondSaves[0]!.path);
+      expect(saver.calls).toBe(3);
+    } finally {
+      await fixture.stop();
+      own.remove();
     }
   });
 

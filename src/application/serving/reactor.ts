@@ -8,6 +8,7 @@ import type { SourceWatcher } from '../ports/source-watcher.js';
 import type { MountFailure, MountRequest, ReactorSettings } from '../ports/reactor-host.js';
 import { redactCredentials } from '../../domain/dependencies/registry-reference.js';
 import { sortPaths } from '../../domain/package/package-paths.js';
+import { CoalescedRuns } from './coalesced-runs.js';
 import { coveredPaths, digestEntries } from '../integrity/digest-entries.js';
 import type { Clock } from '../ports/clock.js';
 import type { Hasher } from '../ports/hasher.js';
@@ -102,10 +103,11 @@ export class Reactor {
   private readonly recipes = new Map<Mount, { options: LoadOptions; lock: string | undefined }>();
   /** Why a mount's source, edited while served, no longer loads: the last good version keeps serving. */
   private readonly reloadProblems = new Map<Mount, string>();
-  private readonly reloading = new Map<Mount, Promise<void>>();
+  private readonly reloads = new CoalescedRuns<Mount, void>();
   /** Mounts whose source changed since they were last loaded (`--watch`). */
   private readonly stale = new Set<Mount>();
-  private readonly waitingReloads = new Map<Mount, Promise<void>>();
+  /** Each save packs the whole package: a flood of requests to save costs two packs, not one each. */
+  private readonly saves = new CoalescedRuns<Mount, SavedPackage>();
   private readonly listeners: Array<(event: ReactorEvent) => void> = [];
   private readonly watchers: Array<{ close(): void }> = [];
   /** Sources that did not load at start: the reactor serves the others, and is not ready. */
@@ -450,8 +452,9 @@ export class Reactor {
   /** Folds a package's base and overlay into a new versioned `.cap` in the workdir. */
   save(mount: Mount): Promise<SavedPackage> {
     mount.content.assertWritable();
-    if (this.settings.workdir === undefined) throw new OverlayError('this reactor has no workdir to save into');
-    return this.dependencies.saver.execute({ pkg: mount.pkg, datasets: mount.datasets, content: mount.content, workdir: this.settings.workdir });
+    const { workdir } = this.settings;
+    if (workdir === undefined) throw new OverlayError('this reactor has no workdir to save into');
+    return this.saves.run(mount, () => this.dependencies.saver.execute({ pkg: mount.pkg, datasets: mount.datasets, content: mount.content, workdir }));
   }
 
   /** Hears reloads of sources edited while served (`--watch`). */
@@ -466,17 +469,7 @@ export class Reactor {
    * serving.
    */
   reload(mount: Mount): Promise<void> {
-    // A reload that has not begun reads everything changed so far: every caller can share it.
-    const waiting = this.waitingReloads.get(mount);
-    if (waiting) return waiting;
-    const next = (this.reloading.get(mount) ?? Promise.resolve()).then(() => {
-      this.waitingReloads.delete(mount);
-      return this.reloadNow(mount);
-    });
-    this.waitingReloads.set(mount, next);
-    this.reloading.set(mount, next);
-    void next.then(() => this.reloading.get(mount) === next && this.reloading.delete(mount));
-    return next;
+    return this.reloads.run(mount, () => this.reloadNow(mount));
   }
 
   /**
@@ -486,9 +479,9 @@ export class Reactor {
    * None (the usual case) when nothing changed.
    */
   upToDate(): Promise<void> | undefined {
-    if (this.stale.size === 0 && this.reloading.size === 0) return undefined;
+    if (this.stale.size === 0 && !this.reloads.busy) return undefined;
     for (const mount of this.stale) void this.reload(mount);
-    return Promise.all(this.reloading.values()).then(() => undefined);
+    return this.reloads.all();
   }
 
   private async reloadNow(mount: Mount): Promise<void> {
