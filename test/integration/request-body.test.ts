@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createServer, request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { problemOf } from '../../src/adapters/http/http-problems.js';
-import { readBody } from '../../src/adapters/http/request-body.js';
-import { exchangeOnSocket } from '../support/raw-http.js';
+import { BodyBudget, readBody } from '../../src/adapters/http/request-body.js';
+import { exchangeOnSocket, rawRequest } from '../support/raw-http.js';
 
 const LIMIT = 1000;
 let server: Server;
@@ -65,5 +65,47 @@ describe('readBody', () => {
   it('refuses a coding it does not read (415) and bytes that do not decode (400)', async () => {
     expect(await post('{}', { 'Content-Encoding': 'compress' })).toEqual({ status: 415, answer: { code: 'UNSUPPORTED_MEDIA_TYPE' } });
     expect(await post('not gzip at all', { 'Content-Encoding': 'gzip' })).toEqual({ status: 400, answer: { code: 'BAD_REQUEST' } });
+  });
+
+  it('refuses a body unread (503, Retry-After) while the bodies being read hold the budget, and reads again once they are done', async () => {
+    const budget = new BodyBudget(1500);
+    const answered: Array<Promise<void>> = [];
+    const small = createServer((request, response) => {
+      const reading = readBody(request, LIMIT, budget).then(
+        (body) => void response.end(JSON.stringify({ length: body.length })),
+        (error: unknown) => {
+          const problem = problemOf(error);
+          response.writeHead(problem.status, problem.headers).end(JSON.stringify({ code: problem.code }));
+        },
+      );
+      answered.push(reading);
+    });
+    await new Promise<void>((resolve) => small.listen(0, '127.0.0.1', resolve));
+    const smallUrl = `http://127.0.0.1:${(small.address() as AddressInfo).port}/`;
+    try {
+      // A client that declares 1,000 bytes, sends 500, and waits.
+      const slow = connect((small.address() as AddressInfo).port, '127.0.0.1');
+      const slowAnswer = new Promise<string>((resolve) => {
+        let text = '';
+        slow.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+        slow.on('close', () => resolve(text));
+      });
+      slow.write(`POST / HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 1000\r\n\r\n${'a'.repeat(500)}`);
+      while (answered.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      const refused = await rawRequest(smallUrl, { 'Content-Length': '800' }, 'POST', 'b'.repeat(800));
+      expect(refused.status).toBe(503);
+      expect(refused.headers['retry-after']).toBe('1');
+      expect(JSON.parse(refused.body.toString())).toEqual({ code: 'SERVER_BUSY' });
+      // Chunked, it is weighed at the limit: refused as well.
+      expect((await rawRequest(smallUrl, { 'Transfer-Encoding': 'chunked' }, 'POST', 'c'.repeat(10))).status).toBe(503);
+      slow.end('a'.repeat(500));
+      expect(await slowAnswer).toMatch(/^HTTP\/1\.1 200 [\s\S]*\{"length":1000\}$/);
+      expect((await rawRequest(smallUrl, { 'Content-Length': '800' }, 'POST', 'b'.repeat(800))).status).toBe(200);
+      // A body alone is read whatever the budget.
+      const tiny = new BodyBudget(10);
+      expect(tiny.take(900)).toBeDefined();
+    } finally {
+      await new Promise<void>((resolve) => small.close(() => resolve()));
+    }
   });
 });

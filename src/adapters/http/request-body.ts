@@ -5,6 +5,37 @@ import getRawBody from 'raw-body';
 import { MalformedJsonError } from '../../domain/errors.js';
 import { HttpProblem } from './http-problems.js';
 
+/** Bytes of request bodies read at once, all writes together: past it, a body is refused unread. */
+export const BODY_BYTES_IN_FLIGHT_MAX = 256 * 1024 * 1024;
+
+/**
+ * What the bodies being read hold in memory together. A body is held until all of it has
+ * come: 400 clients that sent most of a 1 MiB body and then nothing held 450 MB until
+ * their requests timed out, and a few thousand would take all the memory of most
+ * machines. Each read sets aside what its body may grow to (its Content-Length, else the
+ * limit); one that would pass the maximum is refused before a byte is read, and the
+ * connection left to node, which discards what the client still sends.
+ */
+export class BodyBudget {
+  private reading = 0;
+
+  constructor(private readonly max = BODY_BYTES_IN_FLIGHT_MAX) {}
+
+  /** A release for `bytes` set aside, or undefined when they would pass the maximum; a body alone is always let in. */
+  take(bytes: number): (() => void) | undefined {
+    if (this.reading > 0 && this.reading + bytes > this.max) return undefined;
+    this.reading += bytes;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.reading -= bytes;
+    };
+  }
+}
+
+const PROCESS_BUDGET = new BodyBudget();
+
 /** The request Content-Encodings a body is decoded from, as express's body parsers decode them. */
 const DECODERS: Readonly<Record<string, () => Transform>> = { gzip: createGunzip, 'x-gzip': createGunzip, deflate: createInflate, br: createBrotliDecompress };
 
@@ -17,10 +48,14 @@ const DECODERS: Readonly<Record<string, () => Transform>> = { gzip: createGunzip
  * one whose body was read already, and leave it empty, so a content PUT that waited for
  * anything first (a password check, its module loading) answered 200 and wrote an empty file.
  */
-export async function readBody(request: IncomingMessage, limit: number | string): Promise<Buffer> {
+export async function readBody(request: IncomingMessage, limit: number, budget = PROCESS_BUDGET): Promise<Buffer> {
   const coding = (request.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
   const decoder = coding === 'identity' ? undefined : DECODERS[coding];
   if (coding !== 'identity' && !decoder) throw new HttpProblem(415, 'UNSUPPORTED_MEDIA_TYPE', `a request body in content encoding ${JSON.stringify(coding)} cannot be read: send it as identity, gzip, deflate or br`);
+  const declared = Number(request.headers['content-length']);
+  // What a body over the limit would take is never set aside: it is refused (413) as it is read.
+  const release = budget.take(!decoder && Number.isSafeInteger(declared) && declared >= 0 ? Math.min(declared, limit + 1) : limit);
+  if (!release) throw new HttpProblem(503, 'SERVER_BUSY', 'the reactor is reading as many request bodies as it holds at once; try again in a moment', undefined, { 'Retry-After': '1' });
   try {
     return await (decoder ? getRawBody(request.pipe(decoder()), { limit }) : getRawBody(request, { limit, length: request.headers['content-length'] ?? null }));
   } catch (error) {
@@ -30,6 +65,8 @@ export async function readBody(request: IncomingMessage, limit: number | string)
       request.resume();
     }
     throw refusal(error, decoder && coding);
+  } finally {
+    release();
   }
 }
 

@@ -11,7 +11,7 @@ import { DEFAULT_BODY_LIMIT } from '../../../application/serving/reactor.js';
 
 export interface GraphqlEndpointOptions {
   /** Largest JSON body accepted, in bytes or as `'1mb'`; larger ones answer 413 before anything is parsed. */
-  bodyLimit?: number | string;
+  bodyLimit?: number;
   /** The dataset access check for a request; absent where no route restricts a dataset. */
   authorize?: (request: IncomingMessage, datasetId: string) => void;
 }
