@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
+import { randomBytes } from 'node:crypto';
 import type { PackageOpener, PackageSource } from '../../src/application/ports/package-source.js';
 import { SourceNotFoundError } from '../../src/domain/errors.js';
 import { sortPaths } from '../../src/domain/package/package-paths.js';
@@ -89,6 +90,21 @@ export function describePackageSourceContract(name: string, makeSubject: () => P
         expect(await source.current('content/index.html')).toEqual({ size: Buffer.byteLength(FILES['content/index.html']!), version: expect.any(String) });
         expect(await source.current('missing.txt')).toBeUndefined();
       }
+    });
+
+    it('where range() is offered, a range it reads is exactly those bytes of the file, wherever they lie', async () => {
+      // Incompressible: an archive stores it as it is, which is what a range is read from.
+      const noise = randomBytes(300_000);
+      const location = await subject().put({ 'metadata.json': bytes(FILES['metadata.json']!), 'content/noise.bin': noise, 'content/index.html': bytes(FILES['content/index.html']!) });
+      const source = await subject().opener.open(location);
+      opened.push(source);
+      if (!source.range) return;
+      for (const [start, end] of [[0, 0], [1, 10], [299_990, 299_999], [123_456, 234_567], [0, 299_999]] as const) {
+        const read = source.range('content/noise.bin', start, end);
+        if (read) expect(Buffer.from(await collect(read)).equals(noise.subarray(start, end + 1))).toBe(true);
+      }
+      const part = source.range('content/index.html', 2, 5);
+      if (part) expect(text(await collect(part))).toBe(FILES['content/index.html']!.slice(2, 6));
     });
 
     it('an empty package lists nothing', async () => {

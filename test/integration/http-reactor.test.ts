@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { USE_CASE } from '../../src/composition/service-ids.js';
+import { productionContainer, productionOpener } from '../support/production-container.js';
+import { temporaryDirectory } from '../support/paths.js';
 import { IntegrityError, MountConflictError } from '../../src/domain/errors.js';
 import { MemoryOpener } from '../fakes/memory-package-opener.js';
 import { VALID_METADATA, demoPackage } from '../support/demo-package.js';
@@ -85,6 +91,36 @@ describe('static routes', () => {
     await request(fixture.http).get('/page.html').set('Range', 'bytes=50-60').expect(416).expect('Content-Range', 'bytes */11');
     const whole = await request(fixture.http).get('/big.bin').buffer(true).parse(binary).expect(200);
     expect((whole.body as Buffer).length).toBe(BIG.length);
+  });
+
+  it('answers ranges of a large file from a .cap (stored and deflated) and from a directory, reading a stored one where the range lies', async () => {
+    const work = temporaryDirectory('cap-ranges-');
+    try {
+      const noise = randomBytes(3 * 1024 * 1024);
+      const words = Buffer.from('range words '.repeat(300_000));
+      const site = join(work.path, 'site');
+      mkdirSync(join(site, 'content'), { recursive: true });
+      writeFileSync(join(site, 'metadata.json'), JSON.stringify(VALID_METADATA));
+      writeFileSync(join(site, 'content/noise.bin'), noise);
+      writeFileSync(join(site, 'content/words.txt'), words);
+      const { path: cap } = await productionContainer().get(USE_CASE.PackPackage).execute({ source: site, outputDirectory: work.path, force: false });
+      for (const source of [cap, site]) {
+        const started = await startReactor(productionOpener(), [{ source }]);
+        try {
+          for (const [file, bytes] of [['/noise.bin', noise], ['/words.txt', words]] as const) {
+            for (const [range, start, end] of [['bytes=0-9', 0, 9], ['bytes=2000000-2000099', 2_000_000, 2_000_099], ['bytes=-100', bytes.length - 100, bytes.length - 1], [`bytes=${bytes.length - 5}-`, bytes.length - 5, bytes.length - 1]] as const) {
+              const answer = await request(started.http).get(file).set('Range', range).buffer(true).parse(binary).expect(206);
+              expect(answer.headers['content-range']).toBe(`bytes ${start}-${end}/${bytes.length}`);
+              expect(Buffer.from(answer.body as Buffer).equals(bytes.subarray(start, end + 1))).toBe(true);
+            }
+          }
+        } finally {
+          await started.stop();
+        }
+      }
+    } finally {
+      work.remove();
+    }
   });
 
   it('applies remap, responseRewrite, responseHeaders and headers', async () => {

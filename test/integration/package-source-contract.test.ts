@@ -1,10 +1,14 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { describe, expect, it } from '@jest/globals';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ZipArchiveWriter } from '../../src/adapters/archive/zip-archive-writer.js';
 import { productionOpener } from '../support/production-container.js';
 import { describePackageSourceContract } from '../contracts/package-source.contract.js';
 import { MemoryOpener } from '../fakes/memory-package-opener.js';
 import { temporaryDirectory } from '../support/paths.js';
+import { CorruptEntryError } from '../../src/domain/errors.js';
+import { collect } from '../contracts/subject.js';
 
 describePackageSourceContract('MemoryOpener (fake)', () => {
   const opener = new MemoryOpener();
@@ -52,4 +56,32 @@ describePackageSourceContract('LocalPackageOpener on a directory (DirectoryPacka
     missing: join(directory.path, 'nothing'),
     dispose: directory.remove,
   };
+});
+
+describe('ZipPackageSource ranges', () => {
+  it('reads a range of a stored entry where it lies, without the bytes before it, and leaves a deflated entry to be read from its start', async () => {
+    const directory = temporaryDirectory('cap-source-ranges-');
+    try {
+      const noise = randomBytes(200_000);
+      const sink = await new ZipArchiveWriter().create(directory.path, 'ranges.cap', { overwrite: false });
+      await sink.add('content/noise.bin', noise, { store: true });
+      await sink.add('content/text.txt', Buffer.from('words '.repeat(50_000)), { store: false });
+      const { path } = await sink.commit();
+      // The stored bytes' first kilobyte spoiled in place: a whole read fails, a range past it does not read it.
+      const archive = readFileSync(path);
+      const at = archive.indexOf(noise.subarray(0, 64));
+      archive.fill(0, at, at + 1024);
+      writeFileSync(path, archive);
+      const source = await productionOpener().open(path);
+      try {
+        await expect(source.read('content/noise.bin')).rejects.toThrow(CorruptEntryError);
+        expect(Buffer.from(await collect(source.range!('content/noise.bin', 150_000, 199_999)!)).equals(noise.subarray(150_000))).toBe(true);
+        expect(source.range!('content/text.txt', 10, 20)).toBeUndefined();
+      } finally {
+        await source.close();
+      }
+    } finally {
+      directory.remove();
+    }
+  });
 });

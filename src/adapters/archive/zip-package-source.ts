@@ -139,6 +139,30 @@ export class ZipPackageSource implements PackageSource {
     this.verify(entry, size, crc);
   }
 
+  /**
+   * A stored entry's bytes read where they lie. (A range read whole-entry would cost what
+   * the entry before it costs: seeking near the end of a stored video read all of it.)
+   * Like a range streamed from an entry's start that stops before its end, the bytes are
+   * not held to its CRC-32, which covers the whole entry.
+   */
+  range(path: string, start: number, end: number): AsyncIterable<Uint8Array> | undefined {
+    const entry = this.entry(path);
+    return entry.method === STORED ? this.storedBytes(entry, start, Math.min(end, entry.size - 1)) : undefined;
+  }
+
+  private async *storedBytes(entry: CentralEntry, start: number, end: number): AsyncIterable<Uint8Array> {
+    if (end < start) return;
+    const data = await this.dataStart(entry);
+    const raw = createReadStream(this.location, { start: data + start, end: data + end, highWaterMark: 256 * 1024 });
+    try {
+      yield* raw as AsyncIterable<Buffer>;
+    } catch (error) {
+      this.corrupt(entry, (error as Error).message);
+    } finally {
+      raw.destroy();
+    }
+  }
+
   deflated(path: string): DeflatedEntry | undefined {
     const entry = this.byPath.get(path);
     if (entry?.method !== DEFLATED) return undefined;

@@ -77,6 +77,18 @@ export class DirectoryPackageSource implements PackageSource {
     }
   }
 
+  /** A range read where it lies: seeking near the end of a large video does not read all of it. */
+  async *range(path: string, start: number, end: number): AsyncIterable<Uint8Array> {
+    const handle = await this.opened(path);
+    try {
+      yield* handle.createReadStream({ start, end, highWaterMark: 256 * 1024 }) as AsyncIterable<Buffer>;
+    } catch (error) {
+      this.gone(path, error);
+    } finally {
+      await handle.close();
+    }
+  }
+
   async current(path: string): Promise<{ size: number; version: string } | undefined> {
     const entry = this.byPath.get(path);
     if (!entry) return undefined;

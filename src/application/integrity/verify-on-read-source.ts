@@ -53,6 +53,17 @@ export class VerifyOnReadSource extends WrappedSource {
     yield* this.unverified.stream(path);
   }
 
+  /** As `stream`: the whole file is checked before the first byte of a range is sent. */
+  override range(path: string, start: number, end: number): AsyncIterable<Uint8Array> | undefined {
+    const bytes = this.unverified.range?.(path, start, end);
+    return bytes && this.checkedFirst(path, bytes);
+  }
+
+  private async *checkedFirst(path: string, bytes: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
+    await this.ensure(path);
+    yield* bytes;
+  }
+
   /** Resolves once the file is checked and intact; PackageOutOfServiceError when it (or anything before it) was not. */
   async ensure(path: string): Promise<void> {
     this.guard.assertServing();

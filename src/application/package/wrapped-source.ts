@@ -42,6 +42,10 @@ export class WrappedSource implements PackageSource {
     return this.inner.stream(path);
   }
 
+  range(path: string, start: number, end: number): AsyncIterable<Uint8Array> | undefined {
+    return this.inner.range?.(path, start, end);
+  }
+
   close(): Promise<void> {
     return this.inner.close();
   }

@@ -35,6 +35,13 @@ export interface PackageSource {
   sizeOf(path: string): number | undefined;
   read(path: string): Promise<Uint8Array>;
   stream(path: string): AsyncIterable<Uint8Array>;
+  /**
+   * Bytes `start` to `end` (inclusive, within the file) read without what comes before
+   * them, for files a source can read so (a folder's files, an archive's entries stored
+   * as they are); undefined for one it must read from its start (an entry stored
+   * deflated), and absent in sources that have none.
+   */
+  range?(path: string, start: number, end: number): AsyncIterable<Uint8Array> | undefined;
   /** The archive file's own bytes, for sources that are one (its SHA-256 is the content hash). */
   archiveBytes?(): AsyncIterable<Uint8Array>;
   /**

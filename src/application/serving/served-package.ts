@@ -303,6 +303,7 @@ export class ServedPackage {
       ...(verification ? { verify: (key: string) => verification.ensure(key) } : {}),
       read: (key) => source.read(key),
       stream: (key) => source.stream(key),
+      ...(source.range ? { range: (key: string, start: number, end: number) => source.range!(key, start, end) } : {}),
       known: owner,
       ...(source.current ? { current: (key: string) => source.current!(key) } : {}),
       ...(source.deflated && !source.current ? { deflated: (key: string) => source.deflated!(key) } : {}),
@@ -320,7 +321,8 @@ export class ServedPackage {
         cacheControl: this.options.cacheControl,
         ...(route ? { route } : {}),
         ...(body ? { body } : {}),
-        stream: (start, end) => exactly(streamRange(reader.stream(file.key), start, end), end - start + 1, file.key),
+        // The whole file streams from its start, so an archive holds it to its CRC-32; a part is read where it lies when the source can.
+        stream: (start, end) => exactly((start > 0 || end < size - 1 ? reader.range?.(file.key, start, end) : undefined) ?? streamRange(reader.stream(file.key), start, end), end - start + 1, file.key),
         ...(encodings ? { encodings } : {}),
       },
     };
@@ -377,6 +379,8 @@ export class ServedPackage {
 interface FileReader {
   read(key: string): Promise<Uint8Array>;
   stream(key: string): AsyncIterable<Uint8Array>;
+  /** Present for sources that read a range where it lies (see PackageSource.range). */
+  range?(key: string, start: number, end: number): AsyncIterable<Uint8Array> | undefined;
   /** Present for files that may change while served. */
   current?(key: string): Promise<{ size: number; version: string } | undefined>;
   /** Present for archives: an entry stored deflated, whose raw bytes can answer gzip. */

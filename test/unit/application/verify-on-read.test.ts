@@ -41,6 +41,16 @@ class EditedSource extends MemoryPackageSource {
   }
 }
 
+/** A memory package that reads a range where it lies, as a directory or an archive's stored entries do. */
+class RangedSource extends MemoryPackageSource {
+  range(path: string, start: number, end: number): AsyncIterable<Uint8Array> {
+    const read = () => this.read(path);
+    return (async function* () {
+      yield (await read()).subarray(start, end + 1);
+    })();
+  }
+}
+
 function lazy(files: Record<string, string | Uint8Array>, source: PackageSource = new MemoryPackageSource(files)) {
   return new VerifyOnReadSource(source, { checksums }, hasher);
 }
@@ -50,6 +60,18 @@ async function collect(stream: AsyncIterable<Uint8Array>, into: Uint8Array[]): P
 }
 
 describe('VerifyOnReadSource (--verify lazy)', () => {
+  it('checks the whole file before the first byte of a range, and hands out the range of an intact one', async () => {
+    const source = lazy(INTACT, new RangedSource(INTACT));
+    const part: Uint8Array[] = [];
+    await collect(source.range('content/a.txt', 1, 3)!, part);
+    expect(Buffer.concat(part).toString()).toBe('lph');
+    const tampered = lazy({ ...INTACT, 'content/b.txt': 'BRAVO' }, new RangedSource({ ...INTACT, 'content/b.txt': 'BRAVO' }));
+    const none: Uint8Array[] = [];
+    await expect(collect(tampered.range('content/b.txt', 0, 1)!, none)).rejects.toThrow(PackageOutOfServiceError);
+    expect(none).toEqual([]);
+    expect(lazy(INTACT).range('content/a.txt', 0, 1)).toBeUndefined();
+  });
+
   it('hands out intact files as read or streamed, and stays in service', async () => {
     const source = lazy(INTACT);
     expect(new TextDecoder().decode(await source.read('content/a.txt'))).toBe('alpha');
