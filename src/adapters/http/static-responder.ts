@@ -46,7 +46,7 @@ function headersOf(file: StaticFile): FileHeaders {
   set('Content-Type', file.contentType);
   if (route?.headers) for (const [name, value] of Object.entries(route.headers)) set(name, value);
   else set('Cache-Control', file.cacheControl);
-  set('Accept-Ranges', 'bytes');
+  set('Accept-Ranges', file.ranges === false ? 'none' : 'bytes');
   for (const [name, value] of Object.entries(route?.responseHeaders ?? {})) set(name, value);
   for (const [name, value] of Object.entries(route?.responseRewrite?.headers ?? {})) set(name, value);
   if (file.encodings) set('Vary', withAcceptEncoding(byName.get('vary')?.[1]));
@@ -133,7 +133,7 @@ function writeIdentity(request: IncomingMessage, response: ServerResponse, found
     response.end();
     return;
   }
-  const range = request.headers.range;
+  const range = found.ranges === false ? undefined : request.headers.range;
   if (range !== undefined && (request.headers['if-range'] === undefined || request.headers['if-range'] === found.etag)) {
     const parsed = parseRange(range, found.size);
     if (parsed === 'unsatisfiable') {

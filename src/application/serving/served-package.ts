@@ -57,6 +57,13 @@ export interface StaticFile {
   stream(start: number, end: number): AsyncIterable<Uint8Array>;
   /** The same bytes in other content codings, for files worth compressing: the answer varies with Accept-Encoding. */
   encodings?: Encodings;
+  /**
+   * False for a file any part of which costs what the whole does (an entry a `.cap`
+   * stores deflated, too large to hold in memory, inflates from its start): a range of it
+   * is answered with the whole file, as nginx does with what it gunzips, so one small
+   * request cannot cost a large inflate.
+   */
+  ranges?: false;
 }
 
 export type StaticLookup = { kind: 'hit'; file: StaticFile } | { kind: 'dataset'; dataset: string; route: Route } | { kind: 'handler'; route: Route } | { kind: 'miss' };
@@ -324,6 +331,7 @@ export class ServedPackage {
         // The whole file streams from its start, so an archive holds it to its CRC-32; a part is read where it lies when the source can.
         stream: (start, end) => exactly((start > 0 || end < size - 1 ? reader.range?.(file.key, start, end) : undefined) ?? streamRange(reader.stream(file.key), start, end), end - start + 1, file.key),
         ...(encodings ? { encodings } : {}),
+        ...(!body && size > MEMORY_FILE_LIMIT && reader.deflated?.(file.key) ? { ranges: false as const } : {}),
       },
     };
   }
