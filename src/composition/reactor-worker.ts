@@ -8,6 +8,9 @@ import { processChannel } from '../adapters/cluster/process-channels.js';
 import { WorkerLink } from '../adapters/cluster/worker-link.js';
 import { WORKER_ENV } from '../adapters/cluster/worker-pool.js';
 import { WorkerReactorHost } from '../adapters/cluster/worker-reactor-host.js';
+import { HtpasswdPasswordHashes } from '../adapters/crypto/htpasswd-password-hashes.js';
+import { WorkerThreadPasswordHashes } from '../adapters/crypto/worker-thread-password-hashes.js';
+import { PASSWORD_WORKER } from './modules/auth-module.js';
 import { SelectedOverlayBackends } from './overlay-backends.js';
 import { PORT, SERVICE } from './service-ids.js';
 
@@ -18,8 +21,9 @@ export function isReactorWorker(): boolean {
 
 /**
  * A worker's wiring: the workdir is the primary's (claimed there), the workdir's files are
- * written by the primary (a database named by `--overlay` is used directly), and reports
- * are gathered from every worker through the primary.
+ * written by the primary (a database named by `--overlay` is used directly), reports
+ * are gathered from every worker through the primary, and each worker checks passwords on
+ * one thread of its own (as many threads as workers, which are one per core at most).
  */
 export function bindReactorWorker(container: Container): void {
   let link: WorkerLink | undefined;
@@ -29,6 +33,7 @@ export function bindReactorWorker(container: Container): void {
     .rebind(PORT.OverlayBackends)
     .toDynamicValue((c) => new SelectedOverlayBackends({ overlays: new IpcOverlayStore(primary()), revocations: new IpcSessionRevocationStore(primary(), c.get(PORT.SessionRevocationStore)) }))
     .inSingletonScope();
+  container.rebind(PORT.PasswordHashes).toDynamicValue(() => new WorkerThreadPasswordHashes(new HtpasswdPasswordHashes(), PASSWORD_WORKER, 1)).inSingletonScope();
   container
     .rebind(PORT.ReactorHost)
     .toDynamicValue((c) => new WorkerReactorHost(new HttpReactorHost({ ...c.get(SERVICE.ReactorDependencies), processes: primary() }, c.get(PORT.Workdirs)), primary(), process.env[WORKER_ENV.workdir]!, (code) => process.exit(code)))

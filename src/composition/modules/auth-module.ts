@@ -12,7 +12,7 @@ import { PORT } from '../service-ids.js';
  * dist/pkg.js and password-worker.js is its sibling; run from source there is none, and
  * passwords are checked in process.
  */
-const PASSWORD_WORKER = new URL('./password-worker.js', import.meta.url);
+export const PASSWORD_WORKER = new URL('./password-worker.js', import.meta.url);
 
 /** What the reactor's authentication needs: deploy.json and password files, HMACs, password hashes (checked on worker threads), the OAuth2 provider, revoked sessions. */
 export const authModule = new ContainerModule(({ bind }) => {
