@@ -8,9 +8,7 @@ import { processChannel } from '../adapters/cluster/process-channels.js';
 import { WorkerLink } from '../adapters/cluster/worker-link.js';
 import { WORKER_ENV } from '../adapters/cluster/worker-pool.js';
 import { WorkerReactorHost } from '../adapters/cluster/worker-reactor-host.js';
-import { HtpasswdPasswordHashes } from '../adapters/crypto/htpasswd-password-hashes.js';
-import { WorkerThreadPasswordHashes } from '../adapters/crypto/worker-thread-password-hashes.js';
-import { PASSWORD_WORKER } from './modules/auth-module.js';
+import { threadPasswordHashes } from './modules/auth-module.js';
 import { SelectedOverlayBackends } from './overlay-backends.js';
 import { PORT, SERVICE } from './service-ids.js';
 
@@ -33,7 +31,7 @@ export function bindReactorWorker(container: Container): void {
     .rebind(PORT.OverlayBackends)
     .toDynamicValue((c) => new SelectedOverlayBackends({ overlays: new IpcOverlayStore(primary()), revocations: new IpcSessionRevocationStore(primary(), c.get(PORT.SessionRevocationStore)) }))
     .inSingletonScope();
-  container.rebind(PORT.PasswordHashes).toDynamicValue(() => new WorkerThreadPasswordHashes(new HtpasswdPasswordHashes(), PASSWORD_WORKER, 1)).inSingletonScope();
+  container.rebind(PORT.PasswordHashes).toDynamicValue(() => threadPasswordHashes(1)).inSingletonScope();
   container
     .rebind(PORT.ReactorHost)
     .toDynamicValue((c) => new WorkerReactorHost(new HttpReactorHost({ ...c.get(SERVICE.ReactorDependencies), processes: primary() }, c.get(PORT.Workdirs)), primary(), process.env[WORKER_ENV.workdir]!, (code) => process.exit(code)))
