@@ -262,6 +262,16 @@ describe('mutations', () => {
     expect(logOf(loaded.overlay, 'tasks')).toEqual([{ op: 'create', id: '3', item: { title: 'ship' } }]);
   });
 
+  it('refuses an item with a number beyond a double, written out or in a variable, as INVALID_ITEM: it would read back as null', async () => {
+    const literal = await gql(loaded.app, 'mutation { createTasks(item: {title: "big", n: 1e400}) { id } }');
+    expect(literal.body.errors![0]!.extensions?.code).toBe('INVALID_ITEM');
+    // As sent: JSON.stringify in the test would have made the number null already.
+    const raw = '{"query": "mutation ($item: JSON!) { createTasks(item: $item) { id } }", "variables": {"item": {"title": "big", "n": [-1e999]}}}';
+    const variable = await request(loaded.app).post('/graphql').set('Content-Type', 'application/json').send(raw);
+    expect((variable.body as GraphqlBody).errors![0]!.extensions?.code).toBe('INVALID_ITEM');
+    expect(logOf(loaded.overlay, 'tasks')).toEqual([]);
+  });
+
   it('reports a duplicate id as DUPLICATE_ID', async () => {
     const { status, body } = await gql(loaded.app, 'mutation { createBlogPosts(item: {id: "p1", title: "again"}) { id } }');
     expect(status).toBe(200);

@@ -1,6 +1,6 @@
 import { InvalidItemError } from '../errors.js';
 import { isRecord } from '../package/documents.js';
-import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
+import { MAX_JSON_DEPTH, unstorableJson } from './json-depth.js';
 
 export type Item = Record<string, unknown>;
 
@@ -43,7 +43,9 @@ function idProblem(id: string): string | undefined {
 /** Request bodies that should be items: a JSON object, never an array or a scalar. */
 export function asItem(value: unknown): Item {
   if (!isRecord(value)) throw new InvalidItemError(`an item must be a JSON object, not ${describe(value)}`);
-  if (nestsDeeperThan(value, MAX_JSON_DEPTH)) throw new InvalidItemError(`an item may nest at most ${MAX_JSON_DEPTH} levels of arrays and objects`);
+  const problem = unstorableJson(value, MAX_JSON_DEPTH);
+  if (problem === 'too deep') throw new InvalidItemError(`an item may nest at most ${MAX_JSON_DEPTH} levels of arrays and objects`);
+  if (problem === 'infinite number') throw new InvalidItemError('an item holds a number beyond what JSON numbers carry (like 1e400, past ±1.8e308): it would be stored, and read back, as null');
   return value;
 }
 

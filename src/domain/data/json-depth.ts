@@ -23,3 +23,30 @@ export function nestsDeeperThan(value: unknown, max: number): boolean {
   }
   return false;
 }
+
+/**
+ * Why an item cannot be stored and read back as it came: it nests deeper than `max`
+ * arrays and objects, or holds a number JSON.parse could only read as ±Infinity (`1e400`
+ * is beyond the largest double), which JSON.stringify writes, and every reader then
+ * reads, as null. Undefined when it can; one walk, as deep as `max` at most.
+ */
+export function unstorableJson(value: unknown, max: number): 'too deep' | 'infinite number' | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? undefined : 'infinite number';
+  if (value === null || typeof value !== 'object') return undefined;
+  if (max === 0) return 'too deep';
+  if (Array.isArray(value)) {
+    for (const child of value) if (child !== null && (typeof child === 'object' || typeof child === 'number')) {
+      const problem = unstorableJson(child, max - 1);
+      if (problem) return problem;
+    }
+    return undefined;
+  }
+  for (const key in value) {
+    const child = (value as Record<string, unknown>)[key];
+    if (child !== null && (typeof child === 'object' || typeof child === 'number')) {
+      const problem = unstorableJson(child, max - 1);
+      if (problem) return problem;
+    }
+  }
+  return undefined;
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../../src/domain/data/json-depth.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan, unstorableJson } from '../../../src/domain/data/json-depth.js';
 
 /** The obvious recursive definition, for values shallow enough to recurse over. */
 function depth(value: unknown): number {
@@ -33,3 +33,19 @@ describe('JSON nesting limit', () => {
     expect(nestsDeeperThan(nested(MAX_JSON_DEPTH + 1), MAX_JSON_DEPTH)).toBe(true);
   });
 });
+
+describe('what an item may not hold', () => {
+  it('finds a value too deep where the nesting limit does, and an infinite number at any depth within it', () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 8 }), fc.integer({ min: 0, max: 10 }), (value, max) => {
+        expect(unstorableJson(value, max)).toBe(nestsDeeperThan(value, max) ? 'too deep' : undefined);
+      }),
+      { numRuns: 300 },
+    );
+    expect(unstorableJson(JSON.parse('{"a":[1,{"b":1e400}]}'), MAX_JSON_DEPTH)).toBe('infinite number');
+    expect(unstorableJson(JSON.parse('-1e999'), 0)).toBe('infinite number');
+    expect(unstorableJson({ a: Number.NaN }, 5)).toBe('infinite number');
+    expect(unstorableJson(JSON.parse('{"a":[1.7976931348623157e308, -0, 5e-324]}'), MAX_JSON_DEPTH)).toBeUndefined();
+  });
+});
+
