@@ -17,7 +17,8 @@ import { normalizeStorage, type Storage } from '../../domain/package/storage.js'
 import { coveredPaths } from '../integrity/digest-entries.js';
 import { DatasetIndex, describeShadowed } from '../../domain/data/dataset-index.js';
 import type { EntryDigester } from '../integrity/entry-digester.js';
-import { MAX_DATA_DOCUMENT_BYTES, readDataDocument, readDataFile, readDocument } from '../package/package-reader.js';
+import { MAX_DATA_DOCUMENT_BYTES, MAX_DATA_FILE_DEPTH, readDataDocument, readDataFile, readDocument } from '../package/package-reader.js';
+import { unstorableJson } from '../../domain/data/json-depth.js';
 import { messageOf } from '../shared/error-message.js';
 import type { PackageOpener, PackageSource } from '../ports/package-source.js';
 import type { SchemaValidator } from '../ports/schema-validator.js';
@@ -174,6 +175,7 @@ export class ValidatePackage {
         continue;
       }
       if (Array.isArray(data)) errors.push(...shadowedItems(id, dataSet.source, data));
+      if (unstorableJson(data, MAX_DATA_FILE_DEPTH) === 'infinite number') errors.push(`dataset ${id}: ${dataSet.source} holds a number beyond what JSON numbers carry (like 1e400): it is read as Infinity and served as null`);
       if (!dataSet.schemaFile) {
         notes.push(`dataset ${id}: no schema declared`);
         continue;

@@ -110,6 +110,9 @@ describe('ValidatePackage', () => {
       'dataset notes: data/notes.json: 2 items have the id of an earlier item and are not served: item 2 (id "a"), item 4 (id "3"); give each item an id of its own',
     ]);
     expect((await validate(schemaless('[{"id":"a"},{"t":"second"}]'))).check('storage')).toMatchObject({ passed: true, errors: [] });
+    expect((await validate(schemaless('[{"id":"a","n":[1e400]}]'))).check('storage').errors).toEqual([
+      'dataset notes: data/notes.json holds a number beyond what JSON numbers carry (like 1e400): it is read as Infinity and served as null',
+    ]);
   });
 
   it('takes a file named constructor or toString for uncovered like any other (checksums are looked up by own key)', async () => {
