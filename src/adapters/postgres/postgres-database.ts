@@ -58,10 +58,13 @@ export class PostgresDatabase {
     return database;
   }
 
-  /** Runs one statement; a failure is an OverlayError (503) naming the database without credentials. */
-  async query<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
+  /**
+   * Runs one statement; a failure is an OverlayError (503) naming the database without
+   * credentials. A `name`d statement is parsed and planned once per connection.
+   */
+  async query<R extends pg.QueryResultRow>(text: string, values?: unknown[], name?: string): Promise<pg.QueryResult<R>> {
     try {
-      return await this.pool.query<R>(text, values);
+      return await this.pool.query<R>(name === undefined ? text : { name, text, values }, name === undefined ? values : undefined);
     } catch (error) {
       throw this.failure(error);
     }

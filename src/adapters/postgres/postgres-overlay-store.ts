@@ -3,7 +3,7 @@ import { unsafePathReason } from '../../domain/package/package-paths.js';
 import { overlayKey } from '../../domain/serving/overlay-key.js';
 import type { AppendLog, OverlayChange, OverlayFile, OverlayMount, OverlayStore, PackageOverlay } from '../../application/ports/overlay-store.js';
 import type { PostgresDatabase } from './postgres-database.js';
-import { CHANGES_CHANNEL } from './postgres-schema.js';
+import { APPEND_FUNCTION, CHANGES_CHANNEL } from './postgres-schema.js';
 
 /** A notification: which overlay, whose change (`o`, the reactor's origin) and what changed. */
 interface ChangeNotice {
@@ -200,20 +200,15 @@ class PostgresPackageOverlay implements PackageOverlay {
 
   /**
    * Appends under a transaction-scoped advisory lock on the log, so writers on every reactor
-   * take turns: each decides after reading what the others committed. First in one round
-   * trip, taking the lock, reading what was appended since `after` and inserting the
-   * decided lines only if that was nothing (the usual case, and always for a reactor
-   * alone); else with what it read, decided again. After OPTIMISTIC_ATTEMPTS such tries
-   * (the others keep appending), in two round trips that decide under the lock.
+   * take turns: each decides after reading what the others committed. First in one
+   * statement (APPEND_FUNCTION: taking the lock, reading what was appended since `after`
+   * and inserting the decided lines only if that was nothing, the usual case and always for
+   * a reactor alone); else with what it read, decided again. After OPTIMISTIC_ATTEMPTS such
+   * tries (the others keep appending), in two round trips that decide under the lock.
    */
   async append(dataset: string, after: bigint, decide: (elsewhere: Uint8Array) => Uint8Array): Promise<bigint> {
     const { database } = this;
-    const log = database.literal(dataset);
-    const lock = `SELECT pg_advisory_xact_lock(hashtextextended(${database.literal(`pkg-overlay-log:${this.id}:${dataset}`)}, 0))`;
-    const since = (seq: bigint) => `SELECT seq, line FROM pkg_overlay_operations WHERE overlay = ${this.id} AND dataset = ${log} AND seq > ${seq}`;
-    const values = (lines: string[]) => lines.map((line, n) => `(${n}, ${database.literal(line)})`).join(', ');
     return this.store.announced(this.id, { kind: 'data', dataset }, async (notice, unsent) => {
-      const notify = `pg_notify(${database.literal(CHANGES_CHANNEL)}, ${database.literal(notice)})`;
       let seen = after;
       let news: LogRow[] = [];
       for (let attempt = 0; attempt < OPTIMISTIC_ATTEMPTS; attempt++) {
@@ -222,22 +217,17 @@ class PostgresPackageOverlay implements PackageOverlay {
           unsent();
           return seen;
         }
-        // One statement, one snapshot: the lines are inserted only when `news` is empty, and the notice goes with them.
-        const [, tried] = await database.atomically(
-          `${lock};
-           WITH news AS (${since(seen)}),
-             inserted AS (
-               INSERT INTO pkg_overlay_operations (overlay, dataset, line)
-               SELECT ${this.id}, ${log}, v.line FROM (VALUES ${values(lines)}) AS v (n, line)
-               WHERE NOT EXISTS (SELECT 1 FROM news) ORDER BY v.n RETURNING seq),
-             notified AS (SELECT ${notify}::text AS line FROM (SELECT 1 FROM inserted LIMIT 1) AS first)
-           SELECT seq, line FROM news UNION ALL SELECT seq, NULL FROM inserted UNION ALL SELECT NULL, line FROM notified`,
-        );
-        const rows = tried!.rows as LogRow[];
-        news = rows.filter((row) => row.line !== null && row.seq !== null).sort((a, b) => (BigInt(a.seq!) < BigInt(b.seq!) ? -1 : 1));
+        // Either what others appended since `seen` (lines), or the seqs of these lines, inserted.
+        const { rows } = await database.query<LogRow>(APPEND_STATEMENT, [this.id, dataset, seen.toString(), lines, CHANGES_CHANNEL, notice], APPEND_FUNCTION);
+        news = rows.filter((row) => row.line !== null);
         if (news.length === 0) return latest(rows, seen);
-        seen = BigInt(news.at(-1)!.seq!);
+        seen = latest(news, seen);
       }
+      // The same lock and the same statements as the function's, without parameters, to go with BEGIN and COMMIT.
+      const log = database.literal(dataset);
+      const lock = `SELECT pg_advisory_xact_lock(hashtextextended(${database.literal(`pkg-overlay-log:${this.id}:${dataset}`)}, 0))`;
+      const since = `SELECT seq, line FROM pkg_overlay_operations WHERE overlay = ${this.id} AND dataset = ${log} AND seq > ${seen} ORDER BY seq`;
+      const notify = `pg_notify(${database.literal(CHANGES_CHANNEL)}, ${database.literal(notice)})`;
       return database.transaction(async (_client, [, read], commit) => {
         // The last try's news have not been decided on yet.
         news = news.concat(read!.rows as LogRow[]);
@@ -248,11 +238,11 @@ class PostgresPackageOverlay implements PackageOverlay {
           return seen;
         }
         const [inserted] = await commit(
-          `INSERT INTO pkg_overlay_operations (overlay, dataset, line) SELECT ${this.id}, ${log}, v.line FROM (VALUES ${values(lines)}) AS v (n, line) ORDER BY v.n RETURNING seq;
+          `INSERT INTO pkg_overlay_operations (overlay, dataset, line) SELECT ${this.id}, ${log}, v.line FROM (VALUES ${lines.map((line, n) => `(${n}, ${database.literal(line)})`).join(', ')}) AS v (n, line) ORDER BY v.n RETURNING seq;
            SELECT ${notify}`,
         );
         return latest(inserted!.rows as LogRow[], seen);
-      }, `${lock}; ${since(seen)} ORDER BY seq`);
+      }, `${lock}; ${since}`);
     });
   }
 }
@@ -262,6 +252,8 @@ interface LogRow {
   seq: string | null;
   line: string | null;
 }
+
+const APPEND_STATEMENT = `SELECT seq, line FROM ${APPEND_FUNCTION}($1, $2, $3, $4, $5, $6)`;
 
 /** Tries of the one-round-trip append before the two-round-trip one, which never has to try again. */
 const OPTIMISTIC_ATTEMPTS = 3;

@@ -1,5 +1,8 @@
 import type { PoolClient } from 'pg';
 
+/** Appends decided lines to a dataset's log unless others appended first (see the migration that makes it). */
+export const APPEND_FUNCTION = 'pkg_overlay_append';
+
 /**
  * The tables of a shared overlay store, one migration per schema version. Reactors run
  * them at start under one advisory lock, so several starting at once migrate once.
@@ -32,6 +35,23 @@ const MIGRATIONS: readonly string[] = [
      id text PRIMARY KEY,
      until_ms bigint NOT NULL
    );`,
+  // An append in one statement, planned once per connection: it takes the log's advisory
+  // lock (the key reactors of version 1 take too), then reads, with a snapshot taken after
+  // the lock, what others appended after `after`: when that is nothing, the lines go in with
+  // their notice. Sent as a multi-statement text, the same append cost half as much again
+  // of the database's time, parsing and planning it every time.
+  `CREATE FUNCTION ${APPEND_FUNCTION}(log_overlay bigint, log_dataset text, after bigint, lines text[], channel text, notice text)
+     RETURNS TABLE (seq bigint, line text) LANGUAGE plpgsql VOLATILE AS $$
+   BEGIN
+     PERFORM pg_advisory_xact_lock(hashtextextended('pkg-overlay-log:' || log_overlay || ':' || log_dataset, 0));
+     RETURN QUERY SELECT o.seq, o.line FROM pkg_overlay_operations o
+       WHERE o.overlay = log_overlay AND o.dataset = log_dataset AND o.seq > after ORDER BY o.seq;
+     IF FOUND THEN RETURN; END IF;
+     RETURN QUERY INSERT INTO pkg_overlay_operations (overlay, dataset, line)
+       SELECT log_overlay, log_dataset, l.line FROM unnest(lines) WITH ORDINALITY AS l (line, n) ORDER BY l.n
+       RETURNING pkg_overlay_operations.seq, NULL::text;
+     PERFORM pg_notify(channel, notice);
+   END $$;`,
 ];
 
 /** Notifications of every reactor on the database: which overlay changed, and how. */
