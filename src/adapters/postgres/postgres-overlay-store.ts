@@ -120,7 +120,7 @@ class PostgresPackageOverlay implements PackageOverlay {
   }
 
   async readContent(path: string): Promise<Uint8Array> {
-    const { rows } = await this.database.query<{ bytes: Buffer }>('SELECT bytes FROM pkg_overlay_content WHERE overlay = $1 AND path = $2 AND bytes IS NOT NULL', [this.id, checked(path)]);
+    const { rows } = await this.database.query<{ bytes: Buffer }>('SELECT bytes FROM pkg_overlay_content WHERE overlay = $1 AND path = $2 AND bytes IS NOT NULL', [this.id, checked(path)], 'pkg_overlay_read');
     if (rows.length === 0) throw new OverlayError(`${this.location} holds no file ${path}`);
     return rows[0]!.bytes;
   }
@@ -140,6 +140,7 @@ class PostgresPackageOverlay implements PackageOverlay {
            ON CONFLICT (overlay, path) DO UPDATE SET bytes = EXCLUDED.bytes RETURNING 1)
          SELECT pg_notify($4, $5) FROM written`,
         [this.id, path, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), CHANGES_CHANNEL, notice],
+        'pkg_overlay_write',
       ),
     );
   }
@@ -155,6 +156,7 @@ class PostgresPackageOverlay implements PackageOverlay {
            RETURNING 1)
          SELECT pg_notify($3, $4) FROM deleted`,
         [this.id, path, CHANGES_CHANNEL, notice],
+        'pkg_overlay_delete',
       ),
     );
   }
@@ -192,9 +194,9 @@ class PostgresPackageOverlay implements PackageOverlay {
     return this.store.watch(this.id, listener);
   }
 
-  /** The lines after `seq`, in order. */
+  /** The lines after `seq`, in order: every other reactor reads them after each write, hence a named statement, as a write's own are. */
   async lines(dataset: string, after: bigint): Promise<Array<{ seq: string; line: string }>> {
-    const { rows } = await this.database.query<{ seq: string; line: string }>('SELECT seq, line FROM pkg_overlay_operations WHERE overlay = $1 AND dataset = $2 AND seq > $3 ORDER BY seq', [this.id, dataset, after.toString()]);
+    const { rows } = await this.database.query<{ seq: string; line: string }>('SELECT seq, line FROM pkg_overlay_operations WHERE overlay = $1 AND dataset = $2 AND seq > $3 ORDER BY seq', [this.id, dataset, after.toString()], 'pkg_overlay_lines');
     return rows;
   }
 

@@ -5,7 +5,7 @@ export interface PeersDatabase {
   readonly origin: string;
   onNotice<T>(channel: string, handler: (notice: T) => void): () => void;
   onReconnect(handler: () => void): () => void;
-  query(text: string, values?: unknown[]): Promise<unknown>;
+  query(text: string, values?: unknown[], name?: string): Promise<unknown>;
   listening(): Promise<Set<string>>;
 }
 
@@ -121,7 +121,7 @@ export class PostgresPeers {
 
   private say(notice: AppliedNotice): void {
     // Not said (the database is away): the writer stops waiting for this reactor when it finds it gone, or in time.
-    this.database.query('SELECT pg_notify($1, $2)', [APPLIED_CHANNEL, JSON.stringify(notice)]).catch(() => undefined);
+    this.database.query('SELECT pg_notify($1, $2)', [APPLIED_CHANNEL, JSON.stringify(notice)], 'pkg_applied').catch(() => undefined);
   }
 
   private heard(notice: AppliedNotice): void {
