@@ -3,8 +3,8 @@ import { MalformedJsonError } from '../../domain/errors.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../domain/data/json-depth.js';
 import type { Mount } from '../../application/serving/reactor.js';
 import { COLLECTION_METHODS, ITEM_METHODS, datasetOf } from './data-api.js';
-import { methodNotAllowed, sendJson } from './http-problems.js';
-import { ifMatchOf, itemEtag } from './data-entity-tags.js';
+import { methodNotAllowed, sendJsonText } from './http-problems.js';
+import { ifMatchOf, taggedItem } from './data-entity-tags.js';
 import { jsonOf, readBody } from './request-body.js';
 
 /**
@@ -27,10 +27,11 @@ export async function writeData(mount: Mount, id: string, item: string | undefin
   if (method === 'POST') {
     const created = await dataset.create(value);
     const location = `${request.url!.split('?')[0]!.replace(/\/$/, '')}/${encodeURIComponent(created.id)}`;
-    return sendJson(response, 201, created.item, { Location: location, ETag: itemEtag(created.item) });
+    const { body, etag } = taggedItem(created.item);
+    return sendJsonText(response, 201, body, { Location: location, ETag: etag });
   }
-  const replaced = (await dataset.replace(item!, value, ifMatchOf(request))).item;
-  sendJson(response, 200, replaced, { ETag: itemEtag(replaced) });
+  const { body, etag } = taggedItem((await dataset.replace(item!, value, ifMatchOf(request))).item);
+  sendJsonText(response, 200, body, { ETag: etag });
 }
 
 /** The body as JSON, refused (400) when it is empty, does not parse or nests too deep: before it can reach a write batch. */

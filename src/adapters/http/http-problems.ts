@@ -146,7 +146,11 @@ export function sendProblem(response: ServerResponse, error: unknown): void {
 }
 
 export function sendJson(response: ServerResponse, status: number, value: unknown, headers: Record<string, string | number> = {}): void {
-  const body = JSON.stringify(value);
+  sendJsonText(response, status, JSON.stringify(value), headers);
+}
+
+/** `sendJson` with the value already serialized. */
+export function sendJsonText(response: ServerResponse, status: number, body: string, headers: Record<string, string | number> = {}): void {
   response.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store', ...headers });
   response.end(body);
 }
