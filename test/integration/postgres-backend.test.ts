@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import pg from 'pg';
 import { PostgresDatabase } from '../../src/adapters/postgres/postgres-database.js';
 import { PostgresOverlayStore } from '../../src/adapters/postgres/postgres-overlay-store.js';
-import { APPLIED_CHANNEL, CHANGES_CHANNEL, LISTENER_NAME, REVOCATIONS_CHANNEL, SCHEMA_VERSION } from '../../src/adapters/postgres/postgres-schema.js';
+import { APPEND_FUNCTION, APPLIED_CHANNEL, CHANGES_CHANNEL, LISTENER_NAME, REVOCATIONS_CHANNEL, SCHEMA_VERSION } from '../../src/adapters/postgres/postgres-schema.js';
 import { PostgresSessionRevocationStore } from '../../src/adapters/postgres/postgres-session-revocations.js';
 import { OverlayError } from '../../src/domain/errors.js';
 import { describeOverlayStoreContract } from '../contracts/overlay-store.contract.js';
@@ -73,6 +73,37 @@ describe('PostgresDatabase', () => {
       await expect(PostgresDatabase.connect(url)).rejects.toThrow(/schema version \d+, and this reactor knows versions up to \d+: upgrade this reactor/);
     } finally {
       await Promise.all(started.map((database) => database.close()));
+    }
+  });
+
+  it('brings a database a reactor of schema version 1 made to this version: the append function appears, and logs written before read back and grow', async () => {
+    const url = postgres.url(await postgres.createDatabase());
+    const dataset = "it's café";
+    const first = new PostgresOverlayStore(await PostgresDatabase.connect(url));
+    try {
+      const log = await (await first.open('', { path: '/', packageName: 'older' })).openLog(dataset, 0);
+      await log.append(() => new TextEncoder().encode('{"op":"delete","id":"a"}\n'));
+    } finally {
+      await first.close();
+    }
+    // What version 1 left: the tables and their rows, no function.
+    const older = new pg.Client({ connectionString: url });
+    await older.connect();
+    try {
+      await older.query(`DROP FUNCTION ${APPEND_FUNCTION}; UPDATE pkg_schema SET version = 1`);
+    } finally {
+      await older.end();
+    }
+    const database = await PostgresDatabase.connect(url);
+    const store = new PostgresOverlayStore(database);
+    try {
+      expect((await database.query<{ version: number }>('SELECT version FROM pkg_schema')).rows).toEqual([{ version: SCHEMA_VERSION }]);
+      const overlay = await store.open('', { path: '/', packageName: 'older' });
+      const log = await overlay.openLog(dataset, '{"op":"delete","id":"a"}\n'.length);
+      await log.append(() => new TextEncoder().encode('{"op":"delete","id":"b"}\n'));
+      expect(new TextDecoder().decode(await overlay.readLog(dataset))).toBe('{"op":"delete","id":"a"}\n{"op":"delete","id":"b"}\n');
+    } finally {
+      await store.close();
     }
   });
 
