@@ -214,8 +214,8 @@ class PostgresPackageOverlay implements PackageOverlay {
       let seen = after;
       let news: LogRow[] = [];
       for (let attempt = 0; attempt < OPTIMISTIC_ATTEMPTS; attempt++) {
-        const lines = splitLines(decide(joinLines(news.map((row) => row.line!))));
-        if (lines.length === 0) {
+        const lines = wholeLines(decide(joinLines(news.map((row) => row.line!))));
+        if (lines === '') {
           unsent();
           return seen;
         }
@@ -289,12 +289,17 @@ function joinLines(lines: readonly string[]): Uint8Array {
   return Buffer.from(lines.map((line) => line + '\n').join(''));
 }
 
+/** Appended bytes as text: whole lines, each ended by its newline, or nothing. */
+function wholeLines(bytes: Uint8Array): string {
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+  if (text !== '' && !text.endsWith('\n')) throw new OverlayError('an operation log takes whole lines only');
+  return text;
+}
+
 /** The whole lines of appended bytes, without their newlines. */
 function splitLines(bytes: Uint8Array): string[] {
-  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
-  if (text === '') return [];
-  if (!text.endsWith('\n')) throw new OverlayError('an operation log takes whole lines only');
-  return text.slice(0, -1).split('\n');
+  const text = wholeLines(bytes);
+  return text === '' ? [] : text.slice(0, -1).split('\n');
 }
 
 function checked(path: string): string {

@@ -40,7 +40,9 @@ const MIGRATIONS: readonly string[] = [
   // the lock, what others appended after `after`: when that is nothing, the lines go in with
   // their notice. Sent as a multi-statement text, the same append cost half as much again
   // of the database's time, parsing and planning it every time.
-  `CREATE FUNCTION ${APPEND_FUNCTION}(log_overlay bigint, log_dataset text, after bigint, lines text[], channel text, notice text)
+  // `lines`: the lines as one text, each ended by a newline (operation lines are JSON, which
+  // never holds a raw newline): no array for the driver to escape line by line.
+  `CREATE FUNCTION ${APPEND_FUNCTION}(log_overlay bigint, log_dataset text, after bigint, lines text, channel text, notice text)
      RETURNS TABLE (seq bigint, line text) LANGUAGE plpgsql VOLATILE AS $$
    BEGIN
      PERFORM pg_advisory_xact_lock(hashtextextended('pkg-overlay-log:' || log_overlay || ':' || log_dataset, 0));
@@ -48,7 +50,7 @@ const MIGRATIONS: readonly string[] = [
        WHERE o.overlay = log_overlay AND o.dataset = log_dataset AND o.seq > after ORDER BY o.seq;
      IF FOUND THEN RETURN; END IF;
      RETURN QUERY INSERT INTO pkg_overlay_operations (overlay, dataset, line)
-       SELECT log_overlay, log_dataset, l.line FROM unnest(lines) WITH ORDINALITY AS l (line, n) ORDER BY l.n
+       SELECT log_overlay, log_dataset, l.line FROM unnest(string_to_array(left(lines, -1), E'\n')) WITH ORDINALITY AS l (line, n) ORDER BY l.n
        RETURNING pkg_overlay_operations.seq, NULL::text;
      PERFORM pg_notify(channel, notice);
    END $$;`,
