@@ -92,11 +92,6 @@ export class PostgresDatabase {
     });
   }
 
-  /** `statements` (without parameters) as one transaction in one round trip, with their results: as `transaction`, committed before it resolves. */
-  async atomically(statements: string): Promise<pg.QueryResult[]> {
-    return this.onConnection(async (client) => results(await client.query(`BEGIN; ${statements}; COMMIT`)).slice(1, -1));
-  }
-
   /** `run` on a connection of the pool; when it throws, any transaction it left open is rolled back and a database's failure is an OverlayError. */
   private async onConnection<T>(run: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     let client: pg.PoolClient;
