@@ -67,6 +67,22 @@ afterAll(async () => {
   work.remove();
 });
 
+describe('ZlibCompressor', () => {
+  it('gives gzip and brotli that decode to the bytes at every effort, brotli smallest at the background pass\'s best', async () => {
+    const zlib = new ZlibCompressor();
+    const bytes = new TextEncoder().encode(STYLESHEET);
+    const sizes: Partial<Record<CompressionEffort, number>> = {};
+    for (const effort of ['prompt', 'steady', 'thorough'] as const) {
+      expect(gunzipSync(await zlib.compress('gzip', bytes, effort))).toEqual(Buffer.from(bytes));
+      const br = await zlib.compress('br', bytes, effort);
+      expect(brotliDecompressSync(br)).toEqual(Buffer.from(bytes));
+      sizes[effort] = br.length;
+    }
+    expect(sizes.thorough).toBeLessThanOrEqual(sizes.steady!);
+    expect(sizes.steady).toBeLessThan(bytes.length / 3);
+  });
+});
+
 describe('a .cap: gzip from the archive, brotli once the background pass made it', () => {
   it('answers gzip to a brotli client until the copy is ready, then brotli, each with its own ETag', async () => {
     const before = await get('/style.css', BOTH);

@@ -3,9 +3,11 @@ export type ContentCoding = 'br' | 'gzip';
 
 /**
  * How hard to work: `prompt` when a request waits for the copy (a few milliseconds for a
- * page), `thorough` for work done once in the background, where the smallest result pays.
+ * page), `thorough` for work done once in the background, where the smallest result pays,
+ * and `steady` for background work by the hundred megabytes, where the best result would
+ * keep a core busy for minutes.
  */
-export type CompressionEffort = 'prompt' | 'thorough';
+export type CompressionEffort = 'prompt' | 'steady' | 'thorough';
 
 /** Compresses bytes into a content coding, off the event loop. */
 export interface Compressor {

@@ -12,6 +12,14 @@ const CONCURRENCY = 1;
  */
 const BUDGET_SHARE = 0.5;
 
+/**
+ * How much text the pass compresses at brotli's best quality, a package's first entries;
+ * the rest at a quality some 15 times faster: at the best, the 105 MB of pages of a large
+ * package kept a core busy for minutes after every start, and each `--workers` process
+ * makes its own copies.
+ */
+const THOROUGH_BYTES = 8 * 1024 * 1024;
+
 /** An archive entry worth a brotli copy. */
 export interface BrotliCandidate {
   key: string;
@@ -24,11 +32,12 @@ export interface BrotliCandidate {
 /**
  * Brotli copies of an archive's text entries, made in the background once the package
  * has loaded: one entry at a time, between requests (each compression runs in zlib's
- * thread pool, never on the event loop), at brotli's best quality since it is done once,
- * and within the byte budget: the pass stops for good the first time the budget has no
- * room, or would be more than half used. Until an entry's copy is ready, the entry goes gzip-encoded (from its stored
- * deflate bytes) or as identity. Cancelling (the package closed or reloaded) stops the
- * pending work and gives every copy's bytes back.
+ * thread pool, never on the event loop), at brotli's best quality since it is done once
+ * (for the first THOROUGH_BYTES; the rest at a quality some 15 times faster), and within
+ * the byte budget: the pass stops for good the first time the budget has no room, or
+ * would be more than half used. Until an entry's copy is ready, the entry goes
+ * gzip-encoded (from its stored deflate bytes) or as identity. Cancelling (the package
+ * closed or reloaded) stops the pending work and gives every copy's bytes back.
  */
 export class BackgroundBrotli {
   /** The entries the pass compresses, once it has looked (until then, any entry may be one). */
@@ -37,6 +46,8 @@ export class BackgroundBrotli {
   private held = 0;
   private cancelled = false;
   private full = false;
+  /** Bytes still to compress at the best quality. */
+  private thoroughLeft: number;
   private finished = false;
   /** Settles when the pass has finished, stopped or been cancelled. */
   readonly done: Promise<void>;
@@ -44,14 +55,16 @@ export class BackgroundBrotli {
   /**
    * `candidates` are listed `delayMs` after the pass is made (a function, when listing them
    * is work of its own): a package's first answers go out before it looks at every entry.
+   * The first `thoroughBytes` of them are compressed at brotli's best quality.
    */
   constructor(
     private readonly source: PackageSource,
     candidates: readonly BrotliCandidate[] | (() => readonly BrotliCandidate[]),
     private readonly copies: CompressedCopies,
     private readonly hasher: Hasher,
-    delayMs = 0,
+    { delayMs = 0, thoroughBytes = THOROUGH_BYTES }: { delayMs?: number; thoroughBytes?: number } = {},
   ) {
+    this.thoroughLeft = thoroughBytes;
     const started = delayMs > 0 ? new Promise((resolve) => setTimeout(resolve, delayMs).unref()) : Promise.resolve();
     this.done = started
       .then(() => {
@@ -107,7 +120,9 @@ export class BackgroundBrotli {
       return;
     }
     if (sha256 !== undefined && this.hasher.sha256(bytes) !== sha256) return;
-    const made = await this.copies.make('br', bytes, 'thorough', gzipSize).catch(() => undefined);
+    const effort = this.thoroughLeft > 0 ? 'thorough' : 'steady';
+    this.thoroughLeft -= bytes.length;
+    const made = await this.copies.make('br', bytes, effort, gzipSize).catch(() => undefined);
     if (made?.kind === 'no-room') this.full = true;
     if (made?.kind !== 'copy') return;
     if (this.cancelled) return this.copies.budget.give(made.bytes.length);

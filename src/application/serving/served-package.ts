@@ -161,7 +161,7 @@ export class ServedPackage {
       }
       return [...listed.values()];
     };
-    this.background = new BackgroundBrotli(source, candidates, copies, this.hasher, BACKGROUND_START_MS);
+    this.background = new BackgroundBrotli(source, candidates, copies, this.hasher, { delayMs: BACKGROUND_START_MS });
     return this.background.done;
   }
 

@@ -161,6 +161,15 @@ describe('brotli copies of archive entries in the background', () => {
     expect(budget.inUse).toBe(3 * encodeFake('br', files['content/a.css']).length);
   });
 
+  it('compresses the first THOROUGH_BYTES of text at the best quality and the rest steadily, so a large package does not keep a core busy for minutes', async () => {
+    const compressor = new CountingCompressor();
+    const pass = new BackgroundBrotli(source, candidates(), new CompressedCopies(compressor, new ByteBudget(100_000)), hasher, { thoroughBytes: 4000 });
+    await pass.done;
+    // 3,000 bytes leave 1,000 of the share: the second entry starts within it, the third after it.
+    expect(compressor.calls.map((call) => call.effort)).toEqual(['thorough', 'thorough', 'steady']);
+    expect(pass.copy('content/c.svg')).toEqual(encodeFake('br', files['content/c.svg']));
+  });
+
   it('keeps no copy that is not smaller than the gzip answer', async () => {
     const budget = new ByteBudget(100_000);
     const pass = new BackgroundBrotli(source, candidates({ gzipSize: 500 }), new CompressedCopies(new CountingCompressor(), budget), hasher);
