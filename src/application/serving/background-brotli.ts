@@ -13,10 +13,9 @@ const CONCURRENCY = 1;
 const BUDGET_SHARE = 0.5;
 
 /**
- * How much text the pass compresses at brotli's best quality, a package's first entries;
- * the rest at a quality some 15 times faster: at the best, the 105 MB of pages of a large
- * package kept a core busy for minutes after every start, and each `--workers` process
- * makes its own copies.
+ * How much text the pass compresses at brotli's best quality: all of it at the best, the
+ * 105 MB of pages of a large package kept a core busy for minutes after every start, in
+ * each `--workers` process.
  */
 const THOROUGH_BYTES = 8 * 1024 * 1024;
 
