@@ -66,6 +66,8 @@ await build({
     'verify-process': new URL('../src/composition/workers/verify-process.ts', import.meta.url).pathname,
     // The worker thread that checks passwords, beside pkg.js too, where auth-module looks for it.
     'password-worker': new URL('../src/composition/workers/password-worker.ts', import.meta.url).pathname,
+    // The worker thread that writes JSON access lines, beside pkg.js too, where http-module looks for it.
+    'access-log-worker': new URL('../src/composition/workers/access-log-worker.ts', import.meta.url).pathname,
   },
   outdir: dist,
   bundle: true,

@@ -9,6 +9,7 @@ import { WorkerLink } from '../adapters/cluster/worker-link.js';
 import { WORKER_ENV } from '../adapters/cluster/worker-pool.js';
 import { WorkerReactorHost } from '../adapters/cluster/worker-reactor-host.js';
 import { threadPasswordHashes } from './modules/auth-module.js';
+import { ACCESS_LOG_WORKER } from './modules/http-module.js';
 import { SelectedOverlayBackends } from './overlay-backends.js';
 import { PORT, SERVICE } from './service-ids.js';
 
@@ -34,6 +35,6 @@ export function bindReactorWorker(container: Container): void {
   container.rebind(PORT.PasswordHashes).toDynamicValue(() => threadPasswordHashes(1)).inSingletonScope();
   container
     .rebind(PORT.ReactorHost)
-    .toDynamicValue((c) => new WorkerReactorHost(new HttpReactorHost({ ...c.get(SERVICE.ReactorDependencies), processes: primary() }, c.get(PORT.Workdirs)), primary(), process.env[WORKER_ENV.workdir]!, (code) => process.exit(code)))
+    .toDynamicValue((c) => new WorkerReactorHost(new HttpReactorHost({ ...c.get(SERVICE.ReactorDependencies), processes: primary() }, c.get(PORT.Workdirs), ACCESS_LOG_WORKER), primary(), process.env[WORKER_ENV.workdir]!, (code) => process.exit(code)))
     .inSingletonScope();
 }

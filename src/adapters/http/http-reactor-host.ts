@@ -13,6 +13,8 @@ export class HttpReactorHost implements ReactorHost {
   constructor(
     private readonly dependencies: ReactorDependencies,
     private readonly workdirs: Workdirs,
+    /** The entry of the thread that writes JSON access lines (the composition root's `access-log-worker`). */
+    private readonly accessLogWorker?: URL,
   ) {}
 
   async start(requests: MountRequest[], given: ReactorSettings, options: { quiet?: boolean; warn?: (warning: string) => void } = {}): Promise<RunningReactor> {
@@ -31,7 +33,7 @@ export class HttpReactorHost implements ReactorHost {
     reactor.onEvent((event) => {
       if (event.kind !== 'reloaded') options.warn?.(event.problem);
     });
-    const server = new ReactorServer(reactor, { quiet: options.quiet });
+    const server = new ReactorServer(reactor, { quiet: options.quiet, ...(this.accessLogWorker ? { accessLogWorker: this.accessLogWorker } : {}) });
     let port: number;
     try {
       port = (await server.listen(settings.port, settings.host)).port;

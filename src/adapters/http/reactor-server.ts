@@ -38,8 +38,7 @@ export class ReactorServer {
   private readonly server: Server;
   private readonly access: AccessLog;
   readonly metrics: RequestMetrics;
-  /** Request ids of JSON log lines: this process's prefix and a count. */
-  private readonly idPrefix = `${process.pid.toString(36)}-${Date.now().toString(36)}-`;
+  /** Numbers of requests with ids (JSON log lines): an id is the access log's prefix and this. */
   private requestCount = 0;
   /** Set by `close`: connections are closed as soon as their answer is written. */
   private closing = false;
@@ -55,7 +54,7 @@ export class ReactorServer {
 
   constructor(
     private readonly reactor: Reactor,
-    options: { log?: (text: string) => void; quiet?: boolean } = {},
+    options: { log?: (text: string) => void; quiet?: boolean; accessLogWorker?: URL } = {},
   ) {
     this.gate = AuthGate.of(reactor);
     this.bodyLimit = reactor.settings.bodyLimit ?? DEFAULT_BODY_LIMIT;
@@ -69,7 +68,7 @@ export class ReactorServer {
     this.guard = new CrossSiteGuard(reactor);
     this.liveReload = reactor.settings.watch && reactor.settings.liveReload ? new LiveReloadStream(reactor) : undefined;
     const { logFormat = 'text', quiet = false } = reactor.settings;
-    this.access = new AccessLog(logFormat, quiet || options.quiet === true, options.log);
+    this.access = new AccessLog(logFormat, quiet || options.quiet === true, options.log, options.accessLogWorker);
     this.metrics = new RequestMetrics(reactor);
     this.server = createServer({ maxHeaderSize: 16 * 1024, requestTimeout: 60_000 }, (request, response) => {
       if (pipelinedTooDeep(request, response)) return;
@@ -115,7 +114,8 @@ export class ReactorServer {
     if (this.liveReload && method === 'GET' && path === LIVE_RELOAD_PATH) return this.liveReload.add(response);
     const context: RequestContext = this.resolver.resolve(method, path);
     attachContext(request, context);
-    const id = this.access.withIds ? this.idPrefix + ++this.requestCount : undefined;
+    const count = this.access.withIds ? ++this.requestCount : 0;
+    const id = count > 0 ? this.access.idPrefix + count : undefined;
     // Node writes a header array in one go only when no header was set before it: a plain
     // static read carries its id in that array; everything else sets it here. (Passed along,
     // not kept on the context: an added property would change the context's shape on the hot path.)
@@ -125,24 +125,25 @@ export class ReactorServer {
       else response.setHeader('X-Request-Id', id);
     }
     this.pass(context, request, response, inline);
-    const at = { method, path, started, sentBefore, id };
+    const at = { method, path, started, sentBefore, count };
     // A body from memory is written by now: recorded without a per-request listener.
     if (response.writableEnded) this.finished(context, request, response, at);
     else response.once('finish', () => this.finished(context, request, response, at));
   }
 
   /** One access-log line (the ring, stdout) and the request's metrics. */
-  private finished(context: RequestContext, request: IncomingMessage, response: ServerResponse, at: { method: string; path: string; started: number; sentBefore: number; id: string | undefined }): void {
+  private finished(context: RequestContext, request: IncomingMessage, response: ServerResponse, at: { method: string; path: string; started: number; sentBefore: number; count: number }): void {
     const { statusCode } = response;
     if (this.closing) setImmediate(() => this.server.closeIdleConnections());
-    this.access.text(this.reactor.log.record(at.method, at.path, statusCode, Date.now()));
+    const now = Date.now();
+    this.access.text(this.reactor.log.record(at.method, at.path, statusCode, now));
     const seconds = (performance.now() - at.started) / 1000;
     // Headers and body: on a keep-alive socket, answers are written one after another.
     const bytes = request.socket.bytesWritten - at.sentBefore;
     const { target } = context;
     const mount = 'mount' in target && target.mount ? target.mount.prefix : target.kind === 'refused' ? 'none' : 'reactor';
     this.metrics.record(mount, at.method, statusCode, seconds, bytes);
-    if (at.id) this.access.entry(at.id, { method: at.method, path: at.path, status: statusCode, micros: Math.round(seconds * 1e6), client: clientOf(request, this.reactor.settings.trustProxy === true), mount, bytes });
+    if (at.count > 0) this.access.entry(at.count, now, { method: at.method, path: at.path, status: statusCode, micros: Math.round(seconds * 1e6), client: clientOf(request, this.reactor.settings.trustProxy === true), mount, bytes });
   }
 
   /** The guard, then the gate (which may wait for a password hash or the OAuth2 provider), then the answer. */
@@ -299,7 +300,7 @@ export class ReactorServer {
       late.unref();
       this.server.once('close', () => clearTimeout(late));
     });
-    this.access.flush();
+    await this.access.close();
   }
 }
 

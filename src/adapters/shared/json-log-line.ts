@@ -9,19 +9,18 @@ export const WARN = 40;
 let cachedAt = 0;
 let cachedIso = '';
 
-/** The ISO time, built once per millisecond: at tens of thousands of lines a second most share one. */
-function isoNow(): string {
-  const now = Date.now();
-  if (now !== cachedAt) {
-    cachedAt = now;
-    cachedIso = new Date(now).toISOString();
+/** The ISO time of `at` (milliseconds), built once per millisecond: at tens of thousands of lines a second most share one. */
+function isoAt(at: number): string {
+  if (at !== cachedAt) {
+    cachedAt = at;
+    cachedIso = new Date(at).toISOString();
   }
   return cachedIso;
 }
 
 /** An occasional line (start, shutdown, a warning): fields in order, then the message. */
 export function jsonLogLine(level: number, msg: string, fields: Record<string, unknown> = {}): string {
-  return JSON.stringify({ level, time: isoNow(), ...fields, msg });
+  return JSON.stringify({ level, time: isoAt(Date.now()), ...fields, msg });
 }
 
 /** What an access line holds besides the time and the request id. */
@@ -59,11 +58,11 @@ const mountFields = new Map<string, string>();
  * this costs under one. Milliseconds are written from integers: a fraction's shortest
  * decimal form costs more.
  */
-export function accessLogLine(id: string, entry: AccessEntry): string {
+export function accessLogLine(id: string, entry: AccessEntry, time: number): string {
   const client = entry.client === undefined ? '' : `,"client":${asciiJson(entry.client)}`;
   let mount = mountFields.get(entry.mount);
   if (mount === undefined) mountFields.set(entry.mount, (mount = asciiJson(entry.mount)));
   const fraction = entry.micros % 1000;
   const ms = `${(entry.micros - fraction) / 1000}.${fraction < 10 ? '00' : fraction < 100 ? '0' : ''}${fraction}`;
-  return `{"level":30,"time":"${isoNow()}","reqId":"${id}","method":"${entry.method}","path":${asciiJson(entry.path)},"status":${entry.status},"ms":${ms}${client},"mount":${mount},"bytes":${entry.bytes},"msg":"request"}`;
+  return `{"level":30,"time":"${isoAt(time)}","reqId":"${id}","method":"${entry.method}","path":${asciiJson(entry.path)},"status":${entry.status},"ms":${ms}${client},"mount":${mount},"bytes":${entry.bytes},"msg":"request"}`;
 }

@@ -1,0 +1,32 @@
+// Worker thread entry: writes the reactor's JSON access lines to stdout off its event loop (see AccessLog).
+import { workerData } from 'node:worker_threads';
+import pino from 'pino';
+import { AccessRecordRing } from '../../adapters/http/observability/access-record-ring.js';
+import { accessLogLine } from '../../adapters/shared/json-log-line.js';
+import type { AccessLogWorkerData } from '../../adapters/http/observability/access-log.js';
+
+/** How long lines gather between writes when requests keep coming. */
+const PAUSE_MS = 10;
+
+const { data, control, idPrefix, fd } = workerData as AccessLogWorkerData;
+const ring = new AccessRecordRing(data, control);
+// Synchronous here, on a thread of its own: pino's destination retries a full pipe (EAGAIN) until it drains.
+// In buffer mode it takes the bytes as they are (its types know only the text mode).
+const destination = pino.destination({ dest: fd, sync: true, contentMode: 'buffer' }) as unknown as { write(bytes: Buffer): boolean; on(event: 'error', listener: () => void): void };
+let broken = false;
+// stdout closed (EPIPE): the lines have nowhere to go, and are still taken so the event loop never waits for room.
+destination.on('error', () => (broken = true));
+const lines: string[] = [];
+for (;;) {
+  const end = ring.take((record) => void lines.push(accessLogLine(idPrefix + record.count, record, record.time)));
+  if (lines.length > 0 && !broken) {
+    try {
+      destination.write(Buffer.from(`${lines.join('\n')}\n`, 'latin1'));
+    } catch {
+      broken = true;
+    }
+  }
+  lines.length = 0;
+  ring.release(end);
+  ring.pause(PAUSE_MS);
+}
