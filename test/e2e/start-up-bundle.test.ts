@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { CLI } from '../support/paths.js';
+import { CLI, ROOT } from '../support/paths.js';
 
 /** Every file a `pkg` start compiles: the entry and the chunks it imports statically, transitively. */
 function startUpFiles(entry: string): Map<string, string> {
@@ -38,5 +38,12 @@ describe('the start-up bundle', () => {
     const all = [...startUpFiles(CLI).values()].join('\n');
     expect(bundledFrom(all, 'yargs')).toBe(true);
     expect(all).toContain('// src/adapters/archive/zip/central-directory.ts');
+  });
+
+  it('every entry the build writes beside pkg.js (the worker threads and processes it starts) is published with it', () => {
+    const { files } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { files: string[] };
+    const entries = readdirSync(dirname(CLI)).filter((name) => name.endsWith('.js'));
+    expect(entries).toEqual(expect.arrayContaining(['pkg.js', 'access-log-worker.js', 'password-worker.js', 'verify-process.js']));
+    for (const entry of entries) expect(files).toEqual(expect.arrayContaining([`dist/${entry}`, `dist/${entry}.map`]));
   });
 });
