@@ -76,7 +76,7 @@ export class AccessLog {
   entry(count: number, time: number, entry: AccessEntry): void {
     if (this.format !== 'json') return;
     if (this.ring) this.ring.put(count, time, entry);
-    else this.sink?.pushAscii(accessLogLine(this.idPrefix + count, entry, time));
+    else this.lineHere(count, time, entry);
   }
 
   flush(): void {
@@ -106,11 +106,15 @@ export class AccessLog {
       process.stderr.write(`reactor: the JSON access-log thread failed (${error.message}); lines are written from the event loop\n`);
       this.ring = undefined;
       this.writer = undefined;
-      ring.take((record) => this.sink?.pushAscii(accessLogLine(this.idPrefix + record.count, record, record.time)));
+      ring.take((record) => this.lineHere(record.count, record.time, record));
       this.writeHere();
     });
     this.ring = ring;
     this.writer = writer;
+  }
+
+  private lineHere(count: number, time: number, entry: AccessEntry): void {
+    this.sink?.pushAscii(accessLogLine(this.idPrefix + count, entry, time));
   }
 
   /** JSON lines built on the event loop, batched, through pino's asynchronous destination. */
