@@ -89,10 +89,13 @@ export class AccessLog {
     }
   }
 
-  /** After a last flush: the writer thread ends. */
+  /** After a last flush: the writer thread ends (a line after that is built here). */
   async close(): Promise<void> {
     this.flush();
-    await this.writer?.terminate();
+    const writer = this.writer;
+    this.ring = undefined;
+    this.writer = undefined;
+    await writer?.terminate();
   }
 
   private startWriter(file: URL): void {

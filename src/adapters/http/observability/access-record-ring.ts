@@ -72,11 +72,14 @@ export class AccessRecordRing {
 
   /** The event loop's side: one request's record, waiting for room if the writer is a whole ring behind. */
   put(count: number, time: number, entry: AccessEntry): void {
-    const { method, mount } = entry;
-    // A path or client longer than a sixteenth of the ring is cut: the HTTP parser's header limit keeps real ones far below.
-    const limit = this.capacity >> 4;
-    const path = entry.path.length > limit ? entry.path.slice(0, limit) : entry.path;
-    const client = entry.client !== undefined && entry.client.length > limit ? entry.client.slice(0, limit) : entry.client;
+    // A string longer than a thirty-second of the ring is cut, so a record and the end of the
+    // ring it may skip always fit: the HTTP parser's header limit keeps real paths and
+    // addresses far below, and methods and mounts are short.
+    const limit = this.capacity >> 5;
+    const method = cut(entry.method, limit);
+    const path = cut(entry.path, limit);
+    const client = entry.client === undefined ? undefined : cut(entry.client, limit);
+    const mount = cut(entry.mount, limit);
     const length = (HEADER + 2 * (method.length + path.length + (client?.length ?? 0) + mount.length) + 7) & ~7;
     let at = this.written & (this.capacity - 1);
     const skip = at + length > this.capacity ? this.capacity - at : 0;
@@ -207,4 +210,8 @@ export class AccessRecordRing {
     Atomics.notify(this.state, slot);
     if (Atomics.compareExchange(this.state, SLEEPING, 1, 0) === 1) Atomics.notify(this.state, SLEEPING);
   }
+}
+
+function cut(text: string, limit: number): string {
+  return text.length > limit ? text.slice(0, limit) : text;
 }
