@@ -89,7 +89,7 @@ export class AccessLog {
     }
   }
 
-  /** After a last flush: the writer thread ends (a line after that is built here). */
+  /** After a last flush: the writer thread ends, and no late line is handed to it. */
   async close(): Promise<void> {
     this.flush();
     const writer = this.writer;
