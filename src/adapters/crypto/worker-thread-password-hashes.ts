@@ -1,8 +1,7 @@
-import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { PasswordHashes } from '../../application/ports/password-hashes.js';
+import { builtEntry } from '../shared/built-entry.js';
 
 /** What the worker entry is asked: one PasswordHashes call. */
 export type PasswordTask = { op: 'verify'; password: string; hash: string } | { op: 'decoyLike'; like: string };
@@ -37,8 +36,7 @@ export class WorkerThreadPasswordHashes implements PasswordHashes {
     workerUrl: URL,
     private readonly threads = Math.max(1, Math.min(4, availableParallelism() - 1)),
   ) {
-    const file = fileURLToPath(workerUrl);
-    this.workerFile = existsSync(file) ? file : undefined;
+    this.workerFile = builtEntry(workerUrl);
   }
 
   verify(password: string, hash: string): Promise<boolean> {

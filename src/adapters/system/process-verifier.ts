@@ -1,9 +1,8 @@
 import { fork } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { IntegrityReport, Security } from '../../domain/integrity/security.js';
 import type { PackageSource } from '../../application/ports/package-source.js';
 import type { PackageVerifier } from '../../application/ports/package-verifier.js';
+import { builtEntry } from '../shared/built-entry.js';
 
 /** Below this many bytes of files a package is hashed in the reactor: a child would cost more than the hashing. */
 const IN_PROCESS_BELOW = 16 * 1024 * 1024;
@@ -28,8 +27,7 @@ export class ProcessVerifier implements PackageVerifier {
     /** Packages whose files total fewer bytes than this verify with the fallback. */
     private readonly inProcessBelow = IN_PROCESS_BELOW,
   ) {
-    const file = fileURLToPath(childUrl);
-    this.childFile = existsSync(file) ? file : undefined;
+    this.childFile = builtEntry(childUrl);
   }
 
   async verify(source: PackageSource, security: Security): Promise<IntegrityReport> {

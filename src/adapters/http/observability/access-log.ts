@@ -1,8 +1,7 @@
-import { existsSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { LineSink } from '../line-sink.js';
+import { builtEntry } from '../../shared/built-entry.js';
 import { accessLogLine, type AccessEntry } from '../../shared/json-log-line.js';
 import { AccessRecordRing } from './access-record-ring.js';
 
@@ -59,8 +58,11 @@ export class AccessLog {
     }
     this.sink = new LineSink((bytes) => (this.destination ? this.destination.write(bytes) : void this.waiting.push(bytes)), JSON_BATCH_MS);
     if (test) this.ready(test);
-    else if (writerThread && existsSync(fileURLToPath(writerThread))) this.startWriter(writerThread);
-    else this.writeHere();
+    else {
+      const file = writerThread && builtEntry(writerThread);
+      if (file) this.startWriter(file);
+      else this.writeHere();
+    }
   }
 
   /** Whether lines carry request ids (JSON lines do, and so does each answer's `X-Request-Id`). */
@@ -79,7 +81,7 @@ export class AccessLog {
     else this.lineHere(count, time, entry);
   }
 
-  flush(): void {
+  private flush(): void {
     if (this.ring && !this.ring.flush(FLUSH_MS)) process.stderr.write('reactor: the JSON access-log thread did not write out its last lines in time\n');
     this.sink?.flush();
     try {
@@ -98,10 +100,10 @@ export class AccessLog {
     await writer?.terminate();
   }
 
-  private startWriter(file: URL): void {
+  private startWriter(file: string): void {
     const ring = AccessRecordRing.create();
     // No inherited flags: an --inspect or --cpu-prof meant for the reactor is not the thread's.
-    const writer = new Worker(fileURLToPath(file), { workerData: { data: ring.data, control: ring.control, idPrefix: this.idPrefix, fd: 1 } satisfies AccessLogWorkerData, execArgv: [] });
+    const writer = new Worker(file, { workerData: { data: ring.data, control: ring.control, idPrefix: this.idPrefix, fd: 1 } satisfies AccessLogWorkerData, execArgv: [] });
     // It never keeps the process alive: a stop flushes it first.
     writer.unref();
     writer.once('error', (error) => {

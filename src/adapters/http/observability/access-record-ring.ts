@@ -129,7 +129,7 @@ export class AccessRecordRing {
       const left = until - Date.now();
       if (left <= 0) return false;
       Atomics.store(this.state, WANTED, 1);
-      this.wake(URGENT);
+      this.wakeWriter();
       Atomics.wait(this.state, TAKEN, taken, Math.min(left, 50));
     }
   }
@@ -200,14 +200,15 @@ export class AccessRecordRing {
       this.takenSeen = Atomics.load(this.state, TAKEN);
       if (this.capacity - ((this.written - this.takenSeen) & this.mask) >= bytes) return;
       Atomics.store(this.state, WANTED, 1);
-      this.wake(URGENT);
+      this.wakeWriter();
       Atomics.wait(this.state, TAKEN, this.takenSeen, 100);
     }
   }
 
-  private wake(slot: typeof URGENT): void {
-    Atomics.store(this.state, slot, 1);
-    Atomics.notify(this.state, slot);
+  /** Asks the writer to write out now: out of its pause, or out of its sleep. */
+  private wakeWriter(): void {
+    Atomics.store(this.state, URGENT, 1);
+    Atomics.notify(this.state, URGENT);
     if (Atomics.compareExchange(this.state, SLEEPING, 1, 0) === 1) Atomics.notify(this.state, SLEEPING);
   }
 }
