@@ -3,6 +3,12 @@ import fc from 'fast-check';
 import { accessLogLine, jsonLogLine } from '../../src/adapters/shared/json-log-line.js';
 
 describe('JSON log lines', () => {
+  // First in this file: the time cache is at its initial state.
+  it('the first line of a process carries its own time, the epoch included', () => {
+    const line = accessLogLine('abc-0', { method: 'GET', path: '/', status: 200, micros: 0, client: undefined, mount: '/', bytes: 0 }, 0);
+    expect((JSON.parse(line) as { time: string }).time).toBe('1970-01-01T00:00:00.000Z');
+  });
+
   it('an access line is one JSON object whatever the client sent as path or forwarded address', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'binary' }), fc.option(fc.string({ unit: fc.oneof(fc.constant('\u007f'), fc.string({ unit: 'binary', minLength: 1, maxLength: 1 })) }), { nil: undefined }), fc.nat(), fc.nat({ max: 10 ** 9 }), fc.integer({ min: 0, max: 4102444800000 }), (path, client, bytes, micros, time) => {

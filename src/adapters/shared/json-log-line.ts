@@ -6,7 +6,8 @@
 export const INFO = 30;
 export const WARN = 40;
 
-let cachedAt = 0;
+// NaN equals no time, so the first call always builds.
+let cachedAt = Number.NaN;
 let cachedIso = '';
 
 /** The ISO time of `at` (milliseconds), built once per millisecond: at tens of thousands of lines a second most share one. */
