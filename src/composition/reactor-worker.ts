@@ -1,4 +1,4 @@
-import cluster from 'node:cluster';
+import type { Cluster } from 'node:cluster';
 import type { Container } from 'inversify';
 import { HttpReactorHost } from '../adapters/http/http-reactor-host.js';
 import { IpcOverlayStore } from '../adapters/cluster/ipc-overlay-store.js';
@@ -8,6 +8,7 @@ import { processChannel } from '../adapters/cluster/process-channels.js';
 import { WorkerLink } from '../adapters/cluster/worker-link.js';
 import { WORKER_ENV } from '../adapters/cluster/worker-pool.js';
 import { WorkerReactorHost } from '../adapters/cluster/worker-reactor-host.js';
+import { nodeModule } from '../adapters/shared/node-module.js';
 import { threadPasswordHashes } from './modules/auth-module.js';
 import { ACCESS_LOG_WORKER } from './modules/http-module.js';
 import { SelectedOverlayBackends } from './overlay-backends.js';
@@ -15,7 +16,7 @@ import { PORT, SERVICE } from './service-ids.js';
 
 /** Whether this process is a worker a `pkg reactor serve --workers N` primary forked. */
 export function isReactorWorker(): boolean {
-  return cluster.isWorker && process.env[WORKER_ENV.role] === '1';
+  return process.env[WORKER_ENV.role] === '1' && nodeModule<Cluster>('node:cluster').isWorker;
 }
 
 /**

@@ -1,10 +1,11 @@
+import type * as Readline from 'node:readline';
 import { basename, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import type { Argv } from 'yargs';
 import { DEFAULT_TEMPLATE, type InitPackage } from '../../application/use-cases/init-package.js';
 import { packageNameFrom } from '../../domain/package/template-values.js';
 import { JSON_OPTION, printJson, type CliOutput } from './cli-output.js';
 import type { Lazy } from './lazy.js';
+import { nodeModule } from '../shared/node-module.js';
 
 /**
  * `pkg init [dir]`: asks for what flags leave open only when a person is at a terminal.
@@ -52,7 +53,7 @@ type Answers = { template?: string; name?: string; description?: string; author?
 
 /** One question per value the flags left open; an empty answer (or the end of input) keeps the default shown. */
 async function ask(argv: Answers, directory: string, templates: string[]): Promise<Answers> {
-  const prompt = createInterface({ input: process.stdin, output: process.stdout });
+  const prompt = nodeModule<typeof Readline>('node:readline').createInterface({ input: process.stdin, output: process.stdout });
   // The iterator buffers lines typed (or pasted) ahead of their question; question() would drop them.
   const lines = prompt[Symbol.asyncIterator]();
   const answer = async (text: string) => {

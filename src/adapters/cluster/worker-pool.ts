@@ -1,9 +1,10 @@
-import cluster, { type Worker } from 'node:cluster';
+import type { Cluster, Worker } from 'node:cluster';
 import { UsageError, WorkerError } from '../../domain/errors.js';
 import type { OverlayBackend } from '../../application/ports/overlay-store.js';
 import type { SentError, WorkerSummary } from './channel.js';
 import { PrimaryLink } from './primary-link.js';
 import { workerChannel } from './process-channels.js';
+import { nodeModule } from '../shared/node-module.js';
 
 /** The environment that makes a `pkg reactor serve` a worker of its primary, and tells it where. */
 export const WORKER_ENV = { role: 'PKG_REACTOR_WORKER', workdir: 'PKG_REACTOR_WORKDIR' } as const;
@@ -41,7 +42,7 @@ export class WorkerPool {
   /** Forks the workers; resolves with the first one's summary once every one listens. */
   start(): Promise<WorkerSummary> {
     // Bytes cross as bytes (structured clone), not as JSON arrays of numbers.
-    cluster.setupPrimary({ serialization: 'advanced' });
+    nodeModule<Cluster>('node:cluster').setupPrimary({ serialization: 'advanced' });
     const started = new Promise<WorkerSummary>((resolve, reject) => (this.starting = { resolve, reject }));
     for (let i = 0; i < this.options.count; i++) this.fork();
     return started;
@@ -62,7 +63,7 @@ export class WorkerPool {
   private fork(): void {
     // The same serve command, so the same port: node:cluster shares one listening handle per
     // address and port as given (port 0 too), which a worker started again joins.
-    const worker = cluster.fork({ [WORKER_ENV.role]: '1', [WORKER_ENV.workdir]: this.options.workdir });
+    const worker = nodeModule<Cluster>('node:cluster').fork({ [WORKER_ENV.role]: '1', [WORKER_ENV.workdir]: this.options.workdir });
     this.live.set(worker.id, worker);
     this.link.attach(worker.id, workerChannel(worker));
     worker.once('exit', (code, signal) => this.exited(worker, code, signal));

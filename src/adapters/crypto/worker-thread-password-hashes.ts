@@ -1,7 +1,9 @@
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import type * as WorkerThreads from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { PasswordHashes } from '../../application/ports/password-hashes.js';
 import { builtEntry } from '../shared/built-entry.js';
+import { nodeModule } from '../shared/node-module.js';
 
 /** What the worker entry is asked: one PasswordHashes call. */
 export type PasswordTask = { op: 'verify'; password: string; hash: string } | { op: 'decoyLike'; like: string };
@@ -68,6 +70,7 @@ export class WorkerThreadPasswordHashes implements PasswordHashes {
 
   private start(): Worker {
     // No inherited flags: an --inspect or --cpu-prof meant for the reactor is not the thread's.
+    const { Worker } = nodeModule<typeof WorkerThreads>('node:worker_threads');
     const worker = new Worker(this.workerFile!, { execArgv: [] });
     this.workers.add(worker);
     worker.on('message', (answer: PasswordAnswer) => {

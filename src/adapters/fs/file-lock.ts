@@ -1,5 +1,4 @@
 import { open, rm, stat } from 'node:fs/promises';
-import { setTimeout as sleep } from 'node:timers/promises';
 
 /** A holder that has not let go in this long has died holding the lock. */
 const STALE_AFTER_MS = 30_000;
@@ -23,7 +22,7 @@ export async function withFileLock<T>(path: string, work: () => Promise<T>): Pro
       const held = await stat(path).catch(() => undefined);
       if (held && Date.now() - held.mtimeMs > STALE_AFTER_MS) await rm(path, { force: true });
       else if (Date.now() - started > GIVE_UP_AFTER_MS) throw new Error(`${path} stayed locked for a minute; remove it if no pkg process is running`, { cause: error });
-      else await sleep(Math.min(200, 10 + attempt * 10 + Math.random() * 20));
+      else await new Promise((resolve) => setTimeout(resolve, Math.min(200, 10 + attempt * 10 + Math.random() * 20)));
     }
   }
   try {

@@ -1,8 +1,9 @@
-import { fork } from 'node:child_process';
+import type * as ChildProcesses from 'node:child_process';
 import type { IntegrityReport, Security } from '../../domain/integrity/security.js';
 import type { PackageSource } from '../../application/ports/package-source.js';
 import type { PackageVerifier } from '../../application/ports/package-verifier.js';
 import { builtEntry } from '../shared/built-entry.js';
+import { nodeModule } from '../shared/node-module.js';
 
 /** Below this many bytes of files a package is hashed in the reactor: a child would cost more than the hashing. */
 const IN_PROCESS_BELOW = 16 * 1024 * 1024;
@@ -38,7 +39,7 @@ export class ProcessVerifier implements PackageVerifier {
   private inChild(file: string, location: string, checksums: Security['checksums']): Promise<IntegrityReport> {
     return new Promise((resolve, reject) => {
       // No inherited flags: an --inspect or --cpu-prof meant for the reactor is not the child's.
-      const child = fork(file, [], { execArgv: [], stdio: ['ignore', 'ignore', 'ignore', 'ipc'] });
+      const child = nodeModule<typeof ChildProcesses>('node:child_process').fork(file, [], { execArgv: [], stdio: ['ignore', 'ignore', 'ignore', 'ipc'] });
       child.once('message', (report: IntegrityReport) => resolve(report));
       child.once('error', reject);
       child.once('exit', (code) => reject(new Error(`integrity check exited with ${code}`)));

@@ -1,7 +1,9 @@
 import type { IncomingMessage } from 'node:http';
-import { Worker } from 'node:worker_threads';
+import type * as WorkerThreads from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { LineSink } from '../line-sink.js';
 import { builtEntry } from '../../shared/built-entry.js';
+import { nodeModule } from '../../shared/node-module.js';
 import { accessLogLine, type AccessEntry } from '../../shared/json-log-line.js';
 import { AccessRecordRing } from './access-record-ring.js';
 
@@ -103,6 +105,7 @@ export class AccessLog {
   private startWriter(file: string): void {
     const ring = AccessRecordRing.create();
     // No inherited flags: an --inspect or --cpu-prof meant for the reactor is not the thread's.
+    const { Worker } = nodeModule<typeof WorkerThreads>('node:worker_threads');
     const writer = new Worker(file, { workerData: { data: ring.data, control: ring.control, idPrefix: this.idPrefix, fd: 1 } satisfies AccessLogWorkerData, execArgv: [] });
     // It never keeps the process alive: a stop flushes it first.
     writer.unref();
