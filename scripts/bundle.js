@@ -4,7 +4,6 @@
 // dynamically, so it lands in a chunk that a start without it never compiles.
 import { build, transform } from 'esbuild';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { builtinModules } from 'node:module';
 import { dirname, join } from 'node:path';
 
 const target = new URL('../dist', import.meta.url).pathname;
@@ -53,25 +52,6 @@ const lazyHelpLayout = {
     }));
   },
 };
-/**
- * Node's own modules by require(), not import: an imported one gets an ES module facade
- * that reads every export as it loads, which loads what node keeps behind getters
- * (fs/promises, webcrypto, readline/promises, util's parseArgs and MIME classes). Measured
- * at start-up, the modules a reactor imports cost about 2 ms more as imports.
- */
-const builtinsByRequire = {
-  name: 'builtins-by-require',
-  setup(build) {
-    const builtins = new Set(builtinModules);
-    build.onResolve({ filter: /^[a-z_:/]+$/ }, ({ path, namespace }) => {
-      if (!builtins.has(path.replace(/^node:/, ''))) return undefined;
-      // The stand-in's own require() is node's.
-      return namespace === 'builtin' ? { path, external: true } : { path, namespace: 'builtin' };
-    });
-    build.onLoad({ filter: /.*/, namespace: 'builtin' }, ({ path }) => ({ contents: `module.exports = require(${JSON.stringify(path)});`, loader: 'js' }));
-  },
-};
-
 // Chunk names carry a hash and entries come and go, so each build starts from an empty
 // folder; it is built beside dist/ and swapped in at the end. A `pkg` started meanwhile
 // (a test, or `npx pkg` from a subfolder, which builds the checkout through `prepare`)
@@ -103,7 +83,7 @@ await build({
   // css-tree reads its JSON data files with require() relative to itself: bundled, they are not there.
   // pg requires pg-native and pg-cloudflare only when asked for them (native bindings, Cloudflare Workers): never here.
   external: ['sql.js', 'css-tree', 'pg-native', 'pg-cloudflare'],
-  plugins: [lazyHelpLayout, lazyLibraries, builtinsByRequire],
+  plugins: [lazyHelpLayout, lazyLibraries],
   // CommonJS dependencies bundled into ESM still call require().
   banner: { js: "import { createRequire as __pkgCreateRequire } from 'node:module'; const require = __pkgCreateRequire(import.meta.url);" },
 });
