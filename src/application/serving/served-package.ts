@@ -1,6 +1,6 @@
 import { CONTENT_DIR, TOMBSTONES_FILE } from '../../domain/package/package-paths.js';
 import type { PackageModel } from '../package/package-reader.js';
-import { LayerStack, emptyLayer, type Layer, type LayerFile } from '../../domain/serving/layer-stack.js';
+import { LayerStack, type Layer, type LayerFile, type WritableLayer } from '../../domain/serving/layer-stack.js';
 import { RouteTable, type RouteTarget } from '../../domain/serving/route-table.js';
 import type { Route } from '../../domain/package/routes.js';
 import type { Hasher } from '../ports/hasher.js';
@@ -12,6 +12,7 @@ import { contentTypeHeader, typeOf } from './content-types.js';
 import { GzipRepresentation, worthGzip } from './gzip-representation.js';
 import { MIN_ENCODED_SIZE, type Encodings } from './encoded-representation.js';
 import { BackgroundBrotli, type BrotliCandidate } from './background-brotli.js';
+import { SourceLayerFiles } from './source-layer-files.js';
 import type { CompressedCopies } from './compressed-copies.js';
 import { CompressedCopy } from './compressed-copy.js';
 import { GZIP_FRAMING } from '../../domain/serving/gzip-member.js';
@@ -130,7 +131,7 @@ export class ServedPackage {
     /** SHA-256 per package path, when known at load (from a verified security.json). */
     private readonly digests: DigestLookup,
     /** The reactor's overlay: the topmost layer, whose files live in the workdir. */
-    readonly overlay?: { layer: Layer; files: PackageOverlay },
+    readonly overlay?: { layer: WritableLayer; files: PackageOverlay },
     readonly dependencies: DependencyLayers = NO_DEPENDENCIES,
     /** Compressed copies of directory and overlay files, data answers and archive entries; without it, those go identity. */
     readonly copies?: CompressedCopies,
@@ -439,19 +440,13 @@ async function* exactly(stream: AsyncIterable<Uint8Array>, length: number, key: 
  * bottom when no layer names it, or content/ alone when none are declared.
  */
 export function packageLayers(source: PackageSource, model: Pick<PackageModel, 'storage'>, tombstones: ReadonlyMap<string, string[]>): Layer[] {
-  const layers = layerRoots(model).map(({ root, writable, exported }) => {
-    const layer = emptyLayer(root.slice(0, -1), { writable, exported });
-    for (const path of tombstones.get(root) ?? []) layer.tombstones.add(path);
-    return { root, layer };
-  });
-  for (const entry of source.entries()) {
-    for (const { root, layer } of layers) {
-      if (!entry.path.startsWith(root)) continue;
-      const path = entry.path.slice(root.length);
-      if (path !== TOMBSTONES_FILE) layer.files.set(path, { path, size: entry.size, key: entry.path });
-    }
-  }
-  return layers.map(({ layer }) => layer);
+  return layerRoots(model).map(({ root, writable, exported }) => ({
+    name: root.slice(0, -1),
+    writable,
+    exported,
+    files: new SourceLayerFiles(source, root),
+    tombstones: new Set(tombstones.get(root)),
+  }));
 }
 
 /** The `.pkg-tombstones` file of each layer root that has one. */

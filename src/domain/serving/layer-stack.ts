@@ -12,12 +12,18 @@ export interface Layer {
   writable: boolean;
   /** Exported layers are visible to dependent packages; private ones are not. */
   exported: boolean;
-  files: Map<string, LayerFile>;
+  /** Its files by path: a map of its own (the overlay's), or a view of a package's entries. */
+  files: ReadonlyMap<string, LayerFile>;
   /** Content paths deleted in this layer: they hide every layer below. */
   tombstones: Set<string>;
 }
 
-export function emptyLayer(name: string, options: { writable: boolean; exported: boolean }): Layer {
+/** A layer whose files change while served: the overlay's. */
+export interface WritableLayer extends Layer {
+  files: Map<string, LayerFile>;
+}
+
+export function emptyLayer(name: string, options: { writable: boolean; exported: boolean }): WritableLayer {
   return { name, ...options, files: new Map(), tombstones: new Set() };
 }
 
