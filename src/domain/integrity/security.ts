@@ -21,8 +21,20 @@ export function isCoveredByChecksums(path: string): boolean {
 }
 
 /** The files whose bytes, concatenated in this order, form the signed payload. */
-export function signedPayloadOrder(checksums: Record<string, string>): string[] {
-  return sortPaths(Object.keys(checksums));
+export function signedPayloadOrder(checksums: Record<string, string>): readonly string[] {
+  return declaredPaths(checksums);
+}
+
+/**
+ * The sorted paths of each checksums object normalizeSecurity answered, kept beside it: the
+ * keys of a 10,000-path object cost milliseconds at start-up, and the listing check and
+ * the signature ask for them again.
+ */
+const sortedPaths = new WeakMap<Record<string, string>, readonly string[]>();
+
+/** The paths checksums declare, in path order. */
+export function declaredPaths(checksums: Record<string, string>): readonly string[] {
+  return sortedPaths.get(checksums) ?? sortPaths(Object.keys(checksums));
 }
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
@@ -53,7 +65,10 @@ function canonicalChecksums(raw: Record<string, unknown>, issues: string[]): Rec
     if (canonical === undefined) issues.push(`checksums[${JSON.stringify(path)}]: not a SHA-256 hex digest`);
     if (canonical !== digest || path !== written[i] || path === '__proto__') asWritten = false;
   }
-  if (asWritten) return raw as Record<string, string>;
+  if (asWritten) {
+    sortedPaths.set(raw as Record<string, string>, paths);
+    return raw as Record<string, string>;
+  }
   const checksums: Record<string, string> = {};
   for (const path of paths) {
     const canonical = typeof raw[path] === 'string' ? sha256Hex(raw[path]) : undefined;
@@ -132,9 +147,9 @@ export function listingIntegrity(declared: Record<string, string>, present: read
     if (Object.hasOwn(declared, path)) declaredHere++;
     else if (isCoveredByChecksums(path)) uncovered.push(path);
   }
-  const declaredPaths = Object.keys(declared);
+  const listed = declaredPaths(declared);
   // Each path is present once: when every declared path was counted, none is missing, and no set of 10,000 paths is built to show it.
-  const missing = declaredHere === declaredPaths.length ? [] : absent(declaredPaths, present);
+  const missing = declaredHere === listed.length ? [] : absent(listed, present);
   return { mismatched: [], missing: sortPaths(missing), uncovered: sortPaths(uncovered) };
 }
 
@@ -167,5 +182,5 @@ export function describeIntegrity(report: IntegrityReport): string[] {
 
 /** The canonical sorted-key compact JSON of the checksums: the content hash of a directory. */
 export function canonicalChecksumJson(checksums: Record<string, string>): string {
-  return JSON.stringify(Object.fromEntries(sortPaths(Object.keys(checksums)).map((path) => [path, checksums[path]])));
+  return JSON.stringify(Object.fromEntries(declaredPaths(checksums).map((path) => [path, checksums[path]])));
 }

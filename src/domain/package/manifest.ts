@@ -22,9 +22,14 @@ export function normalizeManifest(raw: unknown): Manifest {
   if (!isRecord(raw)) throw new ConfigValidationError(MANIFEST_FILE, ['must be a JSON object']);
   if (Array.isArray(raw.content)) return fromLegacyList(raw.content);
   const map = isRecord(raw.resources) && Object.keys(raw).length === 1 ? raw.resources : raw;
+  const written = Object.keys(map);
+  const paths = sortPaths(written);
+  // What a packer wrote is canonical already: then the parsed map is the answer, and no
+  // second map of a large package's 10,000 entries is made at every start.
+  if (paths.every((path, i) => path === written[i] && path !== '__proto__' && isCanonicalEntry(map[path]))) return map as Manifest;
   const issues: string[] = [];
   const manifest: Manifest = {};
-  for (const path of sortPaths(Object.keys(map))) {
+  for (const path of paths) {
     const value = map[path];
     if (!isRecord(value)) {
       issues.push(`${path}: entry must be an object with "type" and "visibility"`);
@@ -35,6 +40,16 @@ export function normalizeManifest(raw: unknown): Manifest {
   }
   if (issues.length > 0) throw new ConfigValidationError(MANIFEST_FILE, issues);
   return manifest;
+}
+
+const CANONICAL_FIELDS = ['type', 'visibility', 'version'];
+
+/** An entry written as its canonical form is: a media type, the visibility and a version if any, nothing else, in that order. */
+function isCanonicalEntry(value: unknown): boolean {
+  if (!isRecord(value) || typeof value.type !== 'string' || !MEDIA_TYPE.test(value.type) || (value.visibility !== 'exported' && value.visibility !== 'private')) return false;
+  let fields = 0;
+  for (const field in value) if (field !== CANONICAL_FIELDS[fields++]) return false;
+  return fields === 2 || (fields === 3 && typeof value.version === 'string');
 }
 
 function fromLegacyList(list: unknown[]): Manifest {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
 import { ConfigParseError, ConfigValidationError } from '../../../src/domain/errors.js';
 import { parseDocument, parseJson } from '../../../src/domain/package/documents.js';
 import { generateManifest, normalizeManifest } from '../../../src/domain/package/manifest.js';
@@ -35,6 +36,31 @@ describe('manifest.json', () => {
     expect(normalizeManifest({ 'content/a.html': { type: 'text/html', visibility: 'private', version: '2' } })).toEqual({
       'content/a.html': { type: 'text/html', visibility: 'private', version: '2' },
     });
+  });
+
+  it('answers a map written in canonical form, in order, with that map itself, and anything else with the canonical copy the same bytes', () => {
+    const written = JSON.parse('{"content/a.html":{"type":"text/html","visibility":"exported"},"content/b.css":{"type":"text/css","visibility":"private","version":"2"}}');
+    expect(normalizeManifest(written)).toBe(written);
+    const entry = fc.record(
+      { type: fc.constantFrom('text/html', 'text/css; charset=utf-8', 'html', 7), visibility: fc.constantFrom('exported', 'private', 'public'), version: fc.constantFrom('1', 2), extra: fc.constant(true) },
+      { requiredKeys: [] },
+    );
+    const keyed = fc.uniqueArray(fc.tuple(fc.constantFrom('content/a.html', 'content/b/c.js', 'content/B.txt', 'content/é.html', '__proto__', 'content/a'), entry), { selector: ([path]) => path, maxLength: 5 });
+    fc.assert(
+      fc.property(keyed, fc.boolean(), (pairs, reversed) => {
+        // As parsed: JSON.parse makes `__proto__` a key like any other.
+        const parse = (list: typeof pairs) => JSON.parse(JSON.stringify(Object.fromEntries(list.map(([path, value]) => [path === '__proto__' ? '@proto@' : path, value]))).replaceAll('@proto@', '__proto__'));
+        const outcome = (document: unknown) => {
+          try {
+            return JSON.stringify(normalizeManifest(document));
+          } catch (error) {
+            return (error as Error).message;
+          }
+        };
+        // The same entries written in another order always take the copying path: both read the same.
+        expect(outcome(parse(pairs))).toBe(outcome(parse(reversed ? [...pairs].reverse() : [...pairs.slice(1), ...pairs.slice(0, 1)])));
+      }),
+    );
   });
 
   it('normalizes the legacy list form', () => {
