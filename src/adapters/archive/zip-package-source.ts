@@ -335,7 +335,7 @@ function indexEntries(location: string, central: CentralEntry[]): [PackageEntry[
     const names = sortPaths(duplicates);
     throw new IntegrityError(`${location} has duplicate entry names: ${names.join(', ')}`, { mismatched: names, missing: [], uncovered: [] });
   }
-  const clash = entryNamesProblem(list.map((entry) => entry.path));
+  const clash = entryNamesProblem(list.map((entry) => entry.path), (name) => byPath.has(name));
   if (clash) throw new UnsafeEntryError(clash.name, clash.reason);
   sortByPath(list, (entry) => entry.path);
   return [list, byPath];

@@ -85,16 +85,22 @@ function nfc(name: string): string {
  * Names that are safe one by one but not together: two spellings of one path after
  * Unicode normalization (NFC), or a file that another entry treats as a directory.
  * Exact duplicates are the caller's (an integrity matter: two records, two contents).
+ * `isName`: whether a name is one of `names`, when the caller has that lookup already
+ * (an archive's index): a set of a large package's 10,000 names is not built again.
  */
-export function entryNamesProblem(names: readonly string[]): { name: string; reason: string } | undefined {
-  const fileAt = names.some((name) => NON_ASCII.test(name)) ? spellings(names) : asciiFiles(names);
+export function entryNamesProblem(names: readonly string[], isName?: (name: string) => boolean): { name: string; reason: string } | undefined {
+  const fileAt = names.some((name) => NON_ASCII.test(name)) ? spellings(names) : asciiFiles(names, isName);
   if (typeof fileAt !== 'function') return fileAt;
   // Most entries share their folders: each folder is looked up once, and a name whose
-  // folder was seen skips its ancestors too, which were looked up with it.
+  // folder was seen skips its ancestors too, which were looked up with it. Sorted names
+  // come folder by folder: one in the folder of the name before needs no look-up at all.
   const folders = new Set<string>();
+  let previous = '';
   for (const name of names) {
     const last = name.lastIndexOf('/');
-    if (last <= 0 || folders.has(name.slice(0, last))) continue;
+    if (last <= 0 || (last === previous.length && name.startsWith(previous))) continue;
+    previous = name.slice(0, last);
+    if (folders.has(previous)) continue;
     for (let slash = name.indexOf('/'); slash > 0; slash = name.indexOf('/', slash + 1)) {
       const folder = name.slice(0, slash);
       if (folders.has(folder)) continue;
@@ -119,7 +125,8 @@ function spellings(names: readonly string[]): ((normal: string) => string | unde
 }
 
 /** ASCII names are their own NFC forms: none spells another, and each names its own file. */
-function asciiFiles(names: readonly string[]): (normal: string) => string | undefined {
+function asciiFiles(names: readonly string[], isName?: (name: string) => boolean): (normal: string) => string | undefined {
+  if (isName) return (normal) => (isName(normal) ? normal : undefined);
   const files = new Set(names);
   return (normal) => (files.has(normal) ? normal : undefined);
 }

@@ -50,6 +50,21 @@ describe('entry names together', () => {
   ])('refuses %j', (names, problem) => expect(entryNamesProblem(names)).toEqual(problem));
 
   it.each([[['a/b', 'a/c', 'b']], [['x/y/z', 'x/y/w', 'x/v']], [['caf\u00e9/a', 'caf\u00e9/b']], [['a', 'a']]])('accepts %j', (names) => expect(entryNamesProblem(names)).toBeUndefined());
+
+  it('finds a file below a file in any order, names sorted folder by folder included, with or without the caller\'s own look-up', () => {
+    const segment = fc.constantFrom('a', 'b', 'ab', 'a.b');
+    const name = fc.array(segment, { minLength: 1, maxLength: 4 }).map((parts) => parts.join('/'));
+    fc.assert(
+      fc.property(fc.uniqueArray(name, { maxLength: 12 }), fc.boolean(), (names, sorted) => {
+        const list = sorted ? [...names].sort() : names;
+        const clash = list.some((file) => list.some((other) => other.startsWith(`${file}/`)));
+        const found = entryNamesProblem(list);
+        expect(found !== undefined).toBe(clash);
+        expect(entryNamesProblem(list, (candidate) => list.includes(candidate))).toEqual(found);
+      }),
+      { numRuns: 3000 },
+    );
+  });
 });
 
 describe('URL paths from strangers', () => {
