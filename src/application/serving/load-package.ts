@@ -12,7 +12,7 @@ import { assertIntact } from '../integrity/digest-entries.js';
 import { readOptional, readPackage } from '../package/package-reader.js';
 import { VerifyOnReadSource } from '../integrity/verify-on-read-source.js';
 import { digestLookup, listingIntegrity, normalizeSecurity } from '../../domain/integrity/security.js';
-import { AUTHENTICATION_FILE, MANIFEST_FILE, METADATA_FILE, ROUTES_FILE, SECURITY_FILE, STORAGE_FILE } from '../../domain/package/package-paths.js';
+import { CONFIGURATION_FILES, SECURITY_FILE } from '../../domain/package/package-paths.js';
 import { PrefetchedSource } from '../package/prefetched-source.js';
 import type { VerifyMode } from '../../domain/serving/verify-mode.js';
 import type { Hasher } from '../ports/hasher.js';
@@ -50,8 +50,6 @@ export interface LoadOptions extends ServeOptions {
   verify?: VerifyMode;
 }
 
-/** What a load reads of every package, in the order it reads them. */
-const LOAD_DOCUMENTS = [SECURITY_FILE, METADATA_FILE, STORAGE_FILE, AUTHENTICATION_FILE, MANIFEST_FILE, ROUTES_FILE];
 
 /** What loading needs for dependencies and `pkg://` sources. */
 export interface LoadDependencies {
@@ -129,7 +127,7 @@ export class LoadPackage {
 
   async load(source: PackageSource, options: LoadOptions): Promise<ServedPackage> {
     // An archive's documents are inflated together: a 10,000-file package's are megabytes.
-    if (source.kind === 'archive') source = new PrefetchedSource(source, LOAD_DOCUMENTS);
+    if (source.kind === 'archive') source = new PrefetchedSource(source, CONFIGURATION_FILES);
     const lazy = options.verify === 'lazy' ? await this.verifiedOnRead(source, options.trusted) : undefined;
     if (lazy) source = lazy;
     // security.json read once: a large package's is large.

@@ -9,6 +9,8 @@ export const AUTHENTICATION_FILE = 'authentication.json';
 export const SIGNATURE_FILE = 'signature.sig';
 export const CONTENT_DIR = 'content/';
 export const TOMBSTONES_FILE = '.pkg-tombstones';
+/** The configuration documents at a package's root, read whole at every load: in the order a load reads them. */
+export const CONFIGURATION_FILES: readonly string[] = [SECURITY_FILE, METADATA_FILE, STORAGE_FILE, AUTHENTICATION_FILE, MANIFEST_FILE, ROUTES_FILE];
 /** Marks an overlay file still being written: never content, so never a name a client may write. */
 export const PARTIAL_SUFFIX = '.pkg-partial';
 
