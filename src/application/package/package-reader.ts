@@ -110,8 +110,7 @@ export async function readPackage(source: PackageSource, options: ReadOptions = 
   const authentication = await readOptional(source, AUTHENTICATION_FILE, normalizeAuthentication);
   const manifest = await readOptional(source, MANIFEST_FILE, normalizeManifest);
   const routes = await readOptional(source, ROUTES_FILE, normalizeRoutes);
-  const files = source.entries().map((entry) => entry.path);
-  const generated = routes ? undefined : generateRoutes(files, Object.keys(storage?.dataSets ?? {}), { aliasesOnly: generate === 'serving' });
+  const generated = routes ? undefined : generateRoutes(source.entries().map((entry) => entry.path), Object.keys(storage?.dataSets ?? {}), { aliasesOnly: generate === 'serving' });
   const model: PackageModel = {
     metadata,
     manifest: manifest ?? (generate === 'serving' ? {} : await generateManifestFor(source)),

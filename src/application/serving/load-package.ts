@@ -221,8 +221,9 @@ export class LoadPackage {
   private async overlayOf(overlays: OverlayStore, workdir: string, mount: OverlayMount): Promise<ServedPackage['overlay']> {
     const files = await overlays.open(workdir, mount);
     const layer = emptyLayer('overlay', { writable: true, exported: true });
-    for (const file of await files.contentFiles()) layer.files.set(file.path, { ...file, key: file.path });
-    for (const path of await files.tombstones()) layer.tombstones.add(path);
+    const [written, tombstones] = await Promise.all([files.contentFiles(), files.tombstones()]);
+    for (const file of written) layer.files.set(file.path, { ...file, key: file.path });
+    for (const path of tombstones) layer.tombstones.add(path);
     return { layer, files };
   }
 }
