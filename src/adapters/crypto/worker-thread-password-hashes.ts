@@ -1,6 +1,5 @@
 import { availableParallelism } from 'node:os';
 import type * as WorkerThreads from 'node:worker_threads';
-import type { Worker } from 'node:worker_threads';
 import type { PasswordHashes } from '../../application/ports/password-hashes.js';
 import { builtEntry } from '../shared/built-entry.js';
 import { nodeModule } from '../shared/node-module.js';
@@ -27,9 +26,9 @@ interface Queued {
  */
 export class WorkerThreadPasswordHashes implements PasswordHashes {
   private readonly workerFile: string | undefined;
-  private readonly workers = new Set<Worker>();
-  private readonly idle: Worker[] = [];
-  private readonly running = new Map<Worker, Queued>();
+  private readonly workers = new Set<WorkerThreads.Worker>();
+  private readonly idle: WorkerThreads.Worker[] = [];
+  private readonly running = new Map<WorkerThreads.Worker, Queued>();
   private readonly queue: Queued[] = [];
 
   constructor(
@@ -68,7 +67,7 @@ export class WorkerThreadPasswordHashes implements PasswordHashes {
     }
   }
 
-  private start(): Worker {
+  private start(): WorkerThreads.Worker {
     // No inherited flags: an --inspect or --cpu-prof meant for the reactor is not the thread's.
     const { Worker } = nodeModule<typeof WorkerThreads>('node:worker_threads');
     const worker = new Worker(this.workerFile!, { execArgv: [] });

@@ -3,8 +3,8 @@ import { MAX_DOCUMENT_BYTES } from './package-reader.js';
 import { WrappedSource } from './wrapped-source.js';
 
 /**
- * A source whose given files are read at once, together: an archive inflates them on the
- * thread pool while the ones asked for first are parsed, instead of one after another.
+ * A source whose given files are read at once, together: an archive's reads of them are
+ * under way while the ones asked for first are parsed, instead of one after another.
  * Each early read is handed out once (what it held is then the reader's); a failed one
  * fails that read, as it would have, and no other.
  */

@@ -50,7 +50,6 @@ export interface LoadOptions extends ServeOptions {
   verify?: VerifyMode;
 }
 
-
 /** What loading needs for dependencies and `pkg://` sources. */
 export interface LoadDependencies {
   loader: DependencyLoader;
@@ -126,7 +125,7 @@ export class LoadPackage {
   }
 
   async load(source: PackageSource, options: LoadOptions): Promise<ServedPackage> {
-    // An archive's documents are inflated together: a 10,000-file package's are megabytes.
+    // An archive's documents are read together: a 10,000-file package's are megabytes.
     if (source.kind === 'archive') source = new PrefetchedSource(source, CONFIGURATION_FILES);
     const lazy = options.verify === 'lazy' ? await this.verifiedOnRead(source, options.trusted) : undefined;
     if (lazy) source = lazy;

@@ -46,7 +46,7 @@ const CANONICAL_FIELDS = ['type', 'visibility', 'version'];
 
 /** An entry written as its canonical form is: a media type, the visibility and a version if any, nothing else, in that order. */
 function isCanonicalEntry(value: unknown): boolean {
-  if (!isRecord(value) || typeof value.type !== 'string' || !MEDIA_TYPE.test(value.type) || (value.visibility !== 'exported' && value.visibility !== 'private')) return false;
+  if (!isRecord(value) || !isMediaType(value.type) || !isVisibility(value.visibility)) return false;
   let fields = 0;
   for (const field in value) if (field !== CANONICAL_FIELDS[fields++]) return false;
   return fields === 2 || (fields === 3 && typeof value.version === 'string');
@@ -75,10 +75,13 @@ const QUOTED = '"(?:[\\t\\x20\\x21\\x23-\\x5b\\x5d-\\x7e]|\\\\[\\t\\x20-\\x7e])*
  */
 const MEDIA_TYPE = new RegExp(`^${TOKEN}/${TOKEN}(?:[ \\t]*;(?:[ \\t]*${TOKEN}=(?:${TOKEN}|${QUOTED}))?)*[ \\t]*$`);
 
+const isMediaType = (type: unknown): type is string => typeof type === 'string' && MEDIA_TYPE.test(type);
+const isVisibility = (visibility: unknown): visibility is Visibility => visibility === 'exported' || visibility === 'private';
+
 function canonicalEntry(path: string, type: unknown, visibility: unknown, version: unknown, issues: string[]): ManifestEntry | undefined {
   const before = issues.length;
-  if (typeof type !== 'string' || !MEDIA_TYPE.test(type)) issues.push(`${path}: "type" must be a MIME type string (like text/html; charset=utf-8)`);
-  if (visibility !== 'exported' && visibility !== 'private') issues.push(`${path}: "visibility" must be "exported" or "private"`);
+  if (!isMediaType(type)) issues.push(`${path}: "type" must be a MIME type string (like text/html; charset=utf-8)`);
+  if (!isVisibility(visibility)) issues.push(`${path}: "visibility" must be "exported" or "private"`);
   if (version !== undefined && typeof version !== 'string') issues.push(`${path}: "version" must be a string`);
   if (issues.length > before) return undefined;
   const entry: ManifestEntry = { type: type as string, visibility: visibility as Visibility };

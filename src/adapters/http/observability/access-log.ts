@@ -1,6 +1,5 @@
 import type { IncomingMessage } from 'node:http';
 import type * as WorkerThreads from 'node:worker_threads';
-import type { Worker } from 'node:worker_threads';
 import { LineSink } from '../line-sink.js';
 import { builtEntry } from '../../shared/built-entry.js';
 import { nodeModule } from '../../shared/node-module.js';
@@ -41,7 +40,7 @@ export class AccessLog {
   readonly idPrefix = `${process.pid.toString(36)}-${Date.now().toString(36)}-`;
   private readonly sink: LineSink | undefined;
   private ring: AccessRecordRing | undefined;
-  private writer: Worker | undefined;
+  private writer: WorkerThreads.Worker | undefined;
   private destination: Destination | undefined;
   private readonly waiting: Buffer[] = [];
 
