@@ -15,9 +15,9 @@ export class LineSink {
   private scheduled = false;
 
   /**
-   * @param delayMs how long a line may wait for others: none (the next turn of the event
-   *   loop) for synchronous writes; a few milliseconds for an asynchronous writer, whose
-   *   every write is a trip to the thread pool.
+   * @param delayMs how long a line may wait for others; none: until the next turn of the
+   *   event loop. Each write is a system call (or, asynchronous, a trip to the thread pool),
+   *   so a busy server's sink waits a few milliseconds.
    */
   constructor(
     private readonly write: (bytes: Buffer) => void = (bytes) => void process.stdout.write(bytes),
