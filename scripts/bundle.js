@@ -52,6 +52,23 @@ const lazyHelpLayout = {
     }));
   },
 };
+/**
+ * yargs checks its own state with node:assert's strictEqual and notStrictEqual, and
+ * loading node:assert costs every start 2 ms (it opens stderr to learn its colours).
+ * Its stand-ins compare as they do (Object.is) and load node:assert only to throw
+ * its error when a check fails.
+ */
+const lazyAssert = {
+  name: 'lazy-assert',
+  setup(build) {
+    build.onResolve({ filter: /^(node:)?assert$/ }, ({ path, importer }) => (importer.includes('/node_modules/yargs/') ? { path, namespace: 'lazy-assert' } : undefined));
+    build.onLoad({ filter: /.*/, namespace: 'lazy-assert' }, () => ({
+      contents: `export function strictEqual(actual, expected, message) { if (!Object.is(actual, expected)) require('node:assert').strictEqual(actual, expected, message); }
+        export function notStrictEqual(actual, expected, message) { if (Object.is(actual, expected)) require('node:assert').notStrictEqual(actual, expected, message); }`,
+      loader: 'js',
+    }));
+  },
+};
 // Chunk names carry a hash and entries come and go, so each build starts from an empty
 // folder; it is built beside dist/ and swapped in at the end. A `pkg` started meanwhile
 // (a test, or `npx pkg` from a subfolder, which builds the checkout through `prepare`)
@@ -83,7 +100,7 @@ await build({
   // css-tree reads its JSON data files with require() relative to itself: bundled, they are not there.
   // pg requires pg-native and pg-cloudflare only when asked for them (native bindings, Cloudflare Workers): never here.
   external: ['sql.js', 'css-tree', 'pg-native', 'pg-cloudflare'],
-  plugins: [lazyHelpLayout, lazyLibraries],
+  plugins: [lazyHelpLayout, lazyAssert, lazyLibraries],
   // CommonJS dependencies bundled into ESM still call require().
   banner: { js: "import { createRequire as __pkgCreateRequire } from 'node:module'; const require = __pkgCreateRequire(import.meta.url);" },
 });

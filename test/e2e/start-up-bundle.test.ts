@@ -34,6 +34,12 @@ describe('the start-up bundle', () => {
     expect(holders).toEqual([]);
   });
 
+  it('does not load node:assert at start-up: yargs gets stand-ins that load it only to throw', () => {
+    const imports = [...startUpFiles(CLI).values()].flatMap((text) => [...text.matchAll(/^import\s[^;]*?from\s*"((?:node:)?assert(?:\/strict)?)"/gm)].map((match) => match[1]));
+    expect(imports).toEqual([]);
+    expect(readFileSync(CLI, 'utf8')).toContain('// lazy-assert:assert');
+  });
+
   it('still holds what every start needs (the check above is not vacuous)', () => {
     const all = [...startUpFiles(CLI).values()].join('\n');
     expect(bundledFrom(all, 'yargs')).toBe(true);
