@@ -160,6 +160,8 @@ describe('PostgresOverlayStore, appending while others append', () => {
       };
       let holder = 0;
       let held = others[holder]!.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', key);
+      // Held before the first try: on a busy machine that try could otherwise take the lock first and never wait.
+      await held;
       let turns = Promise.resolve();
       const seen: string[] = [];
       await log.append((elsewhere) => {

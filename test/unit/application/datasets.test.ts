@@ -147,8 +147,10 @@ describe('datasets', () => {
     };
     await Promise.all([0, 1, 2, 3].map(writer));
     expect(items.entries()).toHaveLength(2 + 4 * ROUNDS);
-    // Out of step they would settle into one write, then three, and so on: twice as many appends.
-    expect(store.appends).toBeLessThanOrEqual(ROUNDS + 3);
+    // Out of step they would settle into one write, then three, and so on: twice as many
+    // appends (29 without the wait). In step, one per round; on a busy machine the 1 ms
+    // wait runs out now and then (20 seen under load in CI).
+    expect(store.appends).toBeLessThanOrEqual(ROUNDS * 1.5);
   });
 
   it('concurrent writes lose nothing: distinct creates all land, one of two duplicates is refused', async () => {
