@@ -57,6 +57,30 @@ describe('LineSink', () => {
     expect(writes).toContain(`${long}\n`);
   });
 
+  it('with an unbounded delay, holds lines until its owner flushes or the batch is full, and never sets a timer', async () => {
+    const writes: string[] = [];
+    const timers = { immediate: 0, timeout: 0 };
+    const [setImmediateBefore, setTimeoutBefore] = [globalThis.setImmediate, globalThis.setTimeout];
+    const sink = new LineSink((bytes) => void writes.push(bytes.toString()), Infinity);
+    try {
+      globalThis.setImmediate = ((...args: Parameters<typeof setImmediate>) => (timers.immediate++, setImmediateBefore(...args))) as typeof setImmediate;
+      globalThis.setTimeout = ((...args: Parameters<typeof setTimeout>) => (timers.timeout++, setTimeoutBefore(...args))) as typeof setTimeout;
+      sink.pushAscii('a');
+      sink.push('b');
+    } finally {
+      [globalThis.setImmediate, globalThis.setTimeout] = [setImmediateBefore, setTimeoutBefore];
+    }
+    await wait(30);
+    expect([writes, timers]).toEqual([[], { immediate: 0, timeout: 0 }]);
+    sink.flush();
+    expect(writes).toEqual(['a\nb\n']);
+    const line = 'y'.repeat(999);
+    for (let i = 0; i < 100; i++) sink.pushAscii(line);
+    expect(writes).toHaveLength(2);
+    sink.flush();
+    expect(writes.slice(1).join('')).toBe(`${line}\n`.repeat(100));
+  });
+
   it('flush writes what is pending at once, and nothing when nothing is', () => {
     const writes: string[] = [];
     const sink = new LineSink((bytes) => void writes.push(bytes.toString()), 1000);

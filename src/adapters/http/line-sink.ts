@@ -17,7 +17,8 @@ export class LineSink {
   /**
    * @param delayMs how long a line may wait for others; none: until the next turn of the
    *   event loop. Each write is a system call (or, asynchronous, a trip to the thread pool),
-   *   so a busy server's sink waits a few milliseconds.
+   *   so a busy server's sink waits a few milliseconds. Infinity: until the batch is full
+   *   or its owner flushes it (a thread that never returns to its event loop).
    */
   constructor(
     private readonly write: (bytes: Buffer) => void = (bytes) => void process.stdout.write(bytes),
@@ -49,7 +50,7 @@ export class LineSink {
 
   private ended(): void {
     this.batch[this.used++] = 0x0a;
-    if (this.scheduled) return;
+    if (this.scheduled || this.delayMs === Infinity) return;
     this.scheduled = true;
     if (this.delayMs === 0) setImmediate(() => this.flush());
     else setTimeout(() => this.flush(), this.delayMs).unref();
