@@ -9,8 +9,8 @@ import { AccessRecordRing } from './access-record-ring.js';
 /**
  * Lines wait up to this long for company. Measured on the static path: one asynchronous
  * write per turn of the event loop cost JSON lines a quarter of its speed, and one
- * synchronous write per turn cost text lines 1.5 us of a 22 us request (a tenth of the
- * server's CPU per request: 22.1 -> 20.5 us, median of 4 taking turns).
+ * synchronous write per turn cost text lines 1.5 us of the server's 22 us of CPU per
+ * request (22.1 -> 20.5 us, median of 4 taking turns).
  */
 const BATCH_MS = 20;
 
