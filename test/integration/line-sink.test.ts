@@ -81,6 +81,21 @@ describe('LineSink', () => {
     expect(writes.slice(1).join('')).toBe(`${line}\n`.repeat(100));
   });
 
+  it('a sink that lends hands over its batch itself, and fills it again after the write', () => {
+    const seen: string[] = [];
+    const batches = new Set<ArrayBufferLike>();
+    const sink = new LineSink((bytes) => {
+      seen.push(bytes.toString());
+      batches.add(bytes.buffer);
+    }, Infinity, true);
+    sink.push('a');
+    sink.flush();
+    sink.push('b');
+    sink.flush();
+    expect(seen).toEqual(['a\n', 'b\n']);
+    expect(batches.size).toBe(1);
+  });
+
   it('flush writes what is pending at once, and nothing when nothing is', () => {
     const writes: string[] = [];
     const sink = new LineSink((bytes) => void writes.push(bytes.toString()), 1000);

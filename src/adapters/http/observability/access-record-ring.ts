@@ -8,6 +8,41 @@ export interface AccessRecord extends AccessEntry {
   count: number;
 }
 
+/** The four strings of a record, as `AccessRecordView` numbers them. */
+export const METHOD = 0;
+export const PATH = 1;
+export const CLIENT = 2;
+export const MOUNT = 3;
+
+/**
+ * One record in the ring, read in place: its numbers, and where each string's UTF-16 units
+ * start in `units` and how many there are (-1: no client).
+ */
+export class AccessRecordView {
+  time = 0;
+  count = 0;
+  status = 0;
+  micros = 0;
+  bytes = 0;
+  readonly starts = new Int32Array(4);
+  readonly lengths = new Int32Array(4);
+
+  constructor(readonly units: Uint16Array) {}
+
+  /** A string of the record (METHOD, PATH, CLIENT, MOUNT) as a JavaScript string; undefined for no client. */
+  text(field: number): string | undefined {
+    const length = this.lengths[field]!;
+    if (length < 0) return undefined;
+    const start = this.starts[field]!;
+    return Buffer.from(this.units.buffer, 2 * start, 2 * length).toString('utf16le');
+  }
+
+  /** The record as an object of its own, which outlives the view's move to the next. */
+  record(): AccessRecord {
+    return { time: this.time, count: this.count, method: this.text(METHOD)!, path: this.text(PATH)!, status: this.status, micros: this.micros, client: this.text(CLIENT), mount: this.text(MOUNT)!, bytes: this.bytes };
+  }
+}
+
 // A record: its length, the status, four numbers, the four strings' lengths, the strings.
 const LENGTH = 0; // u32 slot; 0 marks the rest of the buffer as skipped
 const STATUS = 1; // u32 slot
@@ -38,7 +73,6 @@ const URGENT = 4; // 1: write out now (a flush), not after the writer's pause
  * travel as UTF-16, which keeps every JavaScript string exactly, lone surrogates included.
  */
 export class AccessRecordRing {
-  private readonly bytes: Buffer;
   private readonly units: Uint16Array;
   private readonly words: Uint32Array;
   private readonly numbers: Float64Array;
@@ -48,6 +82,7 @@ export class AccessRecordRing {
   /** The event loop's own copies: only it moves `written`; `taken` is read again only when the ring looks full. */
   private written: number;
   private takenSeen: number;
+  private readonly view: AccessRecordView;
 
   static create(capacity = 1 << 20): AccessRecordRing {
     if (capacity < 1024 || (capacity & (capacity - 1)) !== 0) throw new RangeError('an access ring holds a power of two bytes, at least 1 KiB');
@@ -59,7 +94,6 @@ export class AccessRecordRing {
     readonly data: SharedArrayBuffer,
     readonly control: SharedArrayBuffer,
   ) {
-    this.bytes = Buffer.from(data);
     this.units = new Uint16Array(data);
     this.words = new Uint32Array(data);
     this.numbers = new Float64Array(data);
@@ -68,6 +102,7 @@ export class AccessRecordRing {
     this.mask = 2 * this.capacity - 1;
     this.written = Atomics.load(this.state, WRITTEN);
     this.takenSeen = Atomics.load(this.state, TAKEN);
+    this.view = new AccessRecordView(this.units);
   }
 
   /** The event loop's side: one request's record, waiting for room if the writer is a whole ring behind. */
@@ -136,7 +171,17 @@ export class AccessRecordRing {
 
   /** The writer's side: every record put so far, in order, and where they end, for `release` once they are written out. */
   take(visit: (record: AccessRecord) => void): number {
+    return this.each((view) => visit(view.record()));
+  }
+
+  /**
+   * The writer's side, without building anything: each record put so far, in order, seen
+   * through one view that moves from record to record (its strings stay in the ring's
+   * memory); where they end, for `release` once they are written out.
+   */
+  each(visit: (view: AccessRecordView) => void): number {
     const written = Atomics.load(this.state, WRITTEN);
+    const view = this.view;
     let position = Atomics.load(this.state, TAKEN);
     while (position !== written) {
       const at = position & (this.capacity - 1);
@@ -147,24 +192,19 @@ export class AccessRecordRing {
         continue;
       }
       const number = at >> 3;
-      let start = at + HEADER;
-      const text = (bytes: number): string => this.bytes.toString('utf16le', start, (start += bytes));
-      const method = text(this.words[word + METHOD_BYTES]!);
-      const path = text(this.words[word + METHOD_BYTES + 1]!);
-      const clientBytes = this.words[word + METHOD_BYTES + 2]!;
-      const client = clientBytes === NO_CLIENT ? undefined : text(clientBytes);
-      const mount = text(this.words[word + METHOD_BYTES + 3]!);
-      visit({
-        time: this.numbers[number + TIME]!,
-        count: this.numbers[number + COUNT]!,
-        method,
-        path,
-        status: this.words[word + STATUS]!,
-        micros: this.numbers[number + MICROS]!,
-        client,
-        mount,
-        bytes: this.numbers[number + BYTES]!,
-      });
+      view.time = this.numbers[number + TIME]!;
+      view.count = this.numbers[number + COUNT]!;
+      view.status = this.words[word + STATUS]!;
+      view.micros = this.numbers[number + MICROS]!;
+      view.bytes = this.numbers[number + BYTES]!;
+      let unit = (at + HEADER) >> 1;
+      for (let field = 0; field < 4; field++) {
+        const bytes = this.words[word + METHOD_BYTES + field]!;
+        view.starts[field] = unit;
+        view.lengths[field] = bytes === NO_CLIENT ? -1 : bytes >> 1;
+        if (bytes !== NO_CLIENT) unit += bytes >> 1;
+      }
+      visit(view);
       position = (position + length) & this.mask;
     }
     return position;
