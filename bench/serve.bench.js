@@ -73,6 +73,7 @@ async function throughput() {
   // run by more than the ratios' margins, and one pass in a fixed order would charge that
   // drift to whichever server came last.
   const results = {};
+  const rounds = {};
   for (let round = 0; round < SERVE_ROUNDS; round++)
     for (const [name, command] of servers) {
       const port = await freePort();
@@ -84,6 +85,7 @@ async function throughput() {
         const html = wrk(`http://127.0.0.1:${port}/index.html`, headers);
         const asset = wrk(`http://127.0.0.1:${port}/asset.js`, headers);
         results[name] = { html: Math.max(html, results[name]?.html ?? 0), asset: Math.max(asset, results[name]?.asset ?? 0) };
+        (rounds[name] ??= []).push({ html, asset });
       } finally {
         await server.stop();
       }
@@ -93,6 +95,9 @@ async function throughput() {
   for (const file of ['html', 'asset']) {
     console.log(`${file}: reactor / node:http ${verdict(ours[file] / results['node:http, memory'][file], 0.9, false)}; reactor / express ${verdict(ours[file] / results['express 5, memory'][file], 5, false)}${results.nginx ? `; reactor / nginx ${fmt(ours[file] / results.nginx[file])}x` : ''}`);
   }
+  // The best-of verdicts above can change from run to run: a slow round of either side moves them by more than their margin.
+  const pairs = (file) => rounds['reactor (.cap)'].map((round, i) => fmt(round[file] / rounds['node:http, memory'][i][file])).join(', ');
+  console.log(`reactor / node:http, each round's pair: html ${pairs('html')}; asset ${pairs('asset')} (no target)`);
   const guarded = results[BASIC_AUTH];
   if (guarded) for (const file of ['html', 'asset']) console.log(`${file} behind basic auth (bcrypt): ${fmt(guarded[file] / ours[file])}x the open reactor, ${fmt(guarded[file] / results['express 5, memory'][file])}x express`);
   await loggingCost(cap);
