@@ -72,7 +72,6 @@ async function throughput() {
   // The servers take turns and each keeps its best run: the machine's speed drifts over a
   // run by more than the ratios' margins, and one pass in a fixed order would charge that
   // drift to whichever server came last.
-  const results = {};
   const rounds = {};
   for (let round = 0; round < SERVE_ROUNDS; round++)
     for (const [name, command] of servers) {
@@ -84,12 +83,12 @@ async function throughput() {
         warmUp([`http://127.0.0.1:${port}/index.html`, `http://127.0.0.1:${port}/asset.js`], headers);
         const html = wrk(`http://127.0.0.1:${port}/index.html`, headers);
         const asset = wrk(`http://127.0.0.1:${port}/asset.js`, headers);
-        results[name] = { html: Math.max(html, results[name]?.html ?? 0), asset: Math.max(asset, results[name]?.asset ?? 0) };
         (rounds[name] ??= []).push({ html, asset });
       } finally {
         await server.stop();
       }
     }
+  const results = Object.fromEntries(Object.entries(rounds).map(([name, runs]) => [name, { html: Math.max(...runs.map((run) => run.html)), asset: Math.max(...runs.map((run) => run.asset)) }]));
   for (const [name] of servers) console.log(`${name.padEnd(20)} html ${fmt(results[name].html, 0).padStart(7)} req/s   asset ${fmt(results[name].asset, 0).padStart(7)} req/s`);
   const ours = results['reactor (.cap)'];
   for (const file of ['html', 'asset']) {
