@@ -32,6 +32,17 @@ export function describeSessionRevocationsContract(name: string, makeSubject: ()
       expect((await subject().store.open(subject().workdirs[1])).has('session-a')).toBe(false);
     });
 
+    it('lets one claim of an id win, of claims made together or after a revocation, and keeps it when opened again', async () => {
+      const revocations = await subject().store.open(subject().workdirs[0]);
+      const verdicts = await Promise.all([1, 2, 3].map(() => revocations.claim('state-a', subject().now + HOUR)));
+      expect(verdicts.filter(Boolean)).toHaveLength(1);
+      expect(revocations.has('state-a')).toBe(true);
+      expect(await (await subject().store.open(subject().workdirs[0])).claim('state-a', subject().now + HOUR)).toBe(false);
+      await revocations.revoke('session-a', subject().now + HOUR);
+      expect(await revocations.claim('session-a', subject().now + HOUR)).toBe(false);
+      expect(await (await subject().store.open(subject().workdirs[1])).claim('state-a', subject().now + HOUR)).toBe(true);
+    });
+
     it('keeps revocations in memory only without a workdir', async () => {
       const first = await subject().store.open(undefined);
       await first.revoke('session-a', subject().now + HOUR);

@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from '../support/chromium.js';
 import { ROOT } from '../support/paths.js';
-import { startProvider } from '../support/oauth2-provider.js';
+import request from 'supertest';
+import { setCookies, startLoginAt, startProvider } from '../support/oauth2-provider.js';
 import { failingServe, startServe, type ServeProcess } from '../support/serve-process.js';
 
 const ARTIFACTS = join(ROOT, 'test-artifacts');
@@ -152,5 +153,41 @@ describe('OAuth2 login in a real browser', () => {
     expect(response.status()).toBe(401);
     expect(statSync(join(workdir, 'session-secret')).mode & 0o777).toBe(0o600);
     await context.close();
+  }, 60_000);
+});
+
+describe('an OAuth2 login state through the built reactor', () => {
+  let provider: Awaited<ReturnType<typeof startProvider>>;
+  const workdir = join(directory, 'replay-workdir');
+  let site: string;
+  const deploy = join(directory, 'replay-deploy.json');
+
+  beforeAll(async () => {
+    provider = await startProvider();
+    site = writePackage('replay-site', {
+      oauth2: { enabled: true, provider: 'mock', clientId: 'reactor', authorizationUrl: `${provider.url}/authorize`, tokenUrl: `${provider.url}/token`, userinfoUrl: `${provider.url}/userinfo`, redirectPath: '/auth/callback', scopes: ['openid'] },
+    });
+    writeFileSync(deploy, JSON.stringify({ authentication: { oauth2: { clientSecret: 'client-secret' } } }));
+    mkdirSync(workdir, { recursive: true });
+  }, 30_000);
+  afterAll(() => provider?.stop());
+
+  // The provider here takes a code more than once: only the reactor's own record refuses the replay.
+  it('is accepted once: its callback replayed after a restart on the same workdir, or on the other worker, answers 401', async () => {
+    for (const workers of ['1', '2']) {
+      let reactor = await startServe([site, '--deploy', deploy, '--workdir', workdir, '--workers', workers]);
+      try {
+        const { callback, stateCookie } = await startLoginAt(reactor.url);
+        const cookie = `pkg_oauth_state=${stateCookie}`;
+        expect(setCookies(await request(reactor.url).get(callback).set('Cookie', cookie).expect(302)).has('pkg_session')).toBe(true);
+        // Each worker takes its turn at the connections: of several replays, some reach the other worker.
+        for (let i = 0; i < 4; i++) expect((await request(reactor.url).get(callback).set('Cookie', cookie).set('Connection', 'close').expect(401)).body.error.code).toBe('OAUTH2_STATE');
+        await reactor.stop();
+        reactor = await startServe([site, '--deploy', deploy, '--workdir', workdir, '--workers', workers]);
+        expect((await request(reactor.url).get(callback).set('Cookie', cookie).expect(401)).body.error.code).toBe('OAUTH2_STATE');
+      } finally {
+        await reactor.stop();
+      }
+    }
   }, 60_000);
 });

@@ -10,6 +10,12 @@ export class MemorySessionRevocations implements SessionRevocations {
     return this.revoked.has(id);
   }
 
+  async claim(id: string, until: number): Promise<boolean> {
+    if ((this.revoked.get(id) ?? 0) > this.now()) return false;
+    await this.revoke(id, until);
+    return true;
+  }
+
   async revoke(id: string, until: number): Promise<void> {
     // Kept until it would have expired anyway, then forgotten, as on disk.
     const now = this.now();

@@ -60,6 +60,21 @@ describe('PostgresSessionRevocationStore', () => {
       await Promise.all(databases.map((database) => database.close()));
     }
   });
+
+  it('lets one of two reactors claim an id, however close together their claims come, and neither claim it again', async () => {
+    const url = postgres.url(await postgres.createDatabase());
+    const databases = await Promise.all([PostgresDatabase.connect(url), PostgresDatabase.connect(url)]);
+    try {
+      const stores = await Promise.all(databases.map((database) => new PostgresSessionRevocationStore(database, () => NOW).open()));
+      for (const id of ['state-a', 'state-b', 'state-c']) {
+        const verdicts = await Promise.all(stores.map((store) => store.claim(id, NOW + HOUR)));
+        expect(verdicts.filter(Boolean)).toHaveLength(1);
+        expect(await Promise.all(stores.map((store) => store.claim(id, NOW + HOUR)))).toEqual([false, false]);
+      }
+    } finally {
+      await Promise.all(databases.map((database) => database.close()));
+    }
+  });
 });
 
 describe('PostgresDatabase', () => {

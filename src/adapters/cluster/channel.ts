@@ -2,7 +2,7 @@ import { OverlayError } from '../../domain/errors.js';
 import type { OverlayChange } from '../../application/ports/overlay-store.js';
 import type { ProcessReport } from '../../application/ports/reactor-processes.js';
 
-/** What the primary does for a worker, by name: the overlay store's calls, a logout, and gathering reports. */
+/** What the primary does for a worker, by name: the overlay store's calls, a logout, a login state's use, and gathering reports. */
 export type PrimaryCall =
   | 'open'
   | 'list'
@@ -20,6 +20,7 @@ export type PrimaryCall =
   | 'catchUp'
   | 'closeLog'
   | 'revoke'
+  | 'claim'
   | 'gather';
 
 /** A typed error as it crosses the channel: its class name and message. */

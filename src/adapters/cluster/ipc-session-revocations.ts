@@ -27,6 +27,13 @@ export class IpcSessionRevocationStore implements SessionRevocationStore {
         await this.link.call('revoke', workdir, id, until);
         heard.add(id);
       },
+      // The primary decides: another worker's claim may be on its way there.
+      claim: async (id, until) => {
+        if (heard.has(id) || local.has(id)) return false;
+        const won = (await this.link.call('claim', workdir, id, until)) === true;
+        heard.add(id);
+        return won;
+      },
     };
   }
 

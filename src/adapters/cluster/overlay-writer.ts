@@ -213,10 +213,21 @@ export class OverlayWriter {
   }
 
   async revoke(worker: WorkerId, workdir: string, id: string, until: number): Promise<void> {
+    await (await this.revocationsOf(workdir)).revoke(id, until);
+    this.announce.revoked(worker, workdir, id);
+  }
+
+  /** One worker's claim at a time reaches the one store: of two workers' claims of an id, one wins. */
+  async claim(worker: WorkerId, workdir: string, id: string, until: number): Promise<boolean> {
+    const won = await (await this.revocationsOf(workdir)).claim(id, until);
+    if (won) this.announce.revoked(worker, workdir, id);
+    return won;
+  }
+
+  private revocationsOf(workdir: string): Promise<SessionRevocations> {
     let opening = this.revocations.get(workdir);
     if (!opening) this.revocations.set(workdir, (opening = this.backend.revocations.open(workdir)));
-    await (await opening).revoke(id, until);
-    this.announce.revoked(worker, workdir, id);
+    return opening;
   }
 
   /** A worker that exited holds nothing: its holds are let go, without appending. */

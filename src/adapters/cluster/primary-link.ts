@@ -118,6 +118,8 @@ export class PrimaryLink {
         return writer.closeLog(worker, a);
       case 'revoke':
         return writer.revoke(worker, a, b, c);
+      case 'claim':
+        return writer.claim(worker, a, b, c);
     }
   }
 

@@ -47,6 +47,13 @@ class Revocations implements SessionRevocations {
     return this.entries.has(id);
   }
 
+  // Checked and recorded in one step of the event loop: in-process claims cannot interleave.
+  async claim(id: string, until: number): Promise<boolean> {
+    if ((this.entries.get(id) ?? 0) > this.now()) return false;
+    await this.revoke(id, until);
+    return true;
+  }
+
   revoke(id: string, until: number): Promise<void> {
     const now = this.now();
     for (const [known, expiry] of this.entries) if (expiry <= now) this.entries.delete(known);

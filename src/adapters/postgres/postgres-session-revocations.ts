@@ -47,15 +47,30 @@ class SharedRevocations implements SessionRevocations {
 
   /** Ended once every reactor listening has heard it: the session is refused on whichever one it is tried next. */
   async revoke(id: string, until: number): Promise<void> {
-    await this.database.peers.afterApplied(appliedKey(id), async () => {
-      await this.database.transaction(async (client) => {
+    await this.record(id, until, 'ON CONFLICT (id) DO UPDATE SET until_ms = EXCLUDED.until_ms');
+  }
+
+  /** The row's primary key decides between reactors: only the insert that made the row returns it. */
+  async claim(id: string, until: number): Promise<boolean> {
+    if (this.ids.has(id)) return false;
+    return this.record(id, until, 'ON CONFLICT (id) DO NOTHING');
+  }
+
+  /** Inserts the row (`conflict` says what an existing one does) and tells every reactor; false when nothing was inserted or updated. */
+  private async record(id: string, until: number, conflict: string): Promise<boolean> {
+    return this.database.peers.afterApplied(appliedKey(id), async (unsent) => {
+      const written = await this.database.transaction(async (client) => {
         // Kept until the session would have expired anyway; the expired ones go as new ones come.
         await client.query('DELETE FROM pkg_revoked_sessions WHERE until_ms <= $1', [this.now()]);
-        await client.query('INSERT INTO pkg_revoked_sessions (id, until_ms) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET until_ms = EXCLUDED.until_ms', [id, until]);
+        const { rowCount } = await client.query(`INSERT INTO pkg_revoked_sessions (id, until_ms) VALUES ($1, $2) ${conflict}`, [id, until]);
+        if (rowCount !== 1) return false;
         await client.query('SELECT pg_notify($1, $2)', [REVOCATIONS_CHANNEL, id]);
+        return true;
       });
+      if (!written) unsent();
       // Here at once, while the others are heard from.
       this.ids.add(id);
+      return written;
     });
   }
 }

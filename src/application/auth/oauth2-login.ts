@@ -3,7 +3,7 @@ import type { OAuth2Config } from '../../domain/package/authentication.js';
 import type { AuthCrypto } from '../ports/auth-crypto.js';
 import type { OAuth2Provider } from '../ports/oauth2-provider.js';
 import type { SessionClaims } from './sessions.js';
-import { UsedNonces } from './used-nonces.js';
+import type { SessionRevocations } from '../ports/session-revocations.js';
 
 export const STATE_COOKIE = 'pkg_oauth_state';
 /** Ten minutes to sign in at the provider and come back. */
@@ -28,16 +28,18 @@ export interface CallbackQuery {
  * The OAuth2 authorization-code flow with PKCE (S256). The `state` sent to the provider
  * is a nonce with its HMAC; the nonce, the PKCE verifier and where to return travel in
  * a short-lived signed cookie, so a callback is accepted only in the browser that
- * started the login, only once, and only with a state this reactor made.
+ * started the login, only once, and only with a state this reactor made. "Once" holds
+ * across workers, restarts and reactors sharing an overlay: a used state is ended where
+ * logouts are (the secret that signs states is shared as widely).
  */
 export class OAuth2Login {
-  private readonly used = new UsedNonces();
-
   constructor(
     private readonly settings: OAuth2LoginSettings,
     private readonly secret: string,
     private readonly crypto: AuthCrypto,
     private readonly provider: OAuth2Provider,
+    /** Where used states are ended: the reactor's session revocations. */
+    private readonly ended: SessionRevocations,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -67,7 +69,10 @@ export class OAuth2Login {
     if (query.code === undefined || query.code === '') throw new OAuth2CallbackError('the callback carries no authorization code');
     const { config, clientSecret } = this.settings;
     const { accessToken } = await this.provider.exchangeCode({ tokenUrl: config.tokenUrl!, clientId: config.clientId!, clientSecret, code: query.code, redirectUri: pending.r, codeVerifier: pending.v });
-    return { claims: claimsOf(await this.provider.userinfo(config.userinfoUrl!, accessToken)), returnTo: pending.t };
+    const claims = claimsOf(await this.provider.userinfo(config.userinfoUrl!, accessToken));
+    // Claimed only once the provider vouched for the login: no one without a code of its own makes a durable write here.
+    if (!(await this.ended.claim(stateKey(pending.s), pending.e))) throw new OAuth2StateError(USED);
+    return { claims, returnTo: pending.t };
   }
 
   private checkState(state: string | undefined, stateCookie: string | undefined): PendingLogin {
@@ -80,13 +85,20 @@ export class OAuth2Login {
     if (!cookie || !this.crypto.equal(cookie.s, nonce)) throw new OAuth2StateError('the state belongs to another login');
     const now = this.now();
     if (cookie.e <= now) throw new OAuth2StateError('the login took too long; start again');
-    if (!this.used.claim(nonce, cookie.e, now)) throw new OAuth2StateError('the state was used already');
+    if (this.ended.has(stateKey(nonce))) throw new OAuth2StateError(USED);
     return cookie;
   }
 
   private stateMac(nonce: string): string {
     return this.crypto.hmac(this.secret, `oauth2-state:${nonce}`);
   }
+}
+
+const USED = 'the state was used already';
+
+/** A used state among the revocations, apart from session ids. */
+function stateKey(nonce: string): string {
+  return `oauth2-state:${nonce}`;
 }
 
 /** The state cookie: nonce, PKCE verifier, where to return, the redirect_uri sent, expiry. */

@@ -98,7 +98,7 @@ export class ReactorAuth {
       const callbackPath = base + (oauth.redirectPath ?? DEFAULT_REDIRECT_PATH);
       const secret = await this.sessionSecret();
       this.sessionCodec ??= new Sessions(secret, this.dependencies.crypto, this.deploy.roles, this.revocations);
-      const login = new OAuth2Login({ config: oauth, clientSecret: this.deploy.clientSecret, callbackPath, ...(this.deploy.baseUrl ? { baseUrl: this.deploy.baseUrl } : {}) }, secret, this.dependencies.crypto, this.dependencies.provider);
+      const login = new OAuth2Login({ config: oauth, clientSecret: this.deploy.clientSecret, callbackPath, ...(this.deploy.baseUrl ? { baseUrl: this.deploy.baseUrl } : {}) }, secret, this.dependencies.crypto, this.dependencies.provider, this.revocations);
       // A session belongs to the mount and the provider that issued it: no other mount accepts it.
       const audience = JSON.stringify([prefix, oauth.authorizationUrl, oauth.clientId]);
       auth.oauth2 = { login, loginPath: `${base}/auth/login`, logoutPath: `${base}/auth/logout`, callbackPath, audience };

@@ -4,7 +4,6 @@ import { BasicAuthenticator, CHECKS_UNDER_WAY_MAX, parseBasic } from '../../../s
 import { OAuth2Login } from '../../../src/application/auth/oauth2-login.js';
 import { FilePasswordTable, fixedPasswordTable } from '../../../src/application/auth/password-table.js';
 import { Sessions } from '../../../src/application/auth/sessions.js';
-import { UsedNonces } from '../../../src/application/auth/used-nonces.js';
 import type { OAuth2Provider } from '../../../src/application/ports/oauth2-provider.js';
 import { OAuth2CallbackError, OAuth2ProviderError, OAuth2StateError, PasswordChecksBusyError, UsageError } from '../../../src/domain/errors.js';
 import { FixedClock } from '../../fakes/fixed-clock.js';
@@ -137,7 +136,7 @@ describe('Sessions', () => {
 
 describe('OAuth2Login', () => {
   const config = { enabled: true, clientId: 'client', authorizationUrl: 'https://idp.test/authorize', tokenUrl: 'https://idp.test/token', userinfoUrl: 'https://idp.test/userinfo' };
-  const make = (provider: OAuth2Provider, now = () => 0) => new OAuth2Login({ config, clientSecret: 'cs', callbackPath: '/auth/callback', baseUrl: 'https://site.test' }, 'secret-0123456789abcdef', crypto, provider, now);
+  const make = (provider: OAuth2Provider, now = () => 0, ended = new MemorySessionRevocations(now)) => new OAuth2Login({ config, clientSecret: 'cs', callbackPath: '/auth/callback', baseUrl: 'https://site.test' }, 'secret-0123456789abcdef', crypto, provider, ended, now);
   const stateOf = (location: string) => new URL(location).searchParams.get('state')!;
 
   it('sends the verifier whose S256 hash was the challenge, and the same redirect URI', async () => {
@@ -164,8 +163,21 @@ describe('OAuth2Login', () => {
     const late = login.begin('/', 'x');
     clock.advance(10 * 60 * 1000 + 1);
     await expect(login.complete({ code: 'c', state: stateOf(late.location) }, late.stateCookie)).rejects.toThrow(/too long/);
-    const elsewhere = new OAuth2Login({ config, callbackPath: '/cb' }, 'another-secret-0123456789', crypto, new ScriptedOAuth2Provider()).begin('/', 'x');
+    const elsewhere = new OAuth2Login({ config, callbackPath: '/cb' }, 'another-secret-0123456789', crypto, new ScriptedOAuth2Provider(), new MemorySessionRevocations()).begin('/', 'x');
     await expect(login.complete({ code: 'c', state: stateOf(elsewhere.location) }, elsewhere.stateCookie)).rejects.toThrow(OAuth2StateError);
+  });
+
+  it('accepts a state once wherever its revocations are shared (another worker, the same reactor restarted), even when the provider takes the code again', async () => {
+    const ended = new MemorySessionRevocations(() => 0);
+    const provider = new ScriptedOAuth2Provider();
+    const [one, other] = [make(provider, () => 0, ended), make(provider, () => 0, ended)];
+    const login = one.begin('/', 'x');
+    await one.complete({ code: provider.authorize(login.location), state: stateOf(login.location) }, login.stateCookie);
+    await expect(other.complete({ code: provider.authorize(login.location), state: stateOf(login.location) }, login.stateCookie)).rejects.toThrow(/used already/);
+    // Two callbacks at once, each with a code the provider takes: one session, whichever wins.
+    const twice = one.begin('/', 'x');
+    const outcomes = await Promise.allSettled([one, other].map((side) => side.complete({ code: provider.authorize(twice.location), state: stateOf(twice.location) }, twice.stateCookie)));
+    expect(outcomes.map((outcome) => outcome.status).sort()).toEqual(['fulfilled', 'rejected']);
   });
 
   it('reports a callback without code, a provider error, and a userinfo without identity', async () => {
@@ -180,26 +192,3 @@ describe('OAuth2Login', () => {
     await expect(login.complete({ code: provider.authorize(anonymous.location), state: stateOf(anonymous.location) }, anonymous.stateCookie)).rejects.toThrow(/email or a subject/);
   });
 });
-
-describe('UsedNonces', () => {
-  it('claims a nonce once, until its state expires', () => {
-    const used = new UsedNonces();
-    expect(used.claim('a', 1000, 0)).toBe(true);
-    expect(used.claim('a', 1000, 500)).toBe(false);
-    expect(used.claim('b', 2000, 1000)).toBe(true);
-    expect(used.size).toBe(1);
-    expect(used.claim('a', 3000, 1001)).toBe(true);
-  });
-
-  it('forgets the oldest first and keeps at most its maximum, each claim looking at only what it forgets', () => {
-    const used = new UsedNonces(3);
-    for (const nonce of ['a', 'b', 'c', 'd']) expect(used.claim(nonce, 10_000, 0)).toBe(true);
-    expect(used.size).toBe(3);
-    expect(used.claim('b', 10_000, 0)).toBe(false);
-    expect(used.claim('a', 10_000, 0)).toBe(true);
-    const many = new UsedNonces();
-    for (let i = 0; i < 300_000; i++) many.claim(`n${i}`, i + 600_000, i);
-    expect(many.size).toBe(100_000);
-  });
-});
-
