@@ -5,10 +5,11 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { ZipArchiveWriter } from '../../src/adapters/archive/zip-archive-writer.js';
 import { ZipPackageSource } from '../../src/adapters/archive/zip-package-source.js';
-import { IntegrityError, PackageFormatError, SourceNotFoundError, UnsafeEntryError } from '../../src/domain/errors.js';
+import { CorruptEntryError, IntegrityError, PackageFormatError, SourceNotFoundError, UnsafeEntryError } from '../../src/domain/errors.js';
 import { USE_CASE } from '../../src/composition/service-ids.js';
 import { productionContainer } from '../support/production-container.js';
 import { writeRawZip } from '../support/hostile-zip.js';
+import { writeZipEntries } from '../support/zip-entries.js';
 import { EXAMPLE_SITE, temporaryDirectory } from '../support/paths.js';
 
 const container = productionContainer();
@@ -161,6 +162,43 @@ describe('ZipPackageSource', () => {
     await expect(ZipPackageSource.open(file)).rejects.toBeInstanceOf(PackageFormatError);
     await expect(ZipPackageSource.open(join(work.path, 'absent.cap'))).rejects.toBeInstanceOf(SourceNotFoundError);
     await expect(ZipPackageSource.open(work.path)).rejects.toThrow(/is a directory, not a \.cap archive/);
+  });
+
+  // Python's zipfile and unzip walk the whole directory: a count one short hides a file from readers that trust it, and from security.json's check.
+  it('refuses a central directory holding records past the count of its end record', async () => {
+    const file = join(work.path, 'hidden.cap');
+    writeZipEntries(file, { 'metadata.json': Buffer.from('{}'), 'content/a.html': Buffer.from('a'), 'content/evil.html': Buffer.from('<script>') });
+    const bytes = readFileSync(file);
+    const end = bytes.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+    bytes.writeUInt16LE(2, end + 8);
+    bytes.writeUInt16LE(2, end + 10);
+    writeFileSync(file, bytes);
+    await expect(ZipPackageSource.open(file)).rejects.toThrow(PackageFormatError);
+    await expect(ZipPackageSource.open(file)).rejects.toThrow(/past its 2 records \(the end record's entry count is wrong\)/);
+  });
+
+  // A streaming reader (Java's ZipInputStream, unzip of a pipe) goes by the local header alone.
+  it.each([
+    ['another name, one that climbs out of the destination', (bytes: Buffer, at: number) => bytes.write('../../evil', at + 30), /names another file/],
+    ['another compression method', (bytes: Buffer, at: number) => bytes.writeUInt16LE(8, at + 8), /another compression method/],
+    ['another CRC-32', (bytes: Buffer, at: number) => bytes.writeUInt32LE(0, at + 14), /other sizes or another CRC-32/],
+    ['another size', (bytes: Buffer, at: number) => bytes.writeUInt32LE(1, at + 22), /other sizes or another CRC-32/],
+  ])('refuses to read an entry whose local header declares %s than its central record', async (_what, tamper, message) => {
+    const file = join(work.path, 'local.cap');
+    writeZipEntries(file, { 'metadata.json': Buffer.from('{}'), 'content/index.html': Buffer.from('<p>honest page</p>') });
+    const bytes = readFileSync(file);
+    const at = bytes.indexOf(Buffer.from('content/index.html')) - 30;
+    tamper(bytes, at);
+    writeFileSync(file, bytes);
+    const source = await ZipPackageSource.open(file);
+    try {
+      await expect(source.read('content/index.html')).rejects.toThrow(CorruptEntryError);
+      await expect(source.read('content/index.html')).rejects.toThrow(message);
+      await expect((async () => { for await (const chunk of source.stream('content/index.html')) void chunk; })()).rejects.toThrow(message);
+      expect(Buffer.from(await source.read('metadata.json')).toString()).toBe('{}');
+    } finally {
+      await source.close();
+    }
   });
 
   it('refuses duplicate entry names with IntegrityError naming them', async () => {

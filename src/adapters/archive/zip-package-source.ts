@@ -7,7 +7,7 @@ import { DEFAULT_ARCHIVE_LIMITS, checkArchiveLimits, type ArchiveLimits } from '
 import { CONFIGURATION_FILES, entryNamesProblem, sortByPath, sortPaths, unsafePathReason } from '../../domain/package/package-paths.js';
 import type { DeflatedEntry, PackageEntry, PackageSource } from '../../application/ports/package-source.js';
 import { readCentralDirectory, ZipStructureError, type CentralEntry } from './zip/central-directory.js';
-import { DEFLATED, STORED } from './zip/zip-records.js';
+import { DATA_DESCRIPTOR, DEFLATED, STORED, U32_MAX } from './zip/zip-records.js';
 import { readFully } from './zip/positional-read.js';
 
 const inflate = promisify(inflateRaw);
@@ -258,17 +258,31 @@ export class ZipPackageSource implements PackageSource {
     return buffer;
   }
 
-  /** Data starts after the local header, whose name and extra lengths may differ from the central ones. */
+  /** Data starts after the local header, whose extra length may differ from the central one. */
   private async dataStart(entry: CentralEntry): Promise<number> {
-    const header = Buffer.alloc(LOCAL_HEADER);
+    const header = Buffer.alloc(LOCAL_HEADER + entry.fnameLen);
     await this.readFully(header, entry.offset);
     return entry.offset + this.localHeaderLength(entry, header, 0);
   }
 
-  /** Length of the local header at `at`: fixed part, name and extra field. */
+  /**
+   * Length of the local header at `at` (fixed part, name and extra field), once it agrees
+   * with the central record: a streaming reader (Java's ZipInputStream, `unzip` of a
+   * pipe) goes by the local header alone, and would write a different name (`../x`)
+   * or decode with another method than every reader here. Sizes and CRC-32 are compared
+   * when the header carries them (no data descriptor, no zip64 stand-in).
+   */
   private localHeaderLength(entry: CentralEntry, bytes: Buffer, at: number): number {
-    if (bytes.length - at < LOCAL_HEADER || bytes.readUInt32LE(at) !== 0x04034b50) this.corrupt(entry, 'bad local header');
-    return LOCAL_HEADER + bytes.readUInt16LE(at + 26) + bytes.readUInt16LE(at + 28);
+    if (bytes.length - at < LOCAL_HEADER + entry.fnameLen || bytes.readUInt32LE(at) !== 0x04034b50) this.corrupt(entry, 'bad local header');
+    const nameLength = bytes.readUInt16LE(at + 26);
+    if (nameLength !== entry.fnameLen || bytes.toString('utf8', at + LOCAL_HEADER, at + LOCAL_HEADER + nameLength) !== entry.name) this.corrupt(entry, 'its local header names another file than the central directory');
+    if (bytes.readUInt16LE(at + 8) !== entry.method) this.corrupt(entry, 'its local header declares another compression method than the central directory');
+    if ((bytes.readUInt16LE(at + 6) & DATA_DESCRIPTOR) === 0) {
+      const [crc, compressedSize, size] = [bytes.readUInt32LE(at + 14), bytes.readUInt32LE(at + 18), bytes.readUInt32LE(at + 22)];
+      const differs = (local: number, central: number) => local !== central && local !== U32_MAX;
+      if (crc !== entry.crc || differs(compressedSize, entry.compressedSize) || differs(size, entry.size)) this.corrupt(entry, 'its local header declares other sizes or another CRC-32 than the central directory');
+    }
+    return LOCAL_HEADER + nameLength + bytes.readUInt16LE(at + 28);
   }
 
   private async readFully(buffer: Buffer, position: number): Promise<void> {

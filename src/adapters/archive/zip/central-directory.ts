@@ -1,5 +1,6 @@
 import type { FileHandle } from 'node:fs/promises';
 import { readFully } from './positional-read.js';
+import { U32_MAX } from './zip-records.js';
 
 /** What the central directory says of one entry. */
 export interface CentralEntry {
@@ -32,7 +33,6 @@ const CENTRAL = 0x02014b50;
 const CENTRAL_LENGTH = 46;
 const ZIP64_EXTRA = 0x0001;
 const U16_MAX = 0xffff;
-const U32_MAX = 0xffffffff;
 const ENCRYPTED = 0x0001;
 /** "Version made by" names the host in its high byte; 3 is Unix, whose mode is the high half of the external attributes. */
 const UNIX_HOST = 3;
@@ -110,6 +110,8 @@ export async function readCentralDirectory(file: FileHandle): Promise<CentralEnt
     entries[i] = entry;
     at = next;
   }
+  // Records past the count: readers that walk the directory (Python's zipfile, unzip) see files that readers trusting the count do not.
+  if (at !== directory.length) throw new ZipStructureError(`the central directory holds ${directory.length - at} bytes past its ${count} records (the end record's entry count is wrong)`);
   return entries;
 }
 

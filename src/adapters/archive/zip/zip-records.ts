@@ -3,11 +3,13 @@
 export const STORED = 0;
 export const DEFLATED = 8;
 const UTF8_NAMES = 0x0800;
-const DATA_DESCRIPTOR = 0x0008;
+/** General-purpose flag bit 3: CRC-32 and sizes follow the data, and the local header holds zeros. */
+export const DATA_DESCRIPTOR = 0x0008;
 const MADE_BY_UNIX = (3 << 8) | 45;
 const VERSION_DEFLATE = 20;
 const VERSION_ZIP64 = 45;
-const U32_MAX = 0xffffffff;
+/** A 32-bit field saturated: the value is in the zip64 extra field. */
+export const U32_MAX = 0xffffffff;
 /** 1980-01-01 00:00:00, the DOS epoch: fixed so archives are reproducible. */
 const DOS_DATE = (0 << 9) | (1 << 5) | 1;
 const DOS_TIME = 0;
