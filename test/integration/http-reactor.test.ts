@@ -247,9 +247,11 @@ describe('introspection', () => {
     expect(fixture.lines.length).toBeGreaterThan(0);
   });
 
-  it.each(['/introspect/status', '/api/v1/introspect/metadata', '/package/manual/logs'])('answers 405 to a POST on %s', async (path) => {
+  it.each(['/introspect/status', '/api/v1/introspect/metadata', '/package/manual/logs', '/healthz', '/readyz', '/metrics'])('answers 405 to a POST on %s', async (path) => {
     const response = await request(fixture.http).post(path).expect(405);
     expect(response.headers['allow']).toBe('GET, HEAD');
+    expect(response.body.error.code).toBe('METHOD_NOT_ALLOWED');
+    expect((await request(fixture.http).delete(path).expect(405)).headers['allow']).toBe('GET, HEAD');
   });
 });
 

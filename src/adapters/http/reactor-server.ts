@@ -187,8 +187,10 @@ export class ReactorServer {
             ({ answerOpenApi }) => answerOpenApi(target.mount, target.page, request, response),
           ).catch((error: unknown) => sendProblem(response, error));
         case 'health':
+          if (refusedUnlessRead(request, response)) return;
           return void this.health(target.probe, response).catch((error: unknown) => sendProblem(response, error));
         case 'metrics':
+          if (refusedUnlessRead(request, response)) return;
           return void this.metrics.exposition().then(
             ({ body, contentType }) => {
               response.writeHead(200, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store' });
@@ -230,7 +232,7 @@ export class ReactorServer {
    * like a static file: its type, strong ETag, the reactor's Cache-Control, 304.
    */
   private serveBundledAsset(set: 'graphiql' | 'api-docs', name: string, request: IncomingMessage, response: ServerResponse): void {
-    if (request.method !== 'GET' && request.method !== 'HEAD') return sendProblem(response, methodNotAllowed('GET, HEAD'));
+    if (refusedUnlessRead(request, response)) return;
     const cacheControl = this.reactor.settings.cacheControl;
     let assets = this.bundledAssets.get(set);
     if (!assets) {
@@ -324,4 +326,11 @@ function originForm(request: IncomingMessage): string {
   } catch {
     return target;
   }
+}
+
+/** 405 with `Allow: GET, HEAD` to any other method: true when that was the answer. */
+function refusedUnlessRead(request: IncomingMessage, response: ServerResponse): boolean {
+  if (request.method === 'GET' || request.method === 'HEAD') return false;
+  sendProblem(response, methodNotAllowed('GET, HEAD'));
+  return true;
 }
