@@ -70,7 +70,7 @@ describe('operating a reactor', () => {
       const ids: string[] = [];
       // Plain static reads carry the id in the header array they write, the rest set it before.
       for (const [path, extra] of [['/', {}], ['/css/style.css', { Range: 'bytes=0-3' }], ['/nothing', {}], ['/', { Origin: 'https://elsewhere.example' }]] as const) {
-        const answer = await fetch(`${running.url}${path}`, { headers: { 'X-Forwarded-For': '203.0.113.7, 10.0.0.1', ...extra } });
+        const answer = await fetch(`${running.url}${path}`, { headers: { 'X-Forwarded-For': '198.51.100.99, 203.0.113.7', ...extra } });
         ids.push(answer.headers.get('x-request-id')!);
       }
       expect(new Set(ids).size).toBe(4);

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { isIP } from 'node:net';
 import type * as WorkerThreads from 'node:worker_threads';
 import { LineSink } from '../line-sink.js';
 import { builtEntry } from '../../shared/built-entry.js';
@@ -155,12 +156,18 @@ export class AccessLog {
   }
 }
 
-/** The client of a request: the socket's peer, or with `--trust-proxy` the first address `X-Forwarded-For` names. */
+/**
+ * The client of a request: the socket's peer, or with `--trust-proxy` the address the
+ * proxy put last in `X-Forwarded-For` (the peer it saw), when that is an IP address. The
+ * addresses before it are whatever the client sent: nginx's `$proxy_add_x_forwarded_for`
+ * appends to the client's own header, as nginx's realip module reads it too.
+ */
 export function clientOf(request: IncomingMessage, trustProxy: boolean): string | undefined {
   if (trustProxy) {
     const forwarded = request.headers['x-forwarded-for'];
-    const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim();
-    if (first) return first;
+    const header = Array.isArray(forwarded) ? forwarded.join(',') : forwarded;
+    const last = header?.slice(header.lastIndexOf(',') + 1).trim();
+    if (last && isIP(last) !== 0) return last;
   }
   return request.socket.remoteAddress;
 }
