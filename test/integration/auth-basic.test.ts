@@ -41,12 +41,15 @@ const site = demoPackage({
   'authentication.json': JSON.stringify({ authentication: { basicAuth: { enabled: true, realm: 'Staff "only"' } } }),
   'content/admin.html': '<p>admin</p>',
   'content/public.html': '<p>public</p>',
+  'content/panel/index.html': '<p>panel</p>',
   'data/items.json': JSON.stringify([{ id: 'a' }, { id: 'b' }]),
   'storage.json': JSON.stringify({ storage: { dataSets: { items: { source: 'data/items.json' } } } }),
   'routes.json': JSON.stringify({
     routes: [
       { path: '/', resource: 'content/index.html' },
       { path: '/admin.html', resource: 'content/admin.html', accessControl: { roles: ['admin'] } },
+      { path: '/panel', resource: 'content/panel/index.html', accessControl: { roles: ['admin'] } },
+      { path: '/panel/home', resource: 'content/panel/index.html' },
       { path: '/public.html', resource: 'content/public.html', accessControl: { authenticationRequired: false } },
       { path: '/api/v1/data/items', dataset: 'items', accessControl: { roles: ['editor'] } },
     ],
@@ -136,6 +139,14 @@ describe('route access control', () => {
     await request(fixture.http).get('/admin.html').expect(401);
     expect((await request(fixture.http).get('/admin.html').set('Authorization', basic('bob', 'bob-pw')).expect(403)).body.error.code).toBe('FORBIDDEN');
     await request(fixture.http).get('/admin.html').set('Authorization', basic('alice', 'alice-pw')).expect(200);
+  });
+
+  it('holds a file a route protects to that rule on every path that reaches it: its own, its folder, another route without a rule', async () => {
+    for (const path of ['/panel', '/panel/index.html', '/panel/', '/panel/home']) {
+      await request(fixture.http).get(path).expect(401);
+      await request(fixture.http).get(path).set('Authorization', basic('bob', 'bob-pw')).expect(403);
+      expect((await request(fixture.http).get(path).set('Authorization', basic('alice', 'alice-pw')).expect(200)).text).toBe('<p>panel</p>');
+    }
   });
 
   it('serves a route that does not require authentication to anyone', async () => {

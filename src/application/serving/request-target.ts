@@ -163,6 +163,6 @@ function handlerRefused(route: Route): RequestTarget {
 
 /** The rule of what the path reaches: below `/api/v1/data/`, the rule of that dataset's route; else the route's. */
 function ruleOf(mount: Mount, target: RequestTarget, path: string): { rule?: AccessControl } {
-  const rule = target.kind === 'data' && path.startsWith(DATA_API_PREFIX) ? mount.auth?.datasetRules.get(target.dataset) : mount.pkg.routes.lookup(path)?.route?.accessControl;
+  const rule = target.kind === 'data' && path.startsWith(DATA_API_PREFIX) ? mount.auth?.datasetRules.get(target.dataset) : mount.pkg.routes.ruleOf(path);
   return rule ? { rule } : {};
 }

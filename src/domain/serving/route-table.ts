@@ -1,5 +1,5 @@
 import { CONTENT_DIR } from '../package/package-paths.js';
-import { dependencyReference, type Route, type Routes } from '../package/routes.js';
+import { dependencyReference, type AccessControl, type Route, type Routes } from '../package/routes.js';
 
 export type RouteTarget =
   /** A file of the layered content tree, by its path below content/. */
@@ -21,6 +21,8 @@ export type RouteTarget =
  */
 export class RouteTable {
   private readonly byPath = new Map<string, RouteTarget>();
+  /** The first rule a route sets on each file below content/ it names: the file keeps it on every path that reaches it. */
+  private readonly fileRules = new Map<string, AccessControl>();
 
   /** Whether any route restricts access: a mount without one need not look through them all. */
   readonly restricted: boolean;
@@ -50,11 +52,26 @@ export class RouteTable {
       }
     }
     this.restricted = restricted;
+    if (restricted)
+      for (const target of this.byPath.values())
+        if ((target.kind === 'content' || target.kind === 'dependency') && target.route?.accessControl && !this.fileRules.has(target.contentPath)) this.fileRules.set(target.contentPath, target.route.accessControl);
   }
 
   /** The declared target of a path, if routes.json names one. */
   lookup(path: string): RouteTarget | undefined {
     return this.byPath.get(path);
+  }
+
+  /**
+   * The access rule of a path: its route's own, else that of the file it reaches when a
+   * route protects that file. Otherwise `/admin` would refuse what `/admin-page.html`
+   * (the file's own path, or another route without a rule) hands out.
+   */
+  ruleOf(path: string): AccessControl | undefined {
+    const target = this.byPath.get(path);
+    if (target?.route?.accessControl || this.fileRules.size === 0) return target?.route?.accessControl;
+    if (target === undefined) return this.fileRules.get(RouteTable.mirrored(path));
+    return target.kind === 'content' || target.kind === 'dependency' ? this.fileRules.get(target.contentPath) : undefined;
   }
 
   /** The content path a request path mirrors when no route names it: `/docs/` -> `docs/index.html`. */

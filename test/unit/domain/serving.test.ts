@@ -110,6 +110,28 @@ describe('route table', () => {
     expect(RouteTable.mirrored('/docs/')).toBe('docs/index.html');
     expect(RouteTable.mirrored('/a.css')).toBe('a.css');
   });
+
+  it("gives each path its route's rule, else the first rule a route sets on the file it reaches", () => {
+    const admin = { roles: ['admin'] };
+    const open = { authenticationRequired: false };
+    const table = new RouteTable({
+      routes: [
+        { path: '/admin', resource: 'content/admin.html', accessControl: admin },
+        { path: '/admin-public', resource: 'content/admin.html', accessControl: open },
+        { path: '/admin-alias', resource: 'content/admin.html' },
+        { path: '/raw', resource: 'data/raw.txt', accessControl: admin },
+        { path: '/other', resource: 'content/other.html' },
+      ],
+    });
+    expect(table.ruleOf('/admin')).toBe(admin);
+    expect(table.ruleOf('/admin-public')).toBe(open);
+    expect(table.ruleOf('/admin-alias')).toBe(admin);
+    expect(table.ruleOf('/admin.html')).toBe(admin);
+    expect(table.ruleOf('/other')).toBeUndefined();
+    expect(table.ruleOf('/other.html')).toBeUndefined();
+    expect(table.ruleOf('/raw')).toBe(admin);
+    expect(new RouteTable({ routes: [{ path: '/docs', resource: 'content/docs/index.html', accessControl: admin }] }).ruleOf('/docs/')).toBe(admin);
+  });
 });
 
 describe('overlay keys', () => {
