@@ -11,7 +11,8 @@ import type { DependencyContext, DependencyLoader, DependencyTree } from '../pac
 import { generateManifest, normalizeManifest, type Manifest } from '../../domain/package/manifest.js';
 import { detectType, isTextType } from '../../domain/package/media-types.js';
 import { normalizeMetadata, type Metadata } from '../../domain/package/metadata.js';
-import { MANIFEST_FILE, METADATA_FILE, ROUTES_FILE, SECURITY_FILE, STORAGE_FILE, isContentPath, sortByPath } from '../../domain/package/package-paths.js';
+import { normalizeAuthentication, type Authentication } from '../../domain/package/authentication.js';
+import { AUTHENTICATION_FILE, MANIFEST_FILE, METADATA_FILE, ROUTES_FILE, SECURITY_FILE, STORAGE_FILE, isContentPath, sortByPath } from '../../domain/package/package-paths.js';
 import { generateRoutes, normalizeRoutes, type Routes } from '../../domain/package/routes.js';
 import { normalizeStorage, type Storage } from '../../domain/package/storage.js';
 import { coveredPaths } from '../integrity/digest-entries.js';
@@ -70,6 +71,7 @@ export class ValidatePackage {
     const routes = await parse(ROUTES_FILE, normalizeRoutes);
     const storage = await parse(STORAGE_FILE, normalizeStorage);
     const security = await parse(SECURITY_FILE, normalizeSecurity);
+    const authentication = await parse(AUTHENTICATION_FILE, normalizeAuthentication);
     const storageValue = 'value' in storage ? storage.value : undefined;
     const manifestValue = 'value' in manifest ? manifest.value : generateManifest(files, (path) => detectType(path));
 
@@ -83,6 +85,7 @@ export class ValidatePackage {
         await this.checkStorage(source, storage, files),
         this.checkSecurity(security, digests),
         ...('value' in security && security.value.digitalSignatures ? [await this.checkSignature(source, security.value)] : []),
+        ...('absent' in authentication ? [] : [this.checkAuthentication(authentication, files)]),
         checkResult('content', references, unscanned),
       ]);
     } finally {
@@ -120,6 +123,16 @@ export class ValidatePackage {
   private async checkSignature(source: PackageSource, security: Security): Promise<CheckResult> {
     const verdict = await this.signatures.check(source, security);
     return checkResult('signature', verdict.valid ? [] : [verdict.reason!], verdict.valid ? [`${verdict.scheme} signature by ${security.digitalSignatures!.publicKey} matches`] : []);
+  }
+
+  /** Only for a package that has authentication.json: the reactor refuses to serve it when this check fails. */
+  private checkAuthentication(authentication: Exclude<Parsed<Authentication>, { absent: true }>, files: ReadonlySet<string>): CheckResult {
+    if ('error' in authentication) return checkResult('authentication', [authentication.error]);
+    const { basicAuth, oauth2 } = authentication.value;
+    const passwdFile = basicAuth?.passwdFile;
+    const errors = passwdFile === undefined || files.has(passwdFile) ? [] : [`${AUTHENTICATION_FILE}: authentication.basicAuth.passwdFile: ${passwdFile} is not in the package`];
+    const enabled = [basicAuth?.enabled ? 'basic auth' : undefined, oauth2?.enabled ? 'OAuth2' : undefined].filter((kind) => kind !== undefined);
+    return checkResult('authentication', errors, [enabled.length > 0 ? `${enabled.join(' and ')} enabled` : 'no authentication enabled']);
   }
 
   private checkMetadata(metadata: Parsed<Metadata>): CheckResult {

@@ -1,4 +1,4 @@
-export const CHECK_NAMES = ['metadata', 'manifest', 'routes', 'storage', 'security', 'signature', 'content'] as const;
+export const CHECK_NAMES = ['metadata', 'manifest', 'routes', 'storage', 'security', 'signature', 'authentication', 'content'] as const;
 export type CheckName = (typeof CHECK_NAMES)[number];
 
 export interface CheckResult {

@@ -151,6 +151,18 @@ describe('ValidatePackage', () => {
     await expect(validate({ 'metadata.json': demoPackage()['metadata.json']!, 'signature.json': '{}', 'package.enc': 'x' })).rejects.toThrow(KeyRequiredError);
   });
 
+  it("checks authentication.json, when there is one, as the reactor reads it: field types, and a password file that is in the package", async () => {
+    const auth = (authentication: unknown, extra: Record<string, string> = {}) => validate(demoPackage({ 'authentication.json': JSON.stringify({ authentication }), ...extra }));
+    const good = await auth({ basicAuth: { enabled: true, realm: 'Staff', passwdFile: 'auth/htpasswd' } }, { 'auth/htpasswd': 'ann:$2y$04$abc' });
+    expect(good.report.checks.map((c) => c.check)).toEqual(['metadata', 'manifest', 'routes', 'storage', 'security', 'authentication', 'content']);
+    expect(good.check('authentication')).toMatchObject({ passed: true, notes: ['basic auth enabled'] });
+    expect((await auth({ basicAuth: { enabled: true, passwdFile: '../../etc/passwd' } })).check('authentication').errors).toEqual(['authentication.json: authentication.basicAuth.passwdFile: ../../etc/passwd is not in the package']);
+    const wrong = await auth({ basicAuth: 'yes', oauth2: { enabled: true, authorizationUrl: 'javascript:alert(1)', scopes: 'openid' } });
+    expect(wrong.report.valid).toBe(false);
+    expect(wrong.check('authentication').errors[0]).toMatch(/basicAuth: must be an object.*authorizationUrl: must be an http\(s\) URL.*scopes: must be an array of strings/);
+    expect((await validate(demoPackage({}))).report.checks.map((c) => c.check)).not.toContain('authentication');
+  });
+
   it('flags external http(s) references in content', async () => {
     const { check } = await validate(demoPackage({ 'content/index.html': '<p>\n<script src="https://cdn.example.com/x.js"></script>' }));
     expect(check('content').errors).toEqual(['content/index.html:2: external reference https://cdn.example.com/x.js']);
