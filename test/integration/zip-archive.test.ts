@@ -201,6 +201,24 @@ describe('ZipPackageSource', () => {
     }
   });
 
+  it('says an entry that inflates past its declared size does so, in its own words rather than zlib\'s', async () => {
+    const file = join(work.path, 'larger.cap');
+    writeZipEntries(file, { 'metadata.json': Buffer.from('{}'), 'content/index.html': Buffer.from('<p>'.repeat(1000)) }, { deflated: true });
+    const bytes = readFileSync(file);
+    const name = Buffer.from('content/index.html');
+    const local = bytes.indexOf(name) - 30;
+    const central = bytes.indexOf(name, local + 30 + name.length) - 46;
+    bytes.writeUInt32LE(10, local + 22);
+    bytes.writeUInt32LE(10, central + 24);
+    writeFileSync(file, bytes);
+    const source = await ZipPackageSource.open(file);
+    try {
+      await expect(source.read('content/index.html')).rejects.toThrow(new CorruptEntryError('content/index.html', 'inflates beyond its declared size'));
+    } finally {
+      await source.close();
+    }
+  });
+
   it('refuses duplicate entry names with IntegrityError naming them', async () => {
     const file = join(work.path, 'dup.cap');
     writeRawZip(file, [['metadata.json', '{}'], ['content/a.html', 'one'], ['content/a.html', 'two']]);

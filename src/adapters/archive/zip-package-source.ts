@@ -110,10 +110,10 @@ export class ZipPackageSource implements PackageSource {
       try {
         return inflateRawSync(raw, inflateOptions(entry));
       } catch (error) {
-        return this.corrupt(entry, (error as Error).message);
+        return this.inflateFailed(entry, error);
       }
     });
-    if (entry.method === DEFLATED && !inflateHere) data = await inflate(data, inflateOptions(entry)).catch((error: Error) => this.corrupt(entry, error.message));
+    if (entry.method === DEFLATED && !inflateHere) data = await inflate(data, inflateOptions(entry)).catch((error: unknown) => this.inflateFailed(entry, error));
     this.verify(entry, data.length, crc32(data));
     return data;
   }
@@ -252,7 +252,7 @@ export class ZipPackageSource implements PackageSource {
    * would take for the trailer.
    */
   private async inflateExactly(entry: CentralEntry, raw: Uint8Array): Promise<Uint8Array> {
-    const { buffer, engine } = await inflateInfo(raw, { ...inflateOptions(entry), info: true }).catch((error: Error) => this.corrupt(entry, error.message));
+    const { buffer, engine } = await inflateInfo(raw, { ...inflateOptions(entry), info: true }).catch((error: unknown) => this.inflateFailed(entry, error));
     if (engine.bytesWritten !== raw.length) this.corrupt(entry, `its deflate stream ends ${raw.length - engine.bytesWritten} bytes before its data`);
     this.verify(entry, buffer.length, crc32(buffer));
     return buffer;
@@ -292,6 +292,11 @@ export class ZipPackageSource implements PackageSource {
   private verify(entry: CentralEntry, size: number, crc: number): void {
     if (size !== entry.size) this.corrupt(entry, `size ${size} differs from the declared ${entry.size}`);
     if (crc !== entry.crc) this.corrupt(entry, 'CRC-32 mismatch');
+  }
+
+  /** zlib stops at the declared size (maxOutputLength) with its own words for a Buffer: said as the stream says it. */
+  private inflateFailed(entry: CentralEntry, error: unknown): never {
+    this.corrupt(entry, (error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' ? 'inflates beyond its declared size' : (error as Error).message);
   }
 
   private corrupt(entry: CentralEntry, reason: string): never {
