@@ -87,8 +87,13 @@ export async function readOptional<T>(source: PackageSource, path: string, norma
 }
 
 export async function readMetadata(source: PackageSource): Promise<Metadata> {
-  if (!source.has(METADATA_FILE)) throw new PackageFormatError(`${source.location} has no ${METADATA_FILE}`);
+  assertPackage(source);
   return normalizeMetadata(await readDocument(source, METADATA_FILE));
+}
+
+/** A package has a metadata.json at its root: an archive of anything else (or of a folder holding the package) is refused. */
+export function assertPackage(source: PackageSource): void {
+  if (!source.has(METADATA_FILE)) throw new PackageFormatError(`${source.location} has no ${METADATA_FILE}`);
 }
 
 export interface ReadOptions {

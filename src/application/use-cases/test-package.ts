@@ -7,7 +7,7 @@ import { MANIFEST_FILE, METADATA_FILE, ROUTES_FILE, SECURITY_FILE, STORAGE_FILE 
 import { normalizeRoutes } from '../../domain/package/routes.js';
 import { normalizeStorage } from '../../domain/package/storage.js';
 import { normalizeTestSuite, requestTarget, type InvalidTest, type PackageTest } from '../../domain/testing/test-suite.js';
-import { MAX_DATA_DOCUMENT_BYTES, readText } from '../package/package-reader.js';
+import { MAX_DATA_DOCUMENT_BYTES, assertPackage, readText } from '../package/package-reader.js';
 import type { HttpProbe } from '../ports/http-probe.js';
 import { messageOf } from '../shared/error-message.js';
 import type { PackageOpener, PackageSource } from '../ports/package-source.js';
@@ -60,6 +60,7 @@ export class TestPackage {
     const suites: Array<{ file: string; tests: Array<PackageTest | InvalidTest> }> = [];
     try {
       refuseEncrypted(source, 'test');
+      assertPackage(source);
       for (const { path } of source.entries().filter((entry) => TEST_FILE.test(entry.path))) {
         try {
           suites.push({ file: path, tests: normalizeTestSuite(parseDocument(await readText(source, path), path), path) });

@@ -2,6 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { AjvSchemaValidator } from '../../../src/adapters/schema/ajv-schema-validator.js';
 import type { ReactorHost } from '../../../src/application/ports/reactor-host.js';
 import { TestPackage } from '../../../src/application/use-cases/test-package.js';
+import { PackageFormatError } from '../../../src/domain/errors.js';
 import { MemoryOpener } from '../../fakes/memory-package-opener.js';
 import { ScriptedHttpProbe, type ScriptedPage } from '../../fakes/scripted-http-probe.js';
 import { demoPackage } from '../../support/demo-package.js';
@@ -87,5 +88,11 @@ describe('TestPackage', () => {
     expect(report.results[1]!.messages).toEqual(['invalid definition: tests/a.yaml tests[1]: "name" is required', 'invalid definition: tests/a.yaml tests[1]: "expected_status" must be an HTTP status code']);
     expect(report.results[3]!.messages[0]).toMatch(/^invalid definition: tests\/broken\.yml:\d+:\d+: invalid YAML/);
     expect(counts().starts).toBe(0);
+  });
+
+  it('refuses what is not a package (no metadata.json at its root), as info does, instead of passing it with no tests', async () => {
+    const { host, probe } = fakes({});
+    const wrapped = Object.fromEntries(Object.entries(demoPackage({})).map(([path, bytes]) => [`site/${path}`, bytes]));
+    await expect(new TestPackage(new MemoryOpener().add('p', wrapped), host, probe, new AjvSchemaValidator()).execute('p')).rejects.toThrow(new PackageFormatError('p has no metadata.json'));
   });
 });
