@@ -33,6 +33,8 @@ function idProblem(id: string): string | undefined {
   if (id.length > MAX_ID_LENGTH) return `is longer than ${MAX_ID_LENGTH} characters`;
   if (id.includes('/') || id.includes('\\')) return 'contains a slash';
   if (id.includes('..')) return 'contains ".."';
+  // A URL's "." segment means the collection itself: /api/v1/data/<dataset>/. could never name the item.
+  if (id === '.') return 'is ".", which a URL cannot name';
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(id)) return 'contains a control character';
   // A lone surrogate has no UTF-8 form: no URL, log line or response could name the item again.
