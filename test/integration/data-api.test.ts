@@ -99,6 +99,8 @@ describe('dataset REST API', () => {
     ['a JSON scalar', (t: request.Test) => t.set('Content-Type', 'application/json').send('"text"'), 400, 'INVALID_ITEM'],
     ['an id with a slash', (t: request.Test) => t.send({ id: 'a/b', title: 'x' }), 400, 'INVALID_ITEM'],
     ['an id with ..', (t: request.Test) => t.send({ id: '..', title: 'x' }), 400, 'INVALID_ITEM'],
+    ['the id ".", which no URL could name', (t: request.Test) => t.send({ id: '.', title: 'x' }), 400, 'INVALID_ITEM'],
+    ['a body that is not UTF-8', (t: request.Test) => t.set('Content-Type', 'application/json').serialize((bytes) => bytes).send(Buffer.from([...Buffer.from('{"title":"'), 0xff, 0xfe, ...Buffer.from('"}')])), 400, 'MALFORMED_JSON'],
     // JSON.parse reads 1e400 as Infinity, which would be stored, and read back, as null.
     ['a number beyond a double', (t: request.Test) => t.set('Content-Type', 'application/json').send('{"title":"x","score":[1,{"n":-1e400}]}'), 400, 'INVALID_ITEM'],
     ['a duplicate id', (t: request.Test) => t.send({ id: 'first', title: 'again' }), 409, 'DUPLICATE_ID'],

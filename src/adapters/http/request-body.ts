@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import type { Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
@@ -85,6 +86,8 @@ function refusal(error: unknown, coding: string | undefined): unknown {
 
 /** A body read as JSON: what JSON.parse makes of it, or MalformedJsonError (400) saying why not. */
 export function jsonOf(body: Buffer): unknown {
+  // JSON is UTF-8 (RFC 8259): decoded anyway, bad bytes would be stored as U+FFFD, not as sent.
+  if (!isUtf8(body)) throw new MalformedJsonError('malformed JSON body: it is not valid UTF-8');
   try {
     return JSON.parse(body.toString('utf8'));
   } catch (error) {

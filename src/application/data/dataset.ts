@@ -1,7 +1,7 @@
 import { ItemNotFoundError, DuplicateIdError, IdMismatchError, NotACollectionError, SchemaViolationError, type PackageError } from '../../domain/errors.js';
 import type { DatasetIndex} from '../../domain/data/dataset-index.js';
 import { nextFreeId } from '../../domain/data/dataset-index.js';
-import { asItem, checkItemId, type IdPolicy, type Item } from '../../domain/data/item-id.js';
+import { asItem, checkItemId, checkNewItemId, type IdPolicy, type Item } from '../../domain/data/item-id.js';
 import { formatOperation, parseOperationLog, type Operation } from '../../domain/data/operation-log.js';
 import { historyOf, stateAt, type ItemVersion } from '../../domain/data/item-history.js';
 import { CollectionQueries, selectEntries, type QueryAnswer } from './collection-queries.js';
@@ -161,7 +161,7 @@ export class Dataset {
       const item = asItem(value);
       let id: string;
       let stored = item;
-      if (item.id !== undefined) id = checkItemId(item.id);
+      if (item.id !== undefined) id = checkNewItemId(item.id);
       else {
         const number = view.nextId();
         id = String(number);

@@ -28,13 +28,22 @@ export function checkItemId(raw: unknown): string {
   return raw;
 }
 
+/**
+ * The id of a new item: also not ".", a URL segment that means the collection itself, so
+ * `/api/v1/data/<dataset>/.` could never name the item. (Only new ones: an overlay
+ * written before this rule still loads, and its item can be replaced or deleted.)
+ */
+export function checkNewItemId(raw: unknown): string {
+  const id = checkItemId(raw);
+  if (id === '.') throw new InvalidItemError('"id" "." is a name no URL can give the item');
+  return id;
+}
+
 function idProblem(id: string): string | undefined {
   if (id === '') return 'is empty';
   if (id.length > MAX_ID_LENGTH) return `is longer than ${MAX_ID_LENGTH} characters`;
   if (id.includes('/') || id.includes('\\')) return 'contains a slash';
   if (id.includes('..')) return 'contains ".."';
-  // A URL's "." segment means the collection itself: /api/v1/data/<dataset>/. could never name the item.
-  if (id === '.') return 'is ".", which a URL cannot name';
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(id)) return 'contains a control character';
   // A lone surrogate has no UTF-8 form: no URL, log line or response could name the item again.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { ConfigParseError, InvalidItemError } from '../../../src/domain/errors.js';
 import { DatasetIndex, nextFreeId } from '../../../src/domain/data/dataset-index.js';
-import { asItem, checkItemId, idPolicyOf, itemIdOf } from '../../../src/domain/data/item-id.js';
+import { asItem, checkItemId, checkNewItemId, idPolicyOf, itemIdOf } from '../../../src/domain/data/item-id.js';
 import { formatOperation, parseOperationLog } from '../../../src/domain/data/operation-log.js';
 import { checkTextBody, checkWritableContentPath } from '../../../src/domain/serving/content-write.js';
 
@@ -16,12 +16,18 @@ describe('item ids', () => {
   });
 
   it('refuses ids with a slash, "..", control characters, empty, overlong or of the wrong type', () => {
-    for (const bad of ['a/b', 'a\\b', '.', '..', 'x..y', '', 'a\u0000', 'x'.repeat(257), '\ud800', 'a\udfffb', null, true, {}, [], Number.NaN, Infinity]) {
+    for (const bad of ['a/b', 'a\\b', '..', 'x..y', '', 'a\u0000', 'x'.repeat(257), '\ud800', 'a\udfffb', null, true, {}, [], Number.NaN, Infinity]) {
       expect(() => checkItemId(bad)).toThrow(InvalidItemError);
     }
     expect(checkItemId('ok-id_1.2')).toBe('ok-id_1.2');
     expect(checkItemId(42)).toBe('42');
     expect(checkItemId('smile-\u{1F600}')).toBe('smile-\u{1F600}');
+  });
+
+  it('refuses "." as the id of a new item, which no URL can name, and still reads one an older overlay holds', () => {
+    expect(() => checkNewItemId('.')).toThrow(InvalidItemError);
+    expect(checkNewItemId('.a')).toBe('.a');
+    expect(checkItemId('.')).toBe('.');
   });
 
   it('an item is a JSON object, never an array or a scalar', () => {
