@@ -395,6 +395,12 @@ describe('HTTP', () => {
     expect(plain.body.error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
     expect((await request(loaded.app).post('/graphql')).status).toBe(415);
     expect((await request(loaded.app).get('/graphql')).status).toBe(400);
+    // What graphql-http refuses without a body gets the project's error body.
+    const latin1 = await request(loaded.app).post('/graphql').set('Content-Type', 'application/json; charset=latin1').send('{"query":"{ notes }"}').expect(415);
+    expect(latin1.body.error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+    const xml = await request(loaded.app).post('/graphql').set('Accept', 'application/xml').send({ query: '{ notes }' }).expect(406);
+    expect(xml.body.error).toEqual({ code: 'NOT_ACCEPTABLE', message: expect.stringMatching(/accepts neither/) });
+    expect(xml.headers['accept']).toMatch(/application\/json/);
     // JSON that is no object: answered at once, not left for graphql-http to wait on a request read already.
     for (const scalar of ['"{ notes }"', 'null', '0', 'false']) {
       const answer = await request(loaded.app).post('/graphql').set('Content-Type', 'application/json').send(scalar).timeout(5000);

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Request, RequestHandler } from 'express';
 import type { GraphQLSchema } from 'graphql';
-import { createHandler } from 'graphql-http/lib/use/express';
+import { createHandler, type ResponseInit } from 'graphql-http';
 import { HttpProblem, methodNotAllowed, sendProblem } from '../http-problems.js';
 import { jsonOf, readBody } from '../request-body.js';
 import { MalformedJsonError } from '../../../domain/errors.js';
@@ -30,12 +30,12 @@ export function createGraphqlEndpoint(schema: GraphQLSchema, options: GraphqlEnd
   // and its failures then take the project's error body (400 or 413) instead of reaching graphql-http.
   const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const { authorize } = options;
-  const handle = createHandler({
+  const handle = createHandler<IncomingMessage, undefined, Record<string, unknown> | undefined>({
     schema,
     validationRules: (_request, args, specified) => [...specified, ...queryLimitRules(args.variableValues ?? undefined, args.operationName ?? undefined)],
     ...(authorize ? { context: (request) => ({ authorize: (datasetId: string) => authorize(request.raw, datasetId) }) } : {}),
   });
-  return (request, response, next) => {
+  return (request, response) => {
     if (request.method !== 'GET' && request.method !== 'POST') return sendProblem(response, methodNotAllowed(ALLOWED));
     // One URL answers HTML or JSON by Accept; caches must keep them apart, and data changes.
     response.setHeader('Vary', 'Accept');
@@ -57,9 +57,19 @@ export function createGraphqlEndpoint(schema: GraphQLSchema, options: GraphqlEnd
         return;
       }
       // graphql-http answers its own failures; this only guards against a rejection escaping it.
-      Promise.resolve(handle(request, response, next)).catch((failure: unknown) => sendProblem(response, failure));
+      handle({ url: request.url, method: request.method, headers: request.headers, body: () => request.body as Record<string, unknown>, raw: request, context: undefined }).then(
+        ([answer, init]) => (answer === null && init.status >= 400 ? sendProblem(response, problemOf(init)) : response.writeHead(init.status, init.statusText, init.headers).end(answer)),
+        (failure: unknown) => sendProblem(response, failure),
+      );
     }, (error: unknown) => sendProblem(response, error));
   };
+}
+
+/** graphql-http's refusals that come without a body (what the request accepts, or sends, is not JSON in UTF-8), in the project's error body. */
+function problemOf(init: ResponseInit): HttpProblem {
+  if (init.status === 406) return new HttpProblem(406, 'NOT_ACCEPTABLE', 'GraphQL answers are application/graphql-response+json or application/json in UTF-8, and the request accepts neither', undefined, { Accept: 'application/graphql-response+json; charset=utf-8, application/json; charset=utf-8' });
+  if (init.status === 415) return new HttpProblem(415, 'UNSUPPORTED_MEDIA_TYPE', 'a GraphQL request body must be application/json in UTF-8');
+  return new HttpProblem(init.status, 'BAD_REQUEST', init.statusText ?? 'the GraphQL request was refused');
 }
 
 /**
