@@ -138,6 +138,18 @@ describe('requests from strangers, on the wire', () => {
     expect(await exchange(Buffer.from('GET /readyz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n'))).toMatch(/^HTTP\/1\.1 200 /);
   });
 
+  it.each([
+    ['a byte outside ASCII in the target', 'GET /\u00e9 HTTP/1.1\r\nHost: x\r\n\r\n', 400, 'BAD_REQUEST'],
+    ['Content-Length with Transfer-Encoding', 'POST /api/v1/data/items HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n', 400, 'BAD_REQUEST'],
+    ['a method HTTP does not define', 'FOO / HTTP/1.1\r\nHost: x\r\n\r\n', 400, 'BAD_REQUEST'],
+    ['a path of 20,000 characters', `GET /${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`, 414, 'BAD_PATH'],
+    ['a header of 20,000 characters', `GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431, 'HEADERS_TOO_LARGE'],
+  ])("answers what node's parser refuses (%s) with the JSON error body", async (_what, bytes, status, code) => {
+    const answer = await exchange(Buffer.from(bytes, 'latin1'));
+    expect(answer).toMatch(new RegExp(`^HTTP/1\\.1 ${status} [^\\r]*\\r\\nContent-Type: application/json; charset=utf-8\\r\\n[\\s\\S]*\\r\\n\\r\\n\\{"error":\\{"code":"${code}","message":"[^"]+"\\}\\}$`));
+    expect(await exchange(Buffer.from('GET /readyz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n'))).toMatch(/^HTTP\/1\.1 200 /);
+  });
+
   it('a fault in answering one request is its 500, and the next request is answered', async () => {
     const resolver = (fixture.server as unknown as { resolver: { resolve: (method: string, path: string) => unknown } }).resolver;
     const resolve = resolver.resolve.bind(resolver);

@@ -13,6 +13,7 @@ import type { BundledAssets } from './bundled-assets.js';
 import { lazyGraphqlEndpoint } from './graphql/lazy-graphql.js';
 import { methodNotAllowed, sendProblem } from './http-problems.js';
 import { pipelinedTooDeep } from './pipelining-limit.js';
+import { MAX_HEAD_BYTES, answerClientError } from './malformed-requests.js';
 import { writeStatic } from './static-responder.js';
 import type * as DataWrites from './data-writes.js';
 import { AuthGate } from './auth/auth-gate.js';
@@ -70,7 +71,7 @@ export class ReactorServer {
     const { logFormat = 'text', quiet = false } = reactor.settings;
     this.access = new AccessLog(logFormat, quiet || options.quiet === true, options.log, options.accessLogWorker);
     this.metrics = new RequestMetrics(reactor);
-    this.server = createServer({ maxHeaderSize: 16 * 1024, requestTimeout: 60_000 }, (request, response) => {
+    this.server = createServer({ maxHeaderSize: MAX_HEAD_BYTES, requestTimeout: 60_000 }, (request, response) => {
       if (pipelinedTooDeep(request, response)) return;
       // `--watch`: a request sent after an edit is answered from the version that holds it.
       const reloading = this.reactor.upToDate();
@@ -86,6 +87,7 @@ export class ReactorServer {
       else response.writeContinue();
       this.server.emit('request', request, response);
     });
+    this.server.on('clientError', answerClientError);
     this.server.keepAliveTimeout = 65_000;
     // A client that half-closes once its request is sent (`printf ... | nc -N`, health
     // checkers, HTTP/1.0 tools) still gets its answer: node's default drops every answer
