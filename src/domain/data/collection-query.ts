@@ -149,9 +149,15 @@ function parseSort(raw: string, fields: QueryFields): CollectionQuery['sort'] {
   });
 }
 
+/** A number as JSON writes one, else NaN: Number() also reads "0x5", " 5 " and "" (as 0). */
+function jsonNumber(raw: string): number {
+  return JSON_NUMBER.test(raw) ? Number(raw) : NaN;
+}
+const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+
 function whole(raw: string, name: string, minimum: number): number {
-  const number = Number(raw);
-  if (raw === '' || !Number.isSafeInteger(number) || number < minimum) throw new InvalidQueryError(`${name} must be a whole number, ${minimum} or more (got ${JSON.stringify(raw)})`);
+  const number = /^\d+$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isSafeInteger(number) || number < minimum) throw new InvalidQueryError(`${name} must be a whole number, ${minimum} or more (got ${JSON.stringify(raw)})`);
   return number;
 }
 
@@ -163,8 +169,8 @@ function typed(raw: string, type: FieldType | undefined, name: string): string |
       throw new InvalidQueryError(`${name} takes true or false (got ${JSON.stringify(raw)})`);
     case 'number':
     case 'integer': {
-      const number = Number(raw);
-      if (raw.trim() === '' || !Number.isFinite(number)) throw new InvalidQueryError(`${name} takes a number (got ${JSON.stringify(raw)})`);
+      const number = jsonNumber(raw);
+      if (!Number.isFinite(number)) throw new InvalidQueryError(`${name} takes a number (got ${JSON.stringify(raw)})`);
       return number;
     }
     case 'null':
@@ -193,7 +199,7 @@ function matches(item: unknown, filter: Filter): boolean {
 function same(value: unknown, wanted: string | number | boolean | null): boolean {
   if (value === wanted) return true;
   if (typeof wanted !== 'string') return false;
-  if (typeof value === 'number') return wanted.trim() !== '' && Number(wanted) === value;
+  if (typeof value === 'number') return String(value) === wanted;
   if (typeof value === 'boolean' || value === null) return String(value) === wanted;
   return false;
 }
@@ -201,7 +207,7 @@ function same(value: unknown, wanted: string | number | boolean | null): boolean
 function ordered(value: unknown, bound: string | number | boolean | null, op: Operator): boolean {
   const left = value;
   let right: unknown = bound;
-  if (typeof value === 'number' && typeof bound === 'string') right = bound.trim() === '' ? NaN : Number(bound);
+  if (typeof value === 'number' && typeof bound === 'string') right = jsonNumber(bound);
   if (typeof left !== typeof right || (typeof left !== 'number' && typeof left !== 'string')) return false;
   if (typeof left === 'number' && Number.isNaN(right)) return false;
   const order = compareValues(left, right);

@@ -16,6 +16,23 @@ describe('collection queries', () => {
     );
   });
 
+  it('reads numbers as JSON writes them: hex, binary, padded or empty forms are refused for a number field and for limit and offset, and match no number of an untyped field', () => {
+    for (const odd of ['0x5', '0b101', '0o5', ' 5 ', '', '5.', '+5', 'Infinity']) {
+      expect(() => parseCollectionQuery([['n', odd]], numbers)).toThrow(InvalidQueryError);
+      expect(() => parseCollectionQuery([['limit', odd]], numbers)).toThrow(InvalidQueryError);
+    }
+    for (const odd of ['1e1', '0x2', '02.0']) expect(() => parseCollectionQuery([['offset', odd]], numbers)).toThrow(InvalidQueryError);
+    expect(selectItems([{ id: '1', n: 5 }], parseCollectionQuery([['n', '5e0']], numbers))).toEqual([{ id: '1', n: 5 }]);
+    const untyped: QueryFields = { has: () => true, typeOf: () => undefined };
+    const items = [{ id: 1, n: 5 }, { id: 2, n: 0.5 }];
+    for (const odd of ['0x5', '0b101', ' 5', '5e0', '5.0']) expect(selectItems(items, parseCollectionQuery([['n', odd]], untyped))).toEqual([]);
+    expect(selectItems(items, parseCollectionQuery([['n', '5']], untyped))).toEqual([items[0]]);
+    expect(selectItems(items, parseCollectionQuery([['n', '0.5']], untyped))).toEqual([items[1]]);
+    expect(selectItems(items, parseCollectionQuery([['id', '0x1']], untyped))).toEqual([]);
+    expect(selectItems(items, parseCollectionQuery([['n_gte', '0x1']], untyped))).toEqual([]);
+    expect(selectItems(items, parseCollectionQuery([['n_gte', '1e0']], untyped))).toEqual([items[0]]);
+  });
+
   it('sorts stably: items equal on the key keep their order, descending too', () => {
     fc.assert(
       fc.property(fc.array(fc.integer({ min: 0, max: 3 })), (values) => {
