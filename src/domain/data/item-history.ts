@@ -37,11 +37,16 @@ export function stateAt(base: readonly unknown[], operations: readonly Operation
   return index;
 }
 
-const RFC_3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+const RFC_3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-](\d{2}):(\d{2}))$/;
 
-/** An RFC 3339 date-time as milliseconds since the epoch; undefined for anything else. */
+/** An RFC 3339 date-time as milliseconds since the epoch; undefined for anything else, a day or hour that does not exist too (Date.parse rolls February 30 over into March). */
 export function parseInstant(text: string): number | undefined {
-  if (!RFC_3339.test(text)) return undefined;
+  const parts = RFC_3339.exec(text);
+  if (!parts) return undefined;
+  const [year, month, day, hour, minute, second] = parts.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  const written = new Date(Date.UTC(year, month - 1, day, hour, minute, second));
+  if (written.getUTCFullYear() !== year || written.getUTCMonth() !== month - 1 || written.getUTCDate() !== day || written.getUTCHours() !== hour || written.getUTCMinutes() !== minute || written.getUTCSeconds() !== second) return undefined;
+  if (parts[9] !== undefined && (Number(parts[9]) > 23 || Number(parts[10]) > 59)) return undefined;
   const time = Date.parse(text.replace(' ', 'T'));
   return Number.isNaN(time) ? undefined : time;
 }
