@@ -25,11 +25,13 @@ const site = demoPackage({
   ]),
   'data/posts.schema.json': JSON.stringify(schema),
   'data/notes.yaml': '- id: n1\n  text: yaml note\n',
+  'data/settings.json': JSON.stringify({ theme: 'dark' }),
   'storage.json': JSON.stringify({
     storage: {
       dataSets: {
         posts: { source: 'data/posts.json', schemaFile: 'data/posts.schema.json', schemaType: 'json-schema' },
         notes: { source: 'data/notes.yaml' },
+        settings: { source: 'data/settings.json' },
       },
     },
   }),
@@ -78,6 +80,11 @@ describe('dataset REST API', () => {
     expect(list.body.at(-1)).toEqual({ id: 'third', title: 'Third, edited', views: 3 });
     await http.delete('/api/v1/data/posts/third').expect(204);
     await http.get('/api/v1/data/posts/third').expect(404);
+  });
+
+  it('answers a document dataset whole, and refuses query parameters it has no items to select with', async () => {
+    expect((await http.get('/api/v1/data/settings').expect(200)).body).toEqual({ theme: 'dark' });
+    for (const query of ['limit=1', 'theme=dark', 'sort=theme']) expect((await http.get(`/api/v1/data/settings?${query}`).expect(400)).body.error.message).toMatch(/one document, not a list/);
   });
 
   it('a POST without an id gets one, and its Location finds it', async () => {

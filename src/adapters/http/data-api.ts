@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ItemNotFoundError } from '../../domain/errors.js';
+import { InvalidQueryError, ItemNotFoundError } from '../../domain/errors.js';
 import type { Dataset } from '../../application/data/dataset.js';
 import type { Mount } from '../../application/serving/reactor.js';
 import { methodNotAllowed } from './http-problems.js';
@@ -34,7 +34,11 @@ export function readData(mount: Mount, id: string, item: string | undefined, req
   const headers: Record<string, string | number> = items ? { 'X-Total-Count': items.length } : {};
   const url = request.url ?? '';
   const query = url.indexOf('?');
-  if (query >= 0 && query < url.length - 1 && items) return answerQuery(mount, dataset, url, query, request, response);
+  if (query >= 0 && query < url.length - 1) {
+    // A parameter is never ignored, and a document has no items to select.
+    if (!items) throw new InvalidQueryError(`dataset ${dataset.id} is one document, not a list: query parameters select the items of a list`);
+    return answerQuery(mount, dataset, url, query, request, response);
+  }
   sendCompressible(mount.pkg.copies, request, response, wholeCollection(collection), headers);
 }
 
