@@ -219,6 +219,16 @@ describe('ZipPackageSource', () => {
     }
   });
 
+  it('refuses a name that is not UTF-8, which a reader taking it for CP437 would read otherwise', async () => {
+    const file = join(work.path, 'cp437.cap');
+    writeZipEntries(file, { 'metadata.json': Buffer.from('{}'), 'content/cafe.html': Buffer.from('<p>caf\u00e9</p>') });
+    const bytes = readFileSync(file);
+    for (let at = bytes.indexOf('content/cafe.html'); at >= 0; at = bytes.indexOf('content/cafe.html', at + 1)) bytes[at + 11] = 0x82;
+    writeFileSync(file, bytes);
+    await expect(ZipPackageSource.open(file)).rejects.toThrow(UnsafeEntryError);
+    await expect(ZipPackageSource.open(file)).rejects.toThrow(/is not UTF-8/);
+  });
+
   it('refuses duplicate entry names with IntegrityError naming them', async () => {
     const file = join(work.path, 'dup.cap');
     writeRawZip(file, [['metadata.json', '{}'], ['content/a.html', 'one'], ['content/a.html', 'two']]);

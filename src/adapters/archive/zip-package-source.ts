@@ -343,7 +343,7 @@ function indexEntries(location: string, central: CentralEntry[]): [PackageEntry[
   const byPath = new Map<string, CentralEntry>();
   const duplicates = new Set<string>();
   for (const entry of central) {
-    const reason = unsafePathReason(entry.name);
+    const reason = entry.notUtf8 ? 'its name is not UTF-8 (a reader that takes it for CP437, as ZIP allows, would see another name)' : unsafePathReason(entry.name);
     if (reason) throw new UnsafeEntryError(entry.name, reason);
     if (entry.isDirectory) {
       // A name ending in "/" with bytes: readers that trim the slash would see a second a.txt.

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { FileHandle } from 'node:fs/promises';
 import { readFully } from './positional-read.js';
 import { U32_MAX } from './zip-records.js';
@@ -15,6 +16,8 @@ export interface CentralEntry {
   /** Made on Unix with a symbolic link's file type in its external attributes: `unzip` makes a link of it. */
   isSymlink: boolean;
   encrypted: boolean;
+  /** Name bytes that do not decode as UTF-8: other readers would take them for CP437, as ZIP allows. */
+  notUtf8: boolean;
   fnameLen: number;
   extraLen: number;
 }
@@ -90,7 +93,11 @@ export async function readCentralDirectory(file: FileHandle): Promise<CentralEnt
     const next = nameStart + fnameLen + extraLen + commentLen;
     if (next > directory.length) throw new ZipStructureError(`central directory record ${i + 1} runs past the directory`);
     let name = text?.slice(nameStart, nameStart + fnameLen);
-    if (name === undefined || NON_ASCII.test(name)) name = directory.toString('utf8', nameStart, nameStart + fnameLen);
+    let notUtf8 = false;
+    if (name === undefined || NON_ASCII.test(name)) {
+      name = directory.toString('utf8', nameStart, nameStart + fnameLen);
+      notUtf8 = !isUtf8(directory.subarray(nameStart, nameStart + fnameLen));
+    }
     const entry: CentralEntry = {
       name,
       size: u32(directory, at + 24),
@@ -101,6 +108,7 @@ export async function readCentralDirectory(file: FileHandle): Promise<CentralEnt
       isDirectory: name.endsWith('/'),
       isSymlink: directory[at + 5] === UNIX_HOST && ((u32(directory, at + 38) >>> 16) & FILE_TYPE) === SYMLINK,
       encrypted: (flags & ENCRYPTED) !== 0,
+      notUtf8,
       fnameLen,
       extraLen,
     };
