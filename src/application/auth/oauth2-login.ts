@@ -79,7 +79,7 @@ export class OAuth2Login {
     if (state === undefined || stateCookie === undefined) throw new OAuth2StateError(state === undefined ? 'the callback carries no state' : 'no login was started in this browser (the state cookie is missing)');
     const dot = state.indexOf('.');
     const nonce = state.slice(0, dot);
-    if (dot <= 0 || !this.crypto.equal(state.slice(dot + 1), this.stateMac(nonce))) throw new OAuth2StateError('the state was not made by this reactor');
+    if (dot <= 0 || !this.crypto.equal(state.slice(dot + 1), this.stateMac(nonce))) throw new OAuth2StateError('the state was not made by this reactor for this mount');
     const payload = this.crypto.unsign(stateCookie, this.secret);
     const cookie = payload === undefined ? undefined : parseCookie(payload);
     if (!cookie || !this.crypto.equal(cookie.s, nonce)) throw new OAuth2StateError('the state belongs to another login');
@@ -89,8 +89,9 @@ export class OAuth2Login {
     return cookie;
   }
 
+  /** Bound to the mount's callback: the mounts of a reactor share the secret, and a login started at one is not completed at another. */
   private stateMac(nonce: string): string {
-    return this.crypto.hmac(this.secret, `oauth2-state:${nonce}`);
+    return this.crypto.hmac(this.secret, `oauth2-state:${this.settings.callbackPath}:${nonce}`);
   }
 }
 

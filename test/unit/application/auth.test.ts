@@ -165,6 +165,9 @@ describe('OAuth2Login', () => {
     await expect(login.complete({ code: 'c', state: stateOf(late.location) }, late.stateCookie)).rejects.toThrow(/too long/);
     const elsewhere = new OAuth2Login({ config, callbackPath: '/cb' }, 'another-secret-0123456789', crypto, new ScriptedOAuth2Provider(), new MemorySessionRevocations()).begin('/', 'x');
     await expect(login.complete({ code: 'c', state: stateOf(elsewhere.location) }, elsewhere.stateCookie)).rejects.toThrow(OAuth2StateError);
+    // Another mount of the same reactor: the same secret, another callback.
+    const otherMount = new OAuth2Login({ config, clientSecret: 'cs', callbackPath: '/docs/auth/callback', baseUrl: 'https://site.test' }, 'secret-0123456789abcdef', crypto, provider, new MemorySessionRevocations(), clock.millis).begin('/', 'x');
+    await expect(login.complete({ code: provider.authorize(otherMount.location), state: stateOf(otherMount.location) }, otherMount.stateCookie)).rejects.toThrow(/not made by this reactor for this mount/);
   });
 
   it('accepts a state once wherever its revocations are shared (another worker, the same reactor restarted), even when the provider takes the code again', async () => {
