@@ -150,6 +150,22 @@ describe('requests from strangers, on the wire', () => {
     expect(await exchange(Buffer.from('GET /readyz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n'))).toMatch(/^HTTP\/1\.1 200 /);
   });
 
+  it('a part of the reactor gone from disk (reinstalled under it) is a 503 that says to restart, not a 500', async () => {
+    const resolver = (fixture.server as unknown as { resolver: { resolve: (method: string, path: string) => unknown } }).resolver;
+    const resolve = resolver.resolve.bind(resolver);
+    resolver.resolve = () => {
+      throw Object.assign(new Error("Cannot find module '/opt/pkg/dist/chunks/graphql-endpoint-ABC.js'"), { code: 'ERR_MODULE_NOT_FOUND' });
+    };
+    try {
+      const answer = await exchange(Buffer.from('GET /about HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n'));
+      expect(answer).toMatch(/^HTTP\/1\.1 503 [\s\S]*\{"error":\{"code":"RESTART_REQUIRED","message":"[^"]*restarted"\}\}$/);
+      expect(answer).not.toContain('/opt/pkg');
+    } finally {
+      resolver.resolve = resolve;
+    }
+    expect(await exchange(Buffer.from('GET /readyz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n'))).toMatch(/^HTTP\/1\.1 200 /);
+  });
+
   it('a fault in answering one request is its 500, and the next request is answered', async () => {
     const resolver = (fixture.server as unknown as { resolver: { resolve: (method: string, path: string) => unknown } }).resolver;
     const resolve = resolver.resolve.bind(resolver);

@@ -128,6 +128,11 @@ export function problemOf(error: unknown): HttpProblem {
     if (type === 'entity.parse.failed') return new HttpProblem(400, 'MALFORMED_JSON', `malformed JSON body: ${(error as Error).message}`);
     return new HttpProblem(status, 'BAD_REQUEST', (error as Error).message);
   }
+  // A part of the reactor loaded on first use is gone from disk: the tool was reinstalled or rebuilt under it.
+  if ((error as NodeJS.ErrnoException)?.code === 'ERR_MODULE_NOT_FOUND') {
+    process.stderr.write(`reactor: ${(error as Error).message}: the tool's files were replaced while it ran; restart it\n`);
+    return new HttpProblem(503, 'RESTART_REQUIRED', "the reactor's files were replaced while it ran (reinstalled or rebuilt): it answers this once restarted");
+  }
   process.stderr.write(`reactor: unexpected error: ${(error as Error)?.stack ?? String(error)}\n`);
   return new HttpProblem(500, 'INTERNAL', 'internal error');
 }
