@@ -3,7 +3,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EXAMPLE_SITE, ROOT, temporaryDirectory } from '../support/paths.js';
 import { freePort, runNginx } from '../support/nginx-registry.js';
-import { startPostgres, type TestPostgres } from '../support/postgres.js';
+import { PASSWORD_ROLE, startPostgres, type TestPostgres } from '../support/postgres.js';
+import pg from 'pg';
 import { runPkgAsync } from '../support/run-cli.js';
 import { failingServe, startServe, type ServeProcess } from '../support/serve-process.js';
 
@@ -193,7 +194,23 @@ describe('--overlay, refused', () => {
     expect(unreachable.code).toBe(1);
     expect(unreachable.stderr).toContain(`error: OverlayError: the overlay database postgres://***@127.0.0.1:${port}/site cannot be reached: connect ECONNREFUSED 127.0.0.1:${port}`);
     expect(unreachable.stderr + unreachable.stdout).not.toContain('hunter2');
-  });
+    // A server that asks a password the URL does not give: said so, and the process ends (it stayed, holding the connection, deaf to SIGTERM).
+    const admin = new pg.Client({ connectionString: postgres.url('postgres') });
+    await admin.connect();
+    try {
+      await admin.query(`CREATE ROLE ${PASSWORD_ROLE} LOGIN PASSWORD 'hunter3'`);
+    } finally {
+      await admin.end();
+    }
+    const database = postgres.url(await postgres.createDatabase()).replace('//pkg@', `//${PASSWORD_ROLE}@`);
+    const passwordless = await failingServe([EXAMPLE_SITE, '--overlay', database]);
+    expect(passwordless.code).toBe(1);
+    expect(passwordless.stderr).toContain('asks for a password, and neither the URL (postgres://user:password@...) nor PGPASSWORD gives one');
+    const wrong = await failingServe([EXAMPLE_SITE, '--overlay', database.replace(`${PASSWORD_ROLE}@`, `${PASSWORD_ROLE}:hunter2@`)]);
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toMatch(/refused the login: password authentication failed/);
+    expect(wrong.stderr).not.toContain('hunter2');
+  }, 30_000);
 
   it('is taken from PKG_OVERLAY when the flag is absent', async () => {
     const database = postgres.url(await postgres.createDatabase());

@@ -91,6 +91,7 @@ export class MemoryPackageOverlay implements PackageOverlay {
 
   watch(listener: (change: OverlayChange) => void): () => void {
     this.listeners.add(listener);
+    listener({ kind: 'any' });
     return () => this.listeners.delete(listener);
   }
 

@@ -1,5 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -12,6 +12,9 @@ export function postgresBin(): string {
   if (version === undefined || !existsSync(join(root, version, 'bin/initdb'))) throw new Error('PostgreSQL server programs not found: apt-get install postgresql');
   return join(root, version, 'bin');
 }
+
+/** The role the test server asks a password of; a test creates it (CREATE ROLE ... LOGIN PASSWORD ...). */
+export const PASSWORD_ROLE = 'pkg_password';
 
 export interface TestPostgres {
   port: number;
@@ -37,6 +40,9 @@ export async function startPostgres(): Promise<TestPostgres> {
   const asUser = process.getuid?.() === 0 ? { uid: Number(execFileSync('id', ['-u', 'postgres']).toString()), gid: Number(execFileSync('id', ['-g', 'postgres']).toString()) } : {};
   if ('uid' in asUser) chownSync(data, asUser.uid!, asUser.gid!);
   execFileSync(join(bin, 'initdb'), ['-D', join(data, 'db'), '-U', 'pkg', '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C'], { ...asUser, stdio: 'pipe' });
+  // Every role logs in without a password but PASSWORD_ROLE, which must give one (SCRAM), as most servers ask.
+  const hba = join(data, 'db', 'pg_hba.conf');
+  writeFileSync(hba, `host all ${PASSWORD_ROLE} 127.0.0.1/32 scram-sha-256\n${readFileSync(hba, 'utf8')}`);
   const port = await freePort();
   let server: ChildProcess | undefined;
   const start = async () => {

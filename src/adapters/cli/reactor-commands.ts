@@ -102,11 +102,16 @@ export function reactorCommands(yargs: Argv, host: Lazy<ReactorHost>, copyOverla
           ...(workers > 1 ? { workers } : {}),
           cors: (argv.cors as string[]).map((origin) => normalizeOrigin(origin) ?? usage(`--cors takes an origin like https://app.example (scheme, host and port only), not ${JSON.stringify(origin)}`)),
         };
-        // Listening for signals before the banner: a client may act on the banner at once.
-        const signalled = untilSignal();
         if (argv['live-reload'] && !argv.watch) throw new UsageError('--live-reload reloads pages after changes that --watch serves: give --watch too');
+        // Listening for signals before the banner: a client may act on the banner at once.
+        const signals = untilSignal();
         const log = argv['log-format'] === 'json' ? jsonLifecycle(output) : textLifecycle(output);
-        const running = await host().start(requests, settings, { warn: log.warn });
+        // A start that failed leaves the signals to their defaults: SIGTERM ends the process.
+        const running = await host().start(requests, settings, { warn: log.warn }).catch((error: unknown) => {
+          signals.release();
+          throw error;
+        });
+        const signalled = signals.signalled;
         if (running.stopRequested) {
           // A worker: its primary printed the banner, hears the signals and says when to stop.
           await running.stopRequested;
@@ -179,16 +184,22 @@ async function readMountsFile(file: string): Promise<MountRequest[]> {
   }));
 }
 
-function untilSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolveSignal) => {
-    const stop = (signal: NodeJS.Signals) => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
+/** The first SIGINT or SIGTERM; `release` gives both back to their defaults. */
+function untilSignal(): { signalled: Promise<NodeJS.Signals>; release: () => void } {
+  let stop: (signal: NodeJS.Signals) => void = () => undefined;
+  const release = () => {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+  };
+  const signalled = new Promise<NodeJS.Signals>((resolveSignal) => {
+    stop = (signal) => {
+      release();
       resolveSignal(signal);
     };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
   });
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  return { signalled, release };
 }
 
 function usage(message: string): never {

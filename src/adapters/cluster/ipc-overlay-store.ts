@@ -72,8 +72,11 @@ class IpcPackageOverlay implements PackageOverlay {
     return new IpcAppendLog(this.link, await this.link.call<number>('openLog', this.location, dataset, length));
   }
 
+  /** From now on, after reading the overlay again: what other workers changed since it was opened was told to no one here. */
   watch(listener: (change: OverlayChange) => void): () => void {
-    return this.link.onChange(this.location, listener);
+    const stop = this.link.onChange(this.location, listener);
+    listener({ kind: 'any' });
+    return stop;
   }
 }
 

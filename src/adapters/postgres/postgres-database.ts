@@ -43,16 +43,18 @@ export class PostgresDatabase {
     pool.on('error', () => undefined);
     const database = new PostgresDatabase(url, pool);
     try {
+      // The listener first: a connection of its own is closed however its login fails (one
+      // of the pool's, refused a password the URL lacks, stayed open and kept the process alive).
+      await database.listen();
       const client = await pool.connect();
       try {
         await migrate(client);
       } finally {
         client.release();
       }
-      await database.listen();
       database.peers = new PostgresPeers(database);
     } catch (error) {
-      await pool.end().catch(() => undefined);
+      await database.close();
       throw database.failure(error, 'start');
     }
     return database;
@@ -177,8 +179,13 @@ export class PostgresDatabase {
     });
     client.on('error', () => this.lost(client));
     client.on('end', () => this.lost(client));
-    await client.connect();
-    await client.query(`LISTEN ${CHANGES_CHANNEL}; LISTEN ${REVOCATIONS_CHANNEL}; LISTEN ${APPLIED_CHANNEL}`);
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${CHANGES_CHANNEL}; LISTEN ${REVOCATIONS_CHANNEL}; LISTEN ${APPLIED_CHANNEL}`);
+    } catch (error) {
+      await client.end().catch(() => undefined);
+      throw error;
+    }
     this.listener = client;
   }
 
@@ -203,7 +210,9 @@ export class PostgresDatabase {
   private failure(error: unknown, when: 'start' | 'serving' = 'serving'): OverlayError {
     const message = error instanceof Error ? error.message || (error as NodeJS.ErrnoException).code || error.name : String(error);
     const reason = redactMessage(message.replace(/^Error: /, ''));
-    const what = error instanceof pg.DatabaseError && !/^(57P|08)/.test(error.code ?? '') ? 'refused a statement' : 'cannot be reached';
+    // node-postgres words a password the server asks for and the URL lacks as its own fault.
+    if (/client password must be a string/.test(message)) return new OverlayError(`the overlay database ${this.description} asks for a password, and neither the URL (postgres://user:password@...) nor PGPASSWORD gives one`, { cause: error });
+    const what = error instanceof pg.DatabaseError && /^28/.test(error.code ?? '') ? 'refused the login' : error instanceof pg.DatabaseError && !/^(57P|08)/.test(error.code ?? '') ? 'refused a statement' : 'cannot be reached';
     const consequence = when === 'start' ? '' : '; writes are refused until it answers again';
     return new OverlayError(`the overlay database ${this.description} ${what}: ${reason}${consequence}`, { cause: error });
   }

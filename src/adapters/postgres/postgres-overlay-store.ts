@@ -71,10 +71,16 @@ export class PostgresOverlayStore implements OverlayStore {
     return this.database.close();
   }
 
+  /**
+   * Hears the overlay's changes from now on, and first reads it again: the notices of
+   * changes made since it was opened were heard with no one to apply them (and said
+   * applied), so a reactor starting while others write would miss them for good.
+   */
   watch(overlay: number, listener: (change: OverlayChange) => void): () => void {
     let set = this.watchers.get(overlay);
     if (!set) this.watchers.set(overlay, (set = new Set()));
     set.add(listener);
+    listener({ kind: 'any' });
     return () => set.delete(listener);
   }
 

@@ -60,7 +60,8 @@ export interface PackageOverlay {
   openLog(dataset: string, length: number): Promise<AppendLog>;
   /**
    * Hears what other reactors sharing the store change here, until the returned function
-   * is called. A store only this process writes has nothing to tell.
+   * is called. A store others write first tells `{kind: 'any'}`: what they changed since
+   * the overlay was opened. A store only this process writes has nothing to tell.
    */
   watch(listener: (change: OverlayChange) => void): () => void;
 }
