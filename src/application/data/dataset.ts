@@ -2,7 +2,7 @@ import { ItemNotFoundError, DuplicateIdError, IdMismatchError, NotACollectionErr
 import type { DatasetIndex} from '../../domain/data/dataset-index.js';
 import { nextFreeId } from '../../domain/data/dataset-index.js';
 import { asItem, checkItemId, checkNewItemId, type IdPolicy, type Item } from '../../domain/data/item-id.js';
-import { formatOperation, parseOperationLog, type Operation } from '../../domain/data/operation-log.js';
+import { appendedOperations, formatOperation, parseOperationLog, type Operation } from '../../domain/data/operation-log.js';
 import { historyOf, stateAt, type ItemVersion } from '../../domain/data/item-history.js';
 import { CollectionQueries, selectEntries, type QueryAnswer } from './collection-queries.js';
 import type { AppendLog } from '../ports/overlay-store.js';
@@ -390,7 +390,7 @@ export class Dataset {
   private applyLogged(bytes: Uint8Array): void {
     if (bytes.length === 0) return;
     const index = this.index();
-    for (const operation of parseOperationLog(bytes, this.log!.file).operations) index.apply(operation);
+    for (const operation of appendedOperations(bytes)) index.apply(operation);
   }
 }
 

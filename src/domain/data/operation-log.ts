@@ -53,6 +53,21 @@ export function parseOperationLog(bytes: Uint8Array, file: string): ParsedLog {
   return { operations, validLength: bytes.length };
 }
 
+/**
+ * The operations of lines another writer appended while this one served, each readable
+ * line applied and an unreadable one passed over: every reader passes it over alike, so
+ * they stay the same, where stopping at it dropped the good lines read with it. (At load,
+ * parseOperationLog stops at it instead, so an operator hears of it.)
+ */
+export function appendedOperations(bytes: Uint8Array): Operation[] {
+  const operations: Operation[] = [];
+  for (const line of new TextDecoder().decode(bytes).split('\n')) {
+    const operation = line.trim() === '' ? undefined : tryOperation(line);
+    if (operation) operations.push(operation);
+  }
+  return operations;
+}
+
 function tryOperation(text: string): Operation | undefined {
   let value: unknown;
   try {

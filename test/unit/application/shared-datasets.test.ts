@@ -106,4 +106,17 @@ describe.each([
       await stream;
     }
   });
+
+  it('applies the readable lines another writer appended around one no reader can read, where it dropped every line read with it', async () => {
+    const store = new MemoryOverlayStore();
+    const [writer, reader] = [await reactorOn(store), await reactorOn(store)];
+    await writer.create({ id: 'b', n: 1 });
+    await reader.catchUp();
+    const overlay = store.at('/w');
+    const tail = '{"op":"create","id":"c","item":{"id":"c","n":2}}\n{not json\n{"op":"create","id":"d","item":{"id":"d","n":3}}\n';
+    overlay.logBytes.set('items', Buffer.concat([overlay.logBytes.get('items')!, Buffer.from(tail)]));
+    await reader.catchUp();
+    await writer.catchUp();
+    for (const dataset of [reader, writer]) expect(['a', 'b', 'c', 'd'].map((id) => dataset.item(id))).toEqual([{ id: 'a', n: 0 }, { id: 'b', n: 1 }, { id: 'c', n: 2 }, { id: 'd', n: 3 }]);
+  });
 });
