@@ -9,6 +9,8 @@ import { temporaryDirectory } from '../support/paths.js';
 import { startPostgres, type TestPostgres } from '../support/postgres.js';
 import { signInAt, startProvider } from '../support/oauth2-provider.js';
 import { writeFileSync } from 'node:fs';
+import pg from 'pg';
+import { LISTENER_NAME } from '../../src/adapters/postgres/postgres-schema.js';
 import { join } from 'node:path';
 
 
@@ -92,6 +94,23 @@ describe('two reactors on one PostgreSQL overlay store', () => {
     await http(0).get('/notes/shared.txt').expect(404);
     await http(0).delete('/index.html').expect(204);
     await http(1).get('/index.html').expect(404);
+  });
+
+  it("serves a write acknowledged while the other's listening connection was down from the next request there: that one waits until it hears again", async () => {
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      for (let round = 0; round < 5; round++) {
+        // A network blip, an idle-connection killer or a DBA: every reactor's listening connection ends at once.
+        await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE '${LISTENER_NAME}%'`);
+        await http(0).put(`/notes/blip-${round}.txt`).set('Content-Type', 'text/plain').send(`blip ${round}`).expect(200);
+        const created = await http(0).post('/api/v1/data/posts').send({ title: `blip ${round}` }).expect(201);
+        expect((await http(1).get(`/notes/blip-${round}.txt`)).status).toBe(200);
+        expect((await http(1).get(created.headers.location!)).status).toBe(200);
+      }
+    } finally {
+      await admin.end();
+    }
   });
 
   it('serves an item written on one reactor from the other at once, with its ETag, and PUT and DELETE there', async () => {

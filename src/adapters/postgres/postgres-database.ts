@@ -25,6 +25,7 @@ export class PostgresDatabase {
   readonly description: string;
   private readonly handlers = new Map<string, Set<Handler>>();
   private readonly reconnectHandlers = new Set<() => void>();
+  private readonly lostHandlers = new Set<() => void>();
   private listener: pg.Client | undefined;
   private closed = false;
   private reconnecting: NodeJS.Timeout | undefined;
@@ -151,6 +152,12 @@ export class PostgresDatabase {
     });
   }
 
+  /** Called when the listening connection is lost: `onReconnect` handlers follow once it is made again. */
+  onLost(handler: () => void): () => void {
+    this.lostHandlers.add(handler);
+    return () => this.lostHandlers.delete(handler);
+  }
+
   /** Called after the listening connection was lost and made again. */
   onReconnect(handler: () => void): () => void {
     this.reconnectHandlers.add(handler);
@@ -191,6 +198,7 @@ export class PostgresDatabase {
 
   private lost(client: pg.Client, attempt = 0): void {
     if (this.closed || this.listener !== client || this.reconnecting) return;
+    for (const handler of this.lostHandlers) handler();
     const retry = () => {
       this.reconnecting = undefined;
       if (this.closed) return;

@@ -3,6 +3,7 @@ import { unsafePathReason } from '../../domain/package/package-paths.js';
 import { overlayKey } from '../../domain/serving/overlay-key.js';
 import type { AppendLog, OverlayChange, OverlayFile, OverlayMount, OverlayStore, PackageOverlay } from '../../application/ports/overlay-store.js';
 import type { PostgresDatabase } from './postgres-database.js';
+import { APPLIED_WAIT_MS } from './postgres-peers.js';
 import { APPEND_FUNCTION, CHANGES_CHANNEL } from './postgres-schema.js';
 
 /** A notification: which overlay, whose change (`o`, the reactor's origin) and what changed. */
@@ -31,9 +32,23 @@ export class PostgresOverlayStore implements OverlayStore {
 
   constructor(private readonly database: PostgresDatabase) {
     database.onNotice<ChangeNotice>(CHANGES_CHANNEL, (notice) => this.heard(notice));
-    database.onReconnect(() => {
-      for (const listeners of this.watchers.values()) for (const listener of listeners) listener({ kind: 'any' });
+    let back: (() => void) | undefined;
+    database.onLost(() => {
+      // Until heard again, but not for longer than another reactor waits for one it does not hear from.
+      const heard = new Promise<void>((resolve) => {
+        back = resolve;
+        setTimeout(resolve, APPLIED_WAIT_MS).unref();
+      });
+      this.tell({ kind: 'unheard', heard });
     });
+    database.onReconnect(() => {
+      this.tell({ kind: 'any' });
+      back?.();
+    });
+  }
+
+  private tell(change: OverlayChange): void {
+    for (const listeners of this.watchers.values()) for (const listener of listeners) listener(change);
   }
 
   get description(): string {

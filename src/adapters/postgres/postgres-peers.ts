@@ -19,7 +19,7 @@ interface AppliedNotice {
 /** Keys said applied in one notification: PostgreSQL keeps a payload under 8000 bytes. */
 const KEYS_PER_NOTICE = 60;
 /** How long a change waits at most for the other reactors to apply it (one may hang, or its listening connection be down). */
-const APPLIED_WAIT_MS = 2000;
+export const APPLIED_WAIT_MS = 2000;
 /** How often a change still waiting asks which reactors are still there: one killed meanwhile never answers. */
 const STILL_THERE_MS = 100;
 /** How long the reactors on the database, as last read, are taken as the ones there. */

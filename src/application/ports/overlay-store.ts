@@ -31,7 +31,13 @@ export type OverlayChange =
   | { kind: 'written'; path: string; size: number }
   | { kind: 'deleted'; path: string }
   /** Changes may have been missed (the store was out of reach a while): read everything again. */
-  | { kind: 'any' };
+  | { kind: 'any' }
+  /**
+   * Changes are not heard until `heard` resolves (the connection that hears them was lost):
+   * the others acknowledge writes meanwhile without waiting for this reactor, so its
+   * requests wait for that, or for a bound, rather than answer from before them.
+   */
+  | { kind: 'unheard'; heard: Promise<void> };
 
 /**
  * One package's writable overlay: written content files, the overlay's tombstones and one

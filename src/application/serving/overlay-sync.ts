@@ -43,6 +43,8 @@ export class OverlaySync {
         return;
       case 'any':
         return this.hold(mount, this.readAgain(mount));
+      case 'unheard':
+        return this.hold(mount, change.heard);
     }
   }
 
