@@ -250,6 +250,15 @@ describe('OpenPgpSignatureScheme', () => {
     await expect(scheme.verify(payload(), signature, encoder.encode('not a key'))).rejects.toBeInstanceOf(KeyError);
   });
 
+  it('does not verify a signature file holding more signatures than any signer writes, whatever they sign', async () => {
+    const signer = await scheme.prepare({ key: file('sign.sec.asc') });
+    writeFileSync(at('one.sig.asc'), await signer.sign(payload()));
+    gpg(gnupgHome, ['--dearmor', '--output', 'one.sig', 'one.sig.asc']);
+    const binary = readFileSync(at('one.sig'));
+    await expect(scheme.verify(payload(), binary, signer.publicKey)).resolves.toBe(true);
+    await expect(scheme.verify(payload(), Buffer.concat(Array.from({ length: 17 }, () => binary)), signer.publicKey)).resolves.toBe(false);
+  });
+
   it('needs the passphrase of a protected key', async () => {
     await expect(scheme.prepare({ key: file('locked.sec.asc') })).rejects.toThrow(/protected by a passphrase/);
     await expect(scheme.prepare({ key: file('locked.sec.asc'), passphrase: 'wrong' })).rejects.toThrow(/passphrase does not unlock/);
@@ -367,6 +376,15 @@ describe('OpenPgpKeyWrapping', () => {
     await expect(wrapping.unwrap(wrapped, file('sign.sec.asc'))).rejects.toBeInstanceOf(DecryptionError);
     await expect(wrapping.unwrap({ message: 'garbage' }, file('enc.sec.asc'))).rejects.toBeInstanceOf(DecryptionError);
     await expect(wrapping.unwrap({ encryptedDek: 'AAAA' }, file('enc.sec.asc'))).rejects.toBeInstanceOf(DecryptionError);
+  });
+
+  it('refuses a wrapped key that inflates past what any key takes, before inflating it whole: 64 MiB of zeros compressed by gpg', async () => {
+    writeFileSync(at('zeros.bin'), Buffer.alloc(64 * 1024 * 1024));
+    gpg(gnupgHome, ['--armor', '--recipient', 'e@example.org', '--compress-algo', 'zlib', '-z', '9', '--output', 'bomb.gpg.asc', '--encrypt', 'zeros.bin']);
+    const refused = wrapping.unwrap({ message: readFileSync(at('bomb.gpg.asc'), 'utf8') }, file('enc.sec.asc'));
+    await expect(refused).rejects.toBeInstanceOf(DecryptionError);
+    // Inflated whole, it failed later as a key of 67,108,864 bytes.
+    await expect(refused).rejects.toThrow(/does not decrypt the data encryption key/);
   });
 
   it('raises KeyError for a recipient that cannot encrypt, or a secret key that is not one', async () => {

@@ -3,6 +3,9 @@ import { DecryptionError, KeyError } from '../../domain/errors.js';
 import { importOpenPgp, lazyOpenPgp, readAnyKey, readSecretKey } from './openpgp-loader.js';
 import type { OpenPgp, OpenPgpLoader } from './openpgp-loader.js';
 
+/** More than any data encryption key, wrapped or not, can take. */
+const MAX_WRAPPED_KEY_BYTES = 1024;
+
 /** The OpenPGP variant of the envelope: the DEK as an armored OpenPGP message to the recipient. */
 export class OpenPgpKeyWrapping implements KeyWrapping {
   readonly keyManagement = 'OpenPGP' as const;
@@ -42,7 +45,8 @@ export class OpenPgpKeyWrapping implements KeyWrapping {
       throw new DecryptionError('the envelope message is not an armored OpenPGP message', { cause: error });
     }
     try {
-      const { data } = await openpgp.decrypt({ message, decryptionKeys: privateKey, format: 'binary' });
+      // A data encryption key is 32 bytes: a compressed packet inflating to gigabytes (openpgp's default limit is none) stops here.
+      const { data } = await openpgp.decrypt({ message, decryptionKeys: privateKey, format: 'binary', config: { maxDecompressedMessageSize: MAX_WRAPPED_KEY_BYTES } });
       return new Uint8Array(data);
     } catch (error) {
       throw new DecryptionError('the OpenPGP key does not decrypt the data encryption key: it is not the key the package was encrypted for, or the message was altered', {

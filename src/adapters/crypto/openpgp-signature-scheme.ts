@@ -3,6 +3,9 @@ import { KeyError } from '../../domain/errors.js';
 import { importOpenPgp, isArmored, lazyOpenPgp, readAnyKey, readSecretKey } from './openpgp-loader.js';
 import type { OpenPgp, OpenPgpLoader } from './openpgp-loader.js';
 
+/** Signatures one detached signature file may hold: gpg writes one per signing key. */
+const MAX_SIGNATURE_PACKETS = 16;
+
 /**
  * openpgp signs a whole binary message or a web ReadableStream, not an async iterable.
  * The payload is gathered into one buffer: it is at most the package's own size, and
@@ -63,6 +66,8 @@ export class OpenPgpSignatureScheme implements SignatureScheme {
       // An unreadable signature file proves nothing about the payload: not a valid signature.
       return false;
     }
+    // A detached signature holds one or a few: each is checked over the whole payload, so 100,000 of them (16 MiB) cost minutes.
+    if (detached.packets.length > MAX_SIGNATURE_PACKETS) return false;
     const message = await openpgp.createMessage({ binary: await collect(payload) });
     let signatures: Awaited<ReturnType<OpenPgp['verify']>>['signatures'];
     try {
