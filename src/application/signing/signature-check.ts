@@ -1,5 +1,5 @@
 import { compareChecksums, signedPayloadOrder, type IntegrityReport, type Security } from '../../domain/integrity/security.js';
-import { ConfigParseError } from '../../domain/errors.js';
+import { ConfigParseError, KeyError } from '../../domain/errors.js';
 import { coveredPaths } from '../integrity/digest-entries.js';
 import { readBounded } from '../package/package-reader.js';
 import type { Hasher } from '../ports/hasher.js';
@@ -80,12 +80,20 @@ export class SignatureCheck {
       const hash = this.hasher.createSha256();
       return tap(source.stream(path), (chunk) => hash.update(chunk), () => digests.set(path, hash.digest()));
     };
-    const matches = await scheme.verify(concatenated(paths, hashed), signature, publicKey);
+    let matches: boolean;
+    let signer: string;
+    try {
+      matches = await scheme.verify(concatenated(paths, hashed), signature, publicKey);
+      signer = await scheme.fingerprint(publicKey, declared.publicKey);
+    } catch (error) {
+      // The package's own key file, altered or not a key of its scheme: a signature that proves nothing, as a garbage signature file is.
+      if (error instanceof KeyError) return verdict(false, `the embedded key ${declared.publicKey} cannot check the signature: ${error.message}`);
+      throw error;
+    }
     const integrity = { ...compareChecksums(security.checksums, digests), uncovered };
     if (!matches) {
       return { ...verdict(false, `the ${openpgp ? 'OpenPGP' : 'RSA-SHA256'} signature does not match the package content and its embedded key ${declared.publicKey}`), integrity };
     }
-    const signer = await scheme.fingerprint(publicKey, declared.publicKey);
     if (!options.trusted) return { ...verdict(true), signer, integrity };
     if (!options.trusted.has(signer)) return { ...verdict(false, `the package is signed by key ${signer}, a different key than the trusted ones given`), signer, trusted: false, integrity };
     return { ...verdict(true), signer, trusted: true, integrity };

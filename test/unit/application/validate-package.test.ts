@@ -142,6 +142,13 @@ describe('ValidatePackage', () => {
     const bad = await validate(forged);
     expect(bad.report.valid).toBe(false);
     expect(bad.check('signature').errors).toEqual([expect.stringMatching(/does not match the package content/)]);
+    // An embedded key altered into one its scheme cannot read: the signature fails, where the whole report was a KeyError.
+    const unreadable = await signed(fakeKey('a'));
+    unreadable['signature.pub.pem'] = 'not a key';
+    unreadable['security.json'] = (await signed(fakeKey('a')))['security.json']!.toString().replace(/"signature\.pub\.pem":"[0-9a-f]{64}"/, `"signature.pub.pem":"${hasher.sha256('not a key')}"`);
+    const keyless = await validate(unreadable);
+    expect(keyless.report.valid).toBe(false);
+    expect(keyless.check('signature').errors).toEqual([expect.stringMatching(/^the embedded key signature\.pub\.pem cannot check the signature: /)]);
     // A key no real one weighs is refused before it is read: each is read whole.
     const padded = new Uint8Array(MAX_KEY_FILE_BYTES + 1);
     padded.set(fakeKey('a'));
