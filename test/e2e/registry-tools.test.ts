@@ -57,6 +57,53 @@ describe('registries like Helm\'s', () => {
     expect(run.stderr).toMatch(/RegistryNotConfiguredError: no registry to install pkg:\/\/example.org\/example-theme from/);
   });
 
+  it('keeps two packages of one name and version apart: push and install refuse the second, and a failed install leaves the store as it was', () => {
+    const theme = at('theme-other');
+    const metadata = JSON.parse(readFileSync(join(ROOT, 'examples/theme/metadata.json'), 'utf8')) as Record<string, unknown>;
+    mkdirSync(theme);
+    for (const file of readdirSync(join(ROOT, 'examples/theme'), { recursive: true, withFileTypes: true }))
+      if (file.isFile()) {
+        const relative = join(file.parentPath, file.name).slice(join(ROOT, 'examples/theme').length + 1);
+        mkdirSync(join(theme, relative, '..'), { recursive: true });
+        copyFileSync(join(file.parentPath, file.name), join(theme, relative));
+      }
+    writeFileSync(join(theme, 'metadata.json'), JSON.stringify({ ...metadata, guid: 'pkg://other.example/example-theme' }));
+    const [ours, theirs] = [at('ours'), at('theirs')];
+    for (const [source, out] of [[join(ROOT, 'examples/theme'), ours], [theme, theirs]] as const) expect(runPkg(['package', 'pack', source, '-o', out]).status).toBe(0);
+    const registry = at('shared-registry');
+    expect(runPkg(['package', 'push', join(ours, 'example-theme-1.1.0.cap'), '--registry', registry]).status).toBe(0);
+    const pushed = runPkg(['package', 'push', join(theirs, 'example-theme-1.1.0.cap'), '--registry', registry, '--force']);
+    expect(pushed.status).toBe(1);
+    expect(pushed.stderr).toMatch(/OutputExistsError: example-theme-1\.1\.0\.cap in registry .* is pkg:\/\/example\.org\/example-theme 1\.1\.0, another package of the same name and version/);
+    expect(runPkg(['install', 'pkg://example.org/example-theme', '--registry', registry, '--store', at('both-store')]).status).toBe(0);
+    const before = readFileSync(join(at('both-store'), 'example-theme-1.1.0.cap'));
+    // A registry of the other one: installing it into the same store would take the first one's file name.
+    const elsewhere = at('their-registry');
+    expect(runPkg(['package', 'push', join(theirs, 'example-theme-1.1.0.cap'), '--registry', elsewhere]).status).toBe(0);
+    const installed = runPkg(['install', 'pkg://other.example/example-theme', '--registry', elsewhere, '--store', at('both-store')]);
+    expect(installed.stderr).toMatch(/OutputExistsError: .*example-theme-1\.1\.0\.cap holds pkg:\/\/example\.org\/example-theme 1\.1\.0/);
+    // An index entry that lies about what its file is: refused, and what the store held stays.
+    const liar = index(elsewhere);
+    liar.packages['pkg://other.example/example-theme']!.name = 'example-site';
+    writeFileSync(join(elsewhere, 'index.json'), JSON.stringify(liar));
+    const lied = runPkg(['install', 'pkg://other.example/example-theme', '--registry', elsewhere, '--store', at('both-store')]);
+    expect(lied.stderr).toMatch(/InvalidPackageError: .* is pkg:\/\/other\.example\/example-theme example-theme 1\.1\.0, but the registry index lists it as pkg:\/\/other\.example\/example-theme example-site 1\.1\.0/);
+    expect(readdirSync(at('both-store')).sort()).toEqual(['example-theme-1.1.0.cap', 'index.json']);
+    expect(readFileSync(join(at('both-store'), 'example-theme-1.1.0.cap')).equals(before)).toBe(true);
+    // Names that are no GUID of the registry's, and a store that is a file.
+    expect(runPkg(['install', 'constructor', '--registry', registry, '--store', at('both-store')]).stderr).toMatch(/^error: PackageNotFoundError: constructor is not in registry/);
+    writeFileSync(at('a-file'), 'x');
+    const fileStore = runPkg(['install', 'pkg://example.org/example-theme', '--registry', registry, '--store', at('a-file')]);
+    expect(fileStore.status).toBe(2);
+    expect(fileStore.stderr).toMatch(/^error: UsageError: the store .*a-file is not a directory/);
+    // --merge into an index that does not read: refused, the index left as it was.
+    writeFileSync(join(registry, 'index.json'), '{"packages": {,}');
+    const merged = runPkg(['registry', 'index', registry, '--merge']);
+    expect(merged.status).toBe(1);
+    expect(merged.stderr).toMatch(/InvalidRegistryError: .*--merge keeps the entries of the index there, so it must read/);
+    expect(readFileSync(join(registry, 'index.json'), 'utf8')).toBe('{"packages": {,}');
+  });
+
   it('pkg search lists matching packages and their versions, newest first, by GUID or name in any case', () => {
     const registry = at('registry');
     const found = runPkg(['search', 'THEME', '--registry', registry]);

@@ -56,10 +56,13 @@ export class DirectoryRegistryClient implements RegistryClient {
     return withFileLock(`${this.indexPath}.lock`, async () => {
       const index = await this.index();
       const { guid, name, version, sha256, size } = publication;
-      const known = index.packages[guid]?.versions[version];
+      const known = Object.hasOwn(index.packages, guid) ? index.packages[guid]!.versions[version] : undefined;
       if (known && known.sha256 === sha256 && known.size === size) return { entry: known, published: false };
       if (known && !options.overwrite) throw new OutputExistsError(`${name} ${version} (${guid}) is already in registry ${this.display} with other bytes; use --force to replace it`);
       const entry = { file: packageFileName(name, version), sha256, size };
+      // One file name, two packages: the other's published bytes would change under its index entry. --force replaces this GUID's own only.
+      const owner = Object.entries(index.packages).find(([other, published]) => other !== guid && Object.values(published.versions).some((listed) => listed.file === entry.file));
+      if (owner) throw new OutputExistsError(`${entry.file} in registry ${this.display} is ${owner[0]} ${version}, another package of the same name and version; ${guid} cannot be published there under that name`);
       await writeWholeFile(join(this.directory, entry.file), data);
       await writeWholeFile(this.indexPath, new TextEncoder().encode(JSON.stringify(withVersion(index, guid, name, version, entry), null, 2) + '\n'));
       return { entry, published: true };

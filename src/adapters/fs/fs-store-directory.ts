@@ -1,8 +1,8 @@
-import { readdir, readFile, rm, stat } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { packageFileName, parsePackageFileName } from '../../domain/dependencies/package-file-name.js';
 import { parseStoreIndex, STORE_INDEX_FILE, type StoreIndex } from '../../domain/dependencies/store-index.js';
-import { ConfigParseError, ConfigValidationError } from '../../domain/errors.js';
+import { ConfigParseError, ConfigValidationError, UsageError } from '../../domain/errors.js';
 import { compareVersions } from '../../domain/package/version-range.js';
 import type { StoreDirectories, StoreDirectory, StoredPackage, StoreFile } from '../../application/ports/package-store.js';
 import { withFileLock } from './file-lock.js';
@@ -63,15 +63,10 @@ export class FsStoreDirectory implements StoreDirectory {
 
   async install(entry: { guid: string; name: string; version: string }, data: AsyncIterable<Uint8Array>, check?: (path: string) => Promise<void>): Promise<StoredPackage> {
     const path = join(this.location, packageFileName(entry.name, entry.version));
-    await writeWholeFile(path, data);
-    if (check) {
-      try {
-        await check(path);
-      } catch (error) {
-        await rm(path, { force: true });
-        throw error;
-      }
-    }
+    // Checked before the rename: a download that fails it leaves whatever had the name alone.
+    await writeWholeFile(path, data, 0o644, check).catch((error: NodeJS.ErrnoException) => {
+      throw this.notADirectory(error);
+    });
     await withFileLock(`${this.indexPath}.lock`, async () => {
       // The index is a hint for readers, never the truth: a broken one is replaced, and
       // entries whose file is gone are dropped.
@@ -91,8 +86,13 @@ export class FsStoreDirectory implements StoreDirectory {
   private async names(): Promise<string[]> {
     return readdir(this.location).catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT') return [] as string[];
-      throw error;
+      throw this.notADirectory(error);
     });
+  }
+
+  /** A store given as a file (or below one) is the user's to mend: said as such, not as a fault. */
+  private notADirectory(error: NodeJS.ErrnoException): Error {
+    return error.code === 'ENOTDIR' || error.code === 'EEXIST' ? new UsageError(`the store ${this.location} is not a directory`) : error;
   }
 
   /** Every `<name>-<version>.cap` of one name in the store, oldest version first. */

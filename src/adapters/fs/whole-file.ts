@@ -11,7 +11,7 @@ import { PARTIAL_SUFFIX } from '../../domain/package/package-paths.js';
  * too: the folders that changed are synced, without which a power cut may bring back
  * the old file (or none) after the write was acknowledged.
  */
-export async function writeWholeFile(path: string, data: Uint8Array | AsyncIterable<Uint8Array>, mode = 0o644): Promise<void> {
+export async function writeWholeFile(path: string, data: Uint8Array | AsyncIterable<Uint8Array>, mode = 0o644, check?: (written: string) => Promise<void>): Promise<void> {
   const created = await mkdir(dirname(path), { recursive: true });
   const temporary = `${path}.${randomBytes(6).toString('hex')}${PARTIAL_SUFFIX}`;
   const handle = await open(temporary, 'wx', mode);
@@ -20,6 +20,8 @@ export async function writeWholeFile(path: string, data: Uint8Array | AsyncItera
     else for await (const chunk of data) await handle.write(chunk);
     await handle.datasync();
     await handle.close();
+    // `check` judges the bytes where they lie before they replace anything at `path`.
+    await check?.(temporary);
   } catch (error) {
     await handle.close().catch(() => undefined);
     await rm(temporary, { force: true });

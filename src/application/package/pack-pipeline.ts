@@ -1,3 +1,4 @@
+import { defineOwn } from '../../domain/package/documents.js';
 import { UnsafeEntryError } from '../../domain/errors.js';
 import { isCoveredByChecksums, securityDocument, type DigitalSignatures } from '../../domain/integrity/security.js';
 import { isIncompressible } from '../../domain/package/media-types.js';
@@ -58,18 +59,19 @@ export class PackPipeline {
     if (clash) throw new UnsafeEntryError(clash.name, clash.reason);
     const sink = await this.writer.create(target.directory, target.fileName, { overwrite: target.overwrite });
     try {
+      // Defined, not assigned: a file named __proto__ would set the prototype and have no checksum.
       const checksums: Record<string, string> = {};
       const ahead = readAhead(ordered);
       for (const [index, file] of ordered.entries()) {
         const bytes = (await ahead(index)) ?? (file.data instanceof Uint8Array ? file.data : undefined);
         if (bytes) {
           await sink.add(file.path, bytes, { store: isIncompressible(file.path, bytes) });
-          checksums[file.path] = this.hasher.sha256(bytes);
+          defineOwn(checksums, file.path, this.hasher.sha256(bytes));
         } else {
           const hash = this.hasher.createSha256();
           const { first, rest } = await peek((file.data as () => AsyncIterable<Uint8Array>)());
           await sink.add(file.path, tap(rest, (chunk) => hash.update(chunk)), { store: isIncompressible(file.path, first) });
-          checksums[file.path] = hash.digest();
+          defineOwn(checksums, file.path, hash.digest());
         }
       }
       const covered = Object.fromEntries(Object.entries(checksums).filter(([path]) => isCoveredByChecksums(path)));

@@ -1,5 +1,6 @@
 import { packageFileName } from '../../domain/dependencies/package-file-name.js';
 import { compareVersions } from '../../domain/package/version-range.js';
+import { OutputExistsError } from '../../domain/errors.js';
 import type { PackageStore, PackageStores, StoreDirectories, StoreDirectory, StoredPackage, StoreFile } from '../ports/package-store.js';
 import type { PackageOpener } from '../ports/package-source.js';
 import type { Warnings } from '../ports/warnings.js';
@@ -42,7 +43,10 @@ export class StoreCatalog implements PackageStores {
     return {
       location: store.location,
       versions: (guid) => this.versions(store, guid),
-      install: (entry, data, check) => store.install(entry, data, check),
+      install: async (entry, data, check) => {
+        await this.refuseAnotherGuid(store, entry);
+        return store.install(entry, data, check);
+      },
       index: () => store.index(),
     };
   }
@@ -70,6 +74,15 @@ export class StoreCatalog implements PackageStores {
       byVersion.set(entry.version, { version: entry.version, path: file.path, canonical });
     }
     return [...byVersion.values()].map(({ version, path }) => ({ version, path })).sort((a, b) => compareVersions(a.version, b.version));
+  }
+
+  /** The file an install would write, when it holds another GUID's package of that name and version: two packages, one file name. */
+  private async refuseAnotherGuid(store: StoreDirectory, wanted: { guid: string; name: string; version: string }): Promise<void> {
+    const name = packageFileName(wanted.name, wanted.version);
+    const file = (await store.files()).find((candidate) => candidate.name === name);
+    const held = file && (await this.entryOf(store, file));
+    if (held && !('skipped' in held) && held.guid !== wanted.guid)
+      throw new OutputExistsError(`${file.path} holds ${held.guid} ${held.version}, another package of the same name and version; install ${wanted.guid} into another store`);
   }
 
   private async entryOf(store: StoreDirectory, file: StoreFile): Promise<Entry> {

@@ -15,8 +15,10 @@ export interface PackageStore {
   /** The versions of a GUID the store holds, oldest first: every `.cap` whose metadata.json names that GUID. */
   versions(guid: string): Promise<StoredPackage[]>;
   /**
-   * Installs one version. `check` runs on the written file before the index names it;
-   * when it throws, the file is removed and the index is left as it was.
+   * Installs one version as `<name>-<version>.cap`. `check` runs on the written bytes
+   * (a file beside that name) before they take it; when it throws, they are removed and
+   * nothing in the store changes. A file of that name holding another GUID's package is
+   * not replaced: OutputExistsError.
    */
   install(
     entry: { guid: string; name: string; version: string },

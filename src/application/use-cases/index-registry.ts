@@ -38,7 +38,12 @@ export class IndexRegistry {
 
   async execute(request: { directory: string; merge: boolean }): Promise<IndexOutcome> {
     if ((await this.local.version(request.directory)) === undefined) throw new InvalidRegistryError(`registry ${request.directory} is not a directory`);
-    let index: RegistryIndex = request.merge ? await this.registries.open(request.directory).index().catch(() => ({ packages: {} })) : { packages: {} };
+    // An index to merge into that cannot be read is refused, never taken for an empty one: its entries would go unsaid.
+    let index: RegistryIndex = request.merge
+      ? await this.registries.open(request.directory).index().catch((error: unknown) => {
+          throw new InvalidRegistryError(`${(error as Error).message}; --merge keeps the entries of the index there, so it must read: mend it, or index without --merge to start afresh`);
+        })
+      : { packages: {} };
     const skipped: string[] = [];
     const found = await this.directories.open(request.directory).files();
     for (const file of found.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {

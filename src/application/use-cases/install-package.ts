@@ -45,7 +45,8 @@ export class InstallPackage {
     if (request.store === undefined || request.store === '') throw new UsageError(`no store to install ${request.guid} into: use --store or set PKG_STORE`);
     const registry = this.registries.open(request.registry);
     const index = await registry.index();
-    const published = index.packages[request.guid];
+    // Own keys only: `constructor` is no GUID of the registry's.
+    const published = Object.hasOwn(index.packages, request.guid) ? index.packages[request.guid] : undefined;
     if (!published) throw new PackageNotFoundError(`${request.guid} is not in registry ${registry.display}`);
     const constraint = request.constraint ?? '*';
     const versions = Object.keys(published.versions);
@@ -75,12 +76,12 @@ export class InstallPackage {
       const wrong = found.sha256 === undefined || found.size !== entry.size ? `${found.size}${found.sha256 === undefined ? ' or more' : ''} bytes where the registry index says ${entry.size}` : `sha256 ${found.sha256} where the registry index says ${entry.sha256}`;
       return new ChecksumMismatchError(`${where}: ${wrong}; nothing was installed`);
     });
-    const stored = await store.install({ guid, name, version }, bytes, (path) => this.checkIdentity(path, guid, version, where));
+    const stored = await store.install({ guid, name, version }, bytes, (path) => this.checkIdentity(path, { guid, name, version }, where));
     return { ...outcome, path: stored.path, downloaded: true };
   }
 
   /** The index said what the file is; the file must agree before the store's index names it. */
-  private async checkIdentity(path: string, guid: string, version: string, where: string): Promise<void> {
+  private async checkIdentity(path: string, { guid, name, version }: { guid: string; name: string; version: string }, where: string): Promise<void> {
     let metadata;
     const source = await this.opener.open(path).catch((error: Error) => {
       throw new InvalidPackageError(`${where} is not a package: ${error.message}`);
@@ -92,7 +93,8 @@ export class InstallPackage {
     } finally {
       await source.close();
     }
-    if (metadata.guid !== guid || metadata.version !== version)
-      throw new InvalidPackageError(`${where} is ${metadata.guid} ${metadata.version}, but the registry index lists it as ${guid} ${version}`);
+    // The name too: the store's file is named after it.
+    if (metadata.guid !== guid || metadata.version !== version || metadata.name !== name)
+      throw new InvalidPackageError(`${where} is ${metadata.guid} ${metadata.name} ${metadata.version}, but the registry index lists it as ${guid} ${name} ${version}`);
   }
 }

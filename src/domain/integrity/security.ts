@@ -1,5 +1,5 @@
 import { ConfigValidationError } from '../errors.js';
-import { isRecord } from '../package/documents.js';
+import { defineOwn, isRecord } from '../package/documents.js';
 import { SECURITY_FILE, SIGNATURE_FILE, sortPaths } from '../package/package-paths.js';
 
 export interface DigitalSignatures {
@@ -72,7 +72,8 @@ function canonicalChecksums(raw: Record<string, unknown>, issues: string[]): Rec
   const checksums: Record<string, string> = {};
   for (const path of paths) {
     const canonical = typeof raw[path] === 'string' ? sha256Hex(raw[path]) : undefined;
-    if (canonical !== undefined) checksums[path] = canonical;
+    // Defined, not assigned: assigned, a file named __proto__ would set the prototype and be dropped.
+    if (canonical !== undefined) defineOwn(checksums, path, canonical);
   }
   return checksums;
 }

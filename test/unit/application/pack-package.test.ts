@@ -3,6 +3,7 @@ import { MemoryArchiveWriter } from '../../fakes/memory-archive-writer.js';
 import { NodeHasher } from '../../../src/adapters/crypto/node-hasher.js';
 import { PackPipeline } from '../../../src/application/package/pack-pipeline.js';
 import { PackPackage } from '../../../src/application/use-cases/pack-package.js';
+import { normalizeSecurity } from '../../../src/domain/integrity/security.js';
 import { OutputExistsError, PackageFormatError, UnsafeEntryError } from '../../../src/domain/errors.js';
 import { MemoryOpener } from '../../fakes/memory-package-opener.js';
 import { demoPackage } from '../../support/demo-package.js';
@@ -53,6 +54,17 @@ describe('PackPackage', () => {
     // A legacy manifest goes into the archive in the form SPEC.md describes; the source is not touched.
     expect(entry('manifest.json')).toEqual({ 'content/index.html': { type: 'text/html', visibility: 'exported' } });
     expect(entry('routes.json')).toEqual({ routes: [{ path: '/', resource: 'content/index.html' }] });
+  });
+
+  it('gives a file named __proto__ its checksum like any other, and reads it back', async () => {
+    const { run, entry, hasher } = setup(Object.fromEntries([...Object.entries(demoPackage()), ['__proto__', 'odd but allowed']]));
+    await run();
+    const checksums = entry('security.json').security.integrityChecks.checksums as Record<string, string>;
+    expect(Object.hasOwn(checksums, '__proto__')).toBe(true);
+    expect(checksums['__proto__']).toBe(hasher.sha256('odd but allowed'));
+    // Read back out of order, so the checksums are copied: the copy keeps it too.
+    const shuffled = JSON.parse(`{"security":{"integrityChecks":{"checksums":{"z":"${'a'.repeat(64)}","__proto__":"${checksums['__proto__']}"}}}}`);
+    expect(Object.hasOwn(normalizeSecurity(shuffled).checksums, '__proto__')).toBe(true);
   });
 
   it('stores already-compressed media and deflates the rest', async () => {
