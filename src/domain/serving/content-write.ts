@@ -20,8 +20,9 @@ export function checkWritableContentPath(path: string): void {
   if (unsafe) throw new ContentPathError(`${path.length > 64 ? `${path.slice(0, 64)}…` : path}: ${unsafe}`);
   const long = path.split('/').find((segment) => utf8Length(segment) > MAX_SEGMENT_BYTES);
   if (long !== undefined) throw new ContentPathError(`${long.slice(0, 64)}…: a file or folder name takes at most ${MAX_SEGMENT_BYTES} bytes`);
-  const name = path.slice(path.lastIndexOf('/') + 1);
-  if (name === TOMBSTONES_FILE || name.endsWith(PARTIAL_SUFFIX)) throw new ContentPathError(`${path}: the name ${JSON.stringify(name)} is reserved by the overlay`);
+  // Folders too: the start of a reactor sweeps every *.pkg-partial under the overlay, a folder of written files with it.
+  const reserved = path.split('/').find((name) => name === TOMBSTONES_FILE || name.endsWith(PARTIAL_SUFFIX));
+  if (reserved !== undefined) throw new ContentPathError(`${path}: the name ${JSON.stringify(reserved)} is reserved by the overlay`);
 }
 
 /** What tools send for a body they did not label (`curl -d`, `curl --data-binary`): judged by its bytes. */

@@ -129,6 +129,8 @@ describe('content writes', () => {
   it('never write the names the overlay keeps for itself', () => {
     expect(() => checkWritableContentPath('.pkg-tombstones')).toThrow(/reserved/);
     expect(() => checkWritableContentPath('docs/a.html.pkg-partial')).toThrow(/reserved/);
+    expect(() => checkWritableContentPath('drafts.pkg-partial/post.html')).toThrow(/"drafts.pkg-partial" is reserved/);
+    expect(() => checkWritableContentPath('a/.pkg-tombstones/b.txt')).toThrow(/reserved/);
     expect(() => checkWritableContentPath('docs/a.html')).not.toThrow();
   });
 });
