@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FsOverlayStore } from '../../src/adapters/fs/fs-overlay-store.js';
 import { OverlayError } from '../../src/domain/errors.js';
@@ -35,6 +35,24 @@ describe('FsOverlayStore', () => {
     expect((await overlay.contentFiles()).map((f) => f.path)).toEqual(['page.txt']);
     await overlay.deleteContent('page.txt');
     expect(existsSync(join(dir, 'page.txt'))).toBe(false);
+  });
+
+  it('holds only what lies in its folder: links put there by hand, to a file outside, through a linked folder, or to nothing, are neither listed nor read', async () => {
+    const overlay = await new FsOverlayStore().open(work.path, { path: '/', packageName: 'linked' });
+    await overlay.writeContent('real.txt', new TextEncoder().encode('written'));
+    const dir = join(work.path, 'overlays/root~linked/content');
+    const outside = join(work.path, 'outside');
+    mkdirSync(outside, { recursive: true });
+    writeFileSync(join(outside, 'secret.txt'), 'SECRET');
+    symlinkSync(join(outside, 'secret.txt'), join(dir, 'leak.txt'));
+    symlinkSync(outside, join(dir, 'od'));
+    symlinkSync('/nonexistent', join(dir, 'dangling.txt'));
+    expect(await overlay.contentFiles()).toEqual([{ path: 'real.txt', size: 7 }]);
+    for (const path of ['leak.txt', 'od/secret.txt', 'dangling.txt']) {
+      await expect(overlay.readContent(path)).rejects.toThrow(OverlayError);
+      await expect((async () => { for await (const chunk of overlay.streamContent(path)) void chunk; })()).rejects.toThrow(/is not a file of the overlay/);
+    }
+    expect(text(await overlay.readContent('real.txt'))).toBe('written');
   });
 
   it('opening a log cuts a torn tail, so appends follow the last whole operation', async () => {

@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { mkdir, open, readFile, readdir, rename, stat, type FileHandle } from 'node:fs/promises';
+import { lstat, mkdir, open, readFile, readdir, realpath, rename, stat, type FileHandle } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { OverlayError } from '../../domain/errors.js';
 import { PARTIAL_SUFFIX, TOMBSTONES_FILE, unsafePathReason } from '../../domain/package/package-paths.js';
@@ -60,6 +60,7 @@ async function adoptLegacy(workdir: string, legacy: string, location: string): P
 
 class FsPackageOverlay implements PackageOverlay {
   private readonly content: string;
+  private realContent: Promise<string> | undefined;
   private readonly data: string;
 
   constructor(
@@ -94,18 +95,33 @@ class FsPackageOverlay implements PackageOverlay {
       const path = name.split(sep).join('/');
       // Tombstones are not content, and a write in progress is not a file yet.
       if (path === TOMBSTONES_FILE || path.endsWith(PARTIAL_SUFFIX)) continue;
-      const info = await stat(join(this.content, name));
-      if (info.isFile()) files.push({ path, size: info.size });
+      const file = join(this.content, name);
+      // Only what writes made: a link put here by hand (to /etc/shadow, through a linked folder, or to nothing) is no file of the overlay.
+      const info = await lstat(file).catch(() => undefined);
+      if (info?.isFile() && (await this.holds(file))) files.push({ path, size: info.size });
     }
     return files;
   }
 
-  readContent(path: string): Promise<Uint8Array> {
-    return readFile(this.contentPath(path));
+  async readContent(path: string): Promise<Uint8Array> {
+    return readFile(await this.heldFile(path));
   }
 
-  streamContent(path: string): AsyncIterable<Uint8Array> {
-    return createReadStream(this.contentPath(path), { highWaterMark: 64 * 1024 });
+  async *streamContent(path: string): AsyncIterable<Uint8Array> {
+    yield* createReadStream(await this.heldFile(path), { highWaterMark: 64 * 1024 }) as AsyncIterable<Uint8Array>;
+  }
+
+  /** The file of a content path, when it lies in the overlay's folder itself, links resolved. */
+  private async heldFile(path: string): Promise<string> {
+    const file = this.contentPath(path);
+    if (!(await this.holds(file))) throw new OverlayError(`${this.shown(file)} is not a file of the overlay (a link out of it, or gone)`);
+    return file;
+  }
+
+  private async holds(file: string): Promise<boolean> {
+    this.realContent ??= realpath(this.content);
+    const [real, root] = await Promise.all([realpath(file).catch(() => undefined), this.realContent.catch(() => undefined)]);
+    return real !== undefined && root !== undefined && real.startsWith(root + sep);
   }
 
   async writeContent(path: string, bytes: Uint8Array): Promise<void> {
