@@ -87,6 +87,19 @@ describe('a directory source edited while it is served', () => {
     rmSync(join(site, 'content/notes.txt'));
   });
 
+  it('a save after a file of the package was removed answers 409 naming it, not 500', async () => {
+    writeFileSync(join(site, 'content/doomed.txt'), 'here at load');
+    const other = await startServe([site]);
+    try {
+      rmSync(join(site, 'content/doomed.txt'));
+      const answer = await fetch(`${other.url}/package/example-site/save`, { method: 'POST' });
+      expect(answer.status).toBe(409);
+      expect(((await answer.json()) as { error: { code: string; message: string } }).error).toMatchObject({ code: 'SOURCE_NOT_FOUND', message: expect.stringMatching(/content\/doomed\.txt/) });
+    } finally {
+      await other.stop();
+    }
+  });
+
   it('a large file cut short while it is being sent: the answer stops short on a closed connection, the log names the file, and the next request reads it anew', async () => {
     const file = join(site, 'content/shrinking.bin');
     writeFileSync(file, Buffer.alloc(24 * 1024 * 1024, 7));

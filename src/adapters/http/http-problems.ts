@@ -37,6 +37,7 @@ import {
   BadRequestPathError,
   RequestPathTooLongError,
   ResourceNotFoundError,
+  SourceNotFoundError,
 } from '../../domain/errors.js';
 
 /** An HTTP answer other than success, with the stable code of the JSON error body. */
@@ -85,6 +86,8 @@ const STATUS_OF: Array<[ErrorClass, number, Record<string, string>?]> = [
   // files put in the workdir by hand under two spellings of one name): the state conflicts with the request.
   [ConfigValidationError, 409],
   [UnsafeEntryError, 409],
+  // A file of a directory source removed while served, met by a save: the package no longer is what was loaded.
+  [SourceNotFoundError, 409],
   [PreconditionFailedError, 412],
   [RequestPathTooLongError, 414],
   [NotTextError, 415],
