@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { cpSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { get as httpGet, type ClientRequest } from 'node:http';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
@@ -46,6 +46,24 @@ describe('pkg reactor serve --watch', () => {
       await eventually(async () => ((await (await fetch(`${running.url}/api/v1/introspect/content-validity`)).json()) as { contentValidity: Array<{ valid: boolean }> }).contentValidity[0]!.valid, 'the fixed package is valid again');
       // Without --live-reload, pages are served as they are.
       expect(await (await fetch(`${running.url}/`)).text()).not.toContain('live-reload');
+    } finally {
+      expect(await running.stop()).toBe(0);
+    }
+  });
+
+  it('keeps watching after a link loop that came and went (node\'s recursive watch fails on it): later edits are served and the reactor is ready again', async () => {
+    const site = at('looped');
+    cpSync(EXAMPLE_SITE, site, { recursive: true });
+    const running = await startServe([site, '--watch', '--workdir', at('looped-work')]);
+    try {
+      symlinkSync('loop-b', join(site, 'content/loop-a'));
+      symlinkSync('loop-a', join(site, 'content/loop-b'));
+      await eventually(async () => running.stderr().includes('no longer loads: UnsafeEntryError'), 'the loop is reported');
+      rmSync(join(site, 'content/loop-a'));
+      rmSync(join(site, 'content/loop-b'));
+      await eventually(async () => (await fetch(`${running.url}/readyz`)).status === 200, 'ready again once the links are gone');
+      writeFileSync(join(site, 'content/after.txt'), 'after the loop');
+      await eventually(async () => (await fetch(`${running.url}/after.txt`)).status === 200, 'an edit after the loop is served');
     } finally {
       expect(await running.stop()).toBe(0);
     }
