@@ -82,7 +82,7 @@ export class ValidatePackage {
         this.checkMetadata(metadata),
         this.checkManifest(manifest, resources.exists),
         this.checkRoutes(routes, files, storageValue, resources),
-        await this.checkStorage(source, storage, files),
+        await this.checkStorage(source, storage, files, resources.layers),
         this.checkSecurity(security, digests),
         ...('value' in security && security.value.digitalSignatures ? [await this.checkSignature(source, security.value)] : []),
         ...('absent' in authentication ? [] : [this.checkAuthentication(authentication, files)]),
@@ -98,25 +98,31 @@ export class ValidatePackage {
    * stack (and its dependencies' exported content, when a store or registry lets them be
    * resolved), `<guid>/content/...` through that dependency.
    */
-  private async resources(source: PackageSource, files: ReadonlySet<string>, storage: Storage | undefined, metadata: Metadata | undefined, context: DependencyContext): Promise<{ exists: ResourceExists; problem?: string; close: () => Promise<void> }> {
-    const own = await readPackageLayers(source, storage ? { storage } : {}).catch(() => packageLayers(source, storage ? { storage } : {}, new Map()));
+  private async resources(source: PackageSource, files: ReadonlySet<string>, storage: Storage | undefined, metadata: Metadata | undefined, context: DependencyContext): Promise<{ exists: ResourceExists; problem?: string; layers?: string; close: () => Promise<void> }> {
+    let unreadable: string | undefined;
+    // A layer's .pkg-tombstones the reactor would refuse: reported (in the storage check), and the layers read without it.
+    const own = await readPackageLayers(source, storage ? { storage } : {}).catch((error: unknown) => {
+      unreadable = messageOf(error);
+      return packageLayers(source, storage ? { storage } : {}, new Map());
+    });
+    const withLayers = <T extends object>(result: T): T & { layers?: string } => (unreadable === undefined ? result : { ...result, layers: unreadable });
     const declared = metadata?.dependencies ?? {};
     const canResolve = this.dependencies !== undefined && (context.store !== undefined || context.registry !== undefined);
     if (Object.keys(declared).length === 0 || !canResolve) {
       const stack = new LayerStack(own);
-      return { exists: resourceExists(files, visibleIn(stack, own), declared, undefined), close: async () => undefined };
+      return withLayers({ exists: resourceExists(files, visibleIn(stack, own), declared, undefined), close: async () => undefined });
     }
     let tree: DependencyTree;
     try {
       tree = await this.dependencies!.resolve(source, metadata!, context);
     } catch (error) {
       const stack = new LayerStack(own);
-      return { exists: resourceExists(files, visibleIn(stack, own), declared, undefined), problem: `dependencies could not be resolved: ${messageOf(error)}`, close: async () => undefined };
+      return withLayers({ exists: resourceExists(files, visibleIn(stack, own), declared, undefined), problem: `dependencies could not be resolved: ${messageOf(error)}`, close: async () => undefined });
     }
     const layers = await dependencyLayers(tree, readTombstones);
     const stack = new LayerStack([...layers.layers, ...own]);
     const exists = resourceExists(files, visibleIn(stack, [...layers.layers, ...own]), declared, (guid, path) => layers.byGuid.get(guid)?.resolve(path) !== undefined);
-    return { exists, close: () => tree.close() };
+    return withLayers({ exists, close: () => tree.close() });
   }
 
   /** Only for a package that declares a signature; an unsigned package is not invalid. */
@@ -168,10 +174,11 @@ export class ValidatePackage {
     ]);
   }
 
-  private async checkStorage(source: PackageSource, storage: Parsed<Storage>, files: ReadonlySet<string>): Promise<CheckResult> {
-    if ('absent' in storage) return checkResult('storage', [], ['no storage.json: no datasets']);
-    if ('error' in storage) return checkResult('storage', [storage.error]);
-    const errors = storageFileErrors(storage.value, files);
+  private async checkStorage(source: PackageSource, storage: Parsed<Storage>, files: ReadonlySet<string>, layers: string | undefined): Promise<CheckResult> {
+    const unreadableLayers = layers === undefined ? [] : [layers];
+    if ('absent' in storage) return checkResult('storage', unreadableLayers, ['no storage.json: no datasets']);
+    if ('error' in storage) return checkResult('storage', [storage.error, ...unreadableLayers]);
+    const errors = [...storageFileErrors(storage.value, files), ...unreadableLayers];
     const notes: string[] = [];
     for (const [id, dataSet] of Object.entries(storage.value.dataSets)) {
       if (dataSet.kind === 'sqlite') {

@@ -170,6 +170,15 @@ describe('ValidatePackage', () => {
     expect((await validate(demoPackage({}))).report.checks.map((c) => c.check)).not.toContain('authentication');
   });
 
+  it('reports a layer\'s .pkg-tombstones that the reactor would refuse, in the storage check', async () => {
+    for (const tombstones of ['{"x":1}', 'not json']) {
+      const { report, check } = await validate(demoPackage({ 'content/.pkg-tombstones': tombstones }));
+      expect(report.valid).toBe(false);
+      expect(check('storage').errors).toEqual([expect.stringMatching(/content\/\.pkg-tombstones/)]);
+    }
+    expect((await validate(demoPackage({ 'content/.pkg-tombstones': '["gone.html"]' }))).check('storage').passed).toBe(true);
+  });
+
   it('flags external http(s) references in content', async () => {
     const { check } = await validate(demoPackage({ 'content/index.html': '<p>\n<script src="https://cdn.example.com/x.js"></script>' }));
     expect(check('content').errors).toEqual(['content/index.html:2: external reference https://cdn.example.com/x.js']);
