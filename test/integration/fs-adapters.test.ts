@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, symlinkSync, wr
 import { join } from 'node:path';
 import { DirectoryPackageSource } from '../../src/adapters/fs/directory-package-source.js';
 import { FsDirectoryWriter } from '../../src/adapters/fs/fs-directory-writer.js';
-import { OutputExistsError, SourceNotFoundError, UnsafeEntryError } from '../../src/domain/errors.js';
+import { ArchiveLimitError, OutputExistsError, SourceNotFoundError, UnsafeEntryError } from '../../src/domain/errors.js';
 import { temporaryDirectory } from '../support/paths.js';
 
 let work: ReturnType<typeof temporaryDirectory>;
@@ -70,6 +70,18 @@ describe('DirectoryPackageSource', () => {
     file('loop/content/a/index.html');
     symlinkSync('../../content', join(work.path, 'loop/content/a/again'), 'dir');
     await expect(DirectoryPackageSource.open(join(work.path, 'loop'))).rejects.toThrow(/content\/a\/again.*back to content,/);
+  });
+
+  it('stops at as many files and folders as an archive may hold, counted through links that fan out (2^n from a few kilobytes)', async () => {
+    file('fan/content/d12/leaf.txt', 'hi');
+    for (let i = 1; i < 12; i++) {
+      mkdirSync(join(work.path, `fan/content/d${i}`), { recursive: true });
+      for (const name of ['a', 'b']) symlinkSync(`../d${i + 1}`, join(work.path, `fan/content/d${i}/${name}`), 'dir');
+    }
+    // 2^11 leaves below d1 alone, and more folders: past a limit of 1,000, short of the default.
+    await expect(DirectoryPackageSource.open(join(work.path, 'fan'), 1000)).rejects.toThrow(ArchiveLimitError);
+    await expect(DirectoryPackageSource.open(join(work.path, 'fan'), 1000)).rejects.toThrow(/holds more than 1000 files and folders, counted through its links/);
+    expect((await DirectoryPackageSource.open(join(work.path, 'fan'))).entries().length).toBeGreaterThan(2048);
   });
 
   it('refuses a file whose name on disk is not UTF-8, rather than failing on the name it decodes to', async () => {

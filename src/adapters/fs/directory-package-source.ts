@@ -1,7 +1,8 @@
 import { constants, existsSync } from 'node:fs';
 import { lstat, open, readdir, readlink, realpath, stat, type FileHandle } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
-import { SourceNotFoundError, UnsafeEntryError } from '../../domain/errors.js';
+import { ArchiveLimitError, SourceNotFoundError, UnsafeEntryError } from '../../domain/errors.js';
+import { DEFAULT_ARCHIVE_LIMITS } from '../../domain/package/archive-limits.js';
 import { sortByPath, unsafePathReason } from '../../domain/package/package-paths.js';
 import type { PackageEntry, PackageSource } from '../../application/ports/package-source.js';
 
@@ -27,11 +28,12 @@ export class DirectoryPackageSource implements PackageSource {
     this.byPath = new Map(list.map((entry) => [entry.path, entry]));
   }
 
-  static async open(directory: string): Promise<DirectoryPackageSource> {
+  /** `maxSteps`: files and folders the walk may meet, links followed (an archive's entry limit unless given). */
+  static async open(directory: string, maxSteps = DEFAULT_ARCHIVE_LIMITS.maxEntries): Promise<DirectoryPackageSource> {
     const root = await realpath(directory).catch(() => {
       throw new SourceNotFoundError(`package directory not found: ${directory}`);
     });
-    const state: Walk = { root, found: [], inside: new Set() };
+    const state: Walk = { root, found: [], inside: new Set(), steps: 0, maxSteps };
     await walk(state, root, '');
     sortByPath(state.found, (entry) => entry.path);
     return new DirectoryPackageSource(directory, root, state.found);
@@ -140,12 +142,18 @@ interface Walk {
   found: (PackageEntry & { file: string })[];
   /** A link to one of these (`content/up -> ..`) would be walked forever. */
   inside: Set<string>;
+  /** Files and folders met so far: links that fan out (each folder linking twice to the next) make 2^n of them from a few kilobytes. */
+  steps: number;
+  maxSteps: number;
 }
 
 /** The files below `directory` (a real path), named below `prefix`, the package path it has (empty for the root). */
 async function walk(state: Walk, directory: string, prefix: string): Promise<void> {
   state.inside.add(directory);
   for (const dirent of await readdir(directory, { withFileTypes: true })) {
+    // As many as an archive may hold: a package directory holding more would not pack.
+    if (++state.steps > state.maxSteps)
+      throw new ArchiveLimitError(`${state.root} holds more than ${state.maxSteps} files and folders, counted through its links (do links fan out into the same folders?)`);
     const file = join(directory, dirent.name);
     const path = prefix + dirent.name;
     if (dirent.name.includes('\uFFFD')) await namedInUtf8(file, path);
