@@ -1,53 +1,116 @@
-import { watch, type FSWatcher } from 'node:fs';
+import { readdirSync, statSync, watch, type Dirent, type FSWatcher } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import type { SourceChanges, SourceWatcher } from '../../application/ports/source-watcher.js';
 
 /** A save writes several files and events: one reload once they settle. */
 const SETTLE_MS = 120;
+/** How long a folder's events gather before it is listed again for new folders to watch. */
+const RESCAN_MS = 50;
 /** How soon a watch that failed is made again. */
 const REWATCH_MS = 500;
+/** Folders a package walk skips: their changes are none of the package's. */
+const SKIPPED = new Set(['.git', '.hg', '.svn']);
 
 /**
- * fs.watch, recursive (Linux, macOS, Windows on Node 20): each event is `touched` at once
- * (the kernel queues it as the file is written, ahead of a request sent after the write),
- * and a burst of them `settled` once. A watch that fails (the directory gone for a while,
- * a link loop that node's recursive watch trips on) is made again until it holds, then
- * counts as a change: what happened meanwhile was not heard. Closed on its error alone,
- * one passing link loop ended every later reload.
+ * One fs.watch per folder below the directory (inotify on Linux): each event is `touched`
+ * at once (the kernel queues it as the file is written, ahead of a request sent after the
+ * write), and a burst of them `settled` once. A folder with events is listed again (once
+ * per burst, off the event loop) so folders made in it are watched too.
+ *
+ * Not node's recursive watch: on Linux, Node 20 lists a folder synchronously on every
+ * event in it, so copying 5,000 files into a package held the event loop, /healthz
+ * included, for a minute; and a link loop made it fail for good. A folder whose watch
+ * fails (gone, or replaced) is watched again from the top, and that counts as a change.
  */
 export class FsSourceWatcher implements SourceWatcher {
   watch(directory: string, changes: SourceChanges): { close(): void } {
+    const watchers = new Map<string, FSWatcher>();
+    const rescans = new Map<string, NodeJS.Timeout>();
     let settle: NodeJS.Timeout | undefined;
     let again: NodeJS.Timeout | undefined;
-    let watcher: FSWatcher | undefined;
     let closed = false;
     const changed = () => {
       changes.touched();
       clearTimeout(settle);
       settle = setTimeout(() => changes.settled(), SETTLE_MS);
     };
-    const start = (afterFailure: boolean) => {
-      if (closed) return;
+    const failed = (folder: string) => {
+      watchers.get(folder)?.close();
+      watchers.delete(folder);
+      if (closed || again) return;
+      again = setTimeout(() => {
+        again = undefined;
+        void cover(directory).then(changed);
+      }, REWATCH_MS).unref();
+    };
+    /** Watches `folder` unless it is already; false when it cannot be (gone already, or not a folder: its parent's next event says so). */
+    const watch_ = (folder: string): boolean => {
+      if (watchers.has(folder)) return true;
+      let watcher: FSWatcher;
       try {
-        watcher = watch(directory, { recursive: true, persistent: false }, changed);
+        watcher = watch(folder, { persistent: false }, (_event, name) => {
+          changed();
+          // A folder made here is watched before the next event is read: a file written in it right after must be heard.
+          if (name && !SKIPPED.has(name.toString()) && isFolder(join(folder, name.toString()))) coverNow(join(folder, name.toString()));
+          if (rescans.has(folder)) return;
+          const rescan = () => {
+            rescans.delete(folder);
+            void cover(folder);
+          };
+          rescans.set(folder, setTimeout(rescan, RESCAN_MS).unref());
+        });
       } catch {
-        again = setTimeout(() => start(true), REWATCH_MS).unref();
+        return false;
+      }
+      watcher.on('error', () => failed(folder));
+      watchers.set(folder, watcher);
+      return true;
+    };
+    /** Watches `folder` and every folder below it not watched yet, listing them off the event loop. */
+    const cover = async (folder: string): Promise<void> => {
+      if (closed || !watch_(folder)) return;
+      const entries = await readdir(folder, { withFileTypes: true }).catch(() => []);
+      const folders = entries.filter((entry) => entry.isDirectory() && !SKIPPED.has(entry.name)).map((entry) => join(folder, entry.name));
+      // Folders removed since: their watches end with them.
+      const present = new Set(folders);
+      for (const [watched, watcher] of watchers) {
+        if (dirname(watched) !== folder || watched === folder || present.has(watched)) continue;
+        watcher.close();
+        watchers.delete(watched);
+      }
+      await Promise.all(folders.map((child) => cover(child)));
+    };
+    // The first time through, at once: a file written right after the start must be heard.
+    const coverNow = (folder: string): void => {
+      if (!watch_(folder)) return;
+      let entries: Dirent[] = [];
+      try {
+        entries = readdirSync(folder, { withFileTypes: true });
+      } catch {
         return;
       }
-      watcher.on('error', () => {
-        watcher?.close();
-        watcher = undefined;
-        if (!closed) again = setTimeout(() => start(true), REWATCH_MS).unref();
-      });
-      if (afterFailure) changed();
+      for (const entry of entries) if (entry.isDirectory() && !SKIPPED.has(entry.name)) coverNow(join(folder, entry.name));
     };
-    start(false);
+    coverNow(directory);
     return {
       close: () => {
         closed = true;
         clearTimeout(settle);
         clearTimeout(again);
-        watcher?.close();
+        for (const timer of rescans.values()) clearTimeout(timer);
+        for (const watcher of watchers.values()) watcher.close();
+        watchers.clear();
       },
     };
+  }
+}
+
+/** Whether `path` is a folder now: a link loop (ELOOP), a name gone since its event, are not. */
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
+  } catch {
+    return false;
   }
 }
