@@ -47,11 +47,11 @@ export function describePackageStoreContract(name: string, makeSubject: () => Pr
       expect(await subject().store.index()).toEqual({ [LIB.guid]: 'lib-2.0.0.cap', [OTHER.guid]: 'other-0.1.0.cap' });
     });
 
-    it('runs the check on the written file before the index names it', async () => {
+    it('runs the check on the written bytes before they take their name or the index names them', async () => {
       await install(LIB, '1.0.0');
-      let seen: { path: string; index: Record<string, string> } | undefined;
-      const stored = await install(LIB, '1.1.0', async (path) => void (seen = { path, index: await subject().store.index() }));
-      expect(seen).toEqual({ path: stored.path, index: { [LIB.guid]: 'lib-1.0.0.cap' } });
+      let seen: { path: string; index: Record<string, string>; named: boolean } | undefined;
+      const stored = await install(LIB, '1.1.0', async (path) => void (seen = { path, index: await subject().store.index(), named: (await subject().store.versions(LIB.guid)).some((held) => held.version === '1.1.0') }));
+      expect(seen).toMatchObject({ index: { [LIB.guid]: 'lib-1.0.0.cap' }, named: false });
       expect(basename(stored.path)).toBe('lib-1.1.0.cap');
     });
 

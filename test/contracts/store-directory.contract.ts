@@ -47,20 +47,22 @@ export function describeStoreDirectoryContract(name: string, makeSubject: () => 
       expect(await subject().directory.index()).toEqual({ [LIB.guid]: 'lib-2.0.0.cap' });
     });
 
-    it('runs the check on the written file before the index names it; a check that throws removes the file', async () => {
+    it('runs the check on the written bytes beside their name, before they take it; a check that throws leaves the store as it was', async () => {
       await install('1.0.0');
+      await install('1.1.0', 'good');
+      const before = await subject().directory.files();
       const refusal = new Error('refused');
       let checked: string | undefined;
       await expect(
         install('1.1.0', 'bad', async (path) => {
           checked = path;
-          expect(await names()).toContain('lib-1.1.0.cap');
           throw refusal;
         }),
       ).rejects.toBe(refusal);
-      expect(checked).toMatch(/\/lib-1\.1\.0\.cap$/);
-      expect(await names()).toEqual(['lib-1.0.0.cap']);
-      expect(await subject().directory.index()).toEqual({ [LIB.guid]: 'lib-1.0.0.cap' });
+      expect(checked).toMatch(/\/lib-1\.1\.0\.cap\.[0-9a-f]+\.pkg-partial$/);
+      // What had the name keeps it: a download that fails its check replaces nothing.
+      expect(await subject().directory.files()).toEqual(before);
+      expect(await subject().directory.index()).toEqual({ [LIB.guid]: 'lib-1.1.0.cap' });
     });
 
     it('leaves nothing of a stream that throws', async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { EXAMPLE_SITE, temporaryDirectory } from '../support/paths.js';
@@ -108,6 +108,26 @@ describe('the workdir belongs to one reactor', () => {
     expect(existsSync(join(workdir, 'reactor.lock'))).toBe(false);
     const again = await startServe([EXAMPLE_SITE, '--workdir', workdir]);
     await again.stop();
+  });
+
+  it('a lock edited by hand into something else keeps reactors out, naming the file, until it is removed', async () => {
+    const workdir = at('garbled');
+    mkdirSync(workdir, { recursive: true });
+    writeFileSync(join(workdir, 'reactor.lock'), 'garbage');
+    const refused = await failingServe([EXAMPLE_SITE, '--workdir', workdir]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^error: WorkdirLockedError: workdir .*garbled holds a reactor\.lock that is not one this tool wrote; if no reactor uses the workdir, remove the file/);
+    rmSync(join(workdir, 'reactor.lock'));
+    const next = await startServe([EXAMPLE_SITE, '--workdir', workdir]);
+    expect(await next.stop()).toBe(0);
+  });
+
+  it('a --workdir inside a package directory it serves is refused: its saves would pack themselves', async () => {
+    const site = at('site-with-workdir');
+    cpSync(EXAMPLE_SITE, site, { recursive: true });
+    const refused = await failingServe([site, '--workdir', join(site, 'work')]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/^error: UsageError: --workdir .*work is inside the package directory .*site-with-workdir/);
   });
 
   it('a lock left by a reactor that died (SIGKILL) does not keep the next one out', async () => {

@@ -3,6 +3,9 @@ import { packageFileName, parsePackageFileName } from '../../src/domain/dependen
 import type { StoreIndex } from '../../src/domain/dependencies/store-index.js';
 import { compareVersions } from '../../src/domain/package/version-range.js';
 
+/** What an install's bytes are named while they are checked, beside their name (the disk's hex is random). */
+export const PARTIAL = '.000000000000.pkg-partial';
+
 /**
  * A store directory in memory: `.cap` files by name, each with an identity that changes
  * whenever it is written, and the index install keeps. What a file holds is the test's
@@ -43,15 +46,16 @@ export class MemoryStoreDirectory implements StoreDirectory, StoreDirectories {
     // Read whole before it appears: a stream that throws leaves nothing.
     const chunks: Uint8Array[] = [];
     for await (const chunk of data) chunks.push(chunk);
-    const path = this.put(name, Uint8Array.from(Buffer.concat(chunks)));
-    if (check) {
-      try {
-        await check(path);
-      } catch (error) {
-        this.stored.delete(name);
-        throw error;
-      }
+    const bytes = Uint8Array.from(Buffer.concat(chunks));
+    // Checked beside its name, as on disk: a check that throws leaves what had the name.
+    const partial = `${name}${PARTIAL}`;
+    this.stored.set(partial, { bytes, identity: partial });
+    try {
+      await check?.(this.pathOf(partial));
+    } finally {
+      this.stored.delete(partial);
     }
+    const path = this.put(name, bytes);
     // As on disk: entries whose file is gone are dropped, and the GUID names the newest version of the name.
     const kept = Object.fromEntries(Object.entries(this.indexed).filter(([, file]) => this.stored.has(file)));
     const newest = [...this.stored.keys()]

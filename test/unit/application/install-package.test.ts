@@ -4,6 +4,7 @@ import { InstallPackage } from '../../../src/application/use-cases/install-packa
 import { ChecksumMismatchError, InvalidPackageError, PackageNotFoundError, RegistryNotConfiguredError, UnsatisfiableConstraintError, UsageError } from '../../../src/domain/errors.js';
 import { MemoryOpener } from '../../fakes/memory-package-opener.js';
 import { MemoryPackageStore } from '../../fakes/memory-package-store.js';
+import { PARTIAL } from '../../fakes/memory-store-directory.js';
 import { MemoryRegistryClient } from '../../fakes/memory-registry-client.js';
 import { VALID_METADATA } from '../../support/demo-package.js';
 
@@ -16,7 +17,8 @@ function setup(versions: string[]) {
   const store = new MemoryPackageStore();
   // What the store's files hold, where install's check opens them.
   const opener = new MemoryOpener();
-  for (const version of versions) opener.add(`${store.location}/demo-site-${version}.cap`, { 'metadata.json': JSON.stringify({ ...VALID_METADATA, version }) });
+  // Checked where the bytes lie before they take their name.
+  for (const version of versions) opener.add(`${store.location}/demo-site-${version}.cap${PARTIAL}`, { 'metadata.json': JSON.stringify({ ...VALID_METADATA, version }) });
   return { registry, store, opener, install: new InstallPackage(registry, store, opener, hasher) };
 }
 
@@ -42,7 +44,7 @@ describe('InstallPackage', () => {
 
   it('refuses a file that is another package than the index says', async () => {
     const { install, store, opener } = setup(['1.0.0']);
-    opener.add(`${store.location}/demo-site-1.0.0.cap`, { 'metadata.json': JSON.stringify({ ...VALID_METADATA, version: '9.9.9' }) });
+    opener.add(`${store.location}/demo-site-1.0.0.cap${PARTIAL}`, { 'metadata.json': JSON.stringify({ ...VALID_METADATA, version: '9.9.9' }) });
     await expect(install.execute({ guid: GUID, registry: 'r', store: 's' })).rejects.toThrow(InvalidPackageError);
     expect(await store.installed(GUID)).toEqual([]);
   });
