@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { dirname, isAbsolute, resolve } from 'node:path';
+import { dirname, isAbsolute, resolve, sep } from 'node:path';
 import type { Argv } from 'yargs';
 import { UsageError } from '../../domain/errors.js';
 import { parseDocument } from '../../domain/package/documents.js';
@@ -77,6 +77,12 @@ export function reactorCommands(yargs: Argv, host: Lazy<ReactorHost>, copyOverla
         }
         if (argv.config) requests.push(...(await readMountsFile(argv.config)));
         if (requests.length === 0) throw new UsageError('nothing to serve: name a package directory or .cap, or use --mount or --config');
+        if (argv.workdir) {
+          // Its overlays, lock and saved packages would become files of the package: each save packing the last one.
+          const workdir = resolve(argv.workdir);
+          const holder = requests.find(({ source }) => !isPackageUrl(source) && (workdir === resolve(source) || workdir.startsWith(resolve(source) + sep)));
+          if (holder) throw new UsageError(`--workdir ${argv.workdir} is inside the package directory ${holder.source}: its overlays and saved packages would become files of the package; give a workdir outside it`);
+        }
         const settings = {
           port: argv.port,
           host: argv.host,

@@ -85,6 +85,8 @@ export class FsWorkdirs implements Workdirs {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       }
       const holder = await readLock(lock);
+      // A lock is linked into place whole, so one that does not read was edited by hand: whose it is cannot be told.
+      if (holder === 'unreadable') throw new WorkdirLockedError(`workdir ${lock.slice(0, -LOCK_FILE.length - 1)} holds a ${LOCK_FILE} that is not one this tool wrote; if no reactor uses the workdir, remove the file`);
       const live = holder && (holder.pid === this.pid ? FsWorkdirs.held.has(lock) : isAlive(holder.pid));
       if (holder && holder.host === hostname() && live) {
         throw new WorkdirLockedError(`workdir ${lock.slice(0, -LOCK_FILE.length - 1)} is in use by another reactor (pid ${holder.pid}); stop it, or give this one another --workdir`);
@@ -100,12 +102,19 @@ export class FsWorkdirs implements Workdirs {
   }
 }
 
-async function readLock(lock: string): Promise<LockRecord | undefined> {
+/** The lock's holder; undefined when the lock is gone since (taken and let go meanwhile), 'unreadable' when it holds no holder. */
+async function readLock(lock: string): Promise<LockRecord | 'unreadable' | undefined> {
+  let text: string;
   try {
-    const record = JSON.parse(await readFile(lock, 'utf8')) as Partial<LockRecord>;
-    return typeof record.pid === 'number' && typeof record.host === 'string' ? { pid: record.pid, host: record.host } : undefined;
+    text = await readFile(lock, 'utf8');
   } catch {
     return undefined;
+  }
+  try {
+    const record = JSON.parse(text) as Partial<LockRecord>;
+    return typeof record.pid === 'number' && typeof record.host === 'string' ? { pid: record.pid, host: record.host } : 'unreadable';
+  } catch {
+    return 'unreadable';
   }
 }
 
