@@ -44,7 +44,10 @@ export function parseInstant(text: string): number | undefined {
   const parts = RFC_3339.exec(text);
   if (!parts) return undefined;
   const [year, month, day, hour, minute, second] = parts.slice(1, 7).map(Number) as [number, number, number, number, number, number];
-  const written = new Date(Date.UTC(year, month - 1, day, hour, minute, second));
+  // Set field by field: Date.UTC reads years 0-99 as 1900-1999.
+  const written = new Date(0);
+  written.setUTCFullYear(year, month - 1, day);
+  written.setUTCHours(hour, minute, second);
   if (written.getUTCFullYear() !== year || written.getUTCMonth() !== month - 1 || written.getUTCDate() !== day || written.getUTCHours() !== hour || written.getUTCMinutes() !== minute || written.getUTCSeconds() !== second) return undefined;
   if (parts[9] !== undefined && (Number(parts[9]) > 23 || Number(parts[10]) > 59)) return undefined;
   const time = Date.parse(text.replace(' ', 'T'));
