@@ -108,7 +108,7 @@ export class DirectoryPackageSource implements PackageSource {
   /** A file listed when the directory was read and removed (or made a folder) since: not there, as a path never listed is not. */
   private gone(path: string, error: unknown): never {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'EISDIR' || code === 'ENOTDIR') throw new SourceNotFoundError(`${this.location}: no file ${path} (removed while served)`, { cause: error });
+    if (code === 'ENOENT' || code === 'EISDIR' || code === 'ENOTDIR') throw new SourceNotFoundError(`${this.location}: no file ${path} (removed since the package was read)`, { cause: error });
     throw error;
   }
 

@@ -2,7 +2,7 @@ import { UnsafeEntryError } from '../../domain/errors.js';
 import { compareChecksums, isCoveredByChecksums, normalizeSecurity } from '../../domain/integrity/security.js';
 import { SECURITY_FILE, unsafePathReason } from '../../domain/package/package-paths.js';
 import { assertIntact } from '../integrity/digest-entries.js';
-import { readOptional } from '../package/package-reader.js';
+import { assertPackage, readOptional } from '../package/package-reader.js';
 import type { DirectoryWriter } from '../ports/directory-writer.js';
 import type { Hasher } from '../ports/hasher.js';
 import type { PackageOpener } from '../ports/package-source.js';
@@ -29,6 +29,8 @@ export class UnpackPackage {
   async execute(request: UnpackRequest): Promise<{ destination: string; files: number }> {
     const source = await this.opener.open(request.archive);
     try {
+      // A package command: an archive of something else (or of a folder holding the package) is refused, as info and test refuse it.
+      assertPackage(source);
       const entries = source.entries();
       for (const { path } of entries) {
         const reason = unsafePathReason(path);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { NodeHasher } from '../../../src/adapters/crypto/node-hasher.js';
 import { UnpackPackage } from '../../../src/application/use-cases/unpack-package.js';
-import { IntegrityError, UnsafeEntryError } from '../../../src/domain/errors.js';
+import { IntegrityError, PackageFormatError, UnsafeEntryError } from '../../../src/domain/errors.js';
 import { MemoryDirectoryWriter } from '../../fakes/memory-directory-writer.js';
 import { MemoryOpener } from '../../fakes/memory-package-opener.js';
 import { demoPackage } from '../../support/demo-package.js';
@@ -34,5 +34,12 @@ describe('UnpackPackage', () => {
     await expect(run()).rejects.toThrow(/checksum mismatch: content\/style\.css/);
     expect(writer.committed.size).toBe(0);
     expect(writer.discarded).toBe(2);
+  });
+
+  it('refuses what is not a package (no metadata.json at its root), before writing anything', async () => {
+    const wrapped = Object.fromEntries(Object.entries(demoPackage()).map(([path, bytes]) => [`site/${path}`, bytes]));
+    const { writer, run } = unpack(wrapped);
+    await expect(run()).rejects.toThrow(new PackageFormatError('a.cap has no metadata.json'));
+    expect(writer.drafts).toBe(0);
   });
 });
