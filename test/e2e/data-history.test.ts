@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EXAMPLE_SITE, temporaryDirectory } from '../support/paths.js';
 import { startServe, type ServeProcess } from '../support/serve-process.js';
+import { createHash } from 'node:crypto';
 
 jest.setTimeout(60_000);
 
@@ -96,6 +97,13 @@ describe('history from the operation log', () => {
       const api = `${running.url}/api/v1/data/articles`;
       expect((await json(`${api}/hello-world/history`)).body.versions).toEqual([{ op: 'base', at: null, item: expect.objectContaining({ title: 'Hello, world' }) }]);
       expect((await json(`${api}/hello-world?at=2000-01-01T00:00:00Z`)).body.title).toBe('Hello, world');
+      // Tagged as every data answer is: the SHA-256 of the bytes sent, and 304 for it.
+      for (const url of [`${api}/hello-world/history`, `${api}?at=2000-01-01T00:00:00Z`]) {
+        const answer = await fetch(url);
+        const body = Buffer.from(await answer.arrayBuffer());
+        expect(answer.headers.get('etag')).toBe(`"${createHash('sha256').update(body).digest('hex')}"`);
+        expect((await fetch(url, { headers: { 'If-None-Match': answer.headers.get('etag')! } })).status).toBe(304);
+      }
     } finally {
       await running.stop();
     }

@@ -3,6 +3,7 @@ import { ItemNotFoundError } from '../../domain/errors.js';
 import { parseInstant } from '../../domain/data/item-history.js';
 import type { Mount } from '../../application/serving/reactor.js';
 import { datasetOf } from './data-api.js';
+import { sendTagged, taggedItem } from './data-entity-tags.js';
 import { badRequest, methodNotAllowed, sendProblem } from './http-problems.js';
 
 /** A read of the past: an item's versions (`/<id>/history`, any method, answered 405 but to reads), or a read of the data as it stood `?at=` a time. */
@@ -16,12 +17,9 @@ export function readsThePast(history: boolean | undefined, request: IncomingMess
  * operation log from disk, so the past costs nothing until asked for.
  */
 export function readThePast(mount: Mount, dataset: string, item: string | undefined, history: boolean | undefined, request: IncomingMessage, response: ServerResponse): void {
+  // Tagged as every data answer is (and 304 for a tag the client holds).
   answer(mount, dataset, item, history, request).then(
-    (value) => {
-      const body = JSON.stringify(value);
-      response.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store', ...(Array.isArray(value) ? { 'X-Total-Count': value.length } : {}) });
-      response.end(request.method === 'HEAD' ? undefined : body);
-    },
+    (value) => sendTagged(request, response, taggedItem(value), Array.isArray(value) ? { 'X-Total-Count': value.length } : {}),
   ).catch((error: unknown) => sendProblem(response, error));
 }
 

@@ -106,7 +106,8 @@ async function loadDataset(
   if (dataSet.kind === 'sqlite') {
     const rows = await readers.sqlite.readTable(await readDataFile(source, dataSet.databaseFile), dataSet.table, dataSet.databaseFile);
     const unwritable = refusal ?? new DatasetUnavailableError(`dataset ${id} is a SQLite dataset: it can be read but not written`);
-    return new Dataset(id, { index: new DatasetIndex(rows) }, undefined, idPolicyOf(undefined, rows), undefined, unwritable);
+    // Its rows are its base, as a JSON file's items are: history and ?at= read from them.
+    return new Dataset(id, { index: new DatasetIndex(rows), base: rows }, undefined, idPolicyOf(undefined, rows), undefined, unwritable);
   }
   const data = await readDataDocument(source, dataSet.source);
   let schema: Dataset['schema'];
