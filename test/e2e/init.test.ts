@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it, jest } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLI, temporaryDirectory } from '../support/paths.js';
 import { runPkg } from '../support/run-cli.js';
@@ -58,6 +58,27 @@ describe('pkg init', () => {
     expect(runPkg(['init', directory, '--force', '--template', 'docs']).status).toBe(0);
     expect(readFileSync(join(directory, 'NOTES.md'), 'utf8')).toBe('mine');
     expect(readFileSync(join(directory, 'content/index.html'), 'utf8')).toContain('Getting started');
+  });
+
+  it('fills an empty directory where it is (the shell in it stays in it), reads a directory after --, quotes it in its hints, and refuses what validate would', () => {
+    const here = at('here');
+    mkdirSync(here);
+    const inode = statSync(here).ino;
+    expect(runPkg(['init'], { cwd: here }).status).toBe(0);
+    expect(statSync(here).ino).toBe(inode);
+    expect(existsSync(join(here, 'metadata.json'))).toBe(true);
+    const parent = at('dashes');
+    mkdirSync(parent);
+    writeFileSync(join(parent, 'mine.txt'), 'keep');
+    expect(runPkg(['init', '--force', '--', '-odd name'], { cwd: parent }).stdout).toMatch(/Next: npx pkg reactor serve '-odd name' --watch/);
+    expect(readdirSync(parent).sort()).toEqual(['-odd name', 'mine.txt']);
+    const empty = runPkg(['init', at('no-description'), '--description', ' ']);
+    expect(empty.status).toBe(2);
+    expect(empty.stderr).toMatch(/^error: UsageError: --description must not be empty/);
+    writeFileSync(at('a-file'), 'x');
+    const blocked = runPkg(['init', at('a-file'), '--force']);
+    expect(blocked.status).toBe(2);
+    expect(blocked.stderr).toMatch(/^error: UsageError: cannot write .*a-file\/.*: a file stands where a folder of that path must be/);
   });
 
   it('answers a destination that cannot be written with a typed error, never a hang', () => {

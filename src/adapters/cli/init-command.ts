@@ -3,6 +3,7 @@ import { basename, resolve } from 'node:path';
 import type { Argv } from 'yargs';
 import { DEFAULT_TEMPLATE, type InitPackage } from '../../application/use-cases/init-package.js';
 import { packageNameFrom } from '../../domain/package/template-values.js';
+import { UsageError } from '../../domain/errors.js';
 import { JSON_OPTION, printJson, type CliOutput } from './cli-output.js';
 import type { Lazy } from './lazy.js';
 import { nodeModule } from '../shared/node-module.js';
@@ -27,7 +28,11 @@ export function initCommand(init: Lazy<InitPackage>, output: CliOutput, interact
         .option('guid', { type: 'string', describe: 'package GUID, a URI (default: pkg://local/<name>; use a domain of yours before publishing)' })
         .option('force', { alias: 'f', type: 'boolean', default: false, describe: 'write into a directory that holds files: template files replace theirs, others stay' })
         .options(JSON_OPTION),
-    handler: async (argv: { dir: string; template?: string; name?: string; description?: string; 'package-version'?: string; author?: string; license?: string; guid?: string; force: boolean; json: boolean }) => {
+    handler: async (argv: { dir: string; _: Array<string | number>; template?: string; name?: string; description?: string; 'package-version'?: string; author?: string; license?: string; guid?: string; force: boolean; json: boolean }) => {
+      // yargs leaves what follows `--` out of the positionals: a directory given there (one named -x, say) is the directory, never the current one.
+      const after = argv._.slice(1).map(String);
+      if (after.length > 1 || (after.length === 1 && argv.dir !== '.')) throw new UsageError(`pkg init takes one directory (got ${[argv.dir, ...after].map((arg) => JSON.stringify(arg)).join(', ')})`);
+      if (after.length === 1) argv.dir = after[0]!;
       const directory = resolve(argv.dir);
       const asked = interactive() ? await ask(argv, directory, await init().templateNames()) : argv;
       const outcome = await init().execute({
@@ -44,7 +49,8 @@ export function initCommand(init: Lazy<InitPackage>, output: CliOutput, interact
       if (argv.json) return printJson(output, outcome);
       output.out(`Created ${outcome.name} (${outcome.guid}) from the ${outcome.template} template in ${outcome.directory}: ${outcome.files.length} files`);
       if (outcome.bundled) output.out(`Bundled its dependency: packages/${outcome.bundled}`);
-      output.out(`Next: npx pkg reactor serve ${argv.dir} --watch --live-reload, npx pkg package test ${argv.dir}, npx pkg package pack ${argv.dir}`);
+      const dir = shellWord(argv.dir);
+      output.out(`Next: npx pkg reactor serve ${dir} --watch --live-reload, npx pkg package test ${dir}, npx pkg package pack ${dir}`);
     },
   };
 }
@@ -72,4 +78,9 @@ async function ask(argv: Answers, directory: string, templates: string[]): Promi
   } finally {
     prompt.close();
   }
+}
+
+/** The directory as a shell reads it back: quoted when it holds anything but plain characters. */
+function shellWord(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, "'\\''")}'`;
 }

@@ -72,8 +72,14 @@ class FsDirectoryDraft implements DirectoryDraft {
   }
 
   async commit(): Promise<string> {
-    await rm(this.target, { recursive: true, force: true });
-    await rename(this.draft, this.target);
+    if (await emptyDirectory(this.target)) {
+      // An empty directory that is there stays (a shell may be in it; its owner and mode are the user's): the files move in.
+      for (const name of await readdir(this.draft)) await rename(join(this.draft, name), join(this.target, name));
+      await rm(this.draft, { recursive: true, force: true });
+    } else {
+      await rm(this.target, { recursive: true, force: true });
+      await rename(this.draft, this.target);
+    }
     unfinished.delete(this.draft);
     return this.target;
   }
@@ -82,6 +88,13 @@ class FsDirectoryDraft implements DirectoryDraft {
     await rm(this.draft, { recursive: true, force: true });
     unfinished.delete(this.draft);
   }
+}
+
+async function emptyDirectory(path: string): Promise<boolean> {
+  return readdir(path).then(
+    (names) => names.length === 0,
+    () => false,
+  );
 }
 
 /** Anything but a missing path or an empty directory. */

@@ -85,6 +85,8 @@ export class InitPackage {
     for (const [option, value] of [['--name', request.name], ['--package-version', version]] as const)
       if (value.length > MAX_NAME_OR_VERSION) throw new UsageError(`${option} takes at most ${MAX_NAME_OR_VERSION} characters, since it names files (got ${value.length})`);
     if (!isUri(guid)) throw new UsageError(`--guid ${JSON.stringify(guid)} is not a URI (like pkg://example.org/${request.name})`);
+    // What validate asks of metadata.json: the package made must pass it.
+    if (request.description !== undefined && request.description.trim() === '') throw new UsageError('--description must not be empty');
     const title = titleFrom(request.name);
     return {
       name: request.name,
