@@ -154,6 +154,16 @@ describe('pkg package, with bad input', () => {
     expect(script.stdout).toMatch(/pkg completion >> ~\/\.bashrc/);
     const words = runPkg(['--get-yargs-completions', 'package', 'ver']);
     expect(words.stdout.split('\n')).toContain('verify-signature');
+    // The shell may be named, whatever $SHELL says; one it has no script for is refused alone.
+    const bash = runPkg(['completion', 'bash'], { env: { SHELL: '/bin/zsh' } });
+    expect([bash.status, bash.stderr]).toEqual([0, '']);
+    expect(bash.stdout).toMatch(/complete -o bashdefault/);
+    const zsh = runPkg(['completion', 'zsh'], { env: { SHELL: '/bin/bash' } });
+    expect([zsh.status, zsh.stderr]).toEqual([0, '']);
+    expect(zsh.stdout).toMatch(/^#compdef pkg/);
+    const fish = runPkg(['completion', 'fish']);
+    expect([fish.status, fish.stdout]).toEqual([2, '']);
+    expect(fish.stderr).toMatch(/^error: UsageError: pkg completion writes a bash or zsh script \(got "fish"\)/);
   });
 
   it('answers --help on every command and --version', () => {

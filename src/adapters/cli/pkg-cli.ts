@@ -38,13 +38,15 @@ export async function runCli(args: string[], dependencies: CliDependencies): Pro
     status = Math.max(status, code);
   };
   try {
+    args = completionFor(args);
     await withoutEagerHelp(commandLine(args, dependencies, exit)).parseAsync();
   } catch (error) {
     const json = args.includes('--json');
     const code = reportError(output, error, { json });
     if (error instanceof UsageError && !json) {
       // A parser of its own, not yet run, knows the usage line of the command the arguments name.
-      const usage = (await commandLine(args, dependencies, exit).getHelp()).split('\n', 1)[0]!.trim();
+      // (Not for `completion`: any parser given it prints the script.)
+      const usage = (await commandLine(args[0] === 'completion' ? [] : args, dependencies, exit).getHelp()).split('\n', 1)[0]!.trim();
       const command = usage.split(/\s+[<[]/, 1)[0]!;
       output.err(`usage: ${usage}`);
       output.err(`run "${command} --help" for its options and examples`);
@@ -52,6 +54,18 @@ export async function runCli(args: string[], dependencies: CliDependencies): Pro
     return code;
   }
   return status;
+}
+
+/**
+ * `pkg completion bash|zsh`: yargs's completion command takes no shell and picks one by
+ * $SHELL, so the shell named is given to it that way (and a named one is no unknown command).
+ */
+function completionFor(args: string[]): string[] {
+  const shell = args[0] === 'completion' ? args[1] : undefined;
+  if (shell === undefined || shell.startsWith('-')) return args;
+  if (shell !== 'bash' && shell !== 'zsh') throw new UsageError(`pkg completion writes a bash or zsh script (got ${JSON.stringify(shell)})`);
+  process.env.SHELL = `/bin/${shell}`;
+  return [args[0]!, ...args.slice(2)];
 }
 
 function commandLine(args: string[], dependencies: CliDependencies, exit: (code: number) => void): Argv {
