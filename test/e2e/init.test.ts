@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it, jest } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLI, temporaryDirectory } from '../support/paths.js';
 import { runPkg } from '../support/run-cli.js';
@@ -44,6 +44,14 @@ describe('pkg init', () => {
     const index = JSON.parse(readFileSync(at('composite/packages/index.json'), 'utf8'));
     expect(index).toEqual({ 'pkg://local/my-composite-theme': { file: 'packages/my-composite-theme-1.0.0.cap', version: '1.0.0', sha256: expect.stringMatching(/^[0-9a-f]{64}$/) } });
     expect(existsSync(at('composite/packages/my-composite-theme-1.0.0.cap'))).toBe(true);
+    // validate resolves from the bundle as the reactor does, store or not: no resource left unchecked, and a bundle the reactor would refuse fails.
+    expect(runPkg(['package', 'validate', at('composite')]).stdout).not.toMatch(/could not be checked/);
+    const broken = at('composite-broken');
+    cpSync(at('composite'), broken, { recursive: true });
+    writeFileSync(join(broken, 'packages/index.json'), JSON.stringify({ 'pkg://local/my-composite-theme': { ...index['pkg://local/my-composite-theme'], sha256: '0'.repeat(64) } }));
+    const refused = runPkg(['package', 'validate', broken]);
+    expect(refused.status).toBe(1);
+    expect(refused.stdout).toMatch(/dependencies could not be resolved: bundled dependency pkg:\/\/local\/my-composite-theme .*packages\/index\.json says 0{64}/);
   });
 
   it('names the package after its directory and refuses a directory that holds files, unless --force, which keeps the others', () => {

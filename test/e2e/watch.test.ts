@@ -108,6 +108,23 @@ describe('pkg reactor serve --watch', () => {
     }
   });
 
+  it('--live-reload adds its script to UTF-8 pages only, keeping a BOM, and sends a UTF-16 page as it is', async () => {
+    const site = at('encodings');
+    cpSync(EXAMPLE_SITE, site, { recursive: true });
+    const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('<html><body><p>h\u00e9llo</p></body></html>', 'utf16le')]);
+    writeFileSync(join(site, 'content/u16.html'), utf16);
+    writeFileSync(join(site, 'content/bom.html'), Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('<p>h\u00e9llo</p>')]));
+    const running = await startServe([site, '--watch', '--live-reload']);
+    try {
+      expect(Buffer.from(await (await fetch(`${running.url}/u16.html`)).arrayBuffer()).equals(utf16)).toBe(true);
+      const bom = Buffer.from(await (await fetch(`${running.url}/bom.html`)).arrayBuffer());
+      expect([...bom.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+      expect(bom.toString('utf8')).toContain('<p>h\u00e9llo</p><script>new EventSource');
+    } finally {
+      expect(await running.stop()).toBe(0);
+    }
+  });
+
   it('--live-reload lets go of the connection of every page that goes away', async () => {
     const running = await startServe([EXAMPLE_SITE, '--watch', '--live-reload']);
     try {

@@ -412,9 +412,18 @@ async function* streamRange(stream: AsyncIterable<Uint8Array>, start: number, en
   }
 }
 
-/** The page with the live-reload script before its closing body tag (or at its end). */
+/**
+ * The page with the live-reload script before its closing body tag (or at its end). A page
+ * that is not UTF-8 (UTF-16, say) goes as it is: decoded as UTF-8 and written back, its
+ * bytes would be lost. A BOM stays.
+ */
 function withLiveReload(page: Uint8Array): Uint8Array {
-  const text = new TextDecoder().decode(page);
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(page);
+  } catch {
+    return page;
+  }
   const at = text.toLowerCase().lastIndexOf('</body>');
   return new TextEncoder().encode(at < 0 ? text + LIVE_RELOAD_SCRIPT : text.slice(0, at) + LIVE_RELOAD_SCRIPT + text.slice(at));
 }

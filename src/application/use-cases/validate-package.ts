@@ -16,6 +16,7 @@ import { AUTHENTICATION_FILE, MANIFEST_FILE, METADATA_FILE, ROUTES_FILE, SECURIT
 import { generateRoutes, normalizeRoutes, type Routes } from '../../domain/package/routes.js';
 import { normalizeStorage, type Storage } from '../../domain/package/storage.js';
 import { coveredPaths } from '../integrity/digest-entries.js';
+import { BUNDLE_INDEX_FILE } from '../../domain/dependencies/bundle-index.js';
 import { DatasetIndex, describeShadowed } from '../../domain/data/dataset-index.js';
 import type { EntryDigester } from '../integrity/entry-digester.js';
 import { MAX_DATA_DOCUMENT_BYTES, MAX_DATA_FILE_DEPTH, readDataDocument, readDataFile, readDocument } from '../package/package-reader.js';
@@ -107,7 +108,8 @@ export class ValidatePackage {
     });
     const withLayers = <T extends object>(result: T): T & { layers?: string } => (unreadable === undefined ? result : { ...result, layers: unreadable });
     const declared = metadata?.dependencies ?? {};
-    const canResolve = this.dependencies !== undefined && (context.store !== undefined || context.registry !== undefined);
+    // The package's own bundle is a place to resolve from as the reactor does, store or not.
+    const canResolve = this.dependencies !== undefined && (context.store !== undefined || context.registry !== undefined || source.has(BUNDLE_INDEX_FILE));
     if (Object.keys(declared).length === 0 || !canResolve) {
       const stack = new LayerStack(own);
       return withLayers({ exists: resourceExists(files, visibleIn(stack, own), declared, undefined), close: async () => undefined });
