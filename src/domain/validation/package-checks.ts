@@ -84,6 +84,15 @@ export function handlerRouteWarnings(routes: Routes): string[] {
     .map((route) => `warning: route ${route.method ?? 'GET'} ${route.path} runs handler ${route.handler}, which this toolkit does not run: it answers 501 HANDLER_NOT_SUPPORTED`);
 }
 
+/** Attributes a dataset route carries that only file answers take: said, rather than ignored unsaid. */
+export function datasetRouteAttributeWarnings(routes: Routes): string[] {
+  const fileOnly = ['responseRewrite', 'responseHeaders', 'headers'] as const;
+  return routes.routes.flatMap((route) => {
+    const carried = route.dataset === undefined ? [] : fileOnly.filter((name) => route[name] !== undefined);
+    return carried.length === 0 ? [] : [`warning: dataset route ${route.path} carries ${carried.join(', ')}, which only file routes apply: its answers are the data API's`];
+  });
+}
+
 export function duplicateRoutePaths(routes: Routes): string[] {
   const seen = new Set<string>();
   const duplicates = new Set<string>();

@@ -179,6 +179,13 @@ describe('ValidatePackage', () => {
     expect((await validate(demoPackage({ 'content/.pkg-tombstones': '["gone.html"]' }))).check('storage').passed).toBe(true);
   });
 
+  it('warns of file-answer attributes a dataset route carries, which its answers never take', async () => {
+    const routes = { routes: [{ path: '/api/v1/data/items', dataset: 'items', responseRewrite: { body: 'x' }, responseHeaders: { 'X-D': 'd' } }] };
+    const { check } = await validate(demoPackage({ ...DATASET, 'data/items.json': '[]', 'routes.json': JSON.stringify(routes) }));
+    expect(check('routes').notes).toContainEqual('warning: dataset route /api/v1/data/items carries responseRewrite, responseHeaders, which only file routes apply: its answers are the data API\'s');
+    expect(check('routes').passed).toBe(true);
+  });
+
   it('flags external http(s) references in content', async () => {
     const { check } = await validate(demoPackage({ 'content/index.html': '<p>\n<script src="https://cdn.example.com/x.js"></script>' }));
     expect(check('content').errors).toEqual(['content/index.html:2: external reference https://cdn.example.com/x.js']);
