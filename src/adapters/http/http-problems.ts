@@ -1,4 +1,4 @@
-import { STATUS_CODES, type ServerResponse } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import {
   ContentNotFoundError,
   ContentPathError,
@@ -56,6 +56,13 @@ export class HttpProblem extends Error {
 export const notFound = (message = 'not found') => new HttpProblem(404, 'NOT_FOUND', message);
 export const methodNotAllowed = (allow: string) => new HttpProblem(405, 'METHOD_NOT_ALLOWED', `method not allowed; allowed: ${allow}`, undefined, { Allow: allow });
 export const badRequest = (code: string, message: string) => new HttpProblem(400, code, message);
+
+/** 405 with `Allow: GET, HEAD` to any other method: true when that was the answer. */
+export function refusedUnlessRead(request: IncomingMessage, response: ServerResponse): boolean {
+  if (request.method === 'GET' || request.method === 'HEAD') return false;
+  sendProblem(response, methodNotAllowed('GET, HEAD'));
+  return true;
+}
 
 type ErrorClass = abstract new (...args: never[]) => PackageError;
 

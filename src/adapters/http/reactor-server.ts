@@ -11,7 +11,7 @@ import { readThePast, readsThePast } from './data-history.js';
 import { graphqlDatasets } from './graphql/graphql-datasets.js';
 import type { BundledAssets } from './bundled-assets.js';
 import { lazyGraphqlEndpoint } from './graphql/lazy-graphql.js';
-import { methodNotAllowed, sendProblem } from './http-problems.js';
+import { refusedUnlessRead, sendProblem } from './http-problems.js';
 import { pipelinedTooDeep } from './pipelining-limit.js';
 import { MAX_HEAD_BYTES, answerClientError } from './malformed-requests.js';
 import { writeStatic } from './static-responder.js';
@@ -328,11 +328,4 @@ function originForm(request: IncomingMessage): string {
   } catch {
     return target;
   }
-}
-
-/** 405 with `Allow: GET, HEAD` to any other method: true when that was the answer. */
-function refusedUnlessRead(request: IncomingMessage, response: ServerResponse): boolean {
-  if (request.method === 'GET' || request.method === 'HEAD') return false;
-  sendProblem(response, methodNotAllowed('GET, HEAD'));
-  return true;
 }

@@ -58,7 +58,7 @@ export function createGraphqlEndpoint(schema: GraphQLSchema, options: GraphqlEnd
       }
       // graphql-http answers its own failures; this only guards against a rejection escaping it.
       handle({ url: request.url, method: request.method, headers: request.headers, body: () => request.body as Record<string, unknown>, raw: request, context: undefined }).then(
-        ([answer, init]) => (answer === null && init.status >= 400 ? sendProblem(response, problemOf(init)) : response.writeHead(init.status, init.statusText, init.headers).end(answer)),
+        ([answer, init]) => (answer === null && init.status >= 400 ? sendProblem(response, bodilessRefusal(init)) : response.writeHead(init.status, init.statusText, init.headers).end(answer)),
         (failure: unknown) => sendProblem(response, failure),
       );
     }, (error: unknown) => sendProblem(response, error));
@@ -66,7 +66,7 @@ export function createGraphqlEndpoint(schema: GraphQLSchema, options: GraphqlEnd
 }
 
 /** graphql-http's refusals that come without a body (what the request accepts, or sends, is not JSON in UTF-8), in the project's error body. */
-function problemOf(init: ResponseInit): HttpProblem {
+function bodilessRefusal(init: ResponseInit): HttpProblem {
   if (init.status === 406) return new HttpProblem(406, 'NOT_ACCEPTABLE', 'GraphQL answers are application/graphql-response+json or application/json in UTF-8, and the request accepts neither', undefined, { Accept: 'application/graphql-response+json; charset=utf-8, application/json; charset=utf-8' });
   if (init.status === 415) return new HttpProblem(415, 'UNSUPPORTED_MEDIA_TYPE', 'a GraphQL request body must be application/json in UTF-8');
   return new HttpProblem(init.status, 'BAD_REQUEST', init.statusText ?? 'the GraphQL request was refused');

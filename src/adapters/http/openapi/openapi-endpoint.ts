@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Mount } from '../../../application/serving/reactor.js';
-import { methodNotAllowed, sendProblem } from '../http-problems.js';
+import { refusedUnlessRead } from '../http-problems.js';
 import { openApiDocument } from './openapi-document.js';
 import { API_DOCS_PAGE, API_DOCS_PAGE_CSP } from './api-docs-page.js';
 
@@ -10,7 +10,7 @@ import { API_DOCS_PAGE, API_DOCS_PAGE_CSP } from './api-docs-page.js';
  * the page that shows it.
  */
 export function answerOpenApi(mount: Mount, page: boolean, request: IncomingMessage, response: ServerResponse): void {
-  if (request.method !== 'GET' && request.method !== 'HEAD') return sendProblem(response, methodNotAllowed('GET, HEAD'));
+  if (refusedUnlessRead(request, response)) return;
   const body = page ? API_DOCS_PAGE : JSON.stringify(openApiDocument(mount), null, 2);
   const type = page ? { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': API_DOCS_PAGE_CSP } : { 'Content-Type': 'application/json; charset=utf-8' };
   response.writeHead(200, { ...type, 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-cache' });
