@@ -199,6 +199,25 @@ describe('trusted signers', () => {
     expect(run.stdout).toMatch(/signed by trusted key [0-9A-F]{40}/);
     expect(runPkg(['package', 'verify-signature', pgp, '--trust', at('pub.pem')]).status).toBe(1);
   });
+
+  it('trusts every OpenPGP key of one trust file, and refuses a signer the trust file says is revoked', () => {
+    gpg(['--quick-gen-key', 'Gone <gone@example.org>', 'future-default', 'default', 'never']);
+    const gone = gpg(['--with-colons', '--list-keys', 'gone@example.org']).split('\n').find((line) => line.startsWith('fpr:'))!.split(':')[9]!;
+    writeFileSync(at('gone-secret.asc'), gpg(['--armor', '--export-secret-keys', 'gone@example.org']));
+    const pgp = at('trust-gone.cap');
+    expect(runPkg(['package', 'sign', cap, '--openpgp', '--key', at('gone-secret.asc'), '-o', pgp]).status).toBe(0);
+    writeFileSync(at('both-public.asc'), gpg(['--armor', '--export', 'signer@example.org', 'gone@example.org']));
+    const before = runPkg(['package', 'verify-signature', pgp, '--trust', at('both-public.asc')]);
+    expect(before.stdout).toContain(`signed by trusted key ${gone}`);
+    expect(before.status).toBe(0);
+    // The package still embeds the key as it was; the user has since imported its owner's revocation.
+    writeFileSync(at('gone.rev'), readFileSync(join(gnupg, 'openpgp-revocs.d', `${gone}.rev`), 'utf8').replace(/^:-----BEGIN/m, '-----BEGIN'));
+    gpg(['--import', at('gone.rev')]);
+    writeFileSync(at('both-public.asc'), gpg(['--armor', '--export', 'signer@example.org', 'gone@example.org']));
+    const after = runPkg(['package', 'verify-signature', pgp, '--trust', at('both-public.asc')]);
+    expect(after.status).toBe(1);
+    expect(after.stdout).toContain(`the package is signed by key ${gone}, which ${at('both-public.asc')} says is revoked`);
+  });
 });
 
 describe('passphrases kept out of the process list', () => {

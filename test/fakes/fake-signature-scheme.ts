@@ -26,6 +26,10 @@ export function fakeScheme(certificateType?: 'OpenPGP'): SignatureScheme {
     if (!text.startsWith(KEY_PREFIX) || text.length === KEY_PREFIX.length) throw new KeyError(`${role} is not a key of the fake scheme`);
     return text;
   };
+  const fingerprint = async (key: Uint8Array, role: string) => `FAKE:${createHash('sha256').update(keyText(key, role)).digest('hex')}`;
+  // A trust file is one key per line; a line `revoked:<key>` revokes that key, as an imported revocation would.
+  const revoked = async (publicKey: Uint8Array, trusted: Uint8Array) =>
+    new TextDecoder().decode(trusted).split('\n').includes(`revoked:${keyText(publicKey, 'the embedded public key')}`);
   return {
     certificateType,
     prepare: async ({ key }) => {
@@ -36,10 +40,16 @@ export function fakeScheme(certificateType?: 'OpenPGP'): SignatureScheme {
         sign: async (payload) => new TextEncoder().encode(`signed:${await digest(payload)}:${text}`),
       };
     },
-    verify: async (payload, signature, publicKey) => {
+    verify: async (payload, signature, publicKey, trusted) => {
       const text = keyText(publicKey, 'the embedded public key');
+      if (trusted && (await revoked(publicKey, trusted))) return false;
       return new TextDecoder().decode(signature) === `signed:${await digest(payload)}:${text}`;
     },
-    fingerprint: async (key, role) => `FAKE:${createHash('sha256').update(keyText(key, role)).digest('hex')}`,
+    revoked,
+    fingerprint,
+    fingerprints: async (file, role) => {
+      const lines = new TextDecoder().decode(file).split('\n').filter((line) => line.startsWith(KEY_PREFIX));
+      return lines.length > 0 ? Promise.all(lines.map((line) => fingerprint(new TextEncoder().encode(line), role))) : [await fingerprint(file, role)];
+    },
   };
 }

@@ -281,6 +281,35 @@ describe('OpenPgpSignatureScheme', () => {
     await expect(scheme.fingerprint(file('cert.pem'), 'cert')).rejects.toBeInstanceOf(KeyError);
   });
 
+  it('fingerprints every key of a trust file: one export of several keys, or armored blocks put one after another', async () => {
+    const expected = [await scheme.fingerprint(file('sign.pub.asc'), 'sign'), await scheme.fingerprint(file('enc.pub.asc'), 'enc')];
+    writeFileSync(at('both.asc'), gpg(gnupgHome, ['--armor', '--export', 't@example.org', 'e@example.org']));
+    writeFileSync(at('both.gpg'), gpg(gnupgHome, ['--export', 't@example.org', 'e@example.org']));
+    writeFileSync(at('concatenated.asc'), Buffer.concat([readFileSync(at('enc.pub.asc')), readFileSync(at('sign.pub.asc'))]));
+    for (const name of ['both.asc', 'both.gpg', 'concatenated.asc']) expect((await scheme.fingerprints(file(name), name)).sort()).toEqual(expected.sort());
+    await expect(scheme.fingerprints(file('cert.pem'), 'cert')).rejects.toBeInstanceOf(KeyError);
+  });
+
+  it('does not verify by a key the trusted copy says is revoked, though the embedded copy leaves the revocation out', async () => {
+    gpg(gnupgHome, ['--quick-gen-key', 'Revoked <r@example.org>', 'rsa3072', 'sign', 'never']);
+    const revokedFingerprint = fingerprint(gnupgHome, 'r@example.org');
+    const signer = await scheme.prepare({ key: gpg(gnupgHome, ['--armor', '--export-secret-keys', 'r@example.org']) });
+    const signature = await signer.sign(payload());
+    const before = gpg(gnupgHome, ['--armor', '--export', 'r@example.org']);
+    // gpg writes a revocation certificate for each key it makes, its armor line guarded by a colon.
+    const certificate = readFileSync(join(gnupgHome, 'openpgp-revocs.d', `${revokedFingerprint}.rev`), 'utf8').replace(/^:-----BEGIN/m, '-----BEGIN');
+    writeFileSync(at('revocation.asc'), certificate);
+    gpg(gnupgHome, ['--import', 'revocation.asc']);
+    const after = gpg(gnupgHome, ['--armor', '--export', 'r@example.org']);
+    await expect(scheme.verify(payload(), signature, signer.publicKey)).resolves.toBe(true);
+    await expect(scheme.verify(payload(), signature, signer.publicKey, before)).resolves.toBe(true);
+    await expect(scheme.revoked(signer.publicKey, before)).resolves.toBe(false);
+    await expect(scheme.verify(payload(), signature, signer.publicKey, after)).resolves.toBe(false);
+    await expect(scheme.revoked(signer.publicKey, after)).resolves.toBe(true);
+    // A trusted file holding other keys too: the copy with this fingerprint is the one that counts.
+    await expect(scheme.verify(payload(), signature, signer.publicKey, Buffer.concat([file('sign.pub.asc'), after]))).resolves.toBe(false);
+  });
+
   it('raises OpenPgpUnavailableError with install guidance when openpgp cannot be loaded, and retries later', async () => {
     let attempts = 0;
     const flaky = new OpenPgpSignatureScheme(async () => {
@@ -294,6 +323,17 @@ describe('OpenPgpSignatureScheme', () => {
     await expect(flaky.prepare({ key: file('sign.sec.asc') })).resolves.toBeDefined();
     const missing = new OpenPgpKeyWrapping(() => Promise.reject(new Error('missing')));
     await expect(missing.wrap(new Uint8Array(32), file('enc.pub.asc'))).rejects.toBeInstanceOf(OpenPgpUnavailableError);
+  });
+});
+
+describe('RsaSignatureScheme trust files', () => {
+  it('fingerprints each key of a bundle of certificates and public keys', async () => {
+    const scheme = new RsaSignatureScheme();
+    const bundle = Buffer.concat([readFileSync(at('cert.pem')), readFileSync(at('other.pub.pem'))]);
+    const expected = [await scheme.fingerprint(file('cert.pem'), 'cert'), await scheme.fingerprint(file('other.pub.pem'), 'other')];
+    expect(await scheme.fingerprints(bundle, 'bundle')).toEqual(expected);
+    expect(await scheme.fingerprints(file('pkcs8.pub.pem'), 'one')).toEqual([await scheme.fingerprint(file('pkcs8.pub.pem'), 'one')]);
+    await expect(scheme.fingerprints(encoder.encode('not a key'), 'nothing')).rejects.toBeInstanceOf(KeyError);
   });
 });
 

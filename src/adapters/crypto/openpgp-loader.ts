@@ -49,6 +49,25 @@ export async function readAnyKey(openpgp: OpenPgp, bytes: Uint8Array, role: stri
   }
 }
 
+const ARMORED_BLOCK = /-----BEGIN PGP (?:PUBLIC|PRIVATE) KEY BLOCK-----[\s\S]*?-----END PGP (?:PUBLIC|PRIVATE) KEY BLOCK-----/g;
+
+/**
+ * Every key in a key file: one export may hold several keys, and files concatenated by
+ * hand hold several armored blocks, each of which openpgp reads on its own.
+ */
+export async function readEveryKey(openpgp: OpenPgp, bytes: Uint8Array, role: string): Promise<OpenPgpModule.Key[]> {
+  try {
+    if (!isArmored(bytes)) return await openpgp.readKeys({ binaryKeys: bytes });
+    const blocks = Buffer.from(bytes).toString('utf8').match(ARMORED_BLOCK) ?? [];
+    const keys: OpenPgpModule.Key[] = [];
+    for (const block of blocks) keys.push(...(await openpgp.readKeys({ armoredKeys: block })));
+    if (keys.length === 0) throw new Error('no key block');
+    return keys;
+  } catch (error) {
+    throw new KeyError(`${role} is not an OpenPGP key`, { cause: error });
+  }
+}
+
 /** A secret key ready to use: unlocked with the passphrase when it is protected. */
 export async function readSecretKey(
   openpgp: OpenPgp,

@@ -1,7 +1,8 @@
 import type { PreparedSigner, SignatureScheme, SigningKey } from '../../application/ports/signature-scheme.js';
 import { KeyError } from '../../domain/errors.js';
-import { importOpenPgp, isArmored, lazyOpenPgp, readAnyKey, readSecretKey } from './openpgp-loader.js';
+import { importOpenPgp, isArmored, lazyOpenPgp, readAnyKey, readEveryKey, readSecretKey } from './openpgp-loader.js';
 import type { OpenPgp, OpenPgpLoader } from './openpgp-loader.js';
+import type * as OpenPgpModule from 'openpgp';
 
 /** Signatures one detached signature file may hold: gpg writes one per signing key. */
 const MAX_SIGNATURE_PACKETS = 16;
@@ -54,9 +55,9 @@ export class OpenPgpSignatureScheme implements SignatureScheme {
     };
   }
 
-  async verify(payload: AsyncIterable<Uint8Array>, signature: Uint8Array, publicKey: Uint8Array): Promise<boolean> {
+  async verify(payload: AsyncIterable<Uint8Array>, signature: Uint8Array, publicKey: Uint8Array, trusted?: Uint8Array): Promise<boolean> {
     const openpgp = await this.openpgp();
-    const key = await readAnyKey(openpgp, publicKey, 'the embedded public key');
+    const key = await this.keyToCheck(openpgp, publicKey, trusted);
     let detached: Awaited<ReturnType<OpenPgp['readSignature']>>;
     try {
       detached = isArmored(signature)
@@ -86,8 +87,34 @@ export class OpenPgpSignatureScheme implements SignatureScheme {
     return false;
   }
 
+  async revoked(publicKey: Uint8Array, trusted: Uint8Array): Promise<boolean> {
+    return (await this.keyToCheck(await this.openpgp(), publicKey, trusted)).isRevoked();
+  }
+
   /** The primary key's fingerprint, in the upper-case hex gpg prints. */
   async fingerprint(key: Uint8Array, role: string): Promise<string> {
     return (await readAnyKey(await this.openpgp(), key, role)).getFingerprint().toUpperCase();
+  }
+
+  async fingerprints(file: Uint8Array, role: string): Promise<string[]> {
+    return (await readEveryKey(await this.openpgp(), file, role)).map((key) => key.getFingerprint().toUpperCase());
+  }
+
+  /**
+   * The embedded key, or the user's copy of it updated with what the embedded one adds.
+   * The package's copy is the signer's to edit: it can leave out the revocation the user
+   * has imported. Subkeys and self-signatures it adds are certified by the primary key
+   * the user trusts, so they are merged in; the user's revocations stay.
+   */
+  private async keyToCheck(openpgp: OpenPgp, publicKey: Uint8Array, trusted: Uint8Array | undefined): Promise<OpenPgpModule.Key> {
+    const embedded = await readAnyKey(openpgp, publicKey, 'the embedded public key');
+    if (trusted === undefined) return embedded;
+    const own = (await readEveryKey(openpgp, trusted, 'the trusted key')).find((key) => key.getFingerprint() === embedded.getFingerprint());
+    if (own === undefined) return embedded;
+    try {
+      return await own.update(embedded);
+    } catch (error) {
+      throw new KeyError('the embedded public key does not merge with the trusted copy of it', { cause: error });
+    }
   }
 }

@@ -67,6 +67,8 @@ function readCertificate(pem: Uint8Array): X509Certificate {
   }
 }
 
+const PEM_BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----[\s\S]*?-----END \1-----/g;
+
 const spkiDer = (key: KeyObject): Buffer => key.export({ type: 'spki', format: 'der' });
 
 /** RSA-SHA256 (PKCS#1 v1.5) with PEM keys and X.509 certificates, on node:crypto. */
@@ -110,5 +112,24 @@ export class RsaSignatureScheme implements SignatureScheme {
   /** `SHA256:` and the hex SHA-256 of the DER SubjectPublicKeyInfo: `openssl pkey -pubin -outform DER | sha256sum` gives the same digits. */
   async fingerprint(key: Uint8Array, role: string): Promise<string> {
     return `SHA256:${createHash('sha256').update(spkiDer(readPublicKey(key, role))).digest('hex')}`;
+  }
+
+  /** Each PEM block of the file that holds a public key (a bundle of certificates, say); a file of none is the KeyError a single key's would be. */
+  async fingerprints(file: Uint8Array, role: string): Promise<string[]> {
+    const blocks = Buffer.from(file).toString('latin1').match(PEM_BLOCK) ?? [];
+    const fingerprints: string[] = [];
+    for (const block of blocks) {
+      try {
+        fingerprints.push(await this.fingerprint(Buffer.from(block, 'latin1'), role));
+      } catch (error) {
+        if (!(error instanceof KeyError)) throw error;
+      }
+    }
+    return fingerprints.length > 0 ? fingerprints : [await this.fingerprint(file, role)];
+  }
+
+  /** X.509 revocation (CRLs, OCSP) is not read: a pinned RSA key is trusted until unpinned. */
+  async revoked(): Promise<boolean> {
+    return false;
   }
 }

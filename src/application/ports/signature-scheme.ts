@@ -25,14 +25,22 @@ export interface SignatureScheme {
   /** Absent in security.json for RSA; `OpenPGP` for OpenPGP. */
   readonly certificateType: 'OpenPGP' | undefined;
   prepare(key: SigningKey): Promise<PreparedSigner>;
-  /** Whether `signature` is a valid signature of the payload by `publicKey` (the embedded key file). */
-  verify(payload: AsyncIterable<Uint8Array>, signature: Uint8Array, publicKey: Uint8Array): Promise<boolean>;
+  /**
+   * Whether `signature` is a valid signature of the payload by `publicKey` (the embedded
+   * key file). `trusted` is the user's own file holding the same key: where a scheme's
+   * keys carry revocations and expiry, the user's copy of them is the one that counts.
+   */
+  verify(payload: AsyncIterable<Uint8Array>, signature: Uint8Array, publicKey: Uint8Array, trusted?: Uint8Array): Promise<boolean>;
+  /** Whether the user's copy of the embedded key (`trusted`, a trust file) says the key is revoked. */
+  revoked(publicKey: Uint8Array, trusted: Uint8Array): Promise<boolean>;
   /**
    * The fingerprint of the public key in a key file (a public or private key, or a
    * certificate): what a user compares and pins. KeyError when the file holds no key of
    * this scheme; `role` names the file in that error.
    */
   fingerprint(key: Uint8Array, role: string): Promise<string>;
+  /** The fingerprint of every key in a trust file, which may hold several. KeyError when it holds none of this scheme. */
+  fingerprints(file: Uint8Array, role: string): Promise<string[]>;
 }
 
 /** A key file the user trusts (`--trust`, `--cert`, `PKG_TRUST`): a PEM public key or certificate, or an OpenPGP public key. */

@@ -82,15 +82,20 @@ export class SignatureCheck {
     };
     let matches: boolean;
     let signer: string;
+    let pinned: TrustFile | undefined;
+    let revoked = false;
     try {
-      matches = await scheme.verify(concatenated(paths, hashed), signature, publicKey);
       signer = await scheme.fingerprint(publicKey, declared.publicKey);
+      pinned = options.trusted?.fileOf(signer);
+      matches = await scheme.verify(concatenated(paths, hashed), signature, publicKey, pinned?.bytes);
+      if (!matches && pinned) revoked = await scheme.revoked(publicKey, pinned.bytes);
     } catch (error) {
       // The package's own key file, altered or not a key of its scheme: a signature that proves nothing, as a garbage signature file is.
       if (error instanceof KeyError) return verdict(false, `the embedded key ${declared.publicKey} cannot check the signature: ${error.message}`);
       throw error;
     }
     const integrity = { ...compareChecksums(security.checksums, digests), uncovered };
+    if (revoked) return { ...verdict(false, `the package is signed by key ${signer}, which ${pinned?.name} says is revoked`), signer, trusted: false, integrity };
     if (!matches) {
       return { ...verdict(false, `the ${openpgp ? 'OpenPGP' : 'RSA-SHA256'} signature does not match the package content and its embedded key ${declared.publicKey}`), integrity };
     }

@@ -9,25 +9,30 @@ import type { TrustFile } from '../ports/signature-scheme.js';
  * "who" only when its key is one of these.
  */
 export class TrustedKeys {
-  private constructor(private readonly fingerprints: ReadonlySet<string>) {}
+  private constructor(private readonly files: ReadonlyMap<string, TrustFile>) {}
 
-  /** Fingerprints of every file; a file that holds no key of either scheme is a KeyError naming it. */
+  /** Fingerprints of every key of every file; a file that holds no key of either scheme is a KeyError naming it. */
   static async load(schemes: SignatureSchemes, files: readonly TrustFile[]): Promise<TrustedKeys> {
-    const fingerprints = new Set<string>();
-    for (const file of files) fingerprints.add(await fingerprintOf(schemes, file));
-    return new TrustedKeys(fingerprints);
+    const byFingerprint = new Map<string, TrustFile>();
+    for (const file of files) for (const fingerprint of await fingerprintsOf(schemes, file)) byFingerprint.set(fingerprint, file);
+    return new TrustedKeys(byFingerprint);
   }
 
   has(fingerprint: string): boolean {
-    return this.fingerprints.has(fingerprint);
+    return this.files.has(fingerprint);
+  }
+
+  /** The file the key with this fingerprint was trusted from: its copy of the key is the user's. */
+  fileOf(fingerprint: string): TrustFile | undefined {
+    return this.files.get(fingerprint);
   }
 }
 
-async function fingerprintOf(schemes: SignatureSchemes, file: TrustFile): Promise<string> {
+async function fingerprintsOf(schemes: SignatureSchemes, file: TrustFile): Promise<string[]> {
   // PEM first: it needs no library load, and most trust files are PEM.
   for (const scheme of [schemes.rsa, schemes.openpgp]) {
     try {
-      return await scheme.fingerprint(file.bytes, file.name);
+      return await scheme.fingerprints(file.bytes, file.name);
     } catch (error) {
       if (!(error instanceof KeyError)) throw error;
     }

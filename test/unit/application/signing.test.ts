@@ -55,4 +55,23 @@ describe('signing and encryption use cases', () => {
     );
     await expect(container.get(USE_CASE.SignPackage).execute({ location: 'enc', key: { key: fakeKey('k') }, openpgp: false })).rejects.toThrow(UsageError);
   });
+
+  it('trusts each key of a trust file, and refuses a signer the trust file says is revoked', async () => {
+    const archives = new MemoryArchiveWriter();
+    const opener = new MemoryOpener().add('/in/pkg.cap', demoPackage());
+    const container = productionContainer(
+      swap(PORT.PackageOpener, opener),
+      swap(PORT.ArchiveWriter, archives),
+      swap(PORT.SignatureSchemes, { rsa: fakeScheme(), openpgp: fakeScheme('OpenPGP') }),
+    );
+    await container.get(USE_CASE.SignPackage).execute({ location: '/in/pkg.cap', key: { key: fakeKey('k') }, openpgp: true, output: '/out/signed.cap' });
+    const signed = Object.fromEntries(archives.archives.get('/out/signed.cap')!.entries.map((entry) => [entry.path, entry.bytes]));
+    opener.add('/out/signed.cap', signed);
+    const verify = (trust: string) => container.get(USE_CASE.VerifySignature).execute('/out/signed.cap', { trust: [{ name: 'keys.txt', bytes: new TextEncoder().encode(trust) }] });
+    await expect(verify('fake-key:other\nfake-key:k')).resolves.toMatchObject({ valid: true, trusted: true });
+    await expect(verify('fake-key:other')).resolves.toMatchObject({ valid: false, trusted: false });
+    const revoked = await verify('fake-key:k\nrevoked:fake-key:k');
+    expect(revoked).toMatchObject({ valid: false, trusted: false });
+    expect(revoked.reason).toMatch(/signed by key FAKE:\w+, which keys.txt says is revoked/);
+  });
 });
