@@ -50,6 +50,15 @@ export function describeSignatureSchemeContract(name: string, makeSubject: () =>
       expect(await subject().scheme.fingerprint(subject().otherKey.key, 'the other key')).not.toBe(fingerprint);
     });
 
+    it('trusts a file of one public key as that key, not revoked, and verifies by it as by the embedded key', async () => {
+      const signer = await subject().scheme.prepare(subject().key);
+      const signature = await signer.sign(payload());
+      expect(await subject().scheme.fingerprints(signer.publicKey, 'the trust file')).toEqual([await subject().scheme.fingerprint(signer.publicKey, 'the public key')]);
+      expect(await subject().scheme.revoked(signer.publicKey, signer.publicKey)).toBe(false);
+      expect(await subject().scheme.verify(payload(), signature, signer.publicKey, signer.publicKey)).toBe(true);
+      await expect(subject().scheme.fingerprints(subject().notAKey, 'the trust file')).rejects.toThrow(KeyError);
+    });
+
     it('refuses what is not a key with KeyError: to sign with, to verify by, to fingerprint', async () => {
       const signer = await subject().scheme.prepare(subject().key);
       const signature = await signer.sign(payload());
