@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, symlinkSync, wr
 import { join } from 'node:path';
 import { DirectoryPackageSource } from '../../src/adapters/fs/directory-package-source.js';
 import { FsDirectoryWriter } from '../../src/adapters/fs/fs-directory-writer.js';
+import { makeDirectories } from '../../src/adapters/shared/make-directories.js';
 import { ArchiveLimitError, OutputExistsError, SourceNotFoundError, UnsafeEntryError } from '../../src/domain/errors.js';
 import { temporaryDirectory } from '../support/paths.js';
 
@@ -167,5 +168,25 @@ describe('FsDirectoryWriter', () => {
     const draft = await new FsDirectoryWriter().create(join(work.path, 'out'), { replace: true });
     await expect(draft.write('../escape.txt', bytes('x'))).rejects.toBeInstanceOf(UnsafeEntryError);
     await draft.discard();
+  });
+});
+
+describe('makeDirectories', () => {
+  it('makes the missing folders, resolving to the first it made, as mkdir -p does', async () => {
+    const root = temporaryDirectory('cap-mkdirs-');
+    try {
+      await expect(makeDirectories(join(root.path, 'a', 'b', 'c'))).resolves.toBe(join(root.path, 'a'));
+      expect(existsSync(join(root.path, 'a', 'b', 'c'))).toBe(true);
+      await expect(makeDirectories(join(root.path, 'a', 'b'))).resolves.toBeUndefined();
+      writeFileSync(join(root.path, 'file'), 'x');
+      await expect(makeDirectories(join(root.path, 'file'))).rejects.toMatchObject({ code: 'EEXIST' });
+      await expect(makeDirectories(join(root.path, 'file', 'below'))).rejects.toMatchObject({ code: 'ENOTDIR' });
+    } finally {
+      root.remove();
+    }
+  });
+
+  it('fails below a folder that refuses children, where node\'s recursive mkdir never returns', async () => {
+    await expect(makeDirectories('/proc/no-such-folder/below')).rejects.toMatchObject({ code: 'ENOENT' });
   });
 });

@@ -1,12 +1,13 @@
 import { createHash, randomBytes, type Hash } from 'node:crypto';
-import { open, access, mkdir, rename, rm, type FileHandle } from 'node:fs/promises';
+import { open, access, rename, rm, type FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { pipeline } from 'node:stream/promises';
 import { crc32, createDeflateRaw, deflateRaw } from 'node:zlib';
-import { OutputExistsError } from '../../domain/errors.js';
+import { OutputExistsError, UsageError } from '../../domain/errors.js';
 import type { ArchiveEntryOptions, ArchiveSink, ArchiveWriter } from '../../application/ports/archive-writer.js';
 import { DEFLATED, STORED, centralHeader, endRecords, localHeader, streamedLocalHeader, zip64DataDescriptor, type CentralRecord } from './zip/zip-records.js';
+import { makeDirectories } from '../shared/make-directories.js';
 
 const deflate = promisify(deflateRaw);
 const LEVEL = 6;
@@ -29,9 +30,15 @@ export class ZipArchiveWriter implements ArchiveWriter {
   async create(directory: string, fileName: string, options: { overwrite: boolean }): Promise<ArchiveSink> {
     const destination = resolve(directory, fileName);
     if (!options.overwrite && (await exists(destination))) throw new OutputExistsError(`${destination} exists; use --force to overwrite it`);
-    await mkdir(directory, { recursive: true });
     const temporary = join(directory, `.${fileName}.${randomBytes(6).toString('hex')}.partial`);
-    return new ZipSink(destination, temporary, await open(temporary, 'wx', 0o644));
+    try {
+      await makeDirectories(directory);
+      return new ZipSink(destination, temporary, await open(temporary, 'wx', 0o644));
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === undefined) throw error;
+      throw new UsageError(`cannot write ${fileName} into ${resolve(directory)}: ${code}`, { cause: error });
+    }
   }
 }
 

@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { mkdir, readFile, stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { packageFileName } from '../../domain/dependencies/package-file-name.js';
 import { parseRegistryIndex, REGISTRY_INDEX_FILE, withVersion, type RegistryIndex, type RegistryVersion } from '../../domain/dependencies/registry-index.js';
@@ -7,6 +7,7 @@ import { FetchError, InvalidRegistryError, OutputExistsError } from '../../domai
 import type { Publication, RegistryClient } from '../../application/ports/registry-client.js';
 import { withFileLock } from './file-lock.js';
 import { writeWholeFile } from './whole-file.js';
+import { makeDirectories } from '../shared/make-directories.js';
 
 /** A registry that is a directory: `index.json` and the published files, read and written in place. */
 export class DirectoryRegistryClient implements RegistryClient {
@@ -51,7 +52,7 @@ export class DirectoryRegistryClient implements RegistryClient {
   }
 
   async publish(publication: Publication, data: AsyncIterable<Uint8Array>, options: { overwrite: boolean }): Promise<{ entry: RegistryVersion; published: boolean }> {
-    await mkdir(this.directory, { recursive: true });
+    await makeDirectories(this.directory);
     // The check and the write happen under one lock: two pushes of one version cannot both win.
     return withFileLock(`${this.indexPath}.lock`, async () => {
       const index = await this.index();

@@ -6,6 +6,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { OutputExistsError, UnsafeEntryError, UsageError } from '../../domain/errors.js';
 import type { DirectoryDraft, DirectoryWriter } from '../../application/ports/directory-writer.js';
+import { makeDirectories } from '../shared/make-directories.js';
 
 /**
  * Fills a hidden sibling of the destination and renames it into place on commit,
@@ -16,9 +17,7 @@ export class FsDirectoryWriter implements DirectoryWriter {
     const target = resolve(destination);
     if (!options.replace && (await occupied(target))) throw new OutputExistsError(`${target} exists and is not an empty directory; use --force to replace it`);
     const draft = join(dirname(target), `.${basename(target)}.${randomBytes(6).toString('hex')}.partial`);
-    // The parent is made first and the draft alone after it: a recursive mkdir below a
-    // directory that refuses children (/proc) never returns.
-    await mkdir(dirname(target), { recursive: true }).catch((error: NodeJS.ErrnoException) => {
+    await makeDirectories(dirname(target)).catch((error: NodeJS.ErrnoException) => {
       throw new UsageError(`cannot create ${dirname(target)}: ${error.code ?? error.message}`);
     });
     // Watched before it exists: a signal between the two would otherwise leave it behind.
@@ -67,7 +66,7 @@ class FsDirectoryDraft implements DirectoryDraft {
     const file = resolve(this.draft, path);
     // Defence in depth: the use case has checked the name already.
     if (!file.startsWith(this.draft + sep)) throw new UnsafeEntryError(path, 'escapes the destination');
-    await mkdir(dirname(file), { recursive: true });
+    await makeDirectories(dirname(file));
     await pipeline(Readable.from(data), createWriteStream(file, { mode: 0o644 }));
   }
 

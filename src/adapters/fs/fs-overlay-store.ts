@@ -1,11 +1,12 @@
 import { createReadStream } from 'node:fs';
-import { lstat, mkdir, open, readFile, readdir, realpath, rename, stat, type FileHandle } from 'node:fs/promises';
+import { lstat, open, readFile, readdir, realpath, rename, stat, type FileHandle } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { OverlayError } from '../../domain/errors.js';
 import { PARTIAL_SUFFIX, TOMBSTONES_FILE, unsafePathReason } from '../../domain/package/package-paths.js';
 import { removeFile, syncFolders, writeWholeFile } from './whole-file.js';
 import type { AppendLog, OverlayFile, OverlayMount, OverlayStore, PackageOverlay } from '../../application/ports/overlay-store.js';
 import { overlayKey, overlayMountOf } from '../../domain/serving/overlay-key.js';
+import { makeDirectories } from '../shared/make-directories.js';
 
 const LOG_SUFFIX = '.log.jsonl';
 
@@ -200,7 +201,7 @@ class FsPackageOverlay implements PackageOverlay {
 
   async openLog(dataset: string, length: number): Promise<AppendLog> {
     const path = this.logPath(dataset);
-    const created = await mkdir(dirname(path), { recursive: true });
+    const created = await makeDirectories(dirname(path));
     const handle = await open(path, 'a+');
     try {
       // The log's name is on disk before its first append is acknowledged.

@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { WorkdirLockedError } from '../../domain/errors.js';
 import { PARTIAL_SUFFIX } from '../../domain/package/package-paths.js';
 import type { TakenWorkdir, WorkdirHold, Workdirs } from '../../application/ports/workdirs.js';
+import { makeDirectories } from '../shared/make-directories.js';
 
 export const LOCK_FILE = 'reactor.lock';
 /** Plaintext of encrypted packages: private to the reactor that holds the workdir. */
@@ -30,7 +31,7 @@ export class FsWorkdirs implements Workdirs {
   constructor(private readonly pid = process.pid) {}
 
   async claim(workdir: string): Promise<WorkdirHold> {
-    await mkdir(workdir, { recursive: true });
+    await makeDirectories(workdir);
     const lock = join(workdir, LOCK_FILE);
     const record: LockRecord = { pid: this.pid, host: hostname() };
     const mine = `${lock}.${randomBytes(6).toString('hex')}${PARTIAL_SUFFIX}`;

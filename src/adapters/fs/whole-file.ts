@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, rename, rm, rmdir } from 'node:fs/promises';
+import { open, rename, rm, rmdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { PARTIAL_SUFFIX } from '../../domain/package/package-paths.js';
+import { makeDirectories } from '../shared/make-directories.js';
 
 /**
  * Writes a file beside its target, syncs it, and renames it into place: a reader sees
@@ -12,7 +13,7 @@ import { PARTIAL_SUFFIX } from '../../domain/package/package-paths.js';
  * the old file (or none) after the write was acknowledged.
  */
 export async function writeWholeFile(path: string, data: Uint8Array | AsyncIterable<Uint8Array>, mode = 0o644, check?: (written: string) => Promise<void>): Promise<void> {
-  const created = await mkdir(dirname(path), { recursive: true });
+  const created = await makeDirectories(dirname(path));
   const temporary = `${path}.${randomBytes(6).toString('hex')}${PARTIAL_SUFFIX}`;
   const handle = await open(temporary, 'wx', mode);
   try {
