@@ -228,3 +228,42 @@ describe('a password file inside the package', () => {
     await expect(startReactor(new MemoryOpener().add('p', packaged), [{ source: 'p' }])).rejects.toThrow(/no password file/);
   });
 });
+
+describe('mounts and folders under the reactor\'s own prefixes (/auth, /package, /introspect)', () => {
+  it('are the mount\'s paths like any other: its own identities, its route rules; an open one stays open', async () => {
+    const guarded = (name: string, user: string, rule: object) =>
+      demoPackage({
+        'metadata.json': JSON.stringify({ ...VALID_METADATA, name }),
+        'authentication.json': JSON.stringify({ authentication: { basicAuth: { enabled: true, passwdFile: 'auth/htpasswd' } } }),
+        'auth/htpasswd': htpasswd('-B', '-C', '4', user, `${user}-pw`) + '\n',
+        'content/admin/panel.html': '<p>panel</p>',
+        'content/introspect/page.html': '<p>page</p>',
+        'routes.json': JSON.stringify({ routes: [{ path: '/admin/panel.html', resource: 'content/admin/panel.html', accessControl: rule }] }),
+      });
+    const opener = new MemoryOpener()
+      .add('secret', guarded('secret', 'alice', { roles: ['admin'] }))
+      .add('other', guarded('other', 'bob', {}))
+      .add('open', demoPackage({ 'metadata.json': JSON.stringify({ ...VALID_METADATA, name: 'open-site' }) }));
+    const own = await startReactor(opener, [
+      { source: 'secret', prefix: '/auth' },
+      { source: 'other', prefix: '/' },
+      { source: 'open', prefix: '/package' },
+    ]);
+    try {
+      for (const path of ['/auth/index.html', '/auth/api/v1/data/items']) await request(own.http).get(path).set('Authorization', basic('bob', 'bob-pw')).expect(401);
+      await request(own.http).put('/auth/planted.html').set('Authorization', basic('bob', 'bob-pw')).send('x').expect(401);
+      await request(own.http).get('/auth/index.html').set('Authorization', basic('alice', 'alice-pw')).expect(200);
+      expect((await request(own.http).get('/auth/admin/panel.html').set('Authorization', basic('alice', 'alice-pw')).expect(403)).body.error.code).toBe('FORBIDDEN');
+      // The root mount's own folder named like an endpoint: its identities only.
+      await request(own.http).get('/introspect/page.html').set('Authorization', basic('alice', 'alice-pw')).expect(401);
+      await request(own.http).get('/introspect/page.html').set('Authorization', basic('bob', 'bob-pw')).expect(200);
+      await request(own.http).get('/package/index.html').expect(200);
+      // The reactor's own endpoints there are still its own, behind every mount's identities.
+      await request(own.http).get('/package/open-site/status').set('Authorization', basic('alice', 'alice-pw')).expect(200);
+      await request(own.http).get('/introspect/status').expect(401);
+      await request(own.http).get('/introspect/status').set('Authorization', basic('bob', 'bob-pw')).expect(200);
+    } finally {
+      await own.stop();
+    }
+  });
+});

@@ -7,7 +7,6 @@ import type { Mount, Reactor } from './reactor.js';
 import type { StaticFile } from './served-package.js';
 
 const PACKAGE_ENDPOINT = /^\/package\/([^/]+)\/([^/]+)$/;
-const PACKAGE_PATH = /^\/package\/([^/]+)\//;
 
 /**
  * What a request comes to, decided once from its method and path, before anything is
@@ -99,30 +98,33 @@ export class RequestResolver {
       const endpoint = path === oauth2.loginPath ? 'login' : path === oauth2.callbackPath ? 'callback' : path === oauth2.logoutPath ? 'logout' : undefined;
       if (endpoint) return { path, target: { kind: 'auth', mount: mount!, endpoint }, cors: mount!.cors };
     }
-    if (REACTOR_PATHS.test(path)) return this.reactorPath(method, path, mount, match?.path);
-    const cors = mount?.cors ?? this.reactor.settings.cors ?? [];
-    if (!match || !mount) return { path, target: { kind: 'refused', error: new ResourceNotFoundError(`nothing is mounted at ${path}`) }, cors };
+    if (REACTOR_PATHS.test(path)) {
+      const reactorPath = this.reactorPath(path);
+      if (reactorPath) return reactorPath;
+    }
+    if (!match || !mount) return { path, target: { kind: 'refused', error: new ResourceNotFoundError(`nothing is mounted at ${path}`) }, cors: mount?.cors ?? this.reactor.settings.cors ?? [] };
     const target = this.mounted(method, mount, match.path);
     const auth = mount.auth;
-    if (!auth) return { path, target, cors };
-    return { path, target, cors, access: { auths: this.mountAuths.get(auth)!, enabled: auth.enabled, ...ruleOf(mount, target, match.path) } };
+    if (!auth) return { path, target, cors: mount.cors };
+    return { path, target, cors: mount.cors, access: { auths: this.mountAuths.get(auth)!, enabled: auth.enabled, ...ruleOf(mount, target, match.path) } };
   }
 
-  /** Introspection, `/package/<name>/...` and `/auth/...`: the reactor's own, or a mount's path when no endpoint is there. */
-  private reactorPath(method: string, path: string, mount: Mount | undefined, below: string | undefined): ResolvedRequest {
-    const named = PACKAGE_PATH.exec(path);
+  /**
+   * Introspection and `/package/<name>/<endpoint>`: the reactor's own. Any other path
+   * under these prefixes is a mount's path like any other (undefined), its own
+   * identities and rules included: a package may hold `content/auth/` or be mounted at `/package`.
+   */
+  private reactorPath(path: string): ResolvedRequest | undefined {
+    const endpoint = PACKAGE_ENDPOINT.exec(path);
+    if (!endpoint && !isIntrospectionPath(path)) return undefined;
     // The path is decoded already: decoding it again would read `%25` as an escape, and throw on `%`.
-    const owner = named ? this.reactor.byName(named[1]!) : undefined;
+    const owner = endpoint ? this.reactor.byName(endpoint[1]!) : undefined;
     // `/package/<name>/...` is that package's: only its own mount's identities, where it enables authentication.
     const auths = owner?.auth?.enabled ? this.mountAuths.get(owner.auth)! : this.reactorAuths;
     const access = auths.length > 0 ? { auths, enabled: true } : undefined;
-    const cors = (named ? owner?.cors : mount?.cors) ?? this.reactor.settings.cors ?? [];
-    const endpoint = PACKAGE_ENDPOINT.exec(path);
-    let target: RequestTarget;
-    if (isIntrospectionPath(path)) target = { kind: 'introspection', report: path };
-    else if (endpoint) target = { kind: 'package', name: endpoint[1]!, endpoint: endpoint[2]!, ...(owner ? { mount: owner } : {}) };
-    else if (mount && below !== undefined) target = this.mounted(method, mount, below);
-    else target = { kind: 'refused', error: new ResourceNotFoundError(`nothing is mounted at ${path}`) };
+    // The reactor's own reports are no mount's: a mount's `cors` origins are for that mount alone.
+    const cors = (owner ? owner.cors : undefined) ?? this.reactor.settings.cors ?? [];
+    const target: RequestTarget = endpoint ? { kind: 'package', name: endpoint[1]!, endpoint: endpoint[2]!, ...(owner ? { mount: owner } : {}) } : { kind: 'introspection', report: path as IntrospectionPath };
     return { path, target, cors, ...(access ? { access } : {}) };
   }
 
