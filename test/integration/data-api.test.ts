@@ -285,6 +285,42 @@ describe('content writes', () => {
 });
 
 describe('save', () => {
+  it('keeps every item at the id it was served under, and drops the routes of removed files, so the saved package validates and serves the same', async () => {
+    const own = temporaryDirectory('cap-data-save-ids-');
+    const pkg = demoPackage({
+      'content/b.txt': 'b',
+      'routes.json': JSON.stringify({ routes: [{ path: '/', resource: 'content/index.html' }, { path: '/b.txt', resource: 'content/b.txt' }, { path: '/bee', resource: 'content/b.txt' }] }),
+      'data/jots.json': JSON.stringify([{ t: 'x' }, { t: 'y' }]),
+      'storage.json': JSON.stringify({ storage: { dataSets: { jots: { source: 'data/jots.json' } } } }),
+    });
+    const first = await startReactor(new MemoryOpener().add('site', pkg), [{ source: 'site' }], { workdir: own.path });
+    try {
+      const served = request(first.http);
+      await served.delete('/api/v1/data/jots/1').expect(204);
+      await served.post('/api/v1/data/jots').send({ id: '3', t: 'q' }).expect(201);
+      expect((await served.post('/api/v1/data/jots').send({ t: 'r' }).expect(201)).headers.location).toBe('/api/v1/data/jots/4');
+      await served.delete('/b.txt').expect(204);
+      const saved = (await served.post('/package/demo-site/save').expect(200)).body.path as string;
+      const report = await productionContainer().get(USE_CASE.ValidatePackage).execute(saved);
+      expect(report.checks.flatMap((check) => check.errors)).toEqual([]);
+      const second = await startReactor(productionOpener(), [{ source: saved }], { workdir: `${own.path}/second` });
+      try {
+        const again = request(second.http);
+        expect((await again.get('/api/v1/data/jots/2').expect(200)).body).toMatchObject({ t: 'y' });
+        expect((await again.get('/api/v1/data/jots/3').expect(200)).body).toEqual({ id: '3', t: 'q' });
+        expect((await again.get('/api/v1/data/jots/4').expect(200)).body).toMatchObject({ t: 'r' });
+        expect((await again.get('/api/v1/data/jots').expect(200)).body).toHaveLength(3);
+        await again.get('/b.txt').expect(404);
+        await again.get('/bee').expect(404);
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      await first.stop();
+      own.remove();
+    }
+  });
+
   it('folds base and overlay into <workdir>/saved/<name>-<patch+1>.cap, which validates', async () => {
     const saved = await http.post('/package/demo-site/save').expect(200);
     expect(saved.body).toEqual({ path: `${work.path}/saved/demo-site-1.2.4.cap`, sha256: expect.stringMatching(/^[0-9a-f]{64}$/), name: 'demo-site', version: '1.2.4' });

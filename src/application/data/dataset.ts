@@ -1,7 +1,7 @@
 import { ItemNotFoundError, DuplicateIdError, IdMismatchError, NotACollectionError, SchemaViolationError, type PackageError } from '../../domain/errors.js';
 import type { DatasetIndex} from '../../domain/data/dataset-index.js';
 import { nextFreeId } from '../../domain/data/dataset-index.js';
-import { asItem, checkItemId, checkNewItemId, type IdPolicy, type Item } from '../../domain/data/item-id.js';
+import { asItem, checkItemId, checkNewItemId, itemsKeepingIds, type IdPolicy, type Item } from '../../domain/data/item-id.js';
 import { appendedOperations, formatOperation, parseOperationLog, type Operation } from '../../domain/data/operation-log.js';
 import { historyOf, stateAt, type ItemVersion } from '../../domain/data/item-history.js';
 import { CollectionQueries, selectEntries, type QueryAnswer } from './collection-queries.js';
@@ -110,6 +110,11 @@ export class Dataset {
   /** How many items the collection holds now. */
   get size(): number {
     return this.index().size;
+  }
+
+  /** The items for the dataset's file, each keeping the id it is served under (save). */
+  itemsToSave(): unknown[] {
+    return itemsKeepingIds(this.entries(), this.policy, this.schema?.raw);
   }
 
   /** `[id, item]` pairs in collection order. */

@@ -1,6 +1,7 @@
 import { parseDocument, serializeDocument } from '../../domain/package/documents.js';
 import { detectType } from '../../domain/package/media-types.js';
-import { CONTENT_DIR, MANIFEST_FILE, METADATA_FILE, SECURITY_FILE, TOMBSTONES_FILE, isSigningArtifact, sortPaths } from '../../domain/package/package-paths.js';
+import { CONTENT_DIR, MANIFEST_FILE, METADATA_FILE, ROUTES_FILE, SECURITY_FILE, TOMBSTONES_FILE, isSigningArtifact, sortPaths } from '../../domain/package/package-paths.js';
+import { routesDocument } from '../../domain/package/routes.js';
 import { incrementPatch } from '../../domain/package/version-range.js';
 import type { PackageDatasets } from '../data/package-datasets.js';
 import { FileSetSource, type FileSetEntry } from '../package/file-set-source.js';
@@ -48,7 +49,7 @@ export class SavePackage {
       for (const dataset of datasets.all()) {
         const definition = model.storage?.dataSets[dataset.id];
         if (definition?.kind !== 'schema' || !dataset.isCollection) continue;
-        files.set(definition.source, FileSetSource.bytes(new TextEncoder().encode(serializeDocument(dataset.collection().items, definition.source))));
+        files.set(definition.source, FileSetSource.bytes(new TextEncoder().encode(serializeDocument(dataset.itemsToSave(), definition.source))));
       }
       if (pkg.overlay) await foldOverlay(pkg, files);
       const saved = await this.packer.pack(new FileSetSource(files, `${source.location} with its overlay`), { directory: `${workdir}/saved`, overwrite: true });
@@ -75,6 +76,13 @@ async function foldOverlay(pkg: ServedPackage, files: Map<string, FileSetEntry>)
     const earlier = source.has(tombstonesFile) ? (parseDocument(await readText(source, tombstonesFile), tombstonesFile) as string[]) : [];
     const merged = sortPaths(new Set([...earlier, ...overlay.layer.tombstones].filter((path) => !overlay.layer.files.has(path))));
     files.set(tombstonesFile, FileSetSource.bytes(toJsonBytes(merged)));
+  }
+  // routes.json, written by hand or by pack, loses the routes to removed files, as validate asks.
+  if (!model.routesGenerated && removed.length > 0) {
+    const gone = new Set(removed);
+    const routes = model.routes.routes.filter((route) => route.resource === undefined || !gone.has(route.resource));
+    const index = model.routes.index !== undefined && gone.has(model.routes.index) ? undefined : model.routes.index;
+    if (routes.length < model.routes.routes.length || index !== model.routes.index) files.set(ROUTES_FILE, FileSetSource.bytes(toJsonBytes(routesDocument({ routes, ...(index !== undefined ? { index } : {}) }))));
   }
   // A hand-written manifest lists content/ files: it gains the new ones and loses the removed ones.
   if (!model.manifestGenerated && top === CONTENT_DIR) {

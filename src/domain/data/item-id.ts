@@ -88,3 +88,18 @@ export function idPolicyOf(schema: unknown, base: readonly unknown[]): IdPolicy 
   if (schema !== undefined && isRecord(schema) && schema.additionalProperties === false) return { inItem: false, numeric: false };
   return { inItem: withId !== undefined || base.length === 0, numeric: withId ? typeof withId.id === 'number' : true };
 }
+
+/**
+ * The items as the dataset's file should hold them, each keeping the id it is served
+ * under. An item without an `id` field is named by its position, which deletes and
+ * inserts shift: written back as they are, `/notes/4` would become `/notes/3`, or take
+ * the id of an item that has one. Such an item gets its id written in, a number where
+ * the dataset's ids are numbers, unless the schema forbids the field.
+ */
+export function itemsKeepingIds(entries: ReadonlyArray<readonly [string, unknown]>, policy: IdPolicy, schema: unknown): unknown[] {
+  const forbidden = isRecord(schema) && schema.additionalProperties === false && !(isRecord(schema.properties) && 'id' in schema.properties);
+  return entries.map(([id, item], position) => {
+    if (forbidden || !isRecord(item) || itemIdOf(item, position) === id) return item;
+    return { id: policy.numeric && /^(0|[1-9]\d{0,14})$/.test(id) ? Number(id) : id, ...item };
+  });
+}

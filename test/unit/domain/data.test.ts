@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { ConfigParseError, InvalidItemError } from '../../../src/domain/errors.js';
 import { DatasetIndex, nextFreeId } from '../../../src/domain/data/dataset-index.js';
-import { asItem, checkItemId, checkNewItemId, idPolicyOf, itemIdOf } from '../../../src/domain/data/item-id.js';
+import { asItem, checkItemId, checkNewItemId, idPolicyOf, itemsKeepingIds, itemIdOf } from '../../../src/domain/data/item-id.js';
 import { formatOperation, parseOperationLog } from '../../../src/domain/data/operation-log.js';
 import { checkTextBody, checkWritableContentPath } from '../../../src/domain/serving/content-write.js';
 
@@ -42,6 +42,16 @@ describe('item ids', () => {
     expect(idPolicyOf(undefined, [{ id: 1 }])).toEqual({ inItem: true, numeric: true });
     expect(idPolicyOf(undefined, [{ title: 'no id' }]).inItem).toBe(false);
     expect(idPolicyOf({ type: 'object', additionalProperties: false, properties: { title: {} } }, []).inItem).toBe(false);
+  });
+
+  it('items saved back keep their ids: an item named by its position gets its id written in once the position names it no more', () => {
+    const policy = { inItem: false, numeric: true };
+    const entries = [['2', { t: 'y' }], ['3', { id: '3', t: 'q' }], ['4', { t: 'r' }], ['x', 5]] as const;
+    expect(itemsKeepingIds(entries, policy, undefined)).toEqual([{ id: 2, t: 'y' }, { id: '3', t: 'q' }, { id: 4, t: 'r' }, 5]);
+    expect(itemsKeepingIds([['1', { t: 'x' }], ['2', { t: 'y' }]], policy, undefined)).toEqual([{ t: 'x' }, { t: 'y' }]);
+    expect(itemsKeepingIds([['07', { t: 'y' }]], policy, undefined)).toEqual([{ id: '07', t: 'y' }]);
+    const closed = { type: 'object', additionalProperties: false, properties: { t: {} } };
+    expect(itemsKeepingIds([['2', { t: 'y' }]], policy, closed)).toEqual([{ t: 'y' }]);
   });
 });
 
