@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeRawZip } from '../support/hostile-zip.js';
 import { EXAMPLE_SITE, temporaryDirectory } from '../support/paths.js';
@@ -43,6 +43,22 @@ describe('pkg package, as a newcomer uses it', () => {
     expect(existsSync(join(out, 'security.json'))).toBe(true);
     expect(runPkg(['package', 'unpack', cap], { cwd: work.path })).toMatchObject({ status: 1, stderr: expect.stringMatching(/^error: OutputExistsError: /) });
     expect(runPkg(['package', 'unpack', cap, '-o', join(work.path, 'elsewhere')]).status).toBe(0);
+  });
+
+  it('never replaces the current directory: not for an empty -o, a .cap named .cap, nor a destination holding it', () => {
+    const here = join(work.path, 'here');
+    mkdirSync(here);
+    writeFileSync(join(here, 'keep.txt'), 'precious');
+    copyFileSync(cap, join(work.path, '.cap'));
+    for (const [args, refusal] of [
+      [['-o', '', '-f'], /-o\/--output is empty/],
+      [['-o', '.', '-f'], /refusing to replace .*here: it holds the current directory/],
+      [['-o', '..', '-f'], /refusing to replace .*: it holds the current directory/],
+    ] as const) {
+      expect(runPkg(['package', 'unpack', cap, ...args], { cwd: here })).toMatchObject({ status: 2, stderr: expect.stringMatching(refusal) });
+    }
+    expect(runPkg(['package', 'unpack', join(work.path, '.cap'), '-f'], { cwd: here })).toMatchObject({ status: 2, stderr: expect.stringMatching(/cannot name a directory after .*\.cap: give one with -o/) });
+    expect(readdirSync(here)).toEqual(['keep.txt']);
   });
 
   it('inspects the package', () => {

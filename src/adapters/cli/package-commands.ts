@@ -1,4 +1,5 @@
-import { basename, resolve } from 'node:path';
+import { basename, resolve, sep } from 'node:path';
+import { UsageError } from '../../domain/errors.js';
 import type { Argv } from 'yargs';
 import type { InspectItem, InspectPackage, PackageInfo } from '../../application/use-cases/inspect-package.js';
 import type { PackPackage } from '../../application/use-cases/pack-package.js';
@@ -77,7 +78,7 @@ export function packageCommands(yargs: Argv, useCases: PackageUseCases, output: 
           .option('output', { alias: 'o', type: 'string', describe: 'destination directory (default: named after the .cap)' })
           .option('force', { alias: 'f', type: 'boolean', default: false, describe: 'replace a non-empty destination' }),
       async (argv) => {
-        const destination = resolve(argv.output ?? basename(argv.cap).replace(/\.cap$/i, ''));
+        const destination = unpackDestination(argv.cap, argv.output, argv.force);
         const result = await useCases.unpack().execute({ archive: argv.cap, destination, force: argv.force });
         output.out(`Unpacked ${result.files} files into ${result.destination}`);
       },
@@ -148,4 +149,20 @@ function inspectCommand(item: InspectItem, description: string, useCases: Packag
       else printJson(output, value);
     },
   };
+}
+
+/**
+ * Where `unpack` writes. An empty `-o` (an unset shell variable) or a `.cap` named `.cap`
+ * resolves to the current directory, which `--force` would then replace: refused, as is
+ * any destination holding the current directory.
+ */
+function unpackDestination(cap: string, output: string | undefined, force: boolean): string {
+  const named = output ?? basename(cap).replace(/\.cap$/i, '');
+  if (named.trim() === '') throw new UsageError(output === undefined ? `cannot name a directory after ${cap}: give one with -o` : '-o/--output is empty: give the destination directory');
+  const destination = resolve(named);
+  const here = process.cwd();
+  if (force && (here === destination || here.startsWith(destination.endsWith(sep) ? destination : destination + sep))) {
+    throw new UsageError(`refusing to replace ${destination}: it holds the current directory`);
+  }
+  return destination;
 }
