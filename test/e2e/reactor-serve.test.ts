@@ -125,6 +125,14 @@ describe('pkg reactor serve', () => {
       expect([result.status, result.stderr]).toEqual([2, expect.stringMatching(/^error: UsageError: --cache-control must be text an HTTP header can carry/)]);
     }
   });
+
+  it('refuses an empty --port or $PORT (read as 0, a random port) and an empty --host (every interface)', () => {
+    for (const [args, env] of [[['--port', ''], {}], [['--port', 'abc'], {}], [[], { PORT: ' ' }]] as const) {
+      const result = runPkg(['reactor', 'serve', EXAMPLE_SITE, ...args], { env });
+      expect([result.status, result.stderr]).toEqual([2, expect.stringMatching(/^error: UsageError: --port \(or \$PORT\) must be a whole number from 0 to 65535/)]);
+    }
+    expect(runPkg(['reactor', 'serve', EXAMPLE_SITE, '--host', ''])).toMatchObject({ status: 2, stderr: expect.stringMatching(/^error: UsageError: --host is empty/) });
+  });
 });
 
 describe('gzip from the archive, as curl sees it', () => {

@@ -35,7 +35,7 @@ export function reactorCommands(yargs: Argv, host: Lazy<ReactorHost>, copyOverla
       (y) =>
         y
           .positional('sources', { type: 'string', array: true, default: [], describe: 'package directories, .cap files or pkg://<guid> (installed from the registry)' })
-          .option('port', { type: 'number', default: process.env.PORT ? Number(process.env.PORT) : DEFAULT_PORT, defaultDescription: `$PORT, else ${DEFAULT_PORT}`, describe: 'TCP port (0 picks a free one)' })
+          .option('port', { type: 'string', default: process.env.PORT || String(DEFAULT_PORT), defaultDescription: `$PORT, else ${DEFAULT_PORT}`, describe: 'TCP port (0 picks a free one)' })
           .option('host', { type: 'string', default: process.env.HOST || '127.0.0.1', defaultDescription: '$HOST, else 127.0.0.1', describe: 'address to listen on' })
           .option('workdir', { type: 'string', describe: 'directory for overlays and saved packages (default: a fresh temporary directory, removed at exit)' })
           .option('overlay', { type: 'string', default: process.env.PKG_OVERLAY, defaultDescription: '$PKG_OVERLAY, else files in the workdir', describe: 'postgres://user@host:port/database: keep writes and logouts in this PostgreSQL database, shared by every reactor given the same URL' })
@@ -63,7 +63,11 @@ export function reactorCommands(yargs: Argv, host: Lazy<ReactorHost>, copyOverla
           .option('workers', { type: 'string', default: '1', describe: 'processes serving behind the one port: a number, or auto for one per core; they share writes, logouts, metrics and logs' })
           .option('shutdown-timeout', { type: 'number', default: 10, describe: 'seconds a stop waits for requests in flight before closing their connections' }),
       async (argv) => {
-        if (!Number.isInteger(argv.port) || argv.port < 0 || argv.port > 65535) throw new UsageError(`--port must be a whole number from 0 to 65535 (got ${argv.port})`);
+        // Read as text: an empty --port "$P" or PORT=" " read as a number is 0, a random port.
+        const port = /^\d{1,5}$/.test(argv.port) ? Number(argv.port) : Number.NaN;
+        if (!(port <= 65535)) throw new UsageError(`--port (or $PORT) must be a whole number from 0 to 65535, not ${JSON.stringify(argv.port)}`);
+        // An empty --host "$H" would listen on every interface.
+        if (argv.host.trim() === '') throw new UsageError('--host is empty: give the address to listen on (0.0.0.0 for every IPv4 interface, :: for every one)');
         if (!Number.isFinite(argv['shutdown-timeout']) || argv['shutdown-timeout'] < 0) throw new UsageError(`--shutdown-timeout must be a number of seconds, 0 or more (got ${argv['shutdown-timeout']})`);
         if (!Number.isInteger(argv['body-limit']) || argv['body-limit'] < 1) throw new UsageError(`--body-limit must be a positive whole number of bytes (got ${argv['body-limit']})`);
         // Sent on every static answer: a value node cannot send made each of them a 500.
@@ -84,7 +88,7 @@ export function reactorCommands(yargs: Argv, host: Lazy<ReactorHost>, copyOverla
           if (holder) throw new UsageError(`--workdir ${argv.workdir} is inside the package directory ${holder.source}: its overlays and saved packages would become files of the package; give a workdir outside it`);
         }
         const settings = {
-          port: argv.port,
+          port,
           host: argv.host,
           cacheControl: argv['cache-control'],
           bodyLimit: argv['body-limit'],
