@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EXAMPLE_SITE, ROOT, temporaryDirectory } from '../support/paths.js';
 import { freePort, runNginx } from '../support/nginx-registry.js';
@@ -152,6 +152,13 @@ describe('pkg reactor overlay copy', () => {
       await alone.stop();
     }
     const database = postgres.url(await postgres.createDatabase());
+    // A typo'd path, or a folder that is no workdir: refused, neither made nor swept.
+    for (const notAWorkdir of [join(work.path, 'typo'), EXAMPLE_SITE]) {
+      const refused = await runPkgAsync(['reactor', 'overlay', 'copy', notAWorkdir, database]);
+      expect([refused.status, refused.stderr]).toEqual([1, expect.stringMatching(/^error: OverlayError: .* is not a reactor workdir: it holds neither overlays\/ nor decrypted\//)]);
+    }
+    expect(existsSync(join(work.path, 'typo'))).toBe(false);
+    expect(existsSync(join(EXAMPLE_SITE, 'decrypted'))).toBe(false);
     const into = await runPkgAsync(['reactor', 'overlay', 'copy', single, database.replace('pkg@', 'pkg:secret@')]);
     expect(into.stderr).toBe('');
     expect(into.stdout).toContain('/ (example-site): 1 file, 1 tombstone, articles 1 operation');

@@ -9,6 +9,10 @@ export class PrimaryHeldWorkdirs implements Workdirs {
     return { release: async () => undefined };
   }
 
+  claimExisting(): Promise<WorkdirHold> {
+    return this.claim();
+  }
+
   async take(workdir: string | undefined): Promise<TakenWorkdir> {
     if (workdir === undefined) throw new Error('a worker serves in its primary\'s workdir, and was given none');
     return { path: workdir, temporary: false, release: async () => undefined };

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, link, mkdir, mkdtemp, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { chmod, link, mkdir, mkdtemp, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { WorkdirLockedError } from '../../domain/errors.js';
+import { OverlayError, WorkdirLockedError } from '../../domain/errors.js';
 import { PARTIAL_SUFFIX } from '../../domain/package/package-paths.js';
 import type { TakenWorkdir, WorkdirHold, Workdirs } from '../../application/ports/workdirs.js';
 import { makeDirectories } from '../shared/make-directories.js';
@@ -11,7 +11,8 @@ export const LOCK_FILE = 'reactor.lock';
 /** Plaintext of encrypted packages: private to the reactor that holds the workdir. */
 export const DECRYPTED_DIR = 'decrypted';
 /** Where half-written files can be left by a reactor that was killed. */
-const SWEPT_DIRS = ['overlays', 'saved'];
+const OVERLAYS_DIR = 'overlays';
+const SWEPT_DIRS = [OVERLAYS_DIR, 'saved'];
 
 interface LockRecord {
   pid: number;
@@ -55,6 +56,13 @@ export class FsWorkdirs implements Workdirs {
         await rm(lock, { force: true });
       },
     };
+  }
+
+  async claimExisting(workdir: string): Promise<WorkdirHold> {
+    // Every claim makes decrypted/, and a write overlays/: a folder with neither was never a workdir.
+    const marks = await Promise.all([OVERLAYS_DIR, DECRYPTED_DIR].map((name) => isDirectory(join(workdir, name))));
+    if (!marks.includes(true)) throw new OverlayError(`${workdir} is not a reactor workdir: it holds neither ${OVERLAYS_DIR}/ nor ${DECRYPTED_DIR}/`);
+    return this.claim(workdir);
   }
 
   async take(workdir: string | undefined): Promise<TakenWorkdir> {
@@ -148,5 +156,15 @@ async function sweep(workdir: string): Promise<void> {
       continue;
     }
     for (const entry of entries) if (entry.endsWith(PARTIAL_SUFFIX)) await rm(join(workdir, name, entry), { recursive: true, force: true });
+  }
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return false;
+    throw error;
   }
 }

@@ -20,6 +20,12 @@ export interface Workdirs {
    * writes; sharing writes is a database's job.
    */
   claim(workdir: string): Promise<WorkdirHold>;
+  /**
+   * Claims a workdir a reactor has used, to read its overlays: OverlayError when the
+   * folder holds none (a typo'd path, a package), which claiming would make a workdir of,
+   * sweeping its `decrypted/`.
+   */
+  claimExisting(workdir: string): Promise<WorkdirHold>;
   /** Claims `workdir`, or without one makes a fresh temporary directory and claims that (released, it is removed). */
   take(workdir: string | undefined): Promise<TakenWorkdir>;
 }

@@ -36,7 +36,9 @@ export class CopyOverlays {
     const holds: WorkdirHold[] = [];
     const opened: Array<{ close(): Promise<void> }> = [];
     try {
-      for (const place of [from, to]) if (place.overlay === undefined) holds.push(await this.workdirs.claim(place.workdir));
+      // The source is read, never made: a typo'd path would otherwise copy nothing and say so.
+      if (from.overlay === undefined) holds.push(await this.workdirs.claimExisting(from.workdir));
+      if (to.overlay === undefined) holds.push(await this.workdirs.claim(to.workdir));
       const source = await this.backends.open(from.overlay);
       opened.push(source);
       const target = await this.backends.open(to.overlay);
