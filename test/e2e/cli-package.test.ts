@@ -45,6 +45,14 @@ describe('pkg package, as a newcomer uses it', () => {
     expect(runPkg(['package', 'unpack', cap, '-o', join(work.path, 'elsewhere')]).status).toBe(0);
   });
 
+  it('names a refusal of the file system as FileSystemError, its stack only under PKG_DEBUG other than 0', () => {
+    const file = join(work.path, 'a-file');
+    writeFileSync(file, 'x');
+    const refused = runPkg(['package', 'push', cap, '--registry', file], { env: { PKG_DEBUG: '0' } });
+    expect(refused).toMatchObject({ status: 1, stderr: `error: FileSystemError: EEXIST: file already exists, mkdir '${file}'\n` });
+    expect(runPkg(['package', 'push', cap, '--registry', file], { env: { PKG_DEBUG: '1' } }).stderr).toMatch(/\n\s+at /);
+  });
+
   it('never replaces the current directory: not for an empty -o, a .cap named .cap, nor a destination holding it', () => {
     const here = join(work.path, 'here');
     mkdirSync(here);

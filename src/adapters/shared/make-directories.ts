@@ -13,7 +13,7 @@ export async function makeDirectories(path: string): Promise<string | undefined>
   for (let at = resolve(path); ; at = dirname(at)) {
     try {
       const found = await stat(at);
-      if (!found.isDirectory()) throw Object.assign(new Error(`EEXIST: file already exists, mkdir '${at}'`), { code: 'EEXIST', path: at });
+      if (!found.isDirectory()) throw Object.assign(new Error(`EEXIST: file already exists, mkdir '${at}'`), { code: 'EEXIST', syscall: 'mkdir', path: at });
       break;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || dirname(at) === at) throw error;
