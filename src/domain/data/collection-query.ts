@@ -97,7 +97,11 @@ export function selectItems<Row>(rows: readonly Row[], query: CollectionQuery, i
     // Array.prototype.sort is stable: items equal on every key keep their collection order.
     selected.sort((a, b) => {
       for (const key of query.sort) {
-        const order = compareValues(valueAt(itemOf(a), key.path), valueAt(itemOf(b), key.path));
+        const left = valueAt(itemOf(a), key.path);
+        const right = valueAt(itemOf(b), key.path);
+        // Missing values stay last either way: only the order of those present turns.
+        if ((left === undefined) !== (right === undefined)) return left === undefined ? 1 : -1;
+        const order = compareValues(left, right);
         if (order !== 0) return key.descending ? -order : order;
       }
       return 0;

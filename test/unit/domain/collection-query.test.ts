@@ -46,6 +46,14 @@ describe('collection queries', () => {
     );
   });
 
+  it('puts items missing the sort field last, descending too', () => {
+    const items = [{ id: 1, z: 'b' }, { id: 2 }, { id: 3, z: 'a' }];
+    const fields: QueryFields = { has: (path) => path[0] === 'z', typeOf: () => undefined };
+    const ids = (sort: string) => (selectItems(items, parseCollectionQuery([['sort', sort]], fields)) as typeof items).map((item) => item.id);
+    expect(ids('z')).toEqual([3, 1, 2]);
+    expect(ids('-z')).toEqual([1, 3, 2]);
+  });
+
   it('never ignores a parameter: any name is a field, a reserved word, or refused', () => {
     fc.assert(
       fc.property(fc.string(), fc.string(), (name, value) => {
