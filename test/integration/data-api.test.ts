@@ -182,6 +182,10 @@ describe('dataset REST API', () => {
     const item = await http.post('/api/v1/data/posts/first').send({}).expect(405);
     expect(item.headers.allow).toBe('GET, HEAD, PUT, DELETE');
     expect(item.body.error.code).toBe('METHOD_NOT_ALLOWED');
+    // Where writes are refused, reads are all there is: a document, a read-only package.
+    expect((await http.put('/api/v1/data/settings').send({}).expect(405)).headers.allow).toBe('GET, HEAD');
+    expect((await http.patch('/frozen/api/v1/data/posts/only').send({}).expect(405)).headers.allow).toBe('GET, HEAD');
+    expect((await http.put('/frozen/api/v1/data/posts').send({}).expect(405)).headers.allow).toBe('GET, HEAD');
   });
 
   it('403 with a clear message on a read-only package, whatever the body', async () => {

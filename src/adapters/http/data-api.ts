@@ -8,8 +8,11 @@ import { sendCompressible } from './data-encodings.js';
 
 // Reads only: the reactor answers them ahead of express, so this file must not load it (writes are in data-writes.ts).
 
-export const COLLECTION_METHODS = 'GET, HEAD, POST';
-export const ITEM_METHODS = 'GET, HEAD, PUT, DELETE';
+/** What a data path answers (`Allow`): reads only where writes are refused, a document or a read-only package. */
+export function allowedMethods(dataset: Dataset, item: string | undefined): string {
+  if (!dataset.writable) return 'GET, HEAD';
+  return item === undefined ? 'GET, HEAD, POST' : 'GET, HEAD, PUT, DELETE';
+}
 
 /** The dataset a data target names, and its item: `item` is the rest of the path, one segment. */
 export function datasetOf(mount: Mount, id: string, item: string | undefined): Dataset {
@@ -24,7 +27,7 @@ export function datasetOf(mount: Mount, id: string, item: string | undefined): D
  */
 export function readData(mount: Mount, id: string, item: string | undefined, request: IncomingMessage, response: ServerResponse): void {
   const dataset = datasetOf(mount, id, item);
-  if (request.method !== 'GET' && request.method !== 'HEAD') throw methodNotAllowed(item === undefined ? COLLECTION_METHODS : ITEM_METHODS);
+  if (request.method !== 'GET' && request.method !== 'HEAD') throw methodNotAllowed(allowedMethods(dataset, item));
   if (item !== undefined) {
     const found = dataset.item(item);
     return sendTagged(request, response, taggedItem(found));

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MalformedJsonError } from '../../domain/errors.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../domain/data/json-depth.js';
 import type { Mount } from '../../application/serving/reactor.js';
-import { COLLECTION_METHODS, ITEM_METHODS, datasetOf } from './data-api.js';
+import { allowedMethods, datasetOf } from './data-api.js';
 import { methodNotAllowed, sendJsonText } from './http-problems.js';
 import { ifMatchOf, taggedItem } from './data-entity-tags.js';
 import { jsonOf, readBody } from './request-body.js';
@@ -15,7 +15,7 @@ import { jsonOf, readBody } from './request-body.js';
 export async function writeData(mount: Mount, id: string, item: string | undefined, request: IncomingMessage, response: ServerResponse, bodyLimit: number): Promise<void> {
   const dataset = datasetOf(mount, id, item);
   const method = request.method;
-  if (item === undefined ? method !== 'POST' : method !== 'PUT' && method !== 'DELETE') throw methodNotAllowed(item === undefined ? COLLECTION_METHODS : ITEM_METHODS);
+  if (item === undefined ? method !== 'POST' : method !== 'PUT' && method !== 'DELETE') throw methodNotAllowed(allowedMethods(dataset, item));
   dataset.assertWritable();
   if (method === 'DELETE') {
     await dataset.remove(item!, ifMatchOf(request));
