@@ -468,6 +468,16 @@ describe('query limits, checked before anything executes', () => {
     expect((await gql(loaded.app, `{ ${Array.from({ length: 20 }, (_, i) => `a${i}: blog_posts(limit: 1) { id }`).join(' ')} }`)).body.errors).toBeUndefined();
   });
 
+  it('refuses a document of more than 10,000 tokens or 100 operations and fragments, before validating any', async () => {
+    const operations = (count: number) => Array.from({ length: count }, (_, i) => `query Q${i} { blog_posts(limit: 1) { id } }`).join('\n');
+    const tooMany = await request(loaded.app).post('/graphql').send({ query: operations(101), operationName: 'Q1' });
+    expect(tooMany.body.errors.map((error: { extensions?: { code?: string } }) => error.extensions?.code)).toEqual(['QUERY_TOO_LARGE']);
+    expect(tooMany.body.errors[0].message).toBe('the query holds 101 operations and fragments, more than the limit of 100');
+    const huge = await request(loaded.app).post('/graphql').send({ query: operations(8000), operationName: 'Q1' });
+    expect(huge.body.errors[0]).toMatchObject({ message: 'the query holds more than 10000 tokens', extensions: { code: 'QUERY_TOO_LARGE' } });
+    expect((await request(loaded.app).post('/graphql').send({ query: operations(100), operationName: 'Q1' })).body.data).toEqual({ blog_posts: [expect.any(Object)] });
+  });
+
   it('answers the introspection query tools send (GraphiQL), whatever its depth', async () => {
     const { body } = await gql(loaded.app, getIntrospectionQuery());
     expect(body.errors).toBeUndefined();

@@ -6,7 +6,7 @@ import { HttpProblem, methodNotAllowed, sendProblem } from '../http-problems.js'
 import { jsonOf, readBody } from '../request-body.js';
 import { MalformedJsonError } from '../../../domain/errors.js';
 import { GRAPHIQL_PAGE, GRAPHIQL_PAGE_CSP } from './graphiql-page.js';
-import { nestsTooDeep, queryLimitRules } from './query-limits.js';
+import { nestsTooDeep, parseBounded, queryLimitRules } from './query-limits.js';
 import { DEFAULT_BODY_LIMIT } from '../../../application/serving/reactor.js';
 
 export interface GraphqlEndpointOptions {
@@ -32,6 +32,7 @@ export function createGraphqlEndpoint(schema: GraphQLSchema, options: GraphqlEnd
   const { authorize } = options;
   const handle = createHandler<IncomingMessage, undefined, Record<string, unknown> | undefined>({
     schema,
+    parse: parseBounded,
     validationRules: (_request, args, specified) => [...specified, ...queryLimitRules(args.variableValues ?? undefined, args.operationName ?? undefined)],
     ...(authorize ? { context: (request) => ({ authorize: (datasetId: string) => authorize(request.raw, datasetId) }) } : {}),
   });
