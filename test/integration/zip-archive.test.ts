@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
+import { crc32, deflateRawSync } from 'node:zlib';
 import { join } from 'node:path';
 import { ZipArchiveWriter } from '../../src/adapters/archive/zip-archive-writer.js';
 import { ZipPackageSource } from '../../src/adapters/archive/zip-package-source.js';
@@ -10,6 +11,8 @@ import { USE_CASE } from '../../src/composition/service-ids.js';
 import { productionContainer } from '../support/production-container.js';
 import { writeRawZip } from '../support/hostile-zip.js';
 import { writeZipEntries } from '../support/zip-entries.js';
+import { writeRawEntriesZip, type RawZipEntry } from '../support/crafted-zip.js';
+import { HAS_JAR } from '../support/java.js';
 import { EXAMPLE_SITE, temporaryDirectory } from '../support/paths.js';
 
 const container = productionContainer();
@@ -227,6 +230,51 @@ describe('ZipPackageSource', () => {
     writeFileSync(file, bytes);
     await expect(ZipPackageSource.open(file)).rejects.toThrow(UnsafeEntryError);
     await expect(ZipPackageSource.open(file)).rejects.toThrow(/is not UTF-8/);
+  });
+
+  describe('a directory entry', () => {
+    const directoryEntry = (data: Buffer, crc = 0) => ({ name: 'content/', data, method: 8 as const, crc, size: 0 });
+    const withDirectory = (file: string, directory: RawZipEntry) =>
+      writeRawEntriesZip(join(work.path, file), [{ name: 'metadata.json', data: Buffer.from('{}'), method: 0, crc: crc32('{}'), size: 2 }, directory]);
+
+    it.each([
+      ['stored, no bytes at all', { ...directoryEntry(Buffer.alloc(0)), method: 0 as const }],
+      ['deflated to an empty 2-byte stream, as jar and Python zipfile write it', directoryEntry(Buffer.from([0x03, 0x00]))],
+      ['deflated to an empty stored block (5 bytes)', directoryEntry(Buffer.from([0x01, 0x00, 0x00, 0xff, 0xff]))],
+    ])('is no data when %s', async (_case, directory) => {
+      withDirectory('empty-directory.cap', directory);
+      const source = await ZipPackageSource.open(join(work.path, 'empty-directory.cap'));
+      try {
+        expect(source.entries().map((e) => e.path)).toEqual(['metadata.json']);
+      } finally {
+        await source.close();
+      }
+    });
+
+    it.each([
+      ['a stream that inflates to data its size does not declare', directoryEntry(deflateRawSync(Buffer.from('alias')))],
+      ['more compressed bytes than an empty stream needs', directoryEntry(Buffer.concat([Buffer.from([0x00, 0x00, 0x00, 0xff, 0xff]), Buffer.from([0x03, 0x00]), Buffer.alloc(8)]))],
+      ['a stream that is not deflate', directoryEntry(Buffer.from([0xff, 0xff]))],
+    ])('holds data when it has %s', async (_case, directory) => {
+      withDirectory('full-directory.cap', directory);
+      await expect(ZipPackageSource.open(join(work.path, 'full-directory.cap'))).rejects.toThrow(new UnsafeEntryError('content/', 'a directory entry (trailing "/") that holds data'));
+    });
+
+    (HAS_JAR ? it : it.skip)('is read as jar writes it (META-INF/ deflated to 2 bytes)', async () => {
+      const tree = join(work.path, 'jar-tree');
+      mkdirSync(join(tree, 'content'), { recursive: true });
+      writeFileSync(join(tree, 'metadata.json'), '{"name":"j"}');
+      writeFileSync(join(tree, 'content/index.html'), '<p>hi</p>');
+      const file = join(work.path, 'jar.cap');
+      execFileSync('jar', ['cf', file, '-C', tree, '.']);
+      const source = await ZipPackageSource.open(file);
+      try {
+        expect(source.entries().map((e) => e.path)).toEqual(['META-INF/MANIFEST.MF', 'content/index.html', 'metadata.json']);
+        expect(Buffer.from(await source.read('content/index.html')).toString()).toBe('<p>hi</p>');
+      } finally {
+        await source.close();
+      }
+    });
   });
 
   it('refuses duplicate entry names with IntegrityError naming them', async () => {
