@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { crc32, deflateRawSync } from 'node:zlib';
 import { join } from 'node:path';
 import { ZipArchiveWriter } from '../../src/adapters/archive/zip-archive-writer.js';
@@ -12,7 +12,7 @@ import { productionContainer } from '../support/production-container.js';
 import { writeRawZip } from '../support/hostile-zip.js';
 import { writeZipEntries } from '../support/zip-entries.js';
 import { writeRawEntriesZip, type RawZipEntry } from '../support/crafted-zip.js';
-import { HAS_JAR } from '../support/java.js';
+import { HAS_JAR, HAS_JAVA, readWithZipInputStream } from '../support/java.js';
 import { EXAMPLE_SITE, temporaryDirectory } from '../support/paths.js';
 
 const container = productionContainer();
@@ -117,6 +117,61 @@ describe('ZipPackageSource', () => {
     try {
       expect(source.entries()).toHaveLength(65536);
       expect(Buffer.from(await source.read('content/f65535.txt')).toString()).toBe('65535');
+    } finally {
+      await source.close();
+    }
+  });
+
+  describe('an entry over 8 MB, written as it is read', () => {
+    const photo = randomBytes(9 * 1024 * 1024);
+    const text = Buffer.from('<p>a page of text</p>\n'.repeat(450_000));
+    let written: { path: string; size: number; sha256: string };
+    const chunked = (bytes: Buffer) => (async function* () {
+      for (let at = 0; at < bytes.length; at += 1 << 20) yield bytes.subarray(at, at + (1 << 20));
+    })();
+
+    beforeAll(async () => {
+      const sink = await new ZipArchiveWriter().create(work.path, 'large-entries.cap', { overwrite: true });
+      await sink.add('content/a.jpg', chunked(photo), { store: true });
+      await sink.add('content/b.html', chunked(text), { store: false });
+      await sink.add('metadata.json', Buffer.from('{}'), { store: false });
+      written = await sink.commit();
+    });
+
+    it('has its CRC-32 and sizes in its local header, no data descriptor, and the SHA-256 of the file as written', () => {
+      const bytes = readFileSync(written.path);
+      expect(written.sha256).toBe(createHash('sha256').update(bytes).digest('hex'));
+      expect(written.size).toBe(bytes.length);
+      // Python's zipfile checks each CRC-32 and size against what it inflates (testzip names the first bad entry).
+      const info = 'import sys, zipfile\nz = zipfile.ZipFile(sys.argv[1])\nfor i in z.infolist(): print(i.filename, i.compress_type, i.flag_bits & 8, i.file_size)\nprint(z.testzip())';
+      expect(execFileSync('python3', ['-c', info, written.path], { encoding: 'utf8' })).toBe(`content/a.jpg 0 0 ${photo.length}\ncontent/b.html 8 0 ${text.length}\nmetadata.json 0 0 2\nNone\n`);
+      execFileSync('unzip', ['-tq', written.path]);
+    });
+
+    (HAS_JAVA ? it : it.skip)('is read by Java\'s ZipInputStream, which goes by local headers alone', () => {
+      const described = (bytes: Buffer) => `${bytes.length} ${crc32(bytes).toString(16)}`;
+      expect(readWithZipInputStream(written.path)).toEqual({ 'content/a.jpg': described(photo), 'content/b.html': described(text), 'metadata.json': described(Buffer.from('{}')) });
+    });
+  });
+
+  it('still reads entries whose sizes follow in a zip64 data descriptor, as older packs wrote large entries', async () => {
+    const file = join(work.path, 'descriptors.cap');
+    const big = randomBytes(9 * 1024 * 1024);
+    // Written to a pipe, zipfile cannot go back to a header: every entry gets a data descriptor.
+    const script = [
+      'import sys, zipfile',
+      'with zipfile.ZipFile(sys.stdout.buffer, "w") as z:',
+      '    z.writestr("metadata.json", "{}")',
+      '    with z.open(zipfile.ZipInfo("content/big.bin"), "w", force_zip64=True) as f: f.write(sys.stdin.buffer.read())',
+      '    z.writestr("content/page.html", "<p>" * 1000, compress_type=zipfile.ZIP_DEFLATED)',
+    ].join('\n');
+    writeFileSync(file, execFileSync('python3', ['-c', script], { input: big, maxBuffer: 64 * 1024 * 1024 }));
+    const flags = 'import sys, zipfile\nprint([i.flag_bits & 8 for i in zipfile.ZipFile(sys.argv[1]).infolist()])';
+    expect(execFileSync('python3', ['-c', flags, file], { encoding: 'utf8' })).toBe('[8, 8, 8]\n');
+    const source = await ZipPackageSource.open(file);
+    try {
+      expect(Buffer.from(await source.read('content/big.bin')).equals(big)).toBe(true);
+      expect(Buffer.from(await source.read('content/page.html')).toString()).toBe('<p>'.repeat(1000));
     } finally {
       await source.close();
     }

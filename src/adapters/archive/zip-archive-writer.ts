@@ -6,7 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import { crc32, createDeflateRaw, deflateRaw } from 'node:zlib';
 import { OutputExistsError, UsageError } from '../../domain/errors.js';
 import type { ArchiveEntryOptions, ArchiveSink, ArchiveWriter } from '../../application/ports/archive-writer.js';
-import { DEFLATED, STORED, centralHeader, endRecords, localHeader, streamedLocalHeader, zip64DataDescriptor, type CentralRecord } from './zip/zip-records.js';
+import { DEFLATED, STORED, centralHeader, endRecords, localHeader, streamedLocalHeader, type CentralRecord } from './zip/zip-records.js';
 import { makeDirectories } from '../shared/make-directories.js';
 
 const deflate = promisify(deflateRaw);
@@ -33,7 +33,7 @@ export class ZipArchiveWriter implements ArchiveWriter {
     const temporary = join(directory, `.${fileName}.${randomBytes(6).toString('hex')}.partial`);
     try {
       await makeDirectories(directory);
-      return new ZipSink(destination, temporary, await open(temporary, 'wx', 0o644));
+      return new ZipSink(destination, temporary, await open(temporary, 'wx+', 0o644));
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === undefined) throw error;
@@ -48,6 +48,8 @@ class ZipSink implements ArchiveSink {
   private offset = 0;
   private batch: Buffer[] = [];
   private batchBytes = 0;
+  /** Where the bytes not yet hashed start: a streamed entry's, until its header is final. */
+  private unhashedFrom: number | undefined;
   /** Writes happen strictly in entry order along this chain; compression runs ahead of it. */
   private chain: Promise<void> = Promise.resolve();
   private failure: unknown;
@@ -96,11 +98,17 @@ class ZipSink implements ArchiveSink {
     });
   }
 
-  /** A large entry: written as it is read, once every entry before it is out. */
+  /**
+   * A large entry: written as it is read, once every entry before it is out. Its local
+   * header goes out with zeros and is written again in place once its CRC-32 and sizes
+   * are known; the archive's SHA-256 takes the entry's bytes from the file then (from the
+   * page cache, where they were just written), since its header comes before them.
+   */
   private async addStreamed(name: Buffer, head: Buffer[], rest: AsyncIterator<Uint8Array>, store: boolean): Promise<void> {
     const entry = this.chain.then(async () => {
       const method = store ? STORED : DEFLATED;
       const record: CentralRecord = { name, method, crc: 0, compressedSize: 0, size: 0, offset: this.offset, streamed: true };
+      this.unhashedFrom = record.offset;
       await this.write(streamedLocalHeader(name, method));
       async function* counted(): AsyncIterable<Buffer> {
         for await (const chunk of resume(head, rest)) {
@@ -117,11 +125,25 @@ class ZipSink implements ArchiveSink {
       };
       if (store) await emit(counted());
       else await pipeline(counted(), createDeflateRaw({ level: LEVEL, chunkSize: 256 * 1024 }), emit);
-      await this.write(zip64DataDescriptor(record.crc, record.compressedSize, record.size));
+      await this.flush();
+      await this.file.write(streamedLocalHeader(name, method, record.crc, record.compressedSize, record.size), 0, undefined, record.offset);
+      await this.hashWritten(record.offset);
       this.records.push(record);
     });
     this.chain = entry.catch((error) => this.fail(error));
     await entry;
+  }
+
+  /** Hashes the file's bytes from `start` to what is written, and hashes writes again as they come. */
+  private async hashWritten(start: number): Promise<void> {
+    const buffer = Buffer.allocUnsafe(WRITE_BATCH);
+    for (let at = start; at < this.offset; ) {
+      const { bytesRead } = await this.file.read(buffer, 0, Math.min(buffer.length, this.offset - at), at);
+      if (bytesRead === 0) throw new Error(`${this.temporary} ends before the bytes written to it`);
+      this.hash.update(buffer.subarray(0, bytesRead));
+      at += bytesRead;
+    }
+    this.unhashedFrom = undefined;
   }
 
   async commit(): Promise<{ path: string; size: number; sha256: string }> {
@@ -148,7 +170,7 @@ class ZipSink implements ArchiveSink {
   }
 
   private async write(buffer: Buffer): Promise<void> {
-    this.hash.update(buffer);
+    if (this.unhashedFrom === undefined) this.hash.update(buffer);
     this.offset += buffer.length;
     this.batch.push(buffer);
     this.batchBytes += buffer.length;
@@ -158,9 +180,11 @@ class ZipSink implements ArchiveSink {
   private async flush(): Promise<void> {
     if (this.batch.length === 0) return;
     const buffers = this.batch;
+    const position = this.offset - this.batchBytes;
     this.batch = [];
     this.batchBytes = 0;
-    await this.file.writev(buffers);
+    // Positioned: a streamed entry's header is written again behind the end.
+    await this.file.writev(buffers, position);
   }
 
   private async reserve(bytes: number): Promise<void> {
