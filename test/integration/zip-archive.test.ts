@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
 import { crc32, deflateRawSync } from 'node:zlib';
 import { join } from 'node:path';
 import { ZipArchiveWriter } from '../../src/adapters/archive/zip-archive-writer.js';
 import { ZipPackageSource } from '../../src/adapters/archive/zip-package-source.js';
-import { CorruptEntryError, IntegrityError, PackageFormatError, SourceNotFoundError, UnsafeEntryError } from '../../src/domain/errors.js';
+import { DEFAULT_ARCHIVE_LIMITS, type ArchiveLimits } from '../../src/domain/package/archive-limits.js';
+import { ArchiveLimitError, CorruptEntryError, IntegrityError, PackageFormatError, SourceNotFoundError, UnsafeEntryError } from '../../src/domain/errors.js';
 import { USE_CASE } from '../../src/composition/service-ids.js';
 import { productionContainer } from '../support/production-container.js';
 import { writeRawZip } from '../support/hostile-zip.js';
@@ -50,6 +51,62 @@ describe('reproducible archives (ZipArchiveWriter)', () => {
     const listing = execFileSync('unzip', ['-v', capPath]).toString();
     expect(listing).toMatch(/Stored .* content\/images\/logo\.png/);
     expect(listing).toMatch(/Defl:N .* content\/index\.html/);
+  });
+});
+
+describe('what ZipArchiveWriter writes keeps to the limits every reader holds it to', () => {
+  const zeros = (size: number) => Buffer.alloc(size);
+  const streamed = (bytes: Buffer) => (async function* () {
+    for (let at = 0; at < bytes.length; at += 1 << 20) yield bytes.subarray(at, at + (1 << 20));
+  })();
+  const methods = (file: string) => execFileSync('python3', ['-c', 'import sys, zipfile\nprint({i.filename: i.compress_type for i in zipfile.ZipFile(sys.argv[1]).infolist()})', file], { encoding: 'utf8' });
+
+  async function written(limits: ArchiveLimits, entries: Array<[string, Buffer | AsyncIterable<Uint8Array>]>, fileName = 'limited.cap') {
+    const sink = await new ZipArchiveWriter(() => limits).create(work.path, fileName, { overwrite: true });
+    try {
+      for (const [path, data] of entries) await sink.add(path, data, { store: false });
+      return (await sink.commit()).path;
+    } catch (error) {
+      await sink.abort();
+      throw error;
+    }
+  }
+
+  it('stores an entry over 1 MiB that deflated would expand past the ratio, given whole or streamed (over 8 MB)', async () => {
+    const file = await written(DEFAULT_ARCHIVE_LIMITS, [['content/blank.bin', zeros(2_000_000)], ['content/disk.img', streamed(zeros(20_000_000))], ['content/page.html', Buffer.from('<p>'.repeat(1000))]]);
+    expect(methods(file)).toBe("{'content/blank.bin': 0, 'content/disk.img': 0, 'content/page.html': 8}\n");
+    execFileSync('unzip', ['-tq', file]);
+    const source = await ZipPackageSource.open(file, DEFAULT_ARCHIVE_LIMITS);
+    try {
+      expect(Buffer.from(await source.read('content/disk.img')).equals(zeros(20_000_000))).toBe(true);
+    } finally {
+      await source.close();
+    }
+  });
+
+  it('keeps the whole archive within the ratio: entries of 1 MiB of zeros each deflate alone, until the archive would expand too far', async () => {
+    const limits = { ...DEFAULT_ARCHIVE_LIMITS, maxRatio: 10 };
+    const file = await written(limits, Array.from({ length: 30 }, (_, i) => [`content/f${String(i).padStart(2, '0')}.bin`, zeros(1024 * 1024)] as [string, Buffer]));
+    expect(methods(file)).toMatch(/: 0/);
+    expect(methods(file)).toMatch(/: 8/);
+    await (await ZipPackageSource.open(file, limits)).close();
+  });
+
+  it.each([
+    ['more entries than the limit', { ...DEFAULT_ARCHIVE_LIMITS, maxEntries: 2 }, /3 entries, more than the limit of 2; not written/],
+    ['more bytes than the limit, known only as they stream', { ...DEFAULT_ARCHIVE_LIMITS, maxExpandedSize: 9 * 1024 * 1024 }, /expand to \d+ bytes, more than the limit of 9437184; not written/],
+  ])('refuses %s with ArchiveLimitError, leaving nothing behind', async (_case, limits, message) => {
+    const entries: Array<[string, Buffer | AsyncIterable<Uint8Array>]> = [['metadata.json', Buffer.from('{}')], ['content/a.bin', streamed(randomBytes(10 * 1024 * 1024))], ['content/b.html', Buffer.from('<p>')]];
+    const attempt = written(limits, entries, 'refused.cap');
+    await expect(attempt).rejects.toBeInstanceOf(ArchiveLimitError);
+    await expect(attempt).rejects.toThrow(message);
+    expect(readdirSync(work.path).filter((name) => name.includes('refused'))).toEqual([]);
+  });
+
+  it('refuses an archive it is told ahead will be past the limits before it writes anything', async () => {
+    const create = new ZipArchiveWriter(() => ({ ...DEFAULT_ARCHIVE_LIMITS, maxEntries: 2 })).create(join(work.path, 'never-made'), 'x.cap', { overwrite: false, expected: { entries: 3, expandedSize: 0 } });
+    await expect(create).rejects.toThrow(ArchiveLimitError);
+    expect(existsSync(join(work.path, 'never-made'))).toBe(false);
   });
 });
 

@@ -26,6 +26,9 @@ export interface CentralRecord {
   streamed: boolean;
 }
 
+/** The fixed part of a local header, before the name and extra field. */
+export const LOCAL_HEADER_SIZE = 30;
+
 export function localHeader(name: Buffer, method: number, crc: number, compressedSize: number, size: number): Buffer {
   const header = Buffer.alloc(30);
   header.writeUInt32LE(0x04034b50, 0);
