@@ -73,6 +73,22 @@ describe('archive bombs', () => {
   });
 });
 
+describe('what pack writes', () => {
+  it('is read by every reader under the same limits: a file of zeros is stored rather than deflated past the ratio; too many entries are refused unwritten', async () => {
+    const tree = at('zeros-tree');
+    mkdirSync(join(tree, 'content'), { recursive: true });
+    writeFileSync(join(tree, 'metadata.json'), metadata);
+    writeFileSync(join(tree, 'content/blank.bin'), Buffer.alloc(2_000_000));
+    expect(runPkg(['package', 'pack', tree, '-o', at('zeros-out')]).status).toBe(0);
+    const validated = runPkg(['package', 'validate', at('zeros-out/hostile-1.0.0.cap')]);
+    expect({ status: validated.status, stderr: validated.stderr }).toEqual({ status: 0, stderr: '' });
+    const refused = runPkg(['package', 'pack', tree, '-o', at('few-out'), '--max-entries', '2']);
+    expect(refused).toMatchObject({ status: 1, stderr: expect.stringMatching(/^error: ArchiveLimitError: .*hostile-1\.0\.0\.cap: 5 entries, more than the limit of 2; not written/) });
+    expect(existsSync(at('few-out'))).toBe(false);
+    expect(leftovers()).toEqual([]);
+  });
+});
+
 describe('documents too large to be one', () => {
   it('a routes.json of 80 MB (in about 1 MB), or an HTML page of that size, is refused unread, the page left unscanned with a warning', async () => {
     const cap = at('large-routes.cap');

@@ -207,6 +207,24 @@ describe('names a package cannot hold', () => {
   });
 });
 
+describe('a save past the archive limits', () => {
+  it('answers 409 ARCHIVE_LIMIT and writes nothing: the reactor could not open what it would write', async () => {
+    const { site, workdir } = copiedSite('limits');
+    const running = await startServe([site, '--workdir', workdir, '--max-expanded-size', '200K']);
+    try {
+      expect((await put(`${running.url}/a.txt`, 'a'.repeat(100_000))).status).toBe(200);
+      expect((await put(`${running.url}/b.txt`, 'b'.repeat(100_000))).status).toBe(200);
+      const save = await fetch(`${running.url}/package/example-site/save`, { method: 'POST' });
+      const body = (await save.json()) as { error: { code: string; message: string } };
+      expect([save.status, body.error.code]).toEqual([409, 'ARCHIVE_LIMIT']);
+      expect(body.error.message).toMatch(/more than the limit of 204800; not written/);
+      expect(existsSync(join(workdir, 'saved')) ? readdirSync(join(workdir, 'saved')) : []).toEqual([]);
+    } finally {
+      await running.stop();
+    }
+  });
+});
+
 describe('read-only locks', () => {
   const writes = async (url: string, prefix = '') => [
     (await fetch(`${url}${prefix}/api/v1/data/articles`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"id":"x","title":"t","body":"b"}' })).status,

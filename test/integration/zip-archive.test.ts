@@ -1,15 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { crc32, deflateRawSync } from 'node:zlib';
 import { join } from 'node:path';
 import { ZipArchiveWriter } from '../../src/adapters/archive/zip-archive-writer.js';
 import { ZipPackageSource } from '../../src/adapters/archive/zip-package-source.js';
-import { CorruptEntryError, IntegrityError, PackageFormatError, SourceNotFoundError, UnsafeEntryError } from '../../src/domain/errors.js';
+import { DEFAULT_ARCHIVE_LIMITS, type ArchiveLimits } from '../../src/domain/package/archive-limits.js';
+import { ArchiveLimitError, CorruptEntryError, IntegrityError, PackageFormatError, SourceNotFoundError, UnsafeEntryError } from '../../src/domain/errors.js';
 import { USE_CASE } from '../../src/composition/service-ids.js';
 import { productionContainer } from '../support/production-container.js';
 import { writeRawZip } from '../support/hostile-zip.js';
 import { writeZipEntries } from '../support/zip-entries.js';
+import { writeRawEntriesZip, type RawZipEntry } from '../support/crafted-zip.js';
+import { HAS_JAR, HAS_JAVA, readWithZipInputStream } from '../support/java.js';
 import { EXAMPLE_SITE, temporaryDirectory } from '../support/paths.js';
 
 const container = productionContainer();
@@ -47,6 +51,62 @@ describe('reproducible archives (ZipArchiveWriter)', () => {
     const listing = execFileSync('unzip', ['-v', capPath]).toString();
     expect(listing).toMatch(/Stored .* content\/images\/logo\.png/);
     expect(listing).toMatch(/Defl:N .* content\/index\.html/);
+  });
+});
+
+describe('what ZipArchiveWriter writes keeps to the limits every reader holds it to', () => {
+  const zeros = (size: number) => Buffer.alloc(size);
+  const streamed = (bytes: Buffer) => (async function* () {
+    for (let at = 0; at < bytes.length; at += 1 << 20) yield bytes.subarray(at, at + (1 << 20));
+  })();
+  const methods = (file: string) => execFileSync('python3', ['-c', 'import sys, zipfile\nprint({i.filename: i.compress_type for i in zipfile.ZipFile(sys.argv[1]).infolist()})', file], { encoding: 'utf8' });
+
+  async function written(limits: ArchiveLimits, entries: Array<[string, Buffer | AsyncIterable<Uint8Array>]>, fileName = 'limited.cap') {
+    const sink = await new ZipArchiveWriter(() => limits).create(work.path, fileName, { overwrite: true });
+    try {
+      for (const [path, data] of entries) await sink.add(path, data, { store: false });
+      return (await sink.commit()).path;
+    } catch (error) {
+      await sink.abort();
+      throw error;
+    }
+  }
+
+  it('stores an entry over 1 MiB that deflated would expand past the ratio, given whole or streamed (over 8 MB)', async () => {
+    const file = await written(DEFAULT_ARCHIVE_LIMITS, [['content/blank.bin', zeros(2_000_000)], ['content/disk.img', streamed(zeros(20_000_000))], ['content/page.html', Buffer.from('<p>'.repeat(1000))]]);
+    expect(methods(file)).toBe("{'content/blank.bin': 0, 'content/disk.img': 0, 'content/page.html': 8}\n");
+    execFileSync('unzip', ['-tq', file]);
+    const source = await ZipPackageSource.open(file, DEFAULT_ARCHIVE_LIMITS);
+    try {
+      expect(Buffer.from(await source.read('content/disk.img')).equals(zeros(20_000_000))).toBe(true);
+    } finally {
+      await source.close();
+    }
+  });
+
+  it('keeps the whole archive within the ratio: entries of 1 MiB of zeros each deflate alone, until the archive would expand too far', async () => {
+    const limits = { ...DEFAULT_ARCHIVE_LIMITS, maxRatio: 10 };
+    const file = await written(limits, Array.from({ length: 30 }, (_, i) => [`content/f${String(i).padStart(2, '0')}.bin`, zeros(1024 * 1024)] as [string, Buffer]));
+    expect(methods(file)).toMatch(/: 0/);
+    expect(methods(file)).toMatch(/: 8/);
+    await (await ZipPackageSource.open(file, limits)).close();
+  });
+
+  it.each([
+    ['more entries than the limit', { ...DEFAULT_ARCHIVE_LIMITS, maxEntries: 2 }, /3 entries, more than the limit of 2; not written/],
+    ['more bytes than the limit, known only as they stream', { ...DEFAULT_ARCHIVE_LIMITS, maxExpandedSize: 9 * 1024 * 1024 }, /expand to \d+ bytes, more than the limit of 9437184; not written/],
+  ])('refuses %s with ArchiveLimitError, leaving nothing behind', async (_case, limits, message) => {
+    const entries: Array<[string, Buffer | AsyncIterable<Uint8Array>]> = [['metadata.json', Buffer.from('{}')], ['content/a.bin', streamed(randomBytes(10 * 1024 * 1024))], ['content/b.html', Buffer.from('<p>')]];
+    const attempt = written(limits, entries, 'refused.cap');
+    await expect(attempt).rejects.toBeInstanceOf(ArchiveLimitError);
+    await expect(attempt).rejects.toThrow(message);
+    expect(readdirSync(work.path).filter((name) => name.includes('refused'))).toEqual([]);
+  });
+
+  it('refuses an archive it is told ahead will be past the limits before it writes anything', async () => {
+    const create = new ZipArchiveWriter(() => ({ ...DEFAULT_ARCHIVE_LIMITS, maxEntries: 2 })).create(join(work.path, 'never-made'), 'x.cap', { overwrite: false, expected: { entries: 3, expandedSize: 0 } });
+    await expect(create).rejects.toThrow(ArchiveLimitError);
+    expect(existsSync(join(work.path, 'never-made'))).toBe(false);
   });
 });
 
@@ -114,6 +174,61 @@ describe('ZipPackageSource', () => {
     try {
       expect(source.entries()).toHaveLength(65536);
       expect(Buffer.from(await source.read('content/f65535.txt')).toString()).toBe('65535');
+    } finally {
+      await source.close();
+    }
+  });
+
+  describe('an entry over 8 MB, written as it is read', () => {
+    const photo = randomBytes(9 * 1024 * 1024);
+    const text = Buffer.from('<p>a page of text</p>\n'.repeat(450_000));
+    let written: { path: string; size: number; sha256: string };
+    const chunked = (bytes: Buffer) => (async function* () {
+      for (let at = 0; at < bytes.length; at += 1 << 20) yield bytes.subarray(at, at + (1 << 20));
+    })();
+
+    beforeAll(async () => {
+      const sink = await new ZipArchiveWriter().create(work.path, 'large-entries.cap', { overwrite: true });
+      await sink.add('content/a.jpg', chunked(photo), { store: true });
+      await sink.add('content/b.html', chunked(text), { store: false });
+      await sink.add('metadata.json', Buffer.from('{}'), { store: false });
+      written = await sink.commit();
+    });
+
+    it('has its CRC-32 and sizes in its local header, no data descriptor, and the SHA-256 of the file as written', () => {
+      const bytes = readFileSync(written.path);
+      expect(written.sha256).toBe(createHash('sha256').update(bytes).digest('hex'));
+      expect(written.size).toBe(bytes.length);
+      // Python's zipfile checks each CRC-32 and size against what it inflates (testzip names the first bad entry).
+      const info = 'import sys, zipfile\nz = zipfile.ZipFile(sys.argv[1])\nfor i in z.infolist(): print(i.filename, i.compress_type, i.flag_bits & 8, i.file_size)\nprint(z.testzip())';
+      expect(execFileSync('python3', ['-c', info, written.path], { encoding: 'utf8' })).toBe(`content/a.jpg 0 0 ${photo.length}\ncontent/b.html 8 0 ${text.length}\nmetadata.json 0 0 2\nNone\n`);
+      execFileSync('unzip', ['-tq', written.path]);
+    });
+
+    (HAS_JAVA ? it : it.skip)('is read by Java\'s ZipInputStream, which goes by local headers alone', () => {
+      const described = (bytes: Buffer) => `${bytes.length} ${crc32(bytes).toString(16)}`;
+      expect(readWithZipInputStream(written.path)).toEqual({ 'content/a.jpg': described(photo), 'content/b.html': described(text), 'metadata.json': described(Buffer.from('{}')) });
+    });
+  });
+
+  it('still reads entries whose sizes follow in a zip64 data descriptor, as older packs wrote large entries', async () => {
+    const file = join(work.path, 'descriptors.cap');
+    const big = randomBytes(9 * 1024 * 1024);
+    // Written to a pipe, zipfile cannot go back to a header: every entry gets a data descriptor.
+    const script = [
+      'import sys, zipfile',
+      'with zipfile.ZipFile(sys.stdout.buffer, "w") as z:',
+      '    z.writestr("metadata.json", "{}")',
+      '    with z.open(zipfile.ZipInfo("content/big.bin"), "w", force_zip64=True) as f: f.write(sys.stdin.buffer.read())',
+      '    z.writestr("content/page.html", "<p>" * 1000, compress_type=zipfile.ZIP_DEFLATED)',
+    ].join('\n');
+    writeFileSync(file, execFileSync('python3', ['-c', script], { input: big, maxBuffer: 64 * 1024 * 1024 }));
+    const flags = 'import sys, zipfile\nprint([i.flag_bits & 8 for i in zipfile.ZipFile(sys.argv[1]).infolist()])';
+    expect(execFileSync('python3', ['-c', flags, file], { encoding: 'utf8' })).toBe('[8, 8, 8]\n');
+    const source = await ZipPackageSource.open(file);
+    try {
+      expect(Buffer.from(await source.read('content/big.bin')).equals(big)).toBe(true);
+      expect(Buffer.from(await source.read('content/page.html')).toString()).toBe('<p>'.repeat(1000));
     } finally {
       await source.close();
     }
@@ -227,6 +342,51 @@ describe('ZipPackageSource', () => {
     writeFileSync(file, bytes);
     await expect(ZipPackageSource.open(file)).rejects.toThrow(UnsafeEntryError);
     await expect(ZipPackageSource.open(file)).rejects.toThrow(/is not UTF-8/);
+  });
+
+  describe('a directory entry', () => {
+    const directoryEntry = (data: Buffer, crc = 0) => ({ name: 'content/', data, method: 8 as const, crc, size: 0 });
+    const withDirectory = (file: string, directory: RawZipEntry) =>
+      writeRawEntriesZip(join(work.path, file), [{ name: 'metadata.json', data: Buffer.from('{}'), method: 0, crc: crc32('{}'), size: 2 }, directory]);
+
+    it.each([
+      ['stored, no bytes at all', { ...directoryEntry(Buffer.alloc(0)), method: 0 as const }],
+      ['deflated to an empty 2-byte stream, as jar and Python zipfile write it', directoryEntry(Buffer.from([0x03, 0x00]))],
+      ['deflated to an empty stored block (5 bytes)', directoryEntry(Buffer.from([0x01, 0x00, 0x00, 0xff, 0xff]))],
+    ])('is no data when %s', async (_case, directory) => {
+      withDirectory('empty-directory.cap', directory);
+      const source = await ZipPackageSource.open(join(work.path, 'empty-directory.cap'));
+      try {
+        expect(source.entries().map((e) => e.path)).toEqual(['metadata.json']);
+      } finally {
+        await source.close();
+      }
+    });
+
+    it.each([
+      ['a stream that inflates to data its size does not declare', directoryEntry(deflateRawSync(Buffer.from('alias')))],
+      ['more compressed bytes than an empty stream needs', directoryEntry(Buffer.concat([Buffer.from([0x00, 0x00, 0x00, 0xff, 0xff]), Buffer.from([0x03, 0x00]), Buffer.alloc(8)]))],
+      ['a stream that is not deflate', directoryEntry(Buffer.from([0xff, 0xff]))],
+    ])('holds data when it has %s', async (_case, directory) => {
+      withDirectory('full-directory.cap', directory);
+      await expect(ZipPackageSource.open(join(work.path, 'full-directory.cap'))).rejects.toThrow(new UnsafeEntryError('content/', 'a directory entry (trailing "/") that holds data'));
+    });
+
+    (HAS_JAR ? it : it.skip)('is read as jar writes it (META-INF/ deflated to 2 bytes)', async () => {
+      const tree = join(work.path, 'jar-tree');
+      mkdirSync(join(tree, 'content'), { recursive: true });
+      writeFileSync(join(tree, 'metadata.json'), '{"name":"j"}');
+      writeFileSync(join(tree, 'content/index.html'), '<p>hi</p>');
+      const file = join(work.path, 'jar.cap');
+      execFileSync('jar', ['cf', file, '-C', tree, '.']);
+      const source = await ZipPackageSource.open(file);
+      try {
+        expect(source.entries().map((e) => e.path)).toEqual(['META-INF/MANIFEST.MF', 'content/index.html', 'metadata.json']);
+        expect(Buffer.from(await source.read('content/index.html')).toString()).toBe('<p>hi</p>');
+      } finally {
+        await source.close();
+      }
+    });
   });
 
   it('refuses duplicate entry names with IntegrityError naming them', async () => {

@@ -3,10 +3,11 @@ import { open, access, rename, rm, type FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { pipeline } from 'node:stream/promises';
-import { crc32, createDeflateRaw, deflateRaw } from 'node:zlib';
+import { crc32, createDeflateRaw, createInflateRaw, deflateRaw } from 'node:zlib';
 import { OutputExistsError, UsageError } from '../../domain/errors.js';
-import type { ArchiveEntryOptions, ArchiveSink, ArchiveWriter } from '../../application/ports/archive-writer.js';
-import { DEFLATED, STORED, centralHeader, endRecords, localHeader, streamedLocalHeader, zip64DataDescriptor, type CentralRecord } from './zip/zip-records.js';
+import { archiveLimitsFrom, checkArchiveToWrite, mustStore, type ArchiveLimits } from '../../domain/package/archive-limits.js';
+import type { ArchiveCreateOptions, ArchiveEntryOptions, ArchiveSink, ArchiveWriter } from '../../application/ports/archive-writer.js';
+import { DEFLATED, LOCAL_HEADER_SIZE, STORED, centralHeader, endRecords, localHeader, streamedLocalHeader, type CentralRecord } from './zip/zip-records.js';
 import { makeDirectories } from '../shared/make-directories.js';
 
 const deflate = promisify(deflateRaw);
@@ -25,15 +26,22 @@ const WRITE_BATCH = 1024 * 1024;
  * `sha256sum` floor on 10,000 files; here entries deflate in parallel on the thread
  * pool and CRC-32 is zlib's. The archive is written to a hidden sibling and renamed
  * into place on commit, so a failed or aborted pack leaves nothing behind.
+ * What it writes keeps to the archive limits every reader holds archives to (the same
+ * PKG_MAX_* values): an entry that deflated would expand past the ratio is stored, and an
+ * archive with too many entries or bytes is refused with ArchiveLimitError.
  */
 export class ZipArchiveWriter implements ArchiveWriter {
-  async create(directory: string, fileName: string, options: { overwrite: boolean }): Promise<ArchiveSink> {
+  constructor(private readonly limits: () => ArchiveLimits = () => archiveLimitsFrom(process.env)) {}
+
+  async create(directory: string, fileName: string, options: ArchiveCreateOptions): Promise<ArchiveSink> {
     const destination = resolve(directory, fileName);
+    const limits = this.limits();
+    if (options.expected) checkArchiveToWrite(destination, options.expected, limits);
     if (!options.overwrite && (await exists(destination))) throw new OutputExistsError(`${destination} exists; use --force to overwrite it`);
     const temporary = join(directory, `.${fileName}.${randomBytes(6).toString('hex')}.partial`);
     try {
       await makeDirectories(directory);
-      return new ZipSink(destination, temporary, await open(temporary, 'wx', 0o644));
+      return new ZipSink(destination, temporary, await open(temporary, 'wx+', 0o644), limits);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === undefined) throw error;
@@ -48,6 +56,12 @@ class ZipSink implements ArchiveSink {
   private offset = 0;
   private batch: Buffer[] = [];
   private batchBytes = 0;
+  /** Where the bytes not yet hashed start: a streamed entry's, until its header is final. */
+  private unhashedFrom: number | undefined;
+  /** Entries and their size as added: held to the entry and size limits. */
+  private added = { entries: 0, expandedSize: 0 };
+  /** Size of the entries written, in order: with `offset`, what the ratio limit is kept on. */
+  private expandedWritten = 0;
   /** Writes happen strictly in entry order along this chain; compression runs ahead of it. */
   private chain: Promise<void> = Promise.resolve();
   private failure: unknown;
@@ -58,20 +72,26 @@ class ZipSink implements ArchiveSink {
     private readonly destination: string,
     private readonly temporary: string,
     private readonly file: FileHandle,
+    private readonly limits: ArchiveLimits,
   ) {}
 
   async add(path: string, data: Uint8Array | AsyncIterable<Uint8Array>, options: ArchiveEntryOptions): Promise<void> {
     this.throwIfFailed();
+    this.count(1, 0);
     const name = Buffer.from(path, 'utf8');
-    if (data instanceof Uint8Array) return this.addWhole(name, Buffer.from(data.buffer, data.byteOffset, data.byteLength), options.store);
+    if (data instanceof Uint8Array) {
+      this.count(0, data.byteLength);
+      return this.addWhole(name, Buffer.from(data.buffer, data.byteOffset, data.byteLength), options.store);
+    }
     const iterator = data[Symbol.asyncIterator]();
     const chunks: Buffer[] = [];
     let size = 0;
     for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
       const chunk = Buffer.from(next.value.buffer, next.value.byteOffset, next.value.byteLength);
+      this.count(0, chunk.length);
       chunks.push(chunk);
       size += chunk.length;
-      if (size > WHOLE_ENTRY_LIMIT) return this.addStreamed(name, chunks, iterator, options.store);
+      if (size > WHOLE_ENTRY_LIMIT) return this.addStreamed(name, chunks, this.counting(iterator), options.store);
     }
     return this.addWhole(name, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size), options.store);
   }
@@ -84,9 +104,11 @@ class ZipSink implements ArchiveSink {
     this.enqueue(async () => {
       try {
         const deflated = await compressed;
-        const useDeflate = deflated !== undefined && deflated.length < bytes.length;
+        const writtenAfter = this.offset + LOCAL_HEADER_SIZE + name.length + (deflated?.length ?? 0);
+        const useDeflate = deflated !== undefined && deflated.length < bytes.length && !mustStore({ size: bytes.length, deflatedSize: deflated.length }, { expandedBefore: this.expandedWritten, writtenAfter }, this.limits);
         const body = useDeflate ? deflated : bytes;
         const method = useDeflate ? DEFLATED : STORED;
+        this.expandedWritten += bytes.length;
         this.records.push({ name, method, crc, compressedSize: body.length, size: bytes.length, offset: this.offset, streamed: false });
         await this.write(localHeader(name, method, crc, body.length, bytes.length));
         await this.write(body);
@@ -96,11 +118,17 @@ class ZipSink implements ArchiveSink {
     });
   }
 
-  /** A large entry: written as it is read, once every entry before it is out. */
+  /**
+   * A large entry: written as it is read, once every entry before it is out. Its local
+   * header goes out with zeros and is written again in place once its CRC-32 and sizes
+   * are known; the archive's SHA-256 takes the entry's bytes from the file then (from the
+   * page cache, where they were just written), since its header comes before them.
+   */
   private async addStreamed(name: Buffer, head: Buffer[], rest: AsyncIterator<Uint8Array>, store: boolean): Promise<void> {
     const entry = this.chain.then(async () => {
       const method = store ? STORED : DEFLATED;
       const record: CentralRecord = { name, method, crc: 0, compressedSize: 0, size: 0, offset: this.offset, streamed: true };
+      this.unhashedFrom = record.offset;
       await this.write(streamedLocalHeader(name, method));
       async function* counted(): AsyncIterable<Buffer> {
         for await (const chunk of resume(head, rest)) {
@@ -117,11 +145,74 @@ class ZipSink implements ArchiveSink {
       };
       if (store) await emit(counted());
       else await pipeline(counted(), createDeflateRaw({ level: LEVEL, chunkSize: 256 * 1024 }), emit);
-      await this.write(zip64DataDescriptor(record.crc, record.compressedSize, record.size));
+      await this.flush();
+      const deflatedSize = { size: record.size, deflatedSize: record.compressedSize };
+      if (!store && mustStore(deflatedSize, { expandedBefore: this.expandedWritten, writtenAfter: this.offset }, this.limits)) await this.storeInstead(record);
+      this.expandedWritten += record.size;
+      await this.file.write(streamedLocalHeader(name, record.method, record.crc, record.compressedSize, record.size), 0, undefined, record.offset);
+      await this.hashWritten(record.offset);
       this.records.push(record);
     });
     this.chain = entry.catch((error) => this.fail(error));
     await entry;
+  }
+
+  /**
+   * A streamed entry that deflated past the ratio limit (a disk image of zeros), rewritten
+   * stored: its deflated bytes are copied to past where the stored bytes will end, then
+   * inflated from there into place. Rare, so a second pass here costs nothing that matters.
+   */
+  private async storeInstead(record: CentralRecord): Promise<void> {
+    const dataStart = this.offset - record.compressedSize;
+    const copyAt = dataStart + record.size;
+    await this.writeAt(this.readBack(dataStart, this.offset), copyAt);
+    await pipeline(this.readBack(copyAt, copyAt + record.compressedSize), createInflateRaw({ chunkSize: 256 * 1024 }), (inflated) => this.writeAt(inflated, dataStart));
+    await this.file.truncate(copyAt);
+    this.offset = copyAt;
+    record.method = STORED;
+    record.compressedSize = record.size;
+  }
+
+  /** Hashes the file's bytes from `start` to what is written, and hashes writes again as they come. */
+  private async hashWritten(start: number): Promise<void> {
+    for await (const chunk of this.readBack(start, this.offset)) this.hash.update(chunk);
+    this.unhashedFrom = undefined;
+  }
+
+  /** Bytes already in the file, read back. */
+  private async *readBack(start: number, end: number): AsyncIterable<Buffer> {
+    for (let at = start; at < end; ) {
+      const { buffer, bytesRead } = await this.file.read(Buffer.allocUnsafe(Math.min(WRITE_BATCH, end - at)), 0, undefined, at);
+      if (bytesRead === 0) throw new Error(`${this.temporary} ends before the bytes written to it`);
+      yield buffer.subarray(0, bytesRead);
+      at += bytesRead;
+    }
+  }
+
+  /** Writes chunks to the file from `position` on, past the write batching (which only appends). */
+  private async writeAt(chunks: AsyncIterable<Buffer>, position: number): Promise<void> {
+    for await (const chunk of chunks) {
+      await this.file.write(chunk, 0, chunk.length, position);
+      position += chunk.length;
+    }
+  }
+
+  /** Counts what is added against the entry and size limits, before it is written. */
+  private count(entries: number, bytes: number): void {
+    this.added.entries += entries;
+    this.added.expandedSize += bytes;
+    checkArchiveToWrite(this.destination, this.added, this.limits);
+  }
+
+  /** The rest of an entry's stream, counted as it is read. */
+  private counting(rest: AsyncIterator<Uint8Array>): AsyncIterator<Uint8Array> {
+    return {
+      next: async () => {
+        const next = await rest.next();
+        if (!next.done) this.count(0, next.value.byteLength);
+        return next;
+      },
+    };
   }
 
   async commit(): Promise<{ path: string; size: number; sha256: string }> {
@@ -148,7 +239,7 @@ class ZipSink implements ArchiveSink {
   }
 
   private async write(buffer: Buffer): Promise<void> {
-    this.hash.update(buffer);
+    if (this.unhashedFrom === undefined) this.hash.update(buffer);
     this.offset += buffer.length;
     this.batch.push(buffer);
     this.batchBytes += buffer.length;
@@ -158,9 +249,11 @@ class ZipSink implements ArchiveSink {
   private async flush(): Promise<void> {
     if (this.batch.length === 0) return;
     const buffers = this.batch;
+    const position = this.offset - this.batchBytes;
     this.batch = [];
     this.batchBytes = 0;
-    await this.file.writev(buffers);
+    // Positioned: a streamed entry's header is written again behind the end.
+    await this.file.writev(buffers, position);
   }
 
   private async reserve(bytes: number): Promise<void> {

@@ -31,6 +31,12 @@ const LOCAL_HEADER = 30;
 /** zlib's smallest chunk size. */
 const MIN_CHUNK = 64;
 const READ_WINDOW = 2 * 1024 * 1024;
+/**
+ * The most compressed bytes a directory entry may hold: an empty deflate stream, which
+ * Java's `jar` and Python's zipfile write for `META-INF/` and `dir/` in a deflated archive,
+ * is 2 bytes (a final empty block), 5 as an empty stored block.
+ */
+const EMPTY_STREAM_LIMIT = 8;
 const READ_WINDOWS = 2;
 
 interface ReadWindow {
@@ -77,7 +83,9 @@ export class ZipPackageSource implements PackageSource {
       const { size, mtimeMs } = await file.stat();
       checkArchiveLimits(location, central, size, limits);
       refuseOverlaps(location, central);
-      return new ZipPackageSource(location, file, { size, mtimeMs }, ...indexEntries(location, central));
+      const source = new ZipPackageSource(location, file, { size, mtimeMs }, ...indexEntries(location, central));
+      await source.refuseDirectoriesHoldingData(central);
+      return source;
     } catch (error) {
       await file.close();
       throw error;
@@ -188,6 +196,25 @@ export class ZipPackageSource implements PackageSource {
 
   async close(): Promise<void> {
     await this.file.close();
+  }
+
+  /**
+   * A directory entry whose few compressed bytes (see indexEntries) must inflate to
+   * nothing: one that inflates to data would be a file to a reader that trims the slash.
+   */
+  private async refuseDirectoriesHoldingData(central: readonly CentralEntry[]): Promise<void> {
+    for (const entry of central) {
+      if (!entry.isDirectory || entry.compressedSize === 0) continue;
+      const empty = await this.withRaw(entry, (raw) => {
+        try {
+          const { buffer, engine } = inflateRawSync(raw, { maxOutputLength: 1, info: true }) as unknown as { buffer: Buffer; engine: { bytesWritten: number } };
+          return buffer.length === 0 && engine.bytesWritten === raw.length;
+        } catch {
+          return false;
+        }
+      });
+      if (!empty) throw new UnsafeEntryError(entry.name, 'a directory entry (trailing "/") that holds data');
+    }
   }
 
   private entry(path: string): CentralEntry {
@@ -347,7 +374,9 @@ function indexEntries(location: string, central: CentralEntry[]): [PackageEntry[
     if (reason) throw new UnsafeEntryError(entry.name, reason);
     if (entry.isDirectory) {
       // A name ending in "/" with bytes: readers that trim the slash would see a second a.txt.
-      if (entry.size > 0 || entry.compressedSize > 0) throw new UnsafeEntryError(entry.name, 'a directory entry (trailing "/") that holds data');
+      // An empty deflate stream is no data (jar and zipfile write one); it is inflated once the archive is open.
+      const emptyStream = entry.method === DEFLATED && entry.crc === 0 && entry.compressedSize <= EMPTY_STREAM_LIMIT;
+      if (entry.size > 0 || (entry.compressedSize > 0 && !emptyStream)) throw new UnsafeEntryError(entry.name, 'a directory entry (trailing "/") that holds data');
       continue;
     }
     // One entry, two readings: unzip makes a link, every reader here a file holding the target's name.

@@ -1,5 +1,6 @@
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import {
+  ArchiveLimitError,
   ContentNotFoundError,
   ContentPathError,
   ConfigValidationError,
@@ -93,6 +94,8 @@ const STATUS_OF: Array<[ErrorClass, number, Record<string, string>?]> = [
   // files put in the workdir by hand under two spellings of one name): the state conflicts with the request.
   [ConfigValidationError, 409],
   [UnsafeEntryError, 409],
+  // A save that would write more entries or bytes than --max-entries or --max-expanded-size let any reader open.
+  [ArchiveLimitError, 409],
   // A file of a directory source removed while served, met by a save: the package no longer is what was loaded.
   [SourceNotFoundError, 409],
   [PreconditionFailedError, 412],

@@ -57,7 +57,9 @@ export class PackPipeline {
     }
     const clash = entryNamesProblem(ordered.map((file) => file.path));
     if (clash) throw new UnsafeEntryError(clash.name, clash.reason);
-    const sink = await this.writer.create(target.directory, target.fileName, { overwrite: target.overwrite });
+    // security.json is one more entry; files not read yet count by their size when it is known.
+    const expected = { entries: ordered.length + 1, expandedSize: ordered.reduce((sum, file) => sum + (file.data instanceof Uint8Array ? file.data.byteLength : (file.size ?? 0)), 0) };
+    const sink = await this.writer.create(target.directory, target.fileName, { overwrite: target.overwrite, expected });
     try {
       // Defined, not assigned: a file named __proto__ would set the prototype and have no checksum.
       const checksums: Record<string, string> = {};

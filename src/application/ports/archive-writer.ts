@@ -13,8 +13,18 @@ export interface ArchiveSink {
   abort(): Promise<void>;
 }
 
-/** Writes reproducible ZIP archives: the same entries give byte-identical output. */
+export interface ArchiveCreateOptions {
+  overwrite: boolean;
+  /** What the archive will hold, as far as known before it is written: its entries, and the size of those whose size is known. */
+  expected?: { entries: number; expandedSize: number };
+}
+
+/**
+ * Writes reproducible ZIP archives: the same entries give byte-identical output. What it
+ * writes keeps to the archive limits every reader holds archives to (ArchiveLimitError
+ * otherwise, and nothing written).
+ */
 export interface ArchiveWriter {
-  /** Throws OutputExistsError when the file exists and overwrite is false. */
-  create(directory: string, fileName: string, options: { overwrite: boolean }): Promise<ArchiveSink>;
+  /** Throws OutputExistsError when the file exists and overwrite is false, ArchiveLimitError when `expected` is already past the limits. */
+  create(directory: string, fileName: string, options: ArchiveCreateOptions): Promise<ArchiveSink>;
 }

@@ -26,16 +26,51 @@ export function checkArchiveLimits(location: string, entries: readonly SizedEntr
   const refuse = (reason: string): never => {
     throw new ArchiveLimitError(`${location}: ${reason}; refused as a likely archive bomb (limits: --max-expanded-size, --max-ratio, --max-entries)`);
   };
-  if (entries.length > limits.maxEntries) refuse(`${entries.length} entries, more than the limit of ${limits.maxEntries}`);
+  const tooMany = entryCountProblem(entries.length, limits);
+  if (tooMany) refuse(tooMany);
   let total = 0;
   for (const entry of entries) {
     total += entry.size;
-    if (entry.size > RATIO_FLOOR && entry.size > entry.compressedSize * limits.maxRatio) {
+    if (entry.size > RATIO_FLOOR && expandsPast(entry.size, entry.compressedSize, limits.maxRatio)) {
       refuse(`entry ${entry.name} expands from ${entry.compressedSize} to ${entry.size} bytes, more than ${limits.maxRatio} times`);
     }
   }
-  if (total > limits.maxExpandedSize) refuse(`its entries expand to ${total} bytes, more than the limit of ${limits.maxExpandedSize}`);
-  if (total > RATIO_FLOOR && total > Math.max(archiveSize, 1) * limits.maxRatio) refuse(`its ${archiveSize} bytes expand to ${total}, more than ${limits.maxRatio} times`);
+  const tooLarge = expandedSizeProblem(total, limits);
+  if (tooLarge) refuse(tooLarge);
+  if (total > RATIO_FLOOR && expandsPast(total, archiveSize, limits.maxRatio)) refuse(`its ${archiveSize} bytes expand to ${total}, more than ${limits.maxRatio} times`);
+}
+
+/**
+ * What a writer checks of an archive it is about to write, or is writing (`entries` and
+ * `expandedSize` so far): every reader would refuse one past the entry or size limit, so
+ * it is not written. (The ratio limit it keeps by storing: see mustStore.)
+ */
+export function checkArchiveToWrite(location: string, archive: { entries: number; expandedSize: number }, limits: ArchiveLimits): void {
+  const problem = entryCountProblem(archive.entries, limits) ?? expandedSizeProblem(archive.expandedSize, limits);
+  if (problem) throw new ArchiveLimitError(`${location}: ${problem}; not written, since every reader would refuse it (limits: --max-expanded-size, --max-entries)`);
+}
+
+/**
+ * Whether a writer must store an entry rather than deflate it: deflated, the entry would
+ * expand past the ratio limit (when over RATIO_FLOOR), or the archive so far would.
+ * `expandedBefore` is the size of the entries before it, `writtenAfter` the archive's bytes
+ * with it deflated. An archive each of whose entries kept to this keeps to the
+ * whole-archive rule as well, whatever follows: a stored entry never expands.
+ */
+export function mustStore(entry: { size: number; deflatedSize: number }, archive: { expandedBefore: number; writtenAfter: number }, limits: ArchiveLimits): boolean {
+  return (entry.size > RATIO_FLOOR && expandsPast(entry.size, entry.deflatedSize, limits.maxRatio)) || expandsPast(archive.expandedBefore + entry.size, archive.writtenAfter, limits.maxRatio);
+}
+
+function expandsPast(size: number, compressedSize: number, maxRatio: number): boolean {
+  return size > Math.max(compressedSize, 1) * maxRatio;
+}
+
+function entryCountProblem(entries: number, limits: ArchiveLimits): string | undefined {
+  return entries > limits.maxEntries ? `${entries} entries, more than the limit of ${limits.maxEntries}` : undefined;
+}
+
+function expandedSizeProblem(total: number, limits: ArchiveLimits): string | undefined {
+  return total > limits.maxExpandedSize ? `its entries expand to ${total} bytes, more than the limit of ${limits.maxExpandedSize}` : undefined;
 }
 
 /** `PKG_MAX_EXPANDED_SIZE`, `PKG_MAX_RATIO`, `PKG_MAX_ENTRIES` over the defaults; a value that is not a positive whole number is a usage error. */

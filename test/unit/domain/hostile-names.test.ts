@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { entryNamesProblem, unsafePathReason } from '../../../src/domain/package/package-paths.js';
 import { normalizeRequestPath } from '../../../src/domain/serving/request-path.js';
-import { DEFAULT_ARCHIVE_LIMITS, checkArchiveLimits, parseSize } from '../../../src/domain/package/archive-limits.js';
+import { DEFAULT_ARCHIVE_LIMITS, RATIO_FLOOR, checkArchiveLimits, checkArchiveToWrite, mustStore, parseSize } from '../../../src/domain/package/archive-limits.js';
 import { ArchiveLimitError } from '../../../src/domain/errors.js';
 
 /** Segments strangers write: dots, slashes, backslashes, NULs, percent signs, non-ASCII, combining marks. */
@@ -97,6 +97,36 @@ describe('archive limits', () => {
         else expect(check).not.toThrow();
       }),
     );
+  });
+
+  it('an archive written by the mustStore rule keeps to the ratio limit, each entry and the whole, however its entries compress', () => {
+    const LOCAL_HEADER = 40;
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 2000 }),
+        fc.array(fc.record({ size: fc.nat({ max: 4 * RATIO_FLOOR }), ratio: fc.integer({ min: 1, max: 1032 }) }), { minLength: 1, maxLength: 40 }),
+        (maxRatio, sizes) => {
+          const limits = { ...DEFAULT_ARCHIVE_LIMITS, maxRatio };
+          let written = 0;
+          let expanded = 0;
+          const entries = sizes.map(({ size, ratio }, i) => {
+            const deflatedSize = Math.ceil(size / ratio);
+            const compressedSize = mustStore({ size, deflatedSize }, { expandedBefore: expanded, writtenAfter: written + LOCAL_HEADER + deflatedSize }, limits) ? size : deflatedSize;
+            written += LOCAL_HEADER + compressedSize;
+            expanded += size;
+            return { name: `e${i}`, size, compressedSize };
+          });
+          expect(() => checkArchiveLimits('x.cap', entries, written, limits)).not.toThrow();
+        },
+      ),
+    );
+  });
+
+  it('refuses to write more entries, or more bytes, than a reader takes', () => {
+    const limits = { ...DEFAULT_ARCHIVE_LIMITS, maxEntries: 2, maxExpandedSize: 1000 };
+    expect(() => checkArchiveToWrite('x.cap', { entries: 2, expandedSize: 1000 }, limits)).not.toThrow();
+    expect(() => checkArchiveToWrite('x.cap', { entries: 3, expandedSize: 10 }, limits)).toThrow(new ArchiveLimitError('x.cap: 3 entries, more than the limit of 2; not written, since every reader would refuse it (limits: --max-expanded-size, --max-entries)'));
+    expect(() => checkArchiveToWrite('x.cap', { entries: 1, expandedSize: 1001 }, limits)).toThrow(/x\.cap: its entries expand to 1001 bytes, more than the limit of 1000; not written/);
   });
 
   it('reads sizes with binary suffixes', () => {

@@ -3,7 +3,7 @@
 export const STORED = 0;
 export const DEFLATED = 8;
 const UTF8_NAMES = 0x0800;
-/** General-purpose flag bit 3: CRC-32 and sizes follow the data, and the local header holds zeros. */
+/** General-purpose flag bit 3: CRC-32 and sizes follow the data, and the local header holds zeros (read, never written). */
 export const DATA_DESCRIPTOR = 0x0008;
 const MADE_BY_UNIX = (3 << 8) | 45;
 const VERSION_DEFLATE = 20;
@@ -22,8 +22,12 @@ export interface CentralRecord {
   compressedSize: number;
   size: number;
   offset: number;
+  /** Written with streamedLocalHeader: its sizes sit in zip64 extra fields. */
   streamed: boolean;
 }
+
+/** The fixed part of a local header, before the name and extra field. */
+export const LOCAL_HEADER_SIZE = 30;
 
 export function localHeader(name: Buffer, method: number, crc: number, compressedSize: number, size: number): Buffer {
   const header = Buffer.alloc(30);
@@ -41,33 +45,32 @@ export function localHeader(name: Buffer, method: number, crc: number, compresse
   return Buffer.concat([header, name]);
 }
 
-/** A streamed entry: sizes follow in a zip64 data descriptor, announced by a zip64 extra field. */
-export function streamedLocalHeader(name: Buffer, method: number): Buffer {
+/**
+ * The local header of a streamed entry, whose CRC-32 and sizes are known only once its
+ * data is written: written first with zeros, then again in place with the real values.
+ * Its length never changes, so its sizes always sit in a zip64 extra field. (Not a data
+ * descriptor: Java's ZipInputStream refuses one after a stored entry, and JDK 17 misreads
+ * a zip64 one after a deflated entry.)
+ */
+export function streamedLocalHeader(name: Buffer, method: number, crc = 0, compressedSize = 0, size = 0): Buffer {
   const header = Buffer.alloc(30);
   const extra = Buffer.alloc(20);
   header.writeUInt32LE(0x04034b50, 0);
   header.writeUInt16LE(VERSION_ZIP64, 4);
-  header.writeUInt16LE(UTF8_NAMES | DATA_DESCRIPTOR, 6);
+  header.writeUInt16LE(UTF8_NAMES, 6);
   header.writeUInt16LE(method, 8);
   header.writeUInt16LE(DOS_TIME, 10);
   header.writeUInt16LE(DOS_DATE, 12);
-  header.writeUInt32LE(0, 14);
+  header.writeUInt32LE(crc, 14);
   header.writeUInt32LE(U32_MAX, 18);
   header.writeUInt32LE(U32_MAX, 22);
   header.writeUInt16LE(name.length, 26);
   header.writeUInt16LE(extra.length, 28);
   extra.writeUInt16LE(0x0001, 0);
   extra.writeUInt16LE(16, 2);
+  extra.writeBigUInt64LE(BigInt(size), 4);
+  extra.writeBigUInt64LE(BigInt(compressedSize), 12);
   return Buffer.concat([header, name, extra]);
-}
-
-export function zip64DataDescriptor(crc: number, compressedSize: number, size: number): Buffer {
-  const descriptor = Buffer.alloc(24);
-  descriptor.writeUInt32LE(0x08074b50, 0);
-  descriptor.writeUInt32LE(crc, 4);
-  descriptor.writeBigUInt64LE(BigInt(compressedSize), 8);
-  descriptor.writeBigUInt64LE(BigInt(size), 16);
-  return descriptor;
 }
 
 export function centralHeader(record: CentralRecord): Buffer {
@@ -84,7 +87,7 @@ export function centralHeader(record: CentralRecord): Buffer {
   header.writeUInt32LE(0x02014b50, 0);
   header.writeUInt16LE(MADE_BY_UNIX, 4);
   header.writeUInt16LE(needs64 ? VERSION_ZIP64 : VERSION_DEFLATE, 6);
-  header.writeUInt16LE(UTF8_NAMES | (record.streamed ? DATA_DESCRIPTOR : 0), 8);
+  header.writeUInt16LE(UTF8_NAMES, 8);
   header.writeUInt16LE(record.method, 10);
   header.writeUInt16LE(DOS_TIME, 12);
   header.writeUInt16LE(DOS_DATE, 14);
