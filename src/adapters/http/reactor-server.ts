@@ -128,14 +128,17 @@ export class ReactorServer {
     }
     this.pass(context, request, response, inline);
     const at = { method, path, started, sentBefore, count };
-    // A body from memory is written by now: recorded without a per-request listener.
+    // A body from memory is written by now: recorded without a per-request listener. Others
+    // on 'close', which follows the end of every answer and also comes when the client
+    // leaves before it: a download cancelled half-way is logged and counted too, once.
     if (response.writableEnded) this.finished(context, request, response, at);
-    else response.once('finish', () => this.finished(context, request, response, at));
+    else response.once('close', () => this.finished(context, request, response, at));
   }
 
   /** One access-log line (the ring, stdout) and the request's metrics. */
   private finished(context: RequestContext, request: IncomingMessage, response: ServerResponse, at: { method: string; path: string; started: number; sentBefore: number; count: number }): void {
-    const { statusCode } = response;
+    // The status sent; nginx's 499 for a client that left before one was.
+    const statusCode = response.headersSent ? response.statusCode : CLIENT_CLOSED_REQUEST;
     if (this.closing) setImmediate(() => this.server.closeIdleConnections());
     const now = Date.now();
     this.access.text(this.reactor.log.record(at.method, at.path, statusCode, now));
@@ -307,6 +310,9 @@ export class ReactorServer {
     await this.access.close();
   }
 }
+
+/** nginx's status for a request whose client closed the connection before an answer was sent: no answer has it. */
+const CLIENT_CLOSED_REQUEST = 499;
 
 /** A GET or HEAD of a file already found, from no foreign origin, on a mount without authentication: nothing but its answer sets a header. */
 function plainStaticRead(context: RequestContext, request: IncomingMessage): boolean {

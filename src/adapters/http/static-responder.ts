@@ -146,14 +146,25 @@ function writeIdentity(request: IncomingMessage, response: ServerResponse, found
       response.writeHead(206, [...headers.resource, 'Content-Length', String(end - start + 1), 'Content-Range', `bytes ${start}-${end}/${found.size}`, ...extra]);
       if (request.method === 'HEAD') return void response.end();
       if (found.body) return void response.end(found.body.subarray(start, end + 1));
-      return pipeline(Readable.from(found.stream(start, end)), response);
+      return streamed(found.stream(start, end), response);
     }
   }
   response.writeHead(200, extra.length === 0 ? headers.full : [...headers.full, ...extra]);
   if (request.method === 'HEAD') return void response.end();
   if (found.body) return void response.end(found.body);
   if (found.size === 0) return void response.end();
-  return pipeline(Readable.from(found.stream(0, found.size - 1)), response);
+  return streamed(found.stream(0, found.size - 1), response);
+}
+
+/**
+ * Streams a body to the client. A client that closes the connection before the end (a
+ * download cancelled, a video skipped ahead) ends the answer normally, as nginx's 499 does:
+ * the access log records what was sent; only a fault of the source is an error.
+ */
+function streamed(source: AsyncIterable<Uint8Array>, response: ServerResponse): Promise<void> {
+  return pipeline(Readable.from(source), response).catch((error: unknown) => {
+    if ((error as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE' || response.writableFinished) throw error;
+  });
 }
 
 /** One `bytes=` range; several ranges are answered with the whole body (RFC 9110 allows it). */
