@@ -3,9 +3,11 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ContentCoding } from '../../application/ports/compressor.js';
 import type { EncodedRepresentation } from '../../application/serving/encoded-representation.js';
-import type { StaticFile } from '../../application/serving/served-package.js';
-import { noneMatchHits } from '../../domain/serving/entity-tags.js';
+import { representationTags, type StaticFile } from '../../application/serving/served-package.js';
+import { PreconditionFailedError } from '../../domain/errors.js';
+import { evaluatePreconditions, noneMatchHits } from '../../domain/serving/entity-tags.js';
 import { acceptedCodings } from './accept-encoding.js';
+import { sendProblem } from './http-problems.js';
 
 interface FileHeaders {
   /** Every header but Content-Length and Content-Range, which depend on the range served. */
@@ -81,13 +83,15 @@ function withAcceptEncoding(vary: string | undefined): string {
 }
 
 /**
- * Writes a static response: encoded when the file has encoded forms, the client accepts
- * one and asks for no range (brotli before gzip unless the client weighs them otherwise;
- * a form not ready yet gives way to the next); otherwise the identity bytes: 304 for a
- * matching If-None-Match, 206/416 for a single byte range, HEAD without a body, bytes
- * from memory when held, else streamed.
+ * Writes a static response: 412 when If-Match names none of the file's tags; encoded when
+ * the file has encoded forms, the client accepts one and asks for no range (brotli before
+ * gzip unless the client weighs them otherwise; a form not ready yet gives way to the
+ * next); otherwise the identity bytes: 304 for a matching If-None-Match, 206/416 for a
+ * single byte range, HEAD without a body, bytes from memory when held, else streamed.
  */
 export function writeStatic(request: IncomingMessage, response: ServerResponse, found: StaticFile, extra: readonly string[] = []): void | Promise<void> {
+  const ifMatch = request.headers['if-match'];
+  if (ifMatch !== undefined && evaluatePreconditions({ ifMatch }, representationTags(found), true) === 'If-Match') return refuseUnmatched(response, extra);
   const { encodings } = found;
   if (encodings !== undefined && request.headers.range === undefined) {
     const accepted = request.headers['accept-encoding'];
@@ -110,6 +114,12 @@ function writeEncoded(request: IncomingMessage, response: ServerResponse, found:
     return form.prepare().then((body) => (body ? writeForm(request, response, found, coding, form, body, extra) : writeEncoded(request, response, found, codings, i + 1, extra)));
   }
   return writeIdentity(request, response, found, extra);
+}
+
+/** 412 to a read whose If-Match names none of the file's tags (RFC 9110 §13.1.1), with the answer's own headers. */
+function refuseUnmatched(response: ServerResponse, extra: readonly string[]): void {
+  for (let i = 0; i < extra.length; i += 2) response.setHeader(extra[i]!, extra[i + 1]!);
+  sendProblem(response, new PreconditionFailedError('If-Match names none of the entity tags of this file'));
 }
 
 /** An encoded form from memory: 200, or 304 when If-None-Match names its ETag. */

@@ -67,6 +67,13 @@ export interface StaticFile {
   ranges?: false;
 }
 
+/** The tags of a file's current representations: its own, and that of each content coding it may be sent in. */
+export function representationTags(file: StaticFile): string[] {
+  const tags = [file.etag];
+  for (const form of Object.values(file.encodings ?? {})) if (form && !form.refused) tags.push(form.etag);
+  return tags;
+}
+
 export type StaticLookup = { kind: 'hit'; file: StaticFile } | { kind: 'dataset'; dataset: string; route: Route } | { kind: 'handler'; route: Route } | { kind: 'miss' };
 
 /** A package whose files some layers hold: where to read them, their manifest types and verified digests. */
