@@ -8,6 +8,8 @@ import { PreconditionFailedError } from '../../domain/errors.js';
 import { evaluatePreconditions, noneMatchHits } from '../../domain/serving/entity-tags.js';
 import { acceptedCodings } from './accept-encoding.js';
 import { sendProblem } from './http-problems.js';
+import { contextOf, type RequestContext } from './request-context.js';
+import { withVary } from './vary.js';
 
 interface FileHeaders {
   /** Every header but Content-Length and Content-Range, which depend on the range served. */
@@ -20,6 +22,8 @@ interface FileHeaders {
   encoded: Partial<Record<ContentCoding, EncodedHeaders>>;
   /** The identity headers by name, lower-cased, to build an encoded form's from. */
   byName: ReadonlyMap<string, [string, string]>;
+  /** The answer's `Vary`, for the answers built on the spot (416, 412). */
+  vary: string | undefined;
 }
 
 interface EncodedHeaders {
@@ -27,20 +31,34 @@ interface EncodedHeaders {
   notModified: string[];
 }
 
+/** A header-set variant bit: the request reaches CORS origins, so the answer varies with `Origin` (see `variantOf`). */
+const VARY_ORIGIN = 1;
+
 /**
- * Headers are built once per file and reused on every hit (a file's object lives until
- * its content changes), each encoded form's with them.
+ * Headers are built once per file and variant and reused on every hit (a file's object
+ * lives until its content changes), each encoded form's with them.
  */
-const built = new WeakMap<StaticFile, FileHeaders>();
+const built: ReadonlyArray<WeakMap<StaticFile, FileHeaders>> = [new WeakMap(), new WeakMap()];
+
+/**
+ * Which header set of a file a request's answer takes. Where CORS origins are configured,
+ * `Access-Control-Allow-Origin` depends on `Origin`, so every answer says so, those to
+ * requests without one too (Fetch, "CORS protocol and HTTP caches"); the cross-site guard
+ * leaves these answers to this.
+ */
+function variantOf(context: RequestContext): number {
+  return context.cors.length > 0 ? VARY_ORIGIN : 0;
+}
 
 /**
  * A file's headers: its type; the route's `headers` (which replace the default cache
  * header) or `Cache-Control`; `Accept-Ranges`; the route's `responseHeaders` and
- * `responseRewrite.headers` over those; `Vary: Accept-Encoding` when the answer depends
- * on it; its ETag. An encoded form differs in its ETag, `Content-Encoding` and length.
+ * `responseRewrite.headers` over those; `Vary` with `Accept-Encoding` when the answer
+ * depends on it and `Origin` for the variant that does; its ETag. An encoded form differs
+ * in its ETag, `Content-Encoding` and length.
  */
-function headersOf(file: StaticFile): FileHeaders {
-  let headers = built.get(file);
+function headersOf(file: StaticFile, variant: number): FileHeaders {
+  let headers = built[variant]!.get(file);
   if (headers) return headers;
   const byName = new Map<string, [string, string]>();
   const set = (name: string, value: string) => byName.set(name.toLowerCase(), [name, value]);
@@ -51,17 +69,18 @@ function headersOf(file: StaticFile): FileHeaders {
   set('Accept-Ranges', file.ranges === false ? 'none' : 'bytes');
   for (const [name, value] of Object.entries(route?.responseHeaders ?? {})) set(name, value);
   for (const [name, value] of Object.entries(route?.responseRewrite?.headers ?? {})) set(name, value);
-  if (file.encodings) set('Vary', withAcceptEncoding(byName.get('vary')?.[1]));
+  if (file.encodings) set('Vary', withVary(byName.get('vary')?.[1], 'Accept-Encoding'));
+  if (variant & VARY_ORIGIN) set('Vary', withVary(byName.get('vary')?.[1], 'Origin'));
   set('ETag', file.etag);
   const resource = [...byName.values()].flat();
-  headers = { resource, full: [...resource, 'Content-Length', String(file.size)], notModified: pairsWithout(byName, ['content-type']), encoded: {}, byName };
-  built.set(file, headers);
+  headers = { resource, full: [...resource, 'Content-Length', String(file.size)], notModified: pairsWithout(byName, ['content-type']), encoded: {}, byName, vary: byName.get('vary')?.[1] };
+  built[variant]!.set(file, headers);
   return headers;
 }
 
 /** An encoded form's headers: the identity ones with its ETag and Content-Encoding. */
-function encodedHeadersOf(file: StaticFile, coding: ContentCoding, form: EncodedRepresentation, body: Uint8Array): EncodedHeaders {
-  const headers = headersOf(file);
+function encodedHeadersOf(file: StaticFile, variant: number, coding: ContentCoding, form: EncodedRepresentation, body: Uint8Array): EncodedHeaders {
+  const headers = headersOf(file, variant);
   let encoded = headers.encoded[coding];
   if (encoded) return encoded;
   const byName = new Map(headers.byName);
@@ -76,12 +95,6 @@ function pairsWithout(byName: ReadonlyMap<string, [string, string]>, names: stri
   return [...byName].filter(([name]) => !names.includes(name)).flatMap(([, pair]) => pair);
 }
 
-/** A route's own Vary with Accept-Encoding added, unless it names it (or `*`) already. */
-function withAcceptEncoding(vary: string | undefined): string {
-  if (vary === undefined || vary.trim() === '') return 'Accept-Encoding';
-  return /(^|,)\s*(accept-encoding|\*)\s*(,|$)/i.test(vary) ? vary : `${vary}, Accept-Encoding`;
-}
-
 /**
  * Writes a static response: 412 when If-Match names none of the file's tags; encoded when
  * the file has encoded forms, the client accepts one and asks for no range (brotli before
@@ -90,14 +103,15 @@ function withAcceptEncoding(vary: string | undefined): string {
  * single byte range, HEAD without a body, bytes from memory when held, else streamed.
  */
 export function writeStatic(request: IncomingMessage, response: ServerResponse, found: StaticFile, extra: readonly string[] = []): void | Promise<void> {
+  const variant = variantOf(contextOf(request));
   const ifMatch = request.headers['if-match'];
-  if (ifMatch !== undefined && evaluatePreconditions({ ifMatch }, representationTags(found), true) === 'If-Match') return refuseUnmatched(response, extra);
+  if (ifMatch !== undefined && evaluatePreconditions({ ifMatch }, representationTags(found), true) === 'If-Match') return refuseUnmatched(response, headersOf(found, variant), extra);
   const { encodings } = found;
   if (encodings !== undefined && request.headers.range === undefined) {
     const accepted = request.headers['accept-encoding'];
-    if (accepted !== undefined) return writeEncoded(request, response, found, acceptedCodings(accepted), 0, extra);
+    if (accepted !== undefined) return writeEncoded(request, response, found, variant, acceptedCodings(accepted), 0, extra);
   }
-  return writeIdentity(request, response, found, extra);
+  return writeIdentity(request, response, found, variant, extra);
 }
 
 /**
@@ -105,26 +119,27 @@ export function writeStatic(request: IncomingMessage, response: ServerResponse, 
  * now: a form is made (directory and overlay files) or checked (archive gzip) on its
  * first answer, once; a brotli copy the background pass has not made yet is skipped.
  */
-function writeEncoded(request: IncomingMessage, response: ServerResponse, found: StaticFile, codings: readonly ContentCoding[], at: number, extra: readonly string[]): void | Promise<void> {
+function writeEncoded(request: IncomingMessage, response: ServerResponse, found: StaticFile, variant: number, codings: readonly ContentCoding[], at: number, extra: readonly string[]): void | Promise<void> {
   for (let i = at; i < codings.length; i++) {
     const coding = codings[i]!;
     const form = found.encodings![coding];
     if (form === undefined || form.refused) continue;
-    if (form.body) return writeForm(request, response, found, coding, form, form.body, extra);
-    return form.prepare().then((body) => (body ? writeForm(request, response, found, coding, form, body, extra) : writeEncoded(request, response, found, codings, i + 1, extra)));
+    if (form.body) return writeForm(request, response, found, variant, coding, form, form.body, extra);
+    return form.prepare().then((body) => (body ? writeForm(request, response, found, variant, coding, form, body, extra) : writeEncoded(request, response, found, variant, codings, i + 1, extra)));
   }
-  return writeIdentity(request, response, found, extra);
+  return writeIdentity(request, response, found, variant, extra);
 }
 
 /** 412 to a read whose If-Match names none of the file's tags (RFC 9110 §13.1.1), with the answer's own headers. */
-function refuseUnmatched(response: ServerResponse, extra: readonly string[]): void {
+function refuseUnmatched(response: ServerResponse, { vary }: FileHeaders, extra: readonly string[]): void {
+  if (vary !== undefined) response.setHeader('Vary', vary);
   for (let i = 0; i < extra.length; i += 2) response.setHeader(extra[i]!, extra[i + 1]!);
   sendProblem(response, new PreconditionFailedError('If-Match names none of the entity tags of this file'));
 }
 
 /** An encoded form from memory: 200, or 304 when If-None-Match names its ETag. */
-function writeForm(request: IncomingMessage, response: ServerResponse, found: StaticFile, coding: ContentCoding, form: EncodedRepresentation, body: Uint8Array, extra: readonly string[]): void {
-  const headers = encodedHeadersOf(found, coding, form, body);
+function writeForm(request: IncomingMessage, response: ServerResponse, found: StaticFile, variant: number, coding: ContentCoding, form: EncodedRepresentation, body: Uint8Array, extra: readonly string[]): void {
+  const headers = encodedHeadersOf(found, variant, coding, form, body);
   const ifNoneMatch = request.headers['if-none-match'];
   if (ifNoneMatch !== undefined && noneMatchHits(ifNoneMatch, form.etag)) {
     response.writeHead(304, extra.length === 0 ? headers.notModified : [...headers.notModified, ...extra]);
@@ -135,8 +150,8 @@ function writeForm(request: IncomingMessage, response: ServerResponse, found: St
   response.end(request.method === 'HEAD' ? undefined : body);
 }
 
-function writeIdentity(request: IncomingMessage, response: ServerResponse, found: StaticFile, extra: readonly string[]): void | Promise<void> {
-  const headers = headersOf(found);
+function writeIdentity(request: IncomingMessage, response: ServerResponse, found: StaticFile, variant: number, extra: readonly string[]): void | Promise<void> {
+  const headers = headersOf(found, variant);
   const ifNoneMatch = request.headers['if-none-match'];
   if (ifNoneMatch !== undefined && noneMatchHits(ifNoneMatch, found.etag)) {
     response.writeHead(304, extra.length === 0 ? headers.notModified : [...headers.notModified, ...extra]);
@@ -147,7 +162,7 @@ function writeIdentity(request: IncomingMessage, response: ServerResponse, found
   if (range !== undefined && (request.headers['if-range'] === undefined || request.headers['if-range'] === found.etag)) {
     const parsed = parseRange(range, found.size);
     if (parsed === 'unsatisfiable') {
-      response.writeHead(416, ['Content-Range', `bytes */${found.size}`, 'Content-Type', 'application/json; charset=utf-8', ...extra]);
+      response.writeHead(416, ['Content-Range', `bytes */${found.size}`, 'Content-Type', 'application/json; charset=utf-8', ...(headers.vary === undefined ? [] : ['Vary', headers.vary]), ...extra]);
       response.end(JSON.stringify({ error: { code: 'RANGE_NOT_SATISFIABLE', message: `range ${range} is outside 0-${found.size - 1}` } }));
       return;
     }
