@@ -6,7 +6,9 @@ import type { EncodedRepresentation } from '../../application/serving/encoded-re
 import { representationTags, type StaticFile } from '../../application/serving/served-package.js';
 import { PreconditionFailedError } from '../../domain/errors.js';
 import { evaluatePreconditions, noneMatchHits } from '../../domain/serving/entity-tags.js';
+import { identityRequired } from '../../domain/auth/access.js';
 import { acceptedCodings } from './accept-encoding.js';
+import { privateCacheControl } from './cache-control.js';
 import { sendProblem } from './http-problems.js';
 import { contextOf, type RequestContext } from './request-context.js';
 import { withVary } from './vary.js';
@@ -31,23 +33,26 @@ interface EncodedHeaders {
   notModified: string[];
 }
 
-/** A header-set variant bit: the request reaches CORS origins, so the answer varies with `Origin` (see `variantOf`). */
+/** Header-set variant bits (see `variantOf`): the request reaches CORS origins, so the answer varies with `Origin`. */
 const VARY_ORIGIN = 1;
+/** The request needed an identity: the reactor's Cache-Control is made private. */
+const PRIVATE = 2;
 
 /**
  * Headers are built once per file and variant and reused on every hit (a file's object
  * lives until its content changes), each encoded form's with them.
  */
-const built: ReadonlyArray<WeakMap<StaticFile, FileHeaders>> = [new WeakMap(), new WeakMap()];
+const built: ReadonlyArray<WeakMap<StaticFile, FileHeaders>> = [new WeakMap(), new WeakMap(), new WeakMap(), new WeakMap()];
 
 /**
  * Which header set of a file a request's answer takes. Where CORS origins are configured,
  * `Access-Control-Allow-Origin` depends on `Origin`, so every answer says so, those to
  * requests without one too (Fetch, "CORS protocol and HTTP caches"); the cross-site guard
- * leaves these answers to this.
+ * leaves these answers to this. An answer the gate gave only to an identity is no shared
+ * cache's to keep.
  */
-function variantOf(context: RequestContext): number {
-  return context.cors.length > 0 ? VARY_ORIGIN : 0;
+function variantOf({ cors, access }: RequestContext): number {
+  return (cors.length > 0 ? VARY_ORIGIN : 0) | (access !== undefined && identityRequired(access.rule, access.enabled) ? PRIVATE : 0);
 }
 
 /**
@@ -65,7 +70,7 @@ function headersOf(file: StaticFile, variant: number): FileHeaders {
   const { route } = file;
   set('Content-Type', file.contentType);
   if (route?.headers) for (const [name, value] of Object.entries(route.headers)) set(name, value);
-  else set('Cache-Control', file.cacheControl);
+  else set('Cache-Control', variant & PRIVATE ? privateCacheControl(file.cacheControl) : file.cacheControl);
   set('Accept-Ranges', file.ranges === false ? 'none' : 'bytes');
   for (const [name, value] of Object.entries(route?.responseHeaders ?? {})) set(name, value);
   for (const [name, value] of Object.entries(route?.responseRewrite?.headers ?? {})) set(name, value);
