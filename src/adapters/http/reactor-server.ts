@@ -204,6 +204,8 @@ export class ReactorServer {
           ).catch((error: unknown) => sendProblem(response, error));
         case 'refused':
           return sendProblem(response, target.error);
+        case 'redirect':
+          return redirectToFolder(target.location, request, response);
         case 'data':
           if (readsThePast(target.history, request)) return readThePast(target.mount, target.dataset, target.item, target.history, request, response);
           if (request.method === 'GET' || request.method === 'HEAD') return readData(target.mount, target.dataset, target.item, request, response);
@@ -309,6 +311,18 @@ export class ReactorServer {
     });
     await this.access.close();
   }
+}
+
+/**
+ * 301 to the folder's slashed URL, the query kept, as nginx and express.static answer: the
+ * location is the decoded path encoded again segment by segment, so it is always a path
+ * of this host (never `//host`, whatever the request spelled).
+ */
+function redirectToFolder(location: string, request: IncomingMessage, response: ServerResponse): void {
+  const query = request.url!.indexOf('?');
+  const target = location.split('/').map(encodeURIComponent).join('/') + (query < 0 ? '' : request.url!.slice(query));
+  response.writeHead(301, { Location: target, 'Content-Length': 0, 'Cache-Control': 'no-store' });
+  response.end();
 }
 
 /** nginx's status for a request whose client closed the connection before an answer was sent: no answer has it. */

@@ -210,6 +210,15 @@ export class ServedPackage {
     return result;
   }
 
+  /**
+   * Whether a path without its trailing slash names a folder with an index.html and no
+   * file: `/docs` when only `content/docs/index.html` is there. Its answer is a redirect to
+   * the slashed path, whose relative links then resolve below the folder.
+   */
+  isFolderWithIndex(path: string): boolean {
+    return !path.endsWith('/') && this.layers.resolve(RouteTable.mirrored(path)) === undefined && this.layers.resolve(RouteTable.mirrored(`${path}/`)) !== undefined;
+  }
+
   /** A file written to the overlay (or replaced there): served from the next request on. */
   overlayWritten(path: string, size: number): void {
     const layer = this.overlay!.layer;
