@@ -200,7 +200,7 @@ export class UnknownFieldError extends PackageError {
   readonly code = 'UNKNOWN_FIELD';
 }
 
-/** A write's `If-Match` names none of the item's current entity tags, or the item is gone (412). */
+/** A request's If-Match names none of the current entity tags (or there is nothing), or a write's If-None-Match names one (412). */
 export class PreconditionFailedError extends PackageError {
   readonly code = 'PRECONDITION_FAILED';
 }

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import request from 'supertest';
 import { HtpasswdPasswordHashes } from '../../src/adapters/crypto/htpasswd-password-hashes.js';
 import { RequestResolver } from '../../src/application/serving/request-target.js';
+import { privateCacheControl } from '../../src/adapters/http/cache-control.js';
 import { MemoryOpener } from '../fakes/memory-package-opener.js';
 import { VALID_METADATA, demoPackage } from '../support/demo-package.js';
 import { startReactor } from '../support/reactor-fixture.js';
@@ -151,6 +152,26 @@ describe('route access control', () => {
 
   it('serves a route that does not require authentication to anyone', async () => {
     expect((await request(fixture.http).get('/public.html').expect(200)).text).toBe('<p>public</p>');
+  });
+
+  it('sends files that needed an identity with a private Cache-Control (max-age kept), and public ones as configured', async () => {
+    const alice = basic('alice', 'alice-pw');
+    for (const path of ['/style.css', '/', '/admin.html', '/panel/home']) {
+      const answer = await request(fixture.http).get(path).set('Authorization', alice).expect(200);
+      expect([path, answer.headers['cache-control']]).toEqual([path, 'private, max-age=31536000']);
+      const notModified = await request(fixture.http).get(path).set('Authorization', alice).set('If-None-Match', answer.headers.etag!).expect(304);
+      expect(notModified.headers['cache-control']).toBe('private, max-age=31536000');
+    }
+    expect((await request(fixture.http).get('/public.html').expect(200)).headers['cache-control']).toBe('public, max-age=31536000');
+    expect((await request(fixture.http).get('/open-site/').expect(200)).headers['cache-control']).toBe('public, max-age=31536000');
+  });
+
+  it('makes a configured Cache-Control private: public becomes private, a value without either gets it, private or no-store stay', () => {
+    expect(privateCacheControl('public, max-age=31536000')).toBe('private, max-age=31536000');
+    expect(privateCacheControl('max-age=600, PUBLIC, immutable')).toBe('private, max-age=600, immutable');
+    expect(privateCacheControl('no-cache')).toBe('private, no-cache');
+    expect(privateCacheControl('private, max-age=60')).toBe('private, max-age=60');
+    expect(privateCacheControl('no-store')).toBe('no-store');
   });
 
   it('applies a dataset route rule to the whole data API of that dataset', async () => {

@@ -15,6 +15,7 @@ const site = demoPackage({
     { id: 'third', title: 'Third' },
   ]),
   'data/settings.json': JSON.stringify({ theme: 'dark' }),
+  'content/long.txt': 'long enough to be sent compressed. '.repeat(100),
   'storage.json': JSON.stringify({ storage: { dataSets: { posts: { source: 'data/posts.json' }, settings: { source: 'data/settings.json' } } } }),
 });
 const STRONG = /^"[0-9a-f]{64}"$/;
@@ -30,7 +31,10 @@ async function listening(fixture: Fixture) {
       headers: body === undefined ? headers : { 'Content-Type': 'application/json', ...headers },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-  return { call, get: (path: string, headers?: Record<string, string>) => call('GET', path, headers) };
+  /** A content write: a text body, or none. */
+  const write = (method: 'PUT' | 'DELETE', path: string, headers: Record<string, string>, body?: string) =>
+    fetch(`http://127.0.0.1:${port}${path}`, { method, headers: body === undefined ? headers : { 'Content-Type': 'text/plain', ...headers }, body });
+  return { call, write, get: (path: string, headers?: Record<string, string>) => call('GET', path, headers) };
 }
 
 const sha256 = (bytes: ArrayBuffer) => `"${createHash('sha256').update(new Uint8Array(bytes)).digest('hex')}"`;
@@ -148,6 +152,18 @@ describe('conditional requests on the dataset API', () => {
     expect((await api.get('/api/v1/data/posts/doomed')).status).toBe(404);
   });
 
+  it('PUT with If-None-Match: * of an item that exists is 412; If-None-Match naming the current tag refuses PUT and DELETE', async () => {
+    await api.call('POST', '/api/v1/data/posts', {}, { id: 'kept', title: 'Kept' });
+    const etag = (await api.get('/api/v1/data/posts/kept')).headers.get('etag')!;
+    for (const [method, headers] of [['PUT', { 'If-None-Match': '*' }], ['PUT', { 'If-None-Match': etag }], ['DELETE', { 'If-None-Match': `"other", W/${etag}` }]] as const) {
+      const refused = await api.call(method, '/api/v1/data/posts/kept', headers, method === 'PUT' ? { title: 'Refused' } : undefined);
+      expect(refused.status).toBe(412);
+      expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('PRECONDITION_FAILED');
+    }
+    expect(await (await api.get('/api/v1/data/posts/kept')).json()).toEqual({ id: 'kept', title: 'Kept' });
+    expect((await api.call('PUT', '/api/v1/data/posts/kept', { 'If-None-Match': '"other"' }, { title: 'Edited' })).status).toBe(200);
+  });
+
   describe('with appends slow enough that the second request arrives while the first is being written', () => {
     beforeAll(() => void (overlays.appendDelayMs = 100));
     afterAll(() => void (overlays.appendDelayMs = 0));
@@ -202,5 +218,62 @@ describe('ETags across a restart on the same workdir (overlay files on disk)', (
     } finally {
       await after.stop();
     }
+  });
+});
+
+describe('conditional requests on static files and content writes', () => {
+  const work = temporaryDirectory('cap-conditional-content-');
+  let fixture: Fixture;
+  let api: Awaited<ReturnType<typeof listening>>;
+  beforeAll(async () => {
+    fixture = await startReactor(new MemoryOpener().add('site', site), [{ source: 'site' }], { workdir: work.path });
+    api = await listening(fixture);
+  });
+  afterAll(async () => {
+    await fixture.stop();
+    work.remove();
+  });
+  const codeOf = async (response: Response) => ((await response.json()) as { error: { code: string } }).error.code;
+
+  it('a GET or HEAD whose If-Match names none of the file\'s tags is 412, with a Range too; a current tag (of any coding) or * gets the file', async () => {
+    const etag = (await api.get('/style.css')).headers.get('etag')!;
+    for (const headers of [{ 'If-Match': '"other"' }, { 'If-Match': `W/${etag}` }, { 'If-Match': '"other"', Range: 'bytes=0-3' }] as Array<Record<string, string>>) {
+      const refused = await api.get('/style.css', headers);
+      expect(refused.status).toBe(412);
+      expect(await codeOf(refused)).toBe('PRECONDITION_FAILED');
+      expect((await api.call('HEAD', '/style.css', headers)).status).toBe(412);
+    }
+    expect((await api.get('/style.css', { 'If-Match': `"other", ${etag}` })).status).toBe(200);
+    expect((await api.get('/style.css', { 'If-Match': '*', Range: 'bytes=0-3' })).status).toBe(206);
+    const gzip = await api.get('/long.txt', { 'Accept-Encoding': 'gzip' });
+    expect(gzip.headers.get('content-encoding')).toBe('gzip');
+    const gzipTag = gzip.headers.get('etag')!;
+    expect((await api.get('/long.txt', { 'If-Match': gzipTag })).status).toBe(200);
+    expect((await api.get('/long.txt', { 'If-Match': gzipTag, 'Accept-Encoding': 'gzip' })).status).toBe(200);
+  });
+
+  it('PUT with If-None-Match: * creates a file that is not there and refuses (412) once it is; If-Match: * needs one', async () => {
+    expect((await api.write('PUT', '/fresh.txt', { 'If-Match': '*' }, 'first')).status).toBe(412);
+    expect((await api.get('/fresh.txt')).status).toBe(404);
+    expect((await api.write('PUT', '/fresh.txt', { 'If-None-Match': '*' }, 'first')).status).toBe(200);
+    const again = await api.write('PUT', '/fresh.txt', { 'If-None-Match': '*' }, 'second');
+    expect(again.status).toBe(412);
+    expect(await codeOf(again)).toBe('PRECONDITION_FAILED');
+    expect(await (await api.get('/fresh.txt')).text()).toBe('first');
+    expect((await api.write('PUT', '/fresh.txt', { 'If-Match': '*' }, 'second')).status).toBe(200);
+  });
+
+  it('PUT and DELETE with If-Match: a stale tag is 412 and changes nothing; the current one goes through; If-None-Match naming it refuses', async () => {
+    const etag = (await api.get('/style.css')).headers.get('etag')!;
+    expect((await api.write('PUT', '/style.css', { 'If-Match': '"stale"' }, 'p {}')).status).toBe(412);
+    expect((await api.write('DELETE', '/style.css', { 'If-Match': '"stale"' })).status).toBe(412);
+    expect((await api.write('DELETE', '/style.css', { 'If-None-Match': etag })).status).toBe(412);
+    expect((await api.get('/style.css')).headers.get('etag')).toBe(etag);
+    expect((await api.write('PUT', '/style.css', { 'If-Match': etag }, 'p {}')).status).toBe(200);
+    expect((await api.write('PUT', '/style.css', { 'If-Match': etag }, 'lost update')).status).toBe(412);
+    const now = (await api.get('/style.css')).headers.get('etag')!;
+    expect((await api.write('DELETE', '/style.css', { 'If-Match': now })).status).toBe(204);
+    expect((await api.get('/style.css')).status).toBe(404);
+    expect((await api.write('DELETE', '/style.css', { 'If-Match': now })).status).toBe(412);
   });
 });

@@ -9,7 +9,9 @@ const site = (name: string) =>
   demoPackage({
     'metadata.json': JSON.stringify({ ...VALID_METADATA, name }),
     'data/items.json': JSON.stringify([{ id: 'a' }]),
-    'storage.json': JSON.stringify({ storage: { dataSets: { items: { source: 'data/items.json' } } } }),
+    'data/many.json': JSON.stringify(Array.from({ length: 60 }, (_, i) => ({ id: `item-${i}`, text: 'enough to be compressed' }))),
+    'content/long.txt': 'long enough to be sent compressed. '.repeat(100),
+    'storage.json': JSON.stringify({ storage: { dataSets: { items: { source: 'data/items.json' }, many: { source: 'data/many.json' } } } }),
   });
 
 const work = temporaryDirectory('cap-cross-site-');
@@ -83,5 +85,44 @@ describe('origins allowed to write', () => {
     await request(fixture.http).post('/api/v1/data/items').set('Origin', 'https://app.example').send({ id: 'not-here' }).expect(403);
     await request(fixture.http).post('/app/api/v1/data/items').set('Origin', 'https://everywhere.example').send({ id: 'everywhere' }).expect(201);
     expect(await ids('/app')).toEqual(['a', 'from-app', 'everywhere']);
+  });
+});
+
+describe('Vary: Origin', () => {
+  const varyOf = (response: request.Response) => String(response.headers.vary ?? '').split(/\s*,\s*/).filter(Boolean).sort();
+
+  it('is on every answer where origins are allowed, with or without Origin, merged with Accept-Encoding where that applies', async () => {
+    const get = (path: string) => request(fixture.http).get(path);
+    for (const [answer, vary] of [
+      [await get('/style.css'), ['Origin']],
+      [await get('/style.css').set('Origin', 'https://everywhere.example'), ['Origin']],
+      [await get('/long.txt').set('Accept-Encoding', 'gzip'), ['Accept-Encoding', 'Origin']],
+      [await get('/long.txt').set('Accept-Encoding', 'gzip').set('Origin', 'https://everywhere.example'), ['Accept-Encoding', 'Origin']],
+      [await get('/long.txt').set('Range', 'bytes=0-3'), ['Accept-Encoding', 'Origin']],
+      [await get('/long.txt').set('Range', 'bytes=9999-'), ['Accept-Encoding', 'Origin']],
+      [await get('/long.txt').set('If-Match', '"other"'), ['Accept-Encoding', 'Origin']],
+      [await get('/app/style.css').set('Origin', 'https://app.example'), ['Origin']],
+      [await get('/nowhere.txt'), ['Origin']],
+      [await get('/api/v1/data/items'), ['Origin']],
+      [await get('/api/v1/data/many').set('Accept-Encoding', 'gzip'), ['Accept-Encoding', 'Origin']],
+      [await get('/api/v1/data/many').set('Accept-Encoding', 'gzip').set('Origin', 'https://everywhere.example'), ['Accept-Encoding', 'Origin']],
+      [await get('/graphql').set('Accept', 'text/html'), ['Accept', 'Origin']],
+      [await get('/introspect/status'), ['Origin']],
+    ] as const) expect([answer.status, varyOf(answer)]).toEqual([answer.status, vary]);
+    const tag = (await get('/style.css')).headers.etag!;
+    expect(varyOf(await get('/style.css').set('If-None-Match', tag).expect(304))).toEqual(['Origin']);
+    const allowed = await get('/long.txt').set('Accept-Encoding', 'gzip').set('Origin', 'https://everywhere.example');
+    expect(allowed.headers['access-control-allow-origin']).toBe('https://everywhere.example');
+  });
+
+  it('is not sent where no origin is allowed', async () => {
+    const plain = await startReactor(new MemoryOpener().add('site', site('demo-site')), [{ source: 'site' }], { workdir: work.path + '-plain' });
+    try {
+      expect((await request(plain.http).get('/style.css').set('Origin', 'https://evil.example')).headers.vary).toBeUndefined();
+      expect(varyOf(await request(plain.http).get('/long.txt').set('Accept-Encoding', 'gzip'))).toEqual(['Accept-Encoding']);
+      expect(varyOf(await request(plain.http).get('/api/v1/data/many').set('Accept-Encoding', 'gzip'))).toEqual(['Accept-Encoding']);
+    } finally {
+      await plain.stop();
+    }
   });
 });

@@ -183,7 +183,8 @@ describe('mounts', () => {
   it('mounts the first source at / and the next at /<name>/', async () => {
     expect((await request(fixture.http).get('/manual/').expect(200)).text).toBe('<p>manual home</p>');
     expect((await request(fixture.http).get('/manual/index.html').expect(200)).text).toBe('<p>manual home</p>');
-    expect((await request(fixture.http).get('/manual').expect(200)).text).toBe('<p>manual home</p>');
+    // Its root without the slash is sent to it, so the index's relative links resolve below the mount.
+    expect((await request(fixture.http).get('/manual').redirects(0).expect(301)).headers.location).toBe('/manual/');
   });
 
   it('refuses two mounts on one prefix', async () => {

@@ -26,6 +26,10 @@ export class CrossSiteGuard {
   /** True when the guard answered: a refused write, or a preflight of an allowed origin. */
   screen(context: RequestContext, request: IncomingMessage, response: ServerResponse): boolean {
     const method = request.method ?? 'GET';
+    // Where origins are allowed, whether an answer allows one depends on Origin: every answer
+    // says so, to caches (Fetch, "CORS protocol and HTTP caches"). A found file's own headers
+    // carry it, precomputed (static-responder), which keeps the fast path free of setHeader.
+    if (context.cors.length > 0 && !answeredWithOwnVary(context, method)) response.setHeader('Vary', 'Origin');
     const origin = request.headers.origin;
     const site = request.headers['sec-fetch-site'];
     // The hot path: a plain read from the address bar or a same-site page.
@@ -37,7 +41,6 @@ export class CrossSiteGuard {
       response.setHeader('Access-Control-Allow-Origin', origin);
       response.setHeader('Access-Control-Allow-Credentials', 'true');
       response.setHeader('Access-Control-Expose-Headers', CORS_EXPOSED);
-      response.setHeader('Vary', 'Origin');
       if (method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined) {
         response.writeHead(204, {
           'Access-Control-Allow-Methods': CORS_METHODS,
@@ -67,4 +70,10 @@ export class CrossSiteGuard {
     if (base !== undefined) origins.push(new URL(base).origin.toLowerCase());
     return origins;
   }
+}
+
+/** A read of a found file, past no gate: its answer is the static responder's, whose headers say `Vary: Origin` themselves. */
+function answeredWithOwnVary(context: RequestContext, method: string): boolean {
+  const { target } = context;
+  return target.kind === 'file' && target.file !== undefined && context.access === undefined && (method === 'GET' || method === 'HEAD');
 }

@@ -4,6 +4,7 @@ import { MIN_ENCODED_SIZE } from '../../application/serving/encoded-representati
 import { preferredEncoding } from './accept-encoding.js';
 import { sendTagged } from './data-entity-tags.js';
 import { sendProblem } from './http-problems.js';
+import { addedVary } from './vary.js';
 
 /**
  * A collection or query answer, brotli- or gzip-encoded when the client takes it: each
@@ -14,7 +15,7 @@ import { sendProblem } from './http-problems.js';
 export function sendCompressible(copies: CompressedCopies | undefined, request: IncomingMessage, response: ServerResponse, tagged: { body: Uint8Array; etag: string }, headers: Record<string, string | number>): void {
   if (tagged.body.length < MIN_ENCODED_SIZE || !copies) return sendTagged(request, response, tagged, headers);
   const coding = preferredEncoding(request.headers['accept-encoding']);
-  const varied = { ...headers, Vary: 'Accept-Encoding' };
+  const varied = { ...headers, Vary: addedVary(response, 'Accept-Encoding') };
   if (!coding) return sendTagged(request, response, tagged, varied);
   copies.ofBody(tagged.body, coding).then(
     (body) => (body ? sendTagged(request, response, { body, etag: `${tagged.etag.slice(0, -1)}-${coding}"` }, { ...varied, 'Content-Encoding': coding }) : sendTagged(request, response, tagged, varied)),

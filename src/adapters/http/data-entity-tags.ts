@@ -2,8 +2,9 @@ import { hash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Collection } from '../../application/data/dataset.js';
 import type { QueryAnswer } from '../../application/data/collection-queries.js';
-import type { IfMatch } from '../../application/data/if-match.js';
+import type { ItemPreconditions } from '../../application/data/item-preconditions.js';
 import { noneMatchHits } from '../../domain/serving/entity-tags.js';
+import { preconditionsOf } from './preconditions.js';
 
 /**
  * Strong ETags of the data API: the SHA-256 of the bytes served, so a tag depends on
@@ -32,10 +33,10 @@ export function taggedItem(item: unknown): { body: string; etag: string } {
   return { body, etag };
 }
 
-/** The request's `If-Match`, for the dataset to check in its write queue; none when absent. */
-export function ifMatchOf(request: IncomingMessage): IfMatch | undefined {
-  const header = request.headers['if-match'];
-  return header === undefined ? undefined : { header, etagOf: itemEtag };
+/** The request's `If-Match` and `If-None-Match`, for the dataset to check in its write queue; none when absent. */
+export function itemPreconditionsOf(request: IncomingMessage): ItemPreconditions | undefined {
+  const conditions = preconditionsOf(request);
+  return conditions && { ...conditions, etagOf: itemEtag };
 }
 
 interface Tagged {

@@ -4,7 +4,7 @@ import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../domain/data/json-depth.js
 import type { Mount } from '../../application/serving/reactor.js';
 import { allowedMethods, datasetOf } from './data-api.js';
 import { methodNotAllowed, sendJsonText } from './http-problems.js';
-import { ifMatchOf, taggedItem } from './data-entity-tags.js';
+import { itemPreconditionsOf, taggedItem } from './data-entity-tags.js';
 import { jsonOf, readBody } from './request-body.js';
 
 /**
@@ -18,7 +18,7 @@ export async function writeData(mount: Mount, id: string, item: string | undefin
   if (item === undefined ? method !== 'POST' : method !== 'PUT' && method !== 'DELETE') throw methodNotAllowed(allowedMethods(dataset, item));
   dataset.assertWritable();
   if (method === 'DELETE') {
-    await dataset.remove(item!, ifMatchOf(request));
+    await dataset.remove(item!, itemPreconditionsOf(request));
     response.writeHead(204, { 'Cache-Control': 'no-store' });
     response.end();
     return;
@@ -30,7 +30,7 @@ export async function writeData(mount: Mount, id: string, item: string | undefin
     const { body, etag } = taggedItem(created.item);
     return sendJsonText(response, 201, body, { Location: location, ETag: etag });
   }
-  const { body, etag } = taggedItem((await dataset.replace(item!, value, ifMatchOf(request))).item);
+  const { body, etag } = taggedItem((await dataset.replace(item!, value, itemPreconditionsOf(request))).item);
   sendJsonText(response, 200, body, { ETag: etag });
 }
 

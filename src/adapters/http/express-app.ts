@@ -4,6 +4,7 @@ import { badRequest, methodNotAllowed, notFound, sendJson, sendProblem } from '.
 import { readBody } from './request-body.js';
 import { writeStatic } from './static-responder.js';
 import { contextOf } from './request-context.js';
+import { preconditionsOf } from './preconditions.js';
 
 const DEFAULT_LOG_LINES = 100;
 const MAX_LOG_LINES = 1000;
@@ -60,11 +61,11 @@ export function createExpressApp(reactor: Reactor, graphql: ReadonlyMap<Mount, R
   return app;
 }
 
-/** PUT writes a text file into the package's overlay, DELETE tombstones it. */
+/** PUT writes a text file into the package's overlay, DELETE tombstones it; either only when its If-Match and If-None-Match hold. */
 async function writeContent(mount: Mount, path: string, request: Request, response: Response, bodyLimit: number): Promise<void> {
   const fullPath = mount.prefix.slice(0, -1) + path;
   if (request.method === 'DELETE') {
-    await mount.content.delete(path);
+    await mount.content.delete(path, preconditionsOf(request));
     response.writeHead(204, { 'Cache-Control': 'no-store' });
     response.end();
     return;
@@ -72,7 +73,7 @@ async function writeContent(mount: Mount, path: string, request: Request, respon
   if (request.method !== 'PUT') throw methodNotAllowed(mount.content.writable ? 'GET, HEAD, PUT, DELETE' : 'GET, HEAD');
   mount.content.assertWritable();
   const body = await readBody(request, bodyLimit);
-  const written = await mount.content.put(path, body, request.headers['content-type']);
+  const written = await mount.content.put(path, body, request.headers['content-type'], preconditionsOf(request));
   sendJson(response, 200, { path: fullPath, resource: written.resource });
 }
 

@@ -128,14 +128,17 @@ export class ReactorServer {
     }
     this.pass(context, request, response, inline);
     const at = { method, path, started, sentBefore, count };
-    // A body from memory is written by now: recorded without a per-request listener.
+    // A body from memory is written by now: recorded without a per-request listener. Others
+    // on 'close', which follows the end of every answer and also comes when the client
+    // leaves before it: a download cancelled half-way is logged and counted too, once.
     if (response.writableEnded) this.finished(context, request, response, at);
-    else response.once('finish', () => this.finished(context, request, response, at));
+    else response.once('close', () => this.finished(context, request, response, at));
   }
 
   /** One access-log line (the ring, stdout) and the request's metrics. */
   private finished(context: RequestContext, request: IncomingMessage, response: ServerResponse, at: { method: string; path: string; started: number; sentBefore: number; count: number }): void {
-    const { statusCode } = response;
+    // The status sent; nginx's 499 for a client that left before one was.
+    const statusCode = response.headersSent ? response.statusCode : CLIENT_CLOSED_REQUEST;
     if (this.closing) setImmediate(() => this.server.closeIdleConnections());
     const now = Date.now();
     this.access.text(this.reactor.log.record(at.method, at.path, statusCode, now));
@@ -201,6 +204,8 @@ export class ReactorServer {
           ).catch((error: unknown) => sendProblem(response, error));
         case 'refused':
           return sendProblem(response, target.error);
+        case 'redirect':
+          return redirectToFolder(target.location, request, response);
         case 'data':
           if (readsThePast(target.history, request)) return readThePast(target.mount, target.dataset, target.item, target.history, request, response);
           if (request.method === 'GET' || request.method === 'HEAD') return readData(target.mount, target.dataset, target.item, request, response);
@@ -307,6 +312,21 @@ export class ReactorServer {
     await this.access.close();
   }
 }
+
+/**
+ * 301 to the folder's slashed URL, the query kept, as nginx and express.static answer: the
+ * location is the decoded path encoded again segment by segment, so it is always a path
+ * of this host (never `//host`, whatever the request spelled).
+ */
+function redirectToFolder(location: string, request: IncomingMessage, response: ServerResponse): void {
+  const query = request.url!.indexOf('?');
+  const target = location.split('/').map(encodeURIComponent).join('/') + (query < 0 ? '' : request.url!.slice(query));
+  response.writeHead(301, { Location: target, 'Content-Length': 0, 'Cache-Control': 'no-store' });
+  response.end();
+}
+
+/** nginx's status for a request whose client closed the connection before an answer was sent: no answer has it. */
+const CLIENT_CLOSED_REQUEST = 499;
 
 /** A GET or HEAD of a file already found, from no foreign origin, on a mount without authentication: nothing but its answer sets a header. */
 function plainStaticRead(context: RequestContext, request: IncomingMessage): boolean {

@@ -8,7 +8,7 @@ import { CollectionQueries, selectEntries, type QueryAnswer } from './collection
 import type { AppendLog } from '../ports/overlay-store.js';
 import type { Clock } from '../ports/clock.js';
 import type { CompiledSchema } from '../ports/schema-validator.js';
-import { checkIfMatch, type IfMatch } from './if-match.js';
+import { checkItemPreconditions, type ItemPreconditions } from './item-preconditions.js';
 
 export interface Collection {
   /** The whole collection as JSON, serialized once per change. */
@@ -179,10 +179,10 @@ export class Dataset {
     return stored(operation);
   }
 
-  async replace(id: string, value: unknown, ifMatch?: IfMatch): Promise<StoredItem> {
+  async replace(id: string, value: unknown, conditions?: ItemPreconditions): Promise<StoredItem> {
     this.assertWritable();
     const operation = await this.submit((view) => {
-      checkIfMatch(ifMatch, view.get(id), id, this.id);
+      checkItemPreconditions(conditions, view.get(id), id, this.id);
       const item = asItem(value);
       if (item.id !== undefined && checkItemId(item.id) !== id) throw new IdMismatchError(`the item's id ${JSON.stringify(item.id)} does not match ${id} in its path`);
       const existing = view.get(id);
@@ -194,10 +194,10 @@ export class Dataset {
     return stored(operation);
   }
 
-  async remove(id: string, ifMatch?: IfMatch): Promise<void> {
+  async remove(id: string, conditions?: ItemPreconditions): Promise<void> {
     this.assertWritable();
     await this.submit((view) => {
-      checkIfMatch(ifMatch, view.get(id), id, this.id);
+      checkItemPreconditions(conditions, view.get(id), id, this.id);
       if (!view.has(id)) throw new ItemNotFoundError(`no item ${id} in dataset ${this.id}`);
       return { op: 'delete', id };
     });

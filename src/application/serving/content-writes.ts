@@ -1,8 +1,9 @@
-import { ContentNotFoundError, RouteNotWritableError, type PackageError } from '../../domain/errors.js';
+import { ContentNotFoundError, PreconditionFailedError, RouteNotWritableError, type PackageError } from '../../domain/errors.js';
 import { CONTENT_DIR } from '../../domain/package/package-paths.js';
 import { checkNoFileDirectoryClash, checkOneSpelling, checkTextBody, checkWritableContentPath } from '../../domain/serving/content-write.js';
+import { evaluatePreconditions, type Preconditions } from '../../domain/serving/entity-tags.js';
 import { RouteTable } from '../../domain/serving/route-table.js';
-import type { ServedPackage } from './served-package.js';
+import { representationTags, type ServedPackage } from './served-package.js';
 
 /**
  * `PUT /<route>` and `DELETE /<route>` of one writable package: files and tombstones in
@@ -35,10 +36,11 @@ export class ContentWrites {
   }
 
   /** Creates or overwrites the content file a route path names; the route exists from then on. */
-  async put(path: string, body: Uint8Array, contentType: string | undefined): Promise<{ path: string; resource: string }> {
+  async put(path: string, body: Uint8Array, contentType: string | undefined, conditions?: Preconditions): Promise<{ path: string; resource: string }> {
     const contentPath = this.target(path);
     checkTextBody(body, contentType);
     await this.exclusive(async ({ files }) => {
+      await this.checkPreconditions(path, conditions);
       checkNoFileDirectoryClash(contentPath, this.pkg.layers);
       checkOneSpelling(contentPath, this.pkg.layers);
       await files.writeContent(contentPath, body);
@@ -48,9 +50,10 @@ export class ContentWrites {
   }
 
   /** Tombstones the path: it answers 404 from now on, even where a lower layer has the file. */
-  async delete(path: string): Promise<void> {
+  async delete(path: string, conditions?: Preconditions): Promise<void> {
     const contentPath = this.target(path);
     await this.exclusive(async ({ files }) => {
+      await this.checkPreconditions(path, conditions);
       if (!this.pkg.layers.resolve(contentPath)) throw new ContentNotFoundError(`no file at ${path}`);
       await files.deleteContent(contentPath);
       this.pkg.overlayDeleted(contentPath);
@@ -62,6 +65,19 @@ export class ContentWrites {
     const run = this.queue.then(use);
     this.queue = run.catch(() => undefined);
     return run;
+  }
+
+  /**
+   * Refuses a write whose If-Match names none of the tags GET of the path would now send
+   * (or there is no file), or whose If-None-Match names one (`*`: there is a file). Checked
+   * between writes, so of two writes naming one tag only the first can pass.
+   */
+  private async checkPreconditions(path: string, conditions: Preconditions | undefined): Promise<void> {
+    if (conditions === undefined) return;
+    const found = await this.pkg.lookup(path);
+    const failed = evaluatePreconditions(conditions, found.kind === 'hit' ? representationTags(found.file) : undefined, false);
+    if (failed === 'proceed') return;
+    throw new PreconditionFailedError(failed === 'If-None-Match' ? `${path} exists with a tag If-None-Match names` : found.kind === 'hit' ? `${path} has changed: If-Match names none of its entity tags` : `no file at ${path}: If-Match needs one`);
   }
 
   /** The content path a route path writes: the route's file, or the path mirrored below content/. */

@@ -20,6 +20,8 @@ export type RequestTarget =
   | { kind: 'graphql'; mount: Mount }
   /** The mount's data API described in OpenAPI 3.1 (`page`: shown to a browser). */
   | { kind: 'openapi'; mount: Mount; page: boolean }
+  /** A read of a folder, or of a mount's root, without its trailing slash: 301 to `location` (decoded), the path with it. */
+  | { kind: 'redirect'; mount: Mount; location: string }
   /** A content write (PUT, DELETE) to a path below a mount. */
   | { kind: 'content'; mount: Mount; path: string }
   | { kind: 'introspection'; report: IntrospectionPath }
@@ -103,7 +105,8 @@ export class RequestResolver {
       if (reactorPath) return reactorPath;
     }
     if (!match || !mount) return { path, target: { kind: 'refused', error: new ResourceNotFoundError(`nothing is mounted at ${path}`) }, cors: mount?.cors ?? this.reactor.settings.cors ?? [] };
-    const target = this.mounted(method, mount, match.path);
+    // A mount's root without its slash (`/docs` for `/docs/`) would serve its index at a URL its relative links misread.
+    const target = path.length < match.prefix.length && (method === 'GET' || method === 'HEAD') ? ({ kind: 'redirect', mount, location: match.prefix } as const) : this.mounted(method, mount, match.path);
     const auth = mount.auth;
     if (!auth) return { path, target, cors: mount.cors };
     return { path, target, cors: mount.cors, access: { auths: this.mountAuths.get(auth)!, enabled: auth.enabled, ...ruleOf(mount, target, match.path) } };
@@ -145,6 +148,7 @@ export class RequestResolver {
     const route = mount.pkg.routes.lookup(path);
     if (route?.kind === 'dataset') return { kind: 'data', mount, dataset: route.dataset };
     if (route?.kind === 'handler') return handlerRefused(route.route);
+    if (reading && route === undefined && mount.pkg.isFolderWithIndex(path)) return { kind: 'redirect', mount, location: `${mount.prefix.slice(0, -1)}${path}/` };
     return reading ? { kind: 'file', mount, path } : { kind: 'content', mount, path };
   }
 }

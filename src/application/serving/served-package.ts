@@ -67,6 +67,13 @@ export interface StaticFile {
   ranges?: false;
 }
 
+/** The tags of a file's current representations: its own, and that of each content coding it may be sent in. */
+export function representationTags(file: StaticFile): string[] {
+  const tags = [file.etag];
+  for (const form of Object.values(file.encodings ?? {})) if (form && !form.refused) tags.push(form.etag);
+  return tags;
+}
+
 export type StaticLookup = { kind: 'hit'; file: StaticFile } | { kind: 'dataset'; dataset: string; route: Route } | { kind: 'handler'; route: Route } | { kind: 'miss' };
 
 /** A package whose files some layers hold: where to read them, their manifest types and verified digests. */
@@ -201,6 +208,15 @@ export class ServedPackage {
     else if (target === undefined) result = await this.hit(this.layers.resolve(RouteTable.mirrored(path)), undefined);
     if (result.kind !== 'miss') this.responses.set(path, result);
     return result;
+  }
+
+  /**
+   * Whether a path without its trailing slash names a folder with an index.html and no
+   * file: `/docs` when only `content/docs/index.html` is there. Its answer is a redirect to
+   * the slashed path, whose relative links then resolve below the folder.
+   */
+  isFolderWithIndex(path: string): boolean {
+    return !path.endsWith('/') && this.layers.resolve(RouteTable.mirrored(path)) === undefined && this.layers.resolve(RouteTable.mirrored(`${path}/`)) !== undefined;
   }
 
   /** A file written to the overlay (or replaced there): served from the next request on. */

@@ -20,8 +20,7 @@ export type AccessDecision = 'allow' | 'unauthenticated' | 'forbidden';
  */
 export function decideAccess(rule: AccessControl | undefined, authEnabled: boolean, identity: Identity | undefined): AccessDecision {
   const roles = rule?.roles ?? [];
-  const required = rule ? rule.authenticationRequired !== false || roles.length > 0 : authEnabled;
-  if (!required) return 'allow';
+  if (!identityRequired(rule, authEnabled)) return 'allow';
   if (!identity) return 'unauthenticated';
   if (roles.length > 0 && !roles.some((role) => identity.roles.includes(role))) return 'forbidden';
   return 'allow';
@@ -32,4 +31,9 @@ export function rolesOf(names: readonly string[], assigned: Readonly<Record<stri
   const roles = new Set(claimed);
   for (const name of names) for (const role of Object.hasOwn(assigned, name) ? assigned[name]! : []) roles.add(role);
   return [...roles];
+}
+
+/** Whether a request needs an identity: the route's rule says so (or lists roles), or, without one, the package enables authentication. */
+export function identityRequired(rule: AccessControl | undefined, authEnabled: boolean): boolean {
+  return rule ? rule.authenticationRequired !== false || (rule.roles ?? []).length > 0 : authEnabled;
 }

@@ -33,3 +33,21 @@ export function ifMatchHolds(header: string, etag: string | undefined): boolean 
   if (header.trim() === '*') return true;
   return listedTags(header).some((tag) => !tag.weak && tag.opaque === etag);
 }
+
+/** A request's conditional headers, as sent; an absent one is no condition. */
+export interface Preconditions {
+  ifMatch?: string | undefined;
+  ifNoneMatch?: string | undefined;
+}
+
+/**
+ * What the conditions say of a request (RFC 9110 §13.2.2, entity tags only): `proceed`;
+ * `not-modified` (a read whose If-None-Match names a current tag: 304); or the header that
+ * failed (412). `current` is the tags of the resource's current representations (one per
+ * content coding), undefined when it has none. If-Match is evaluated first.
+ */
+export function evaluatePreconditions({ ifMatch, ifNoneMatch }: Preconditions, current: readonly string[] | undefined, read: boolean): 'proceed' | 'not-modified' | 'If-Match' | 'If-None-Match' {
+  if (ifMatch !== undefined && !(current ?? []).some((etag) => ifMatchHolds(ifMatch, etag))) return 'If-Match';
+  if (ifNoneMatch !== undefined && current !== undefined && current.some((etag) => noneMatchHits(ifNoneMatch, etag))) return read ? 'not-modified' : 'If-None-Match';
+  return 'proceed';
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { ifMatchHolds, noneMatchHits } from '../../../src/domain/serving/entity-tags.js';
+import { evaluatePreconditions, ifMatchHolds, noneMatchHits } from '../../../src/domain/serving/entity-tags.js';
 
 describe('entity tags (RFC 9110 §13.1)', () => {
   it('If-None-Match compares weakly: the tag, W/ of it, a list holding it, *', () => {
@@ -25,5 +25,28 @@ describe('entity tags (RFC 9110 §13.1)', () => {
     expect(ifMatchHolds('*', '"abc"')).toBe(true);
     expect(ifMatchHolds('*', undefined)).toBe(false);
     expect(ifMatchHolds('"abc"', undefined)).toBe(false);
+  });
+});
+
+describe('evaluatePreconditions (RFC 9110 §13.2.2)', () => {
+  const tags = ['"abc"', '"abc-gzip"'];
+  it('If-Match fails unless it names a current tag strongly (any of its codings), or is * and something exists', () => {
+    expect(evaluatePreconditions({ ifMatch: '"abc-gzip"' }, tags, true)).toBe('proceed');
+    expect(evaluatePreconditions({ ifMatch: '*' }, tags, false)).toBe('proceed');
+    expect(evaluatePreconditions({ ifMatch: '"x"' }, tags, true)).toBe('If-Match');
+    expect(evaluatePreconditions({ ifMatch: 'W/"abc"' }, tags, false)).toBe('If-Match');
+    expect(evaluatePreconditions({ ifMatch: '*' }, undefined, false)).toBe('If-Match');
+  });
+
+  it('If-None-Match naming a current tag (weakly) or * is 304 for a read, a failure for a write; nothing there passes', () => {
+    expect(evaluatePreconditions({ ifNoneMatch: 'W/"abc"' }, tags, true)).toBe('not-modified');
+    expect(evaluatePreconditions({ ifNoneMatch: '*' }, tags, false)).toBe('If-None-Match');
+    expect(evaluatePreconditions({ ifNoneMatch: '"x"' }, tags, false)).toBe('proceed');
+    expect(evaluatePreconditions({ ifNoneMatch: '*' }, undefined, false)).toBe('proceed');
+  });
+
+  it('If-Match is evaluated first; no header is no condition', () => {
+    expect(evaluatePreconditions({ ifMatch: '"x"', ifNoneMatch: '"x"' }, tags, true)).toBe('If-Match');
+    expect(evaluatePreconditions({}, undefined, false)).toBe('proceed');
   });
 });

@@ -8,6 +8,7 @@ import { MalformedJsonError } from '../../../domain/errors.js';
 import { GRAPHIQL_PAGE, GRAPHIQL_PAGE_CSP } from './graphiql-page.js';
 import { nestsTooDeep, parseBounded, queryLimitRules } from './query-limits.js';
 import { DEFAULT_BODY_LIMIT } from '../../../application/serving/reactor.js';
+import { addedVary } from '../vary.js';
 
 export interface GraphqlEndpointOptions {
   /** Largest JSON body accepted, in bytes or as `'1mb'`; larger ones answer 413 before anything is parsed. */
@@ -39,7 +40,7 @@ export function createGraphqlEndpoint(schema: GraphQLSchema, options: GraphqlEnd
   return (request, response) => {
     if (request.method !== 'GET' && request.method !== 'POST') return sendProblem(response, methodNotAllowed(ALLOWED));
     // One URL answers HTML or JSON by Accept; caches must keep them apart, and data changes.
-    response.setHeader('Vary', 'Accept');
+    response.setHeader('Vary', addedVary(response, 'Accept'));
     response.setHeader('Cache-Control', 'no-store');
     if (request.method === 'GET' && prefersHtml(request)) {
       response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': GRAPHIQL_BYTES.length, 'Content-Security-Policy': GRAPHIQL_PAGE_CSP });

@@ -44,8 +44,8 @@ export function openApiDocument(mount: Mount): JsonObject {
       get: operation(`One item of ${dataset.id}.`, [itemId, AT, IF_NONE_MATCH], { 200: json('The item.', item, { ETag: ETAG }), 304: NOT_MODIFIED, 404: problem('ITEM_NOT_FOUND.') }),
       ...(writes
         ? {
-            put: operation(`Replaces an item of ${dataset.id}.`, [itemId, IF_MATCH], { 200: json('The stored item.', item, { ETag: ETAG }), ...WRITE_ERRORS, 404: problem('ITEM_NOT_FOUND.'), 412: PRECONDITION_FAILED }, item),
-            delete: operation(`Deletes an item of ${dataset.id}.`, [itemId, IF_MATCH], { 204: { description: 'Deleted.' }, ...WRITE_ERRORS, 404: problem('ITEM_NOT_FOUND.'), 412: PRECONDITION_FAILED }),
+            put: operation(`Replaces an item of ${dataset.id}.`, [itemId, IF_MATCH, WRITE_IF_NONE_MATCH], { 200: json('The stored item.', item, { ETag: ETAG }), ...WRITE_ERRORS, 404: problem('ITEM_NOT_FOUND.'), 412: PRECONDITION_FAILED }, item),
+            delete: operation(`Deletes an item of ${dataset.id}.`, [itemId, IF_MATCH, WRITE_IF_NONE_MATCH], { 204: { description: 'Deleted.' }, ...WRITE_ERRORS, 404: problem('ITEM_NOT_FOUND.'), 412: PRECONDITION_FAILED }),
           }
         : {}),
     };
@@ -70,6 +70,7 @@ const AT = { name: 'at', in: 'query', required: false, schema: { type: 'string',
 const ETAG = header('A strong tag of the body sent: the SHA-256 of its bytes, the same on every reactor and after a restart.');
 const IF_NONE_MATCH = { name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' }, description: 'Tags the client holds: 304 when one is current.' };
 const IF_MATCH = { name: 'If-Match', in: 'header', required: false, schema: { type: 'string' }, description: 'The write happens only if the item exists and its tag is listed (`*`: only if it exists); else 412.' };
+const WRITE_IF_NONE_MATCH = { name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' }, description: 'The write happens only if the item has none of the listed tags (`*`: only if it does not exist); else 412.' };
 const NOT_MODIFIED = { description: 'The tag given in If-None-Match is current.', headers: { ETag: ETAG } };
 
 const ERROR_SCHEMA = {
@@ -90,7 +91,7 @@ const WRITE_ERRORS = {
   413: problem('BODY_TOO_LARGE.'),
 };
 
-const PRECONDITION_FAILED = problem('PRECONDITION_FAILED: the item changed (or is gone) since the tag given in If-Match.');
+const PRECONDITION_FAILED = problem('PRECONDITION_FAILED: the item changed (or is gone) since the tag given in If-Match, or has a tag given in If-None-Match.');
 
 function operation(summary: string, parameters: unknown[], responses: JsonObject, body?: unknown): JsonObject {
   return {

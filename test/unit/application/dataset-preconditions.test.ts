@@ -5,7 +5,7 @@ import { MemoryOverlayStore } from '../../fakes/memory-overlay-store.js';
 import { MemorySqliteReader } from '../../fakes/memory-sqlite-reader.js';
 import { AjvSchemaValidator } from '../../../src/adapters/schema/ajv-schema-validator.js';
 import { PackageDatasets } from '../../../src/application/data/package-datasets.js';
-import type { IfMatch } from '../../../src/application/data/if-match.js';
+import type { ItemPreconditions } from '../../../src/application/data/item-preconditions.js';
 import { readPackage } from '../../../src/application/package/package-reader.js';
 import { ItemNotFoundError, PreconditionFailedError } from '../../../src/domain/errors.js';
 import { VALID_METADATA } from '../../support/demo-package.js';
@@ -26,9 +26,11 @@ async function items() {
 }
 
 // A fake tag: the item's version, enough to tell one state of an item from another.
-const ifMatch = (header: string): IfMatch => ({ header, etagOf: (item) => `"v${(item as { v: number }).v}"` });
+const etagOf = (item: unknown) => `"v${(item as { v: number }).v}"`;
+const ifMatch = (header: string): ItemPreconditions => ({ ifMatch: header, etagOf });
+const ifNoneMatch = (header: string): ItemPreconditions => ({ ifNoneMatch: header, etagOf });
 
-describe('If-Match on dataset writes', () => {
+describe('If-Match and If-None-Match on dataset writes', () => {
   it('a replace or remove whose If-Match names the current tag goes through; another tag is refused and writes nothing', async () => {
     const { dataset, overlay } = await items();
     await expect(dataset.replace('a', { v: 2 }, ifMatch('"v9"'))).rejects.toBeInstanceOf(PreconditionFailedError);
@@ -46,6 +48,18 @@ describe('If-Match on dataset writes', () => {
     await expect(dataset.replace('zz', { v: 1 })).rejects.toThrow(ItemNotFoundError);
     await dataset.replace('b', { v: 5 }, ifMatch('*'));
     expect(dataset.item('b')).toEqual({ id: 'b', v: 5 });
+  });
+
+  it('If-None-Match: * refuses a replace of an item that exists; a listed current tag refuses a replace or remove; others go through', async () => {
+    const { dataset, overlay } = await items();
+    await expect(dataset.replace('a', { v: 2 }, ifNoneMatch('*'))).rejects.toThrow(PreconditionFailedError);
+    await expect(dataset.replace('a', { v: 2 }, ifNoneMatch('"v0", W/"v1"'))).rejects.toThrow(PreconditionFailedError);
+    await expect(dataset.remove('a', ifNoneMatch('"v1"'))).rejects.toThrow(PreconditionFailedError);
+    expect(overlay.logText('items')).toBe('');
+    await expect(dataset.replace('zz', { v: 1 }, ifNoneMatch('*'))).rejects.toThrow(ItemNotFoundError);
+    await dataset.replace('a', { v: 2 }, { ifMatch: '"v1"', ifNoneMatch: '"v9"', etagOf });
+    await dataset.remove('b', ifNoneMatch('"v9"'));
+    expect(dataset.entries()).toEqual([['a', { id: 'a', v: 2 }]]);
   });
 
   it('is checked in the write queue: of writes queued together naming one tag, only the first passes', async () => {
