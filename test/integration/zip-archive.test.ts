@@ -111,6 +111,17 @@ describe('what ZipArchiveWriter writes keeps to the limits every reader holds it
 });
 
 describe('ZipPackageSource', () => {
+  it('refuses more entries than the limit from the count the end record declares, before reading the directory', async () => {
+    const file = join(work.path, 'many-entries.cap');
+    writeZipEntries(file, Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`content/${i}.txt`, Buffer.from('x')])));
+    // The directory's first record made unreadable: only a count checked first can say ArchiveLimitError.
+    const bytes = readFileSync(file);
+    bytes.writeUInt32LE(0, bytes.indexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02])));
+    writeFileSync(file, bytes);
+    await expect(ZipPackageSource.open(file, { ...DEFAULT_ARCHIVE_LIMITS, maxEntries: 10 })).rejects.toThrow(/20 entries, more than the limit of 10/);
+    await expect(ZipPackageSource.open(file)).rejects.toThrow(PackageFormatError);
+  });
+
   it('reads entries in place, sorted, with sizes', async () => {
     const source = await ZipPackageSource.open(capPath);
     try {

@@ -3,7 +3,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { crc32, createInflateRaw, inflateRaw, inflateRawSync, type ZlibOptions } from 'node:zlib';
 import { ArchiveLimitError, CorruptEntryError, IntegrityError, PackageFormatError, SourceNotFoundError, UnsafeEntryError } from '../../domain/errors.js';
-import { DEFAULT_ARCHIVE_LIMITS, checkArchiveLimits, type ArchiveLimits } from '../../domain/package/archive-limits.js';
+import { DEFAULT_ARCHIVE_LIMITS, checkArchiveLimits, checkEntryCount, type ArchiveLimits } from '../../domain/package/archive-limits.js';
 import { CONFIGURATION_FILES, entryNamesProblem, sortByPath, sortPaths, unsafePathReason } from '../../domain/package/package-paths.js';
 import type { DeflatedEntry, PackageEntry, PackageSource } from '../../application/ports/package-source.js';
 import { readCentralDirectory, ZipStructureError, type CentralEntry } from './zip/central-directory.js';
@@ -79,7 +79,7 @@ export class ZipPackageSource implements PackageSource {
       throw new PackageFormatError(`${location} cannot be opened (${error.message})`);
     });
     try {
-      const central = await readDirectory(location, file);
+      const central = await readDirectory(location, file, (count) => checkEntryCount(location, count, limits));
       const { size, mtimeMs } = await file.stat();
       checkArchiveLimits(location, central, size, limits);
       refuseOverlaps(location, central);
@@ -351,10 +351,11 @@ function inflateOptions(entry: CentralEntry): ZlibOptions {
   return { maxOutputLength: Math.max(entry.size, 1), chunkSize: Math.max(Math.min(entry.size, WHOLE_ENTRY_LIMIT), MIN_CHUNK) };
 }
 
-async function readDirectory(location: string, file: FileHandle): Promise<CentralEntry[]> {
+async function readDirectory(location: string, file: FileHandle, checkCount: (count: number) => void): Promise<CentralEntry[]> {
   try {
-    return await readCentralDirectory(file);
+    return await readCentralDirectory(file, checkCount);
   } catch (error) {
+    if (error instanceof ArchiveLimitError) throw error;
     if ((error as NodeJS.ErrnoException).code === 'EISDIR') throw new PackageFormatError(`${location} is a directory, not a .cap archive`);
     if (error instanceof ZipStructureError) throw new PackageFormatError(`${location} is not a ZIP archive (${error.message})`);
     throw new PackageFormatError(`${location} cannot be read (${(error as Error).message})`);

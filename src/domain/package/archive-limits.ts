@@ -23,11 +23,8 @@ export interface SizedEntry {
 
 /** Checks what the central directory declares; the reader then never inflates past a declared size. */
 export function checkArchiveLimits(location: string, entries: readonly SizedEntry[], archiveSize: number, limits: ArchiveLimits): void {
-  const refuse = (reason: string): never => {
-    throw new ArchiveLimitError(`${location}: ${reason}; refused as a likely archive bomb (limits: --max-expanded-size, --max-ratio, --max-entries)`);
-  };
-  const tooMany = entryCountProblem(entries.length, limits);
-  if (tooMany) refuse(tooMany);
+  const refuse = (reason: string): never => refuseArchive(location, reason);
+  checkEntryCount(location, entries.length, limits);
   let total = 0;
   for (const entry of entries) {
     total += entry.size;
@@ -63,6 +60,16 @@ export function mustStore(entry: { size: number; deflatedSize: number }, archive
 
 function expandsPast(size: number, compressedSize: number, maxRatio: number): boolean {
   return size > Math.max(compressedSize, 1) * maxRatio;
+}
+
+/** The entry count an archive's end record declares, checked before its directory is read (a million records take 340 MB). */
+export function checkEntryCount(location: string, entries: number, limits: ArchiveLimits): void {
+  const tooMany = entryCountProblem(entries, limits);
+  if (tooMany) refuseArchive(location, tooMany);
+}
+
+function refuseArchive(location: string, reason: string): never {
+  throw new ArchiveLimitError(`${location}: ${reason}; refused as a likely archive bomb (limits: --max-expanded-size, --max-ratio, --max-entries)`);
 }
 
 function entryCountProblem(entries: number, limits: ArchiveLimits): string | undefined {

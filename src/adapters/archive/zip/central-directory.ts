@@ -52,7 +52,7 @@ const SHARED_TEXT_LIMIT = 4 * 1024 * 1024;
  * package this takes a few milliseconds, where a general-purpose reader building full
  * entry objects (dates, attributes) took about 50.
  */
-export async function readCentralDirectory(file: FileHandle): Promise<CentralEntry[]> {
+export async function readCentralDirectory(file: FileHandle, checkCount: (count: number) => void = () => undefined): Promise<CentralEntry[]> {
   const { size: fileSize } = await file.stat();
   const tailLength = Math.min(fileSize, END_LENGTH + MAX_COMMENT + ZIP64_LOCATOR_LENGTH);
   const tail = await readAt(file, fileSize - tailLength, tailLength);
@@ -74,6 +74,7 @@ export async function readCentralDirectory(file: FileHandle): Promise<CentralEnt
   }
   if (directoryOffset + directorySize > fileSize) throw new ZipStructureError('central directory lies beyond the end of the file');
   if (count * CENTRAL_LENGTH > directorySize) throw new ZipStructureError(`${count} entries cannot fit in a ${directorySize}-byte central directory`);
+  checkCount(count);
   const directory = await readAt(file, directoryOffset, directorySize);
   // Names are cut from one latin1 decoding of the whole directory: a Buffer.toString per
   // name cost more than the decoding. A name with a byte of 0x80 or more is decoded as
