@@ -1,5 +1,6 @@
 import { ConfigValidationError } from '../errors.js';
 import { defineOwn, isRecord } from '../package/documents.js';
+import { isHttpUrl } from '../package/field-rules.js';
 
 /** deploy.json: the reactor side of authentication, outside every package, where the secrets live. */
 export interface DeployConfig {
@@ -17,7 +18,7 @@ export function normalizeDeploy(raw: unknown, file: string): DeployConfig {
   const issues: string[] = [];
   const config: DeployConfig = { roles: {} };
   if (raw.baseUrl !== undefined) {
-    if (typeof raw.baseUrl !== 'string' || !isHttpUrl(raw.baseUrl)) issues.push('baseUrl: must be an http(s) URL');
+    if (!isHttpUrl(raw.baseUrl)) issues.push('baseUrl: must be an http(s) URL');
     else config.baseUrl = raw.baseUrl.replace(/\/+$/, '');
   }
   const auth = raw.authentication;
@@ -49,8 +50,4 @@ export function normalizeDeploy(raw: unknown, file: string): DeployConfig {
 
 function isNonEmpty(value: unknown): value is string {
   return typeof value === 'string' && value !== '';
-}
-
-function isHttpUrl(value: string): boolean {
-  return /^https?:\/\/[^\s/]+(\/[^\s]*)?$/i.test(value);
 }

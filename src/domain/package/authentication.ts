@@ -1,7 +1,7 @@
 import { ConfigValidationError } from '../errors.js';
 import { isRecord } from './documents.js';
 import { AUTHENTICATION_FILE } from './package-paths.js';
-import { HTTP_FIELD_VALUE } from './field-rules.js';
+import { HTTP_FIELD_VALUE, isHttpUrl } from './field-rules.js';
 
 export interface BasicAuthConfig {
   enabled: boolean;
@@ -63,7 +63,7 @@ function checkTypes(object: Record<string, unknown>, where: string, kinds: Recor
     const ok =
       kind === 'boolean' ? typeof value === 'boolean'
       : kind === 'strings' ? Array.isArray(value) && value.every((v) => typeof v === 'string')
-      : kind === 'url' ? typeof value === 'string' && /^https?:\/\/[^\s]+$/i.test(value)
+      : kind === 'url' ? isHttpUrl(value)
       : kind === 'path' ? typeof value === 'string' && value.startsWith('/')
       : typeof value === 'string';
     if (!ok) issues.push(`${where}.${field}: must be ${kind === 'strings' ? 'an array of strings' : kind === 'url' ? 'an http(s) URL' : kind === 'path' ? 'a path starting with "/"' : `a ${kind}`}`);

@@ -6,6 +6,7 @@ import { generateManifest, normalizeManifest } from '../../../src/domain/package
 import { generateRoutes, normalizeRoutes } from '../../../src/domain/package/routes.js';
 import { normalizeStorage, storageDocument } from '../../../src/domain/package/storage.js';
 import { normalizeAuthentication } from '../../../src/domain/package/authentication.js';
+import { normalizeDeploy } from '../../../src/domain/auth/deploy-config.js';
 
 describe('documents', () => {
   it('reports the file, line and column of invalid JSON', () => {
@@ -186,6 +187,18 @@ describe('authentication.json', () => {
     expect(() => normalizeAuthentication({ authentication: { oauth2: { enabled: true, tokenUrl: 'not a url', scopes: 'x' } } })).toThrow(/tokenUrl.*scopes/);
     expect(() => normalizeAuthentication({ authentication: { basicAuth: { enabled: true, realm: 'Staff \u20ac' } } })).toThrow(/basicAuth\.realm: must be text an HTTP header can carry/);
     expect(normalizeAuthentication({ authentication: { basicAuth: { enabled: true, realm: 'Caf\u00e9 "staff"' } } }).basicAuth!.realm).toBe('Caf\u00e9 "staff"');
+  });
+
+  it('parses every URL of authentication.json and deploy.json as the reactor will, refusing at load what a request would fail on', () => {
+    const oauth2 = (url: string) => ({ authentication: { oauth2: { enabled: true, provider: 'p', clientId: 'c', authorizationUrl: url, tokenUrl: 'https://t', userinfoUrl: 'https://u' } } });
+    for (const bad of ['http://[', 'http://:0', 'https://', 'http:///x', 'http://a b', 'ftp://x']) {
+      expect(() => normalizeAuthentication(oauth2(bad))).toThrow(new ConfigValidationError('authentication.json', ['authentication.oauth2.authorizationUrl: must be an http(s) URL']));
+      expect(() => normalizeDeploy({ baseUrl: bad }, 'deploy.json')).toThrow(new ConfigValidationError('deploy.json', ['baseUrl: must be an http(s) URL']));
+    }
+    for (const good of ['https://sso.example.org/authorize?x=1', 'http://[::1]:8080', 'HTTP://127.0.0.1:1']) {
+      expect(normalizeAuthentication(oauth2(good)).oauth2!.authorizationUrl).toBe(good);
+      expect(normalizeDeploy({ baseUrl: `${good}/` }, 'deploy.json').baseUrl).toBe(good);
+    }
   });
 });
 
