@@ -92,8 +92,6 @@ export class ReactorAuth {
     if (authentication?.basicAuth?.enabled) auth.basic = { realm: authentication.basicAuth.realm ?? pkg.name, authenticator: await this.basicFor(pkg) };
     const oauth = authentication?.oauth2;
     if (oauth?.enabled) {
-      const missing = (['clientId', 'authorizationUrl', 'tokenUrl', 'userinfoUrl'] as const).filter((field) => oauth[field] === undefined);
-      if (missing.length > 0) throw new ConfigValidationError(`${pkg.source.location}/${AUTHENTICATION_FILE}`, missing.map((field) => `authentication.oauth2.${field}: required when oauth2 is enabled`));
       const base = prefix.slice(0, -1);
       const callbackPath = base + (oauth.redirectPath ?? DEFAULT_REDIRECT_PATH);
       const secret = await this.sessionSecret();

@@ -25,6 +25,8 @@ export interface Authentication {
   oauth2?: OAuth2Config;
 }
 
+const OAUTH2_REQUIRED = ['clientId', 'authorizationUrl', 'tokenUrl', 'userinfoUrl'] as const;
+
 export function normalizeAuthentication(raw: unknown): Authentication {
   if (!isRecord(raw) || !isRecord(raw.authentication)) throw new ConfigValidationError(AUTHENTICATION_FILE, ['must be an object with an "authentication" key']);
   const body = raw.authentication;
@@ -48,6 +50,8 @@ export function normalizeAuthentication(raw: unknown): Authentication {
       checkTypes(oauth, 'authentication.oauth2', { enabled: 'boolean', provider: 'string', clientId: 'string', authorizationUrl: 'url', tokenUrl: 'url', userinfoUrl: 'url', redirectPath: 'path', scopes: 'strings' }, issues);
       result.oauth2 = pick(oauth, ['enabled', 'provider', 'clientId', 'authorizationUrl', 'tokenUrl', 'userinfoUrl', 'redirectPath', 'scopes']) as unknown as OAuth2Config;
       result.oauth2.enabled = oauth.enabled === true;
+      // The package's half of the login: the client secret comes from deploy.json, so it is not asked for here.
+      if (result.oauth2.enabled) for (const field of OAUTH2_REQUIRED) if (oauth[field] === undefined) issues.push(`authentication.oauth2.${field}: required when oauth2 is enabled`);
     }
   }
   if (issues.length > 0) throw new ConfigValidationError(AUTHENTICATION_FILE, issues);

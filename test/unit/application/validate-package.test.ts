@@ -170,6 +170,16 @@ describe('ValidatePackage', () => {
     expect((await validate(demoPackage({}))).report.checks.map((c) => c.check)).not.toContain('authentication');
   });
 
+  it('fails an enabled oauth2 without the fields the reactor needs of the package, but not for the client secret, which deploy.json holds', async () => {
+    const { report, check } = await validate(demoPackage({ 'authentication.json': JSON.stringify({ authentication: { oauth2: { enabled: true } } }) }));
+    expect(report.valid).toBe(false);
+    expect(check('authentication').errors).toEqual([
+      'authentication.json: authentication.oauth2.clientId: required when oauth2 is enabled; authentication.oauth2.authorizationUrl: required when oauth2 is enabled; authentication.oauth2.tokenUrl: required when oauth2 is enabled; authentication.oauth2.userinfoUrl: required when oauth2 is enabled',
+    ]);
+    const complete = { enabled: true, clientId: 'c', authorizationUrl: 'https://p.example/a', tokenUrl: 'https://p.example/t', userinfoUrl: 'https://p.example/u' };
+    expect((await validate(demoPackage({ 'authentication.json': JSON.stringify({ authentication: { oauth2: complete } }) }))).check('authentication').passed).toBe(true);
+  });
+
   it('reports a layer\'s .pkg-tombstones that the reactor would refuse, in the storage check', async () => {
     for (const tombstones of ['{"x":1}', 'not json']) {
       const { report, check } = await validate(demoPackage({ 'content/.pkg-tombstones': tombstones }));
