@@ -189,6 +189,20 @@ describe('authentication.json', () => {
     expect(normalizeAuthentication({ authentication: { basicAuth: { enabled: true, realm: 'Caf\u00e9 "staff"' } } }).basicAuth!.realm).toBe('Caf\u00e9 "staff"');
   });
 
+  it('refuses a key SPEC.md does not list, at every level, with its path and a "did you mean" for a difference of case: misspelt, it would turn authentication off', () => {
+    const refused = (raw: unknown) => (() => normalizeAuthentication(raw)) as () => unknown;
+    expect(refused({ authentication: { basicauth: { enabled: true } } })).toThrow(new ConfigValidationError('authentication.json', ['authentication: unknown key "basicauth" (did you mean "basicAuth"?) (authentication takes basicAuth, oauth2)']));
+    expect(refused({ authentication: { basicAuth: { enabled: true, passwdFile: 'h', Realm: 'r' } } })).toThrow(/authentication\.basicAuth: unknown key "Realm" \(did you mean "realm"\?\)/);
+    expect(refused({ authentication: { oauth2: { enabled: false, scope: ['x'], clientSecret: 's' } } })).toThrow(/authentication\.oauth2: unknown keys "scope", "clientSecret"/);
+    expect(refused({ authentification: { basicAuth: { enabled: true } } })).toThrow(new ConfigValidationError('authentication.json', ['unknown key "authentification" (the file takes authentication)', 'must be an object with an "authentication" key']));
+    expect(refused({ authentication: {}, extra: 1 })).toThrow(/unknown key "extra"/);
+    const deploy = (raw: unknown) => () => normalizeDeploy(raw, 'deploy.json');
+    expect(deploy({ authentication: { sessionsecret: 'x'.repeat(20) } })).toThrow(new ConfigValidationError('deploy.json', ['authentication: unknown key "sessionsecret" (did you mean "sessionSecret"?) (authentication takes basicAuth, oauth2, sessionSecret, roles)']));
+    expect(deploy({ authentification: {} })).toThrow(/^deploy\.json: unknown key "authentification"/);
+    expect(deploy({ authentication: { basicAuth: { passwdfile: 'h' }, oauth2: { client_secret: 's' } } })).toThrow(/authentication\.basicAuth: unknown key "passwdfile".*authentication\.oauth2: unknown key "client_secret"/);
+    expect(deploy({ baseURL: 'https://x' })).toThrow(/unknown key "baseURL" \(did you mean "baseUrl"\?\)/);
+  });
+
   it('parses every URL of authentication.json and deploy.json as the reactor will, refusing at load what a request would fail on', () => {
     const oauth2 = (url: string) => ({ authentication: { oauth2: { enabled: true, provider: 'p', clientId: 'c', authorizationUrl: url, tokenUrl: 'https://t', userinfoUrl: 'https://u' } } });
     for (const bad of ['http://[', 'http://:0', 'https://', 'http:///x', 'http://a b', 'ftp://x']) {

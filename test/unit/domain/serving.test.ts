@@ -61,7 +61,7 @@ describe('mount table', () => {
     expect(parseMountOption('/docs=')).toBeUndefined();
     expect(normalizeMountConfig({ mounts: [{ path: '/', source: 'a' }, { path: '/b', source: 'b', store: 's' }] }, 'm.json')).toHaveLength(2);
     expect(() => normalizeMountConfig({ mounts: [{ path: 'x' }] }, 'm.json')).toThrow(/m\.json: mounts\[0\]/);
-    expect(() => normalizeMountConfig({ mounts: [{ path: '/a', source: 'a', writeable: false }] }, 'm.json')).toThrow(/mounts\[0\]: unknown key "writeable" \(a mount takes path, source, store, writable, cors, verify\)/);
+    expect(() => normalizeMountConfig({ mounts: [{ path: '/a', source: 'a', writeable: false }] }, 'm.json')).toThrow(/mounts\[0\]: unknown key "writeable" \(mounts\[0\] takes path, source, store, writable, cors, verify\)/);
     expect(() => normalizeMountConfig({ mounts: [{ path: '/a/../b', source: 'a' }] }, 'm.json')).toThrow(/mounts\[0\]\.path: mount path \/a\/\.\.\/b: a "\.\." segment, which no request can reach/);
   });
 
