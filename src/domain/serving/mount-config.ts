@@ -22,7 +22,7 @@ const KEYS = ['path', 'source', 'store', 'writable', 'cors', 'verify'];
 /** The `--config` mounts file: `{mounts: [{path, source, store?, writable?, cors?, verify?}]}`. */
 export function normalizeMountConfig(raw: unknown, file: string): MountEntry[] {
   if (!isRecord(raw) || !Array.isArray(raw.mounts)) throw new ConfigValidationError(file, ['must be an object with a "mounts" array']);
-  const issues: string[] = [];
+  const issues = unknownKeyIssues(raw, ['mounts'], '');
   const mounts: MountEntry[] = [];
   raw.mounts.forEach((item, index) => {
     if (!isRecord(item) || typeof item.path !== 'string' || !item.path.startsWith('/') || typeof item.source !== 'string' || item.source === '') {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { ConfigParseError, ConfigValidationError } from '../../../src/domain/errors.js';
-import { parseDocument, parseJson } from '../../../src/domain/package/documents.js';
+import { decodeUtf8, parseDocument, parseJson } from '../../../src/domain/package/documents.js';
 import { generateManifest, normalizeManifest } from '../../../src/domain/package/manifest.js';
 import { generateRoutes, normalizeRoutes } from '../../../src/domain/package/routes.js';
 import { normalizeStorage, storageDocument } from '../../../src/domain/package/storage.js';
@@ -20,6 +20,28 @@ describe('documents', () => {
     expect(error).toBeInstanceOf(ConfigParseError);
     expect(error).toMatchObject({ file: 'routes.json', line: 3, column: 1 });
     expect(error!.message).toMatch(/^routes\.json:3:1: invalid JSON/);
+  });
+
+  it('refuses a key repeated in one object of a JSON document where it stands, as YAML does, unless the document is a dataset file', () => {
+    expect(() => parseJson('{"mounts": [{"path": "/", "source": "site",\n "path": "/x"}]}', 'mounts.json')).toThrow(expect.objectContaining({ code: 'CONFIG_PARSE', file: 'mounts.json', line: 2, column: 2, message: 'mounts.json:2:2: invalid JSON: the key "path" appears twice in one object' }));
+    expect(() => parseDocument('{"name": "a", "n\\u0061me": "b"}', 'metadata.json')).toThrow(/the key "name" appears twice/);
+    expect(() => parseJson('\ufeff[{"a": {"b": 1}}, {"a": {"b": 1, "b": 2}}]', 'x.json')).toThrow(/:1:34: invalid JSON: the key "b" appears twice/);
+    // Keys of sibling and nested objects, and braces and colons inside strings, are not repeats.
+    expect(parseJson('{"a": {"a": 1}, "b": [{"a": "}{\\"a\\":"}, {"a": 2}], "c": "\\\\", "d": {}}', 'x.json')).toEqual({ a: { a: 1 }, b: [{ a: '}{"a":' }, { a: 2 }], c: '\\', d: {} });
+    expect(() => parseJson('{"a" :1, "a"\n:2}', 'x.json')).toThrow(/the key "a" appears twice/);
+    expect(parseJson('{"a": "\\":", "b": "\\" :"}', 'x.json')).toEqual({ a: '":', b: '" :' });
+    expect(parseDocument('[{"id": "1", "id": "2"}]', 'data/x.json', { lastKeyWins: true })).toEqual([{ id: '2' }]);
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        const text = JSON.stringify(value, null, 1);
+        expect(parseJson(text, 'x.json')).toEqual(JSON.parse(text));
+      }),
+    );
+  });
+
+  it('refuses bytes that are not UTF-8, naming the file', () => {
+    expect(() => decodeUtf8(new Uint8Array([0x7b, 0x22, 0xff, 0x22, 0x7d]), 'metadata.json')).toThrow(new ConfigParseError('metadata.json', 'is not valid UTF-8 (JSON and YAML documents are UTF-8)'));
+    expect(decodeUtf8(new TextEncoder().encode('\ufeff{"a": "café"}'), 'x.json')).toBe('{"a": "café"}');
   });
 
   it('reports invalid YAML with its position', () => {

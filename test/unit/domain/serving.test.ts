@@ -65,6 +65,10 @@ describe('mount table', () => {
     expect(() => normalizeMountConfig({ mounts: [{ path: '/a/../b', source: 'a' }] }, 'm.json')).toThrow(/mounts\[0\]\.path: mount path \/a\/\.\.\/b: a "\.\." segment, which no request can reach/);
   });
 
+  it('refuses a key of the mounts file beside "mounts"', () => {
+    expect(() => normalizeMountConfig({ mounts: [{ path: '/', source: 'a' }], extra: 1 }, 'm.json')).toThrow(new ConfigValidationError('m.json', ['unknown key "extra" (the file takes mounts)']));
+  });
+
   it('refuses a percent-escape in a mount path: requests are matched decoded, so it would be reached only double-encoded', () => {
     for (const path of ['/caf%C3%A9', '/%2e%2e', '/a/%2F', '/100%']) {
       expect(() => normalizePrefix(path)).toThrow(UsageError);
