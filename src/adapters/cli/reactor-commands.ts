@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { dirname, isAbsolute, resolve, sep } from 'node:path';
 import type { Argv } from 'yargs';
 import { UsageError } from '../../domain/errors.js';
-import { parseDocument } from '../../domain/package/documents.js';
+import { decodeUtf8, parseDocument } from '../../domain/package/documents.js';
 import { HTTP_FIELD_VALUE } from '../../domain/package/field-rules.js';
 import { normalizeMountConfig, parseMountOption } from '../../domain/serving/mount-config.js';
 import { VERIFY_MODES, type VerifyMode } from '../../domain/serving/verify-mode.js';
@@ -182,7 +182,7 @@ function jsonLifecycle(output: CliOutput): Lifecycle {
 
 /** Sources in a mounts file are relative to the file. */
 async function readMountsFile(file: string): Promise<MountRequest[]> {
-  const text = (await readUserFile(file, 'mounts file')).toString('utf8');
+  const text = decodeUtf8(await readUserFile(file, 'mounts file'), file);
   const base = dirname(resolve(file));
   return normalizeMountConfig(parseDocument(text, file), file).map((mount) => ({
     prefix: mount.path,

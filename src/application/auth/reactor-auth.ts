@@ -3,7 +3,7 @@ import { normalizeDeploy, type DeployConfig } from '../../domain/auth/deploy-con
 import { ConfigValidationError, OutputExistsError, UsageError } from '../../domain/errors.js';
 import { isAuthenticationEnabled } from '../../domain/package/authentication.js';
 import { AUTHENTICATION_FILE } from '../../domain/package/package-paths.js';
-import { parseDocument } from '../../domain/package/documents.js';
+import { decodeUtf8, parseDocument } from '../../domain/package/documents.js';
 import { readText } from '../package/package-reader.js';
 import { once } from '../shared/bytes.js';
 import type { AuthCrypto } from '../ports/auth-crypto.js';
@@ -66,7 +66,7 @@ export class ReactorAuth {
     if (deployFile !== undefined) {
       const bytes = await dependencies.files.read(deployFile);
       if (bytes === undefined) throw new UsageError(`deploy file ${deployFile} does not exist`);
-      deploy = normalizeDeploy(parseDocument(Buffer.from(bytes).toString('utf8'), deployFile), deployFile);
+      deploy = normalizeDeploy(parseDocument(decodeUtf8(bytes, deployFile), deployFile), deployFile);
     }
     return new ReactorAuth(deploy, deployFile, workdir, dependencies, await revocations.open(workdir));
   }
@@ -92,8 +92,6 @@ export class ReactorAuth {
     if (authentication?.basicAuth?.enabled) auth.basic = { realm: authentication.basicAuth.realm ?? pkg.name, authenticator: await this.basicFor(pkg) };
     const oauth = authentication?.oauth2;
     if (oauth?.enabled) {
-      const missing = (['clientId', 'authorizationUrl', 'tokenUrl', 'userinfoUrl'] as const).filter((field) => oauth[field] === undefined);
-      if (missing.length > 0) throw new ConfigValidationError(`${pkg.source.location}/${AUTHENTICATION_FILE}`, missing.map((field) => `authentication.oauth2.${field}: required when oauth2 is enabled`));
       const base = prefix.slice(0, -1);
       const callbackPath = base + (oauth.redirectPath ?? DEFAULT_REDIRECT_PATH);
       const secret = await this.sessionSecret();

@@ -1,16 +1,15 @@
 import { ConfigValidationError } from '../../domain/errors.js';
-import { parseDocument } from '../../domain/package/documents.js';
 import type { Layer } from '../../domain/serving/layer-stack.js';
 import type { PackageSource } from '../ports/package-source.js';
 import { packageLayers, tombstoneFiles } from '../serving/served-package.js';
-import { readText, type PackageModel } from './package-reader.js';
+import { readDocument, type PackageModel } from './package-reader.js';
 
 /** The `.pkg-tombstones` of each layer root that has one: root -> the content-relative paths it hides. */
 export async function readTombstones(source: PackageSource, model: Pick<PackageModel, 'storage'>): Promise<Map<string, string[]>> {
   const tombstones = new Map<string, string[]>();
   for (const file of tombstoneFiles(model)) {
     if (!source.has(file)) continue;
-    const list = parseDocument(await readText(source, file), file);
+    const list = await readDocument(source, file);
     if (!Array.isArray(list) || !list.every((item) => typeof item === 'string')) throw new ConfigValidationError(file, ['must be a JSON array of content-relative paths']);
     tombstones.set(file.slice(0, file.lastIndexOf('/') + 1), list as string[]);
   }

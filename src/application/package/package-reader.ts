@@ -1,7 +1,7 @@
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../domain/data/json-depth.js';
 import { ConfigParseError, PackageFormatError } from '../../domain/errors.js';
 import { normalizeAuthentication, type Authentication } from '../../domain/package/authentication.js';
-import { parseDocument } from '../../domain/package/documents.js';
+import { decodeUtf8, parseDocument } from '../../domain/package/documents.js';
 import { generateManifest, normalizeManifest, type Manifest } from '../../domain/package/manifest.js';
 import { detectType, typeByExtension } from '../../domain/package/media-types.js';
 import { metadataGaps, normalizeMetadata, type Metadata } from '../../domain/package/metadata.js';
@@ -63,9 +63,14 @@ function tooLarge(path: string, size: number, limit: number, what: string): Conf
   return new ConfigParseError(path, `holds ${size} bytes, more than the ${limit / 1024 / 1024} MiB ${what} may (refused unread)`);
 }
 
-/** Reads and parses a JSON or YAML file of the package (ConfigParseError on bad syntax or size). */
-export async function readDocument(source: PackageSource, path: string, limit = MAX_DOCUMENT_BYTES): Promise<unknown> {
-  return parseDocument(await readText(source, path, limit), path);
+/** A JSON or YAML file of the package as text: ConfigParseError past `limit` bytes or when it is not UTF-8. */
+export async function readDocumentText(source: PackageSource, path: string, limit = MAX_DOCUMENT_BYTES): Promise<string> {
+  return decodeUtf8(await readBounded(source, path, limit), path);
+}
+
+/** Reads and parses a JSON or YAML configuration file of the package (ConfigParseError on bad syntax, a repeated key, bytes not UTF-8, or size). */
+export async function readDocument(source: PackageSource, path: string): Promise<unknown> {
+  return parseDocument(await readDocumentText(source, path), path);
 }
 
 /** How deep a dataset's file may nest: a written item's limit, inside a collection's list or a document's lists. */
@@ -77,7 +82,7 @@ export const MAX_DATA_FILE_DEPTH = MAX_JSON_DEPTH + 2;
  * stack of JSON.stringify (a 500 on each request).
  */
 export async function readDataDocument(source: PackageSource, path: string): Promise<unknown> {
-  const value = await readDocument(source, path, MAX_DATA_DOCUMENT_BYTES);
+  const value = parseDocument(await readDocumentText(source, path, MAX_DATA_DOCUMENT_BYTES), path, { lastKeyWins: true });
   if (nestsDeeperThan(value, MAX_DATA_FILE_DEPTH)) throw new ConfigParseError(path, `nests deeper than ${MAX_DATA_FILE_DEPTH} levels of arrays and objects (an item may nest ${MAX_JSON_DEPTH})`);
   return value;
 }

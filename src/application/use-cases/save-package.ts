@@ -1,11 +1,11 @@
-import { parseDocument, serializeDocument } from '../../domain/package/documents.js';
+import { serializeDocument } from '../../domain/package/documents.js';
 import { detectType } from '../../domain/package/media-types.js';
 import { CONTENT_DIR, MANIFEST_FILE, METADATA_FILE, ROUTES_FILE, SECURITY_FILE, TOMBSTONES_FILE, isSigningArtifact, sortPaths } from '../../domain/package/package-paths.js';
 import { routesDocument } from '../../domain/package/routes.js';
 import { incrementPatch } from '../../domain/package/version-range.js';
 import type { PackageDatasets } from '../data/package-datasets.js';
 import { FileSetSource, type FileSetEntry } from '../package/file-set-source.js';
-import { readText, toJsonBytes } from '../package/package-reader.js';
+import { readDocument, toJsonBytes } from '../package/package-reader.js';
 import type { ContentWrites } from '../serving/content-writes.js';
 import { layerRoots, type ServedPackage } from '../serving/served-package.js';
 import type { PackPackage } from './pack-package.js';
@@ -73,7 +73,7 @@ async function foldOverlay(pkg: ServedPackage, files: Map<string, FileSetEntry>)
   if (overlay.layer.tombstones.size > 0) {
     const tombstonesFile = top + TOMBSTONES_FILE;
     // Checked when the package was loaded: a JSON array of paths.
-    const earlier = source.has(tombstonesFile) ? (parseDocument(await readText(source, tombstonesFile), tombstonesFile) as string[]) : [];
+    const earlier = source.has(tombstonesFile) ? (await readDocument(source, tombstonesFile) as string[]) : [];
     const merged = sortPaths(new Set([...earlier, ...overlay.layer.tombstones].filter((path) => !overlay.layer.files.has(path))));
     files.set(tombstonesFile, FileSetSource.bytes(toJsonBytes(merged)));
   }

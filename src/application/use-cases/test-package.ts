@@ -1,13 +1,13 @@
 import { datasetViolations } from '../data/dataset-violations.js';
 import { normalizeSecurity } from '../../domain/integrity/security.js';
-import { parseDocument, parseJson, parseYaml } from '../../domain/package/documents.js';
+import { parseJson, parseYaml, type ParseOptions } from '../../domain/package/documents.js';
 import { normalizeManifest } from '../../domain/package/manifest.js';
 import { normalizeMetadata } from '../../domain/package/metadata.js';
 import { MANIFEST_FILE, METADATA_FILE, ROUTES_FILE, SECURITY_FILE, STORAGE_FILE } from '../../domain/package/package-paths.js';
 import { normalizeRoutes } from '../../domain/package/routes.js';
 import { normalizeStorage } from '../../domain/package/storage.js';
 import { normalizeTestSuite, requestTarget, type InvalidTest, type PackageTest } from '../../domain/testing/test-suite.js';
-import { MAX_DATA_DOCUMENT_BYTES, assertPackage, readText } from '../package/package-reader.js';
+import { MAX_DATA_DOCUMENT_BYTES, assertPackage, readDocument, readDocumentText, readText } from '../package/package-reader.js';
 import type { HttpProbe } from '../ports/http-probe.js';
 import { messageOf } from '../shared/error-message.js';
 import type { PackageOpener, PackageSource } from '../ports/package-source.js';
@@ -63,7 +63,7 @@ export class TestPackage {
       assertPackage(source);
       for (const { path } of source.entries().filter((entry) => TEST_FILE.test(entry.path))) {
         try {
-          suites.push({ file: path, tests: normalizeTestSuite(parseDocument(await readText(source, path), path), path) });
+          suites.push({ file: path, tests: normalizeTestSuite(await readDocument(source, path), path) });
         } catch (error) {
           suites.push({ file: path, tests: [{ type: 'invalid', name: path, problems: [messageOf(error)] }] });
         }
@@ -130,22 +130,22 @@ export class TestPackage {
 
   private async data(test: Extract<PackageTest, { type: 'data_validation' }>, source: PackageSource): Promise<string[]> {
     for (const path of [test.dataFile, test.schemaFile]) if (!source.has(path)) return [`${path} does not exist in the package`];
-    const schema = parseDocument(await readText(source, test.schemaFile), test.schemaFile);
-    const data = parseAs(await readText(source, test.dataFile, MAX_DATA_DOCUMENT_BYTES), test.dataFile, test.format);
+    const schema = await readDocument(source, test.schemaFile);
+    const data = parseAs(await readDocumentText(source, test.dataFile, MAX_DATA_DOCUMENT_BYTES), test.dataFile, test.format, { lastKeyWins: true });
     return (await datasetViolations(this.schemas, schema, test.schemaFile, data, test.dataFile)).violations;
   }
 
   private async config(test: Extract<PackageTest, { type: 'config' }>, source: PackageSource): Promise<string[]> {
     if (!source.has(test.configFile)) return [`${test.configFile} does not exist in the package`];
-    const raw = parseAs(await readText(source, test.configFile), test.configFile, test.format);
+    const raw = parseAs(await readDocumentText(source, test.configFile), test.configFile, test.format);
     KNOWN_CONFIGS[test.configFile]?.(raw);
     return [];
   }
 }
 
 /** Parses by the declared format, whatever the file's extension says. */
-function parseAs(text: string, file: string, format: 'json' | 'yaml'): unknown {
-  return format === 'yaml' ? parseYaml(text, file) : parseJson(text, file);
+function parseAs(text: string, file: string, format: 'json' | 'yaml', options: ParseOptions = {}): unknown {
+  return format === 'yaml' ? parseYaml(text, file) : parseJson(text, file, options);
 }
 
 function asError(error: unknown): Error {

@@ -1,5 +1,7 @@
 import { ConfigValidationError } from '../errors.js';
 import { defineOwn, isRecord } from '../package/documents.js';
+import { isHttpUrl } from '../package/field-rules.js';
+import { unknownKeyIssues } from '../package/known-keys.js';
 
 /** deploy.json: the reactor side of authentication, outside every package, where the secrets live. */
 export interface DeployConfig {
@@ -12,21 +14,28 @@ export interface DeployConfig {
   roles: Record<string, string[]>;
 }
 
+/**
+ * Keys SPEC.md lists, and only those: a misspelt one (`"sessionsecret"`, `"authentification"`)
+ * would be read as absent, a secret or password file silently replaced by another.
+ */
 export function normalizeDeploy(raw: unknown, file: string): DeployConfig {
   if (!isRecord(raw)) throw new ConfigValidationError(file, ['must be a JSON object']);
-  const issues: string[] = [];
+  const issues = unknownKeyIssues(raw, ['baseUrl', 'authentication'], '');
   const config: DeployConfig = { roles: {} };
   if (raw.baseUrl !== undefined) {
-    if (typeof raw.baseUrl !== 'string' || !isHttpUrl(raw.baseUrl)) issues.push('baseUrl: must be an http(s) URL');
+    if (!isHttpUrl(raw.baseUrl)) issues.push('baseUrl: must be an http(s) URL');
     else config.baseUrl = raw.baseUrl.replace(/\/+$/, '');
   }
   const auth = raw.authentication;
   if (auth !== undefined && !isRecord(auth)) issues.push('authentication: must be an object');
   else if (auth) {
+    issues.push(...unknownKeyIssues(auth, ['basicAuth', 'oauth2', 'sessionSecret', 'roles'], 'authentication'));
     const basic = auth.basicAuth;
+    if (isRecord(basic)) issues.push(...unknownKeyIssues(basic, ['passwdFile'], 'authentication.basicAuth'));
     if (basic !== undefined && !(isRecord(basic) && (basic.passwdFile === undefined || isNonEmpty(basic.passwdFile)))) issues.push('authentication.basicAuth.passwdFile: must be a file path');
     else if (isRecord(basic) && isNonEmpty(basic.passwdFile)) config.passwdFile = basic.passwdFile;
     const oauth = auth.oauth2;
+    if (isRecord(oauth)) issues.push(...unknownKeyIssues(oauth, ['clientSecret'], 'authentication.oauth2'));
     if (oauth !== undefined && !(isRecord(oauth) && (oauth.clientSecret === undefined || isNonEmpty(oauth.clientSecret)))) issues.push('authentication.oauth2.clientSecret: must be a string');
     else if (isRecord(oauth) && isNonEmpty(oauth.clientSecret)) config.clientSecret = oauth.clientSecret;
     if (auth.sessionSecret !== undefined) {
@@ -49,8 +58,4 @@ export function normalizeDeploy(raw: unknown, file: string): DeployConfig {
 
 function isNonEmpty(value: unknown): value is string {
   return typeof value === 'string' && value !== '';
-}
-
-function isHttpUrl(value: string): boolean {
-  return /^https?:\/\/[^\s/]+(\/[^\s]*)?$/i.test(value);
 }

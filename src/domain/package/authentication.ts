@@ -1,7 +1,8 @@
 import { ConfigValidationError } from '../errors.js';
 import { isRecord } from './documents.js';
 import { AUTHENTICATION_FILE } from './package-paths.js';
-import { HTTP_FIELD_VALUE } from './field-rules.js';
+import { HTTP_FIELD_VALUE, isHttpUrl } from './field-rules.js';
+import { unknownKeyIssues } from './known-keys.js';
 
 export interface BasicAuthConfig {
   enabled: boolean;
@@ -25,17 +26,29 @@ export interface Authentication {
   oauth2?: OAuth2Config;
 }
 
+const OAUTH2_REQUIRED = ['clientId', 'authorizationUrl', 'tokenUrl', 'userinfoUrl'] as const;
+const BASIC_AUTH_FIELDS: Record<string, FieldKind> = { enabled: 'boolean', passwdFile: 'string', realm: 'string' };
+const OAUTH2_FIELDS: Record<string, FieldKind> = { enabled: 'boolean', provider: 'string', clientId: 'string', authorizationUrl: 'url', tokenUrl: 'url', userinfoUrl: 'url', redirectPath: 'path', scopes: 'strings' };
+
+/**
+ * SPEC.md lists every key of the file and allows no others, and the reference
+ * implementation writes only those: any other key is refused, since a misspelt one
+ * (`"basicauth"`) would otherwise turn authentication off without a word.
+ */
 export function normalizeAuthentication(raw: unknown): Authentication {
-  if (!isRecord(raw) || !isRecord(raw.authentication)) throw new ConfigValidationError(AUTHENTICATION_FILE, ['must be an object with an "authentication" key']);
-  const body = raw.authentication;
+  if (!isRecord(raw)) throw new ConfigValidationError(AUTHENTICATION_FILE, ['must be an object with an "authentication" key']);
   const issues: string[] = [];
+  issues.push(...unknownKeyIssues(raw, ['authentication'], ''));
+  const body = raw.authentication;
+  if (!isRecord(body)) throw new ConfigValidationError(AUTHENTICATION_FILE, [...issues, 'must be an object with an "authentication" key']);
+  issues.push(...unknownKeyIssues(body, ['basicAuth', 'oauth2'], 'authentication'));
   const result: Authentication = {};
   if (body.basicAuth !== undefined) {
     const basic = body.basicAuth;
     if (!isRecord(basic)) issues.push('authentication.basicAuth: must be an object');
     else {
-      checkTypes(basic, 'authentication.basicAuth', { enabled: 'boolean', passwdFile: 'string', realm: 'string' }, issues);
-      result.basicAuth = pick(basic, ['enabled', 'passwdFile', 'realm']) as unknown as BasicAuthConfig;
+      checkFields(basic, 'authentication.basicAuth', BASIC_AUTH_FIELDS, issues);
+      result.basicAuth = pick(basic, Object.keys(BASIC_AUTH_FIELDS)) as unknown as BasicAuthConfig;
       result.basicAuth.enabled = basic.enabled === true;
       // Sent in every challenge (`WWW-Authenticate: Basic realm="..."`).
       if (typeof basic.realm === 'string' && !HTTP_FIELD_VALUE.test(basic.realm)) issues.push('authentication.basicAuth.realm: must be text an HTTP header can carry (tab, space, visible ASCII or Latin-1 characters)');
@@ -45,9 +58,11 @@ export function normalizeAuthentication(raw: unknown): Authentication {
     const oauth = body.oauth2;
     if (!isRecord(oauth)) issues.push('authentication.oauth2: must be an object');
     else {
-      checkTypes(oauth, 'authentication.oauth2', { enabled: 'boolean', provider: 'string', clientId: 'string', authorizationUrl: 'url', tokenUrl: 'url', userinfoUrl: 'url', redirectPath: 'path', scopes: 'strings' }, issues);
-      result.oauth2 = pick(oauth, ['enabled', 'provider', 'clientId', 'authorizationUrl', 'tokenUrl', 'userinfoUrl', 'redirectPath', 'scopes']) as unknown as OAuth2Config;
+      checkFields(oauth, 'authentication.oauth2', OAUTH2_FIELDS, issues);
+      result.oauth2 = pick(oauth, Object.keys(OAUTH2_FIELDS)) as unknown as OAuth2Config;
       result.oauth2.enabled = oauth.enabled === true;
+      // The package's half of the login: the client secret comes from deploy.json, so it is not asked for here.
+      if (result.oauth2.enabled) for (const field of OAUTH2_REQUIRED) if (oauth[field] === undefined) issues.push(`authentication.oauth2.${field}: required when oauth2 is enabled`);
     }
   }
   if (issues.length > 0) throw new ConfigValidationError(AUTHENTICATION_FILE, issues);
@@ -56,14 +71,16 @@ export function normalizeAuthentication(raw: unknown): Authentication {
 
 type FieldKind = 'boolean' | 'string' | 'url' | 'path' | 'strings';
 
-function checkTypes(object: Record<string, unknown>, where: string, kinds: Record<string, FieldKind>, issues: string[]): void {
+/** Each field of its kind, and no field beyond them. */
+function checkFields(object: Record<string, unknown>, where: string, kinds: Record<string, FieldKind>, issues: string[]): void {
+  issues.push(...unknownKeyIssues(object, Object.keys(kinds), where));
   for (const [field, kind] of Object.entries(kinds)) {
     const value = object[field];
     if (value === undefined) continue;
     const ok =
       kind === 'boolean' ? typeof value === 'boolean'
       : kind === 'strings' ? Array.isArray(value) && value.every((v) => typeof v === 'string')
-      : kind === 'url' ? typeof value === 'string' && /^https?:\/\/[^\s]+$/i.test(value)
+      : kind === 'url' ? isHttpUrl(value)
       : kind === 'path' ? typeof value === 'string' && value.startsWith('/')
       : typeof value === 'string';
     if (!ok) issues.push(`${where}.${field}: must be ${kind === 'strings' ? 'an array of strings' : kind === 'url' ? 'an http(s) URL' : kind === 'path' ? 'a path starting with "/"' : `a ${kind}`}`);

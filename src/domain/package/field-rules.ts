@@ -26,3 +26,16 @@ export function isUri(value: string): boolean {
   // A percent sign must start a valid escape.
   return !/%(?![0-9A-Fa-f]{2})/.test(value);
 }
+
+/**
+ * An http(s) URL with a host, as the reactor will use it: parsed by WHATWG URL rules, so
+ * what `new URL` refuses (`http://[`, `http://:0`) is refused at load, not on a request.
+ */
+export function isHttpUrl(value: unknown): value is string {
+  if (typeof value !== 'string' || !/^https?:\/\/[^\s/?#\\][^\s]*$/i.test(value)) return false;
+  try {
+    return new URL(value).hostname !== '';
+  } catch {
+    return false;
+  }
+}

@@ -1,6 +1,7 @@
 import { ConfigValidationError, UsageError } from '../errors.js';
 import { normalizePrefix } from './mount-table.js';
 import { isRecord } from '../package/documents.js';
+import { unknownKeyIssues } from '../package/known-keys.js';
 import { normalizeOrigin } from '../auth/same-origin.js';
 import { isVerifyMode, VERIFY_MODES, type VerifyMode } from './verify-mode.js';
 
@@ -21,17 +22,17 @@ const KEYS = ['path', 'source', 'store', 'writable', 'cors', 'verify'];
 /** The `--config` mounts file: `{mounts: [{path, source, store?, writable?, cors?, verify?}]}`. */
 export function normalizeMountConfig(raw: unknown, file: string): MountEntry[] {
   if (!isRecord(raw) || !Array.isArray(raw.mounts)) throw new ConfigValidationError(file, ['must be an object with a "mounts" array']);
-  const issues: string[] = [];
+  const issues = unknownKeyIssues(raw, ['mounts'], '');
   const mounts: MountEntry[] = [];
   raw.mounts.forEach((item, index) => {
     if (!isRecord(item) || typeof item.path !== 'string' || !item.path.startsWith('/') || typeof item.source !== 'string' || item.source === '') {
       issues.push(`mounts[${index}]: needs "path" (starting with "/") and "source"`);
       return;
     }
-    const unknown = Object.keys(item).filter((key) => !KEYS.includes(key));
+    // A misspelt "writable": false would otherwise leave the mount writable without a word.
+    const unknown = unknownKeyIssues(item, KEYS, `mounts[${index}]`);
     if (unknown.length > 0) {
-      // A misspelt "writable": false would otherwise leave the mount writable without a word.
-      issues.push(`mounts[${index}]: unknown ${unknown.length === 1 ? 'key' : 'keys'} ${unknown.map((key) => JSON.stringify(key)).join(', ')} (a mount takes ${KEYS.join(', ')})`);
+      issues.push(...unknown);
       return;
     }
     try {

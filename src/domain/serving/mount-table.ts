@@ -10,7 +10,8 @@ export interface MountMatch<T> {
 /**
  * Normalizes a mount point to `/` or `/a/b/`. Prefixes are matched against decoded request
  * paths (normalizeRequestPath), which never hold an empty or dot segment, a backslash or a
- * NUL: a prefix with one could never be reached, and is refused rather than mounted.
+ * NUL: a prefix with one could never be reached, and is refused rather than mounted; so
+ * is a percent-escape, which a decoded path holds only when it was sent double-encoded.
  */
 export function normalizePrefix(prefix: string): string {
   const trimmed = prefix.trim().replace(/^\/+|\/+$/g, '');
@@ -19,6 +20,8 @@ export function normalizePrefix(prefix: string): string {
     const problem = segment === '' ? 'an empty segment' : segment === '.' || segment === '..' ? `a "${segment}" segment` : /[\\\0]/.test(segment) ? 'a backslash or a NUL' : undefined;
     if (problem) throw new UsageError(`mount path ${prefix}: ${problem}, which no request can reach`);
   }
+  // Request paths are matched decoded: `/caf%C3%A9` would be reached only as `/caf%25C3%25A9`.
+  if (trimmed.includes('%')) throw new UsageError(`mount path ${prefix}: a "%"; a mount path is written decoded (/café, not /caf%C3%A9)`);
   if (encodeURIComponent(trimmed).length > MAX_ENCODED_PREFIX) throw new UsageError(`mount path ${prefix.slice(0, 64)}…: at most ${MAX_ENCODED_PREFIX} characters once percent-encoded, since it names its overlay's folder`);
   return `/${trimmed}/`;
 }

@@ -170,6 +170,27 @@ describe('ValidatePackage', () => {
     expect((await validate(demoPackage({}))).report.checks.map((c) => c.check)).not.toContain('authentication');
   });
 
+  it('fails an enabled oauth2 without the fields the reactor needs of the package, but not for the client secret, which deploy.json holds', async () => {
+    const { report, check } = await validate(demoPackage({ 'authentication.json': JSON.stringify({ authentication: { oauth2: { enabled: true } } }) }));
+    expect(report.valid).toBe(false);
+    expect(check('authentication').errors).toEqual([
+      'authentication.json: authentication.oauth2.clientId: required when oauth2 is enabled; authentication.oauth2.authorizationUrl: required when oauth2 is enabled; authentication.oauth2.tokenUrl: required when oauth2 is enabled; authentication.oauth2.userinfoUrl: required when oauth2 is enabled',
+    ]);
+    const complete = { enabled: true, clientId: 'c', authorizationUrl: 'https://p.example/a', tokenUrl: 'https://p.example/t', userinfoUrl: 'https://p.example/u' };
+    expect((await validate(demoPackage({ 'authentication.json': JSON.stringify({ authentication: { oauth2: complete } }) }))).check('authentication').passed).toBe(true);
+  });
+
+  it('fails metadata.json with a repeated key or bytes that are not UTF-8, and reads a dataset file\'s repeated key as the data API reads a body', async () => {
+    const metadata = demoPackage()['metadata.json'] as string;
+    const repeated = await validate(demoPackage({ 'metadata.json': metadata.replace('{', '{"name": "other",') }));
+    expect(repeated.check('metadata').errors).toEqual([expect.stringMatching(/^metadata\.json:1:\d+: invalid JSON: the key "name" appears twice in one object$/)]);
+    const bytes = new TextEncoder().encode(metadata.replace(/"description":\s*"[^"]*"/, '"description": "caf__"'));
+    const at = bytes.indexOf(0x5f);
+    bytes.set([0xe9, 0x20], at);
+    expect((await validate(demoPackage({ 'metadata.json': bytes }))).check('metadata').errors).toEqual(['metadata.json: is not valid UTF-8 (JSON and YAML documents are UTF-8)']);
+    expect((await validate(demoPackage({ ...DATASET, 'data/items.json': '[{"id": "a", "n": 1, "n": 2}]' }))).check('storage').passed).toBe(true);
+  });
+
   it('reports a layer\'s .pkg-tombstones that the reactor would refuse, in the storage check', async () => {
     for (const tombstones of ['{"x":1}', 'not json']) {
       const { report, check } = await validate(demoPackage({ 'content/.pkg-tombstones': tombstones }));

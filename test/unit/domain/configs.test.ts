@@ -1,11 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { ConfigParseError, ConfigValidationError } from '../../../src/domain/errors.js';
-import { parseDocument, parseJson } from '../../../src/domain/package/documents.js';
+import { decodeUtf8, parseDocument, parseJson } from '../../../src/domain/package/documents.js';
 import { generateManifest, normalizeManifest } from '../../../src/domain/package/manifest.js';
 import { generateRoutes, normalizeRoutes } from '../../../src/domain/package/routes.js';
 import { normalizeStorage, storageDocument } from '../../../src/domain/package/storage.js';
 import { normalizeAuthentication } from '../../../src/domain/package/authentication.js';
+import { normalizeDeploy } from '../../../src/domain/auth/deploy-config.js';
 
 describe('documents', () => {
   it('reports the file, line and column of invalid JSON', () => {
@@ -19,6 +20,28 @@ describe('documents', () => {
     expect(error).toBeInstanceOf(ConfigParseError);
     expect(error).toMatchObject({ file: 'routes.json', line: 3, column: 1 });
     expect(error!.message).toMatch(/^routes\.json:3:1: invalid JSON/);
+  });
+
+  it('refuses a key repeated in one object of a JSON document where it stands, as YAML does, unless the document is a dataset file', () => {
+    expect(() => parseJson('{"mounts": [{"path": "/", "source": "site",\n "path": "/x"}]}', 'mounts.json')).toThrow(expect.objectContaining({ code: 'CONFIG_PARSE', file: 'mounts.json', line: 2, column: 2, message: 'mounts.json:2:2: invalid JSON: the key "path" appears twice in one object' }));
+    expect(() => parseDocument('{"name": "a", "n\\u0061me": "b"}', 'metadata.json')).toThrow(/the key "name" appears twice/);
+    expect(() => parseJson('\ufeff[{"a": {"b": 1}}, {"a": {"b": 1, "b": 2}}]', 'x.json')).toThrow(/:1:34: invalid JSON: the key "b" appears twice/);
+    // Keys of sibling and nested objects, and braces and colons inside strings, are not repeats.
+    expect(parseJson('{"a": {"a": 1}, "b": [{"a": "}{\\"a\\":"}, {"a": 2}], "c": "\\\\", "d": {}}', 'x.json')).toEqual({ a: { a: 1 }, b: [{ a: '}{"a":' }, { a: 2 }], c: '\\', d: {} });
+    expect(() => parseJson('{"a" :1, "a"\n:2}', 'x.json')).toThrow(/the key "a" appears twice/);
+    expect(parseJson('{"a": "\\":", "b": "\\" :"}', 'x.json')).toEqual({ a: '":', b: '" :' });
+    expect(parseDocument('[{"id": "1", "id": "2"}]', 'data/x.json', { lastKeyWins: true })).toEqual([{ id: '2' }]);
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        const text = JSON.stringify(value, null, 1);
+        expect(parseJson(text, 'x.json')).toEqual(JSON.parse(text));
+      }),
+    );
+  });
+
+  it('refuses bytes that are not UTF-8, naming the file', () => {
+    expect(() => decodeUtf8(new Uint8Array([0x7b, 0x22, 0xff, 0x22, 0x7d]), 'metadata.json')).toThrow(new ConfigParseError('metadata.json', 'is not valid UTF-8 (JSON and YAML documents are UTF-8)'));
+    expect(decodeUtf8(new TextEncoder().encode('\ufeff{"a": "café"}'), 'x.json')).toBe('{"a": "café"}');
   });
 
   it('reports invalid YAML with its position', () => {
@@ -186,6 +209,32 @@ describe('authentication.json', () => {
     expect(() => normalizeAuthentication({ authentication: { oauth2: { enabled: true, tokenUrl: 'not a url', scopes: 'x' } } })).toThrow(/tokenUrl.*scopes/);
     expect(() => normalizeAuthentication({ authentication: { basicAuth: { enabled: true, realm: 'Staff \u20ac' } } })).toThrow(/basicAuth\.realm: must be text an HTTP header can carry/);
     expect(normalizeAuthentication({ authentication: { basicAuth: { enabled: true, realm: 'Caf\u00e9 "staff"' } } }).basicAuth!.realm).toBe('Caf\u00e9 "staff"');
+  });
+
+  it('refuses a key SPEC.md does not list, at every level, with its path and a "did you mean" for a difference of case: misspelt, it would turn authentication off', () => {
+    const refused = (raw: unknown) => (() => normalizeAuthentication(raw)) as () => unknown;
+    expect(refused({ authentication: { basicauth: { enabled: true } } })).toThrow(new ConfigValidationError('authentication.json', ['authentication: unknown key "basicauth" (did you mean "basicAuth"?) (authentication takes basicAuth, oauth2)']));
+    expect(refused({ authentication: { basicAuth: { enabled: true, passwdFile: 'h', Realm: 'r' } } })).toThrow(/authentication\.basicAuth: unknown key "Realm" \(did you mean "realm"\?\)/);
+    expect(refused({ authentication: { oauth2: { enabled: false, scope: ['x'], clientSecret: 's' } } })).toThrow(/authentication\.oauth2: unknown keys "scope", "clientSecret"/);
+    expect(refused({ authentification: { basicAuth: { enabled: true } } })).toThrow(new ConfigValidationError('authentication.json', ['unknown key "authentification" (the file takes authentication)', 'must be an object with an "authentication" key']));
+    expect(refused({ authentication: {}, extra: 1 })).toThrow(/unknown key "extra"/);
+    const deploy = (raw: unknown) => () => normalizeDeploy(raw, 'deploy.json');
+    expect(deploy({ authentication: { sessionsecret: 'x'.repeat(20) } })).toThrow(new ConfigValidationError('deploy.json', ['authentication: unknown key "sessionsecret" (did you mean "sessionSecret"?) (authentication takes basicAuth, oauth2, sessionSecret, roles)']));
+    expect(deploy({ authentification: {} })).toThrow(/^deploy\.json: unknown key "authentification"/);
+    expect(deploy({ authentication: { basicAuth: { passwdfile: 'h' }, oauth2: { client_secret: 's' } } })).toThrow(/authentication\.basicAuth: unknown key "passwdfile".*authentication\.oauth2: unknown key "client_secret"/);
+    expect(deploy({ baseURL: 'https://x' })).toThrow(/unknown key "baseURL" \(did you mean "baseUrl"\?\)/);
+  });
+
+  it('parses every URL of authentication.json and deploy.json as the reactor will, refusing at load what a request would fail on', () => {
+    const oauth2 = (url: string) => ({ authentication: { oauth2: { enabled: true, provider: 'p', clientId: 'c', authorizationUrl: url, tokenUrl: 'https://t', userinfoUrl: 'https://u' } } });
+    for (const bad of ['http://[', 'http://:0', 'https://', 'http:///x', 'http://a b', 'ftp://x']) {
+      expect(() => normalizeAuthentication(oauth2(bad))).toThrow(new ConfigValidationError('authentication.json', ['authentication.oauth2.authorizationUrl: must be an http(s) URL']));
+      expect(() => normalizeDeploy({ baseUrl: bad }, 'deploy.json')).toThrow(new ConfigValidationError('deploy.json', ['baseUrl: must be an http(s) URL']));
+    }
+    for (const good of ['https://sso.example.org/authorize?x=1', 'http://[::1]:8080', 'HTTP://127.0.0.1:1']) {
+      expect(normalizeAuthentication(oauth2(good)).oauth2!.authorizationUrl).toBe(good);
+      expect(normalizeDeploy({ baseUrl: `${good}/` }, 'deploy.json').baseUrl).toBe(good);
+    }
   });
 });
 

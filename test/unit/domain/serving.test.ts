@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { overlayKey } from '../../../src/domain/serving/overlay-key.js';
-import { MountConflictError, UsageError } from '../../../src/domain/errors.js';
+import { ConfigValidationError, MountConflictError, UsageError } from '../../../src/domain/errors.js';
 import { LayerStack, emptyLayer } from '../../../src/domain/serving/layer-stack.js';
 import { MountTable, normalizePrefix } from '../../../src/domain/serving/mount-table.js';
 import { normalizeRequestPath } from '../../../src/domain/serving/request-path.js';
@@ -61,8 +61,20 @@ describe('mount table', () => {
     expect(parseMountOption('/docs=')).toBeUndefined();
     expect(normalizeMountConfig({ mounts: [{ path: '/', source: 'a' }, { path: '/b', source: 'b', store: 's' }] }, 'm.json')).toHaveLength(2);
     expect(() => normalizeMountConfig({ mounts: [{ path: 'x' }] }, 'm.json')).toThrow(/m\.json: mounts\[0\]/);
-    expect(() => normalizeMountConfig({ mounts: [{ path: '/a', source: 'a', writeable: false }] }, 'm.json')).toThrow(/mounts\[0\]: unknown key "writeable" \(a mount takes path, source, store, writable, cors, verify\)/);
+    expect(() => normalizeMountConfig({ mounts: [{ path: '/a', source: 'a', writeable: false }] }, 'm.json')).toThrow(/mounts\[0\]: unknown key "writeable" \(mounts\[0\] takes path, source, store, writable, cors, verify\)/);
     expect(() => normalizeMountConfig({ mounts: [{ path: '/a/../b', source: 'a' }] }, 'm.json')).toThrow(/mounts\[0\]\.path: mount path \/a\/\.\.\/b: a "\.\." segment, which no request can reach/);
+  });
+
+  it('refuses a key of the mounts file beside "mounts"', () => {
+    expect(() => normalizeMountConfig({ mounts: [{ path: '/', source: 'a' }], extra: 1 }, 'm.json')).toThrow(new ConfigValidationError('m.json', ['unknown key "extra" (the file takes mounts)']));
+  });
+
+  it('refuses a percent-escape in a mount path: requests are matched decoded, so it would be reached only double-encoded', () => {
+    for (const path of ['/caf%C3%A9', '/%2e%2e', '/a/%2F', '/100%']) {
+      expect(() => normalizePrefix(path)).toThrow(UsageError);
+      expect(() => normalizeMountConfig({ mounts: [{ path, source: 'a' }] }, 'm.json')).toThrow(new ConfigValidationError('m.json', [`mounts[0].path: mount path ${path}: a "%"; a mount path is written decoded (/café, not /caf%C3%A9)`]));
+    }
+    expect(normalizePrefix('/café')).toBe('/café/');
   });
 
   it('takes a verify mode per mount in the mounts file, and nothing but eager or lazy', () => {
