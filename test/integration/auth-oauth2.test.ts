@@ -168,6 +168,23 @@ describe('the login', () => {
       await request(two.http).get('/other/api/v1/data/items').set('Cookie', `pkg_session=${root}`).expect(401);
       // The reactor's own endpoints for that package take its mount's sessions only.
       await request(two.http).post('/package/other-site/save').set('Cookie', `pkg_session=${root}`).set('Origin', BASE).expect(401);
+      // Signed in to both, one cookie holds both sessions; signing out of one keeps the other.
+      const signInTo = async (prefix: string, session: string) => {
+        const login = await request(two.http).get(`${prefix}auth/login`).expect(302);
+        const state = setCookies(login).get('pkg_oauth_state')!.value;
+        const back = new URL((await fetch(login.headers.location!, { redirect: 'manual' })).headers.get('location')!);
+        const done = await request(two.http).get(`${back.pathname}${back.search}`).set('Cookie', `pkg_oauth_state=${state}; pkg_session=${session}`).expect(302);
+        return setCookies(done).get('pkg_session')!.value;
+      };
+      const both = await signInTo('/other/', root);
+      for (const path of ['/', '/other/']) await request(two.http).get(path).set('Cookie', `pkg_session=${both}`).expect(200);
+      const out = await request(two.http).post('/other/auth/logout').set('Cookie', `pkg_session=${both}`).set('Origin', BASE).expect(204);
+      const left = setCookies(out).get('pkg_session')!.value;
+      await request(two.http).get('/').set('Cookie', `pkg_session=${left}`).expect(200);
+      await request(two.http).get('/other/').set('Cookie', `pkg_session=${left}`).expect(401);
+      // The whole cookie, replayed: the other mount's session is revoked, the root's lives on.
+      await request(two.http).get('/other/').set('Cookie', `pkg_session=${both}`).expect(401);
+      await request(two.http).get('/').set('Cookie', `pkg_session=${both}`).expect(200);
     } finally {
       await two.stop();
     }

@@ -5,6 +5,11 @@ import type { SessionRevocations } from '../ports/session-revocations.js';
 export const SESSION_COOKIE = 'pkg_session';
 /** Eight hours: a working day, after which the browser signs in again. */
 export const SESSION_MAX_AGE_S = 8 * 60 * 60;
+/** Sessions one cookie holds, one per mount signed in to (`~` between them, a character no signed session holds). */
+export const MAX_SESSIONS_PER_COOKIE = 8;
+const SEPARATOR = '~';
+/** Characters of the cookie's value, under the 4,096 bytes browsers keep of a cookie (name, attributes and escapes included). */
+const MAX_COOKIE_VALUE = 3000;
 
 /** Who signed in, as the session cookie carries it. */
 export interface SessionClaims {
@@ -22,6 +27,10 @@ export interface SessionClaims {
  * A session is accepted only by the mount that issued it, and never again once revoked
  * (logout). The expiry inside is what counts, not the cookie's Max-Age, which a client
  * can ignore. deploy.json roles are looked up on every request, not frozen in.
+ *
+ * The one cookie holds a session per mount signed in to: every mount shares the
+ * reactor's origin, so signing in to one mount kept in a cookie of its own name would
+ * still replace another's, and signing out of one would end the other's.
  */
 export class Sessions {
   constructor(
@@ -32,22 +41,51 @@ export class Sessions {
     private readonly now: () => number = Date.now,
   ) {}
 
-  issue(claims: SessionClaims, audience: string): string {
+  /**
+   * A new session for `audience`, as the cookie value to send: the new session first,
+   * then those of other mounts the cookie already holds and that are still live (the
+   * audience's own earlier one is replaced; the oldest beyond the limit drop out).
+   */
+  issue(claims: SessionClaims, audience: string, cookie?: string): string {
     const payload: Payload = { n: claims.name, k: claims.names, r: claims.roles, a: audience, i: this.crypto.random(16), e: this.now() + SESSION_MAX_AGE_S * 1000 };
-    return this.crypto.sign(Buffer.from(JSON.stringify(payload)).toString('base64url'), this.secret);
+    const issued = this.crypto.sign(Buffer.from(JSON.stringify(payload)).toString('base64url'), this.secret);
+    let value = issued;
+    for (const other of this.live(cookie)) {
+      // Browsers drop a cookie past 4 KB whole: the older sessions give way before that.
+      if (other.payload.a === audience || value.length + other.value.length >= MAX_COOKIE_VALUE) continue;
+      value += SEPARATOR + other.value;
+    }
+    return value;
   }
 
-  /** The identity of a cookie value issued for one of `audiences`; undefined when it is tampered, malformed, expired, revoked or another mount's. */
-  read(value: string, audiences: ReadonlySet<string>): Identity | undefined {
-    const payload = this.payload(value);
-    if (!payload || !audiences.has(payload.a) || this.revocations.has(payload.i)) return undefined;
-    return { name: payload.n, roles: rolesOf(payload.k, this.roles, payload.r), via: 'session' };
+  /** The identity of a session the cookie holds for one of `audiences`; undefined when none is there untampered, unexpired and unrevoked. */
+  read(cookie: string, audiences: ReadonlySet<string>): Identity | undefined {
+    for (const { payload } of this.live(cookie)) {
+      if (audiences.has(payload.a) && !this.revocations.has(payload.i)) return { name: payload.n, roles: rolesOf(payload.k, this.roles, payload.r), via: 'session' };
+    }
+    return undefined;
   }
 
-  /** Ends the session for good (logout); a value that is no live session needs nothing. */
-  async revoke(value: string): Promise<void> {
-    const payload = this.payload(value);
-    if (payload) await this.revocations.revoke(payload.i, payload.e);
+  /**
+   * Ends for good (logout) the sessions the cookie holds for `audience`, and answers the
+   * cookie value left: other mounts' sessions, or undefined when none is.
+   */
+  async revoke(cookie: string, audience: string): Promise<string | undefined> {
+    const sessions = this.live(cookie);
+    for (const { payload } of sessions) if (payload.a === audience) await this.revocations.revoke(payload.i, payload.e);
+    const left = sessions.filter(({ payload }) => payload.a !== audience).map(({ value }) => value);
+    return left.length > 0 ? left.join(SEPARATOR) : undefined;
+  }
+
+  /** The sessions of a cookie value that verify and have not expired; a value that is not ours holds none. */
+  private live(cookie: string | undefined): Array<{ value: string; payload: Payload }> {
+    if (cookie === undefined) return [];
+    const found: Array<{ value: string; payload: Payload }> = [];
+    for (const value of cookie.split(SEPARATOR, MAX_SESSIONS_PER_COOKIE)) {
+      const payload = this.payload(value);
+      if (payload) found.push({ value, payload });
+    }
+    return found;
   }
 
   private payload(value: string): Payload | undefined {

@@ -125,12 +125,36 @@ describe('Sessions', () => {
     const sessions = new Sessions('secret-0123456789abcdef', crypto, {}, revocations, () => 1000);
     const cookie = sessions.issue({ name: 'jo', names: ['jo'], roles: [] }, 'a');
     const other = sessions.issue({ name: 'jo', names: ['jo'], roles: [] }, 'a');
-    await sessions.revoke(cookie);
+    await expect(sessions.revoke(cookie, 'a')).resolves.toBeUndefined();
     expect(sessions.read(cookie, new Set(['a']))).toBeUndefined();
     expect(sessions.read(other, new Set(['a']))).toBeDefined();
     expect([...revocations.revoked.values()]).toEqual([1000 + 8 * 3600 * 1000]);
-    await sessions.revoke('garbage');
+    await sessions.revoke('garbage', 'a');
+    await sessions.revoke(other, 'b');
     expect(revocations.revoked.size).toBe(1);
+  });
+
+  it('holds a session per mount in one cookie: signing in to one keeps the other, signing out of one ends only its own', async () => {
+    const revocations = new MemorySessionRevocations(() => 1000);
+    const sessions = new Sessions('secret-0123456789abcdef', crypto, {}, revocations, () => 1000);
+    const jo = { name: 'jo', names: ['jo'], roles: [] };
+    const a = sessions.issue(jo, 'a');
+    const both = sessions.issue({ ...jo, name: 'jo-b' }, 'b', a);
+    expect(sessions.read(both, new Set(['a']))?.name).toBe('jo');
+    expect(sessions.read(both, new Set(['b']))?.name).toBe('jo-b');
+    // Signing in to a mount again replaces its session, and keeps the other's.
+    const again = sessions.issue({ ...jo, name: 'jo-again' }, 'a', both);
+    expect(again.split('~')).toHaveLength(2);
+    expect(sessions.read(again, new Set(['a']))?.name).toBe('jo-again');
+    const left = await sessions.revoke(again, 'b');
+    expect(sessions.read(again, new Set(['b']))).toBeUndefined();
+    expect(sessions.read(left!, new Set(['a']))?.name).toBe('jo-again');
+    // A foreign value beside ours is dropped, and the cookie never outgrows what a browser keeps.
+    let many = `forged~${a}`;
+    for (let mount = 0; mount < 40; mount++) many = sessions.issue(jo, `mount-${mount}`, many);
+    expect(many.length).toBeLessThan(3000);
+    expect(many).not.toContain('forged');
+    expect(sessions.read(many, new Set(['mount-39']))).toBeDefined();
   });
 });
 

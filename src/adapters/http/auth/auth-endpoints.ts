@@ -25,13 +25,14 @@ export class AuthEndpoints {
     if (endpoint === 'logout') {
       if (method !== 'GET' && method !== 'POST') return sendProblem(response, methodNotAllowed('GET, POST'));
       const session = cookies[SESSION_COOKIE];
+      let left: string | undefined;
       try {
-        // Revoked server-side before the answer: the same cookie, replayed, signs no one in again.
-        if (session !== undefined) await this.auth.sessions!.revoke(session);
+        // Revoked server-side before the answer: the same cookie, replayed, signs no one in again. Other mounts' sessions stay.
+        if (session !== undefined) left = await this.auth.sessions!.revoke(session, oauth2.audience);
       } catch (error) {
         return sendProblem(response, error);
       }
-      return this.redirect(response, method === 'GET' ? prefix : undefined, [this.cookie(SESSION_COOKIE, '', 0)]);
+      return this.redirect(response, method === 'GET' ? prefix : undefined, [left === undefined ? this.cookie(SESSION_COOKIE, '', 0) : this.cookie(SESSION_COOKIE, left, SESSION_MAX_AGE_S)]);
     }
     if (method !== 'GET') return sendProblem(response, methodNotAllowed('GET'));
     if (endpoint === 'login') {
@@ -46,7 +47,7 @@ export class AuthEndpoints {
       const repeated = Object.keys(callback).find((name) => query.getAll(name).length > 1);
       if (repeated) throw new OAuth2CallbackError(`the callback carries "${repeated}" more than once`);
       const { claims, returnTo } = await oauth2.login.complete(callback, cookies[STATE_COOKIE]);
-      this.redirect(response, returnTo, [clearState, this.cookie(SESSION_COOKIE, this.auth.sessions!.issue(claims, oauth2.audience), SESSION_MAX_AGE_S)]);
+      this.redirect(response, returnTo, [clearState, this.cookie(SESSION_COOKIE, this.auth.sessions!.issue(claims, oauth2.audience, cookies[SESSION_COOKIE]), SESSION_MAX_AGE_S)]);
     } catch (error) {
       response.setHeader('Set-Cookie', clearState);
       sendProblem(response, error);
