@@ -34,7 +34,7 @@ export interface WorkerSummary {
   url: string;
   port: number;
   mounts: Array<{ prefix: string; source: string; name: string; version: string }>;
-  failures: Array<{ source: string; error: SentError }>;
+  failures: Array<{ source: string; label: string; error: SentError }>;
   warnings: string[];
   sharedOverlay?: string;
 }

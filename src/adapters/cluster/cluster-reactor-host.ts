@@ -42,7 +42,7 @@ export class ClusterReactorHost implements ReactorHost {
         workdir: workdir.path,
         temporaryWorkdir: workdir.temporary,
         mounts: first.mounts,
-        failures: first.failures.map((failure) => ({ source: failure.source, error: receivedError(failure.error) })),
+        failures: first.failures.map((failure) => ({ ...failure, error: receivedError(failure.error) })),
         warnings: first.warnings,
         ...(first.sharedOverlay ? { sharedOverlay: first.sharedOverlay } : {}),
         workers: count,

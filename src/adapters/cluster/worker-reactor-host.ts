@@ -29,7 +29,7 @@ export class WorkerReactorHost implements ReactorHost {
       throw error;
     }
     const { stop, ...summary } = running;
-    this.link.ready({ ...summary, failures: summary.failures.map((failure) => ({ source: failure.source, error: sendError(failure.error) })) });
+    this.link.ready({ ...summary, failures: summary.failures.map((failure) => ({ ...failure, error: sendError(failure.error) })) });
     return {
       ...running,
       stopRequested: this.link.stopRequested,

@@ -61,6 +61,8 @@ export interface ReactorSettings {
 export interface MountFailure {
   source: string;
   error: unknown;
+  /** What `/readyz` may name: the mount path asked for, else the source's place among those given (1-based), never a server path. */
+  label: string;
 }
 
 export interface MountedPackage {

@@ -152,8 +152,9 @@ export class Reactor {
     const warnings: string[] = [];
     let positional = 0;
     try {
-      for (const request of requests) {
+      for (const [index, request] of requests.entries()) {
         const first = request.prefix === undefined && positional++ === 0;
+        const label = request.prefix !== undefined ? `mount ${request.prefix}` : `source ${index + 1}`;
         let pkg: ServedPackage;
         const options: LoadOptions = {
           cacheControl: settings.cacheControl,
@@ -170,7 +171,7 @@ export class Reactor {
           pkg = await dependencies.loader.execute(request.source, options);
         } catch (error) {
           if (!(error instanceof PackageError)) throw error;
-          failures.push({ source: request.source, error });
+          failures.push({ source: request.source, error, label });
           continue;
         }
         const prefix = normalizePrefix(request.prefix ?? (first ? '/' : pkg.name));
@@ -193,7 +194,7 @@ export class Reactor {
           await datasets?.close();
           await pkg.close();
           if (error instanceof MountConflictError || !(error instanceof PackageError)) throw error;
-          failures.push({ source: request.source, error });
+          failures.push({ source: request.source, error, label });
         }
       }
     } catch (error) {
@@ -226,7 +227,7 @@ export class Reactor {
    * Empty when ready.
    */
   async unready(): Promise<string[]> {
-    const failing = this.failures.map((failure) => `source ${failure.source}`);
+    const failing = this.failures.map((failure) => failure.label);
     for (const mount of this.ordered) if (!(this.lastValid.get(mount) ?? true) || this.reloadProblems.has(mount)) failing.push(`package ${mount.pkg.name}`);
     if (this.settings.store !== undefined && (await this.dependencies.auth.files.version(this.settings.store)) === undefined) failing.push('store');
     if (!(await this.backend.overlays.reachable())) failing.push('overlay store');
