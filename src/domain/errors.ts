@@ -334,6 +334,11 @@ export class HandlerNotSupportedError extends PackageError {
   readonly code = 'HANDLER_NOT_SUPPORTED';
 }
 
+/** A request that is not well-formed HTTP/1.1 though node's parser took it (two Host headers, none in HTTP/1.1): 400. */
+export class MalformedRequestError extends PackageError {
+  readonly code = 'BAD_REQUEST';
+}
+
 /** A request path that any spelling would take outside the package (`..`, an encoded `/`, a NUL byte): 400. */
 export class BadRequestPathError extends PackageError {
   readonly code = 'BAD_PATH';

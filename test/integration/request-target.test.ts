@@ -43,4 +43,20 @@ describe('request targets (RFC 9112)', () => {
     // Node's parser takes the authority form only with CONNECT, and refuses it before the reactor sees it.
     expect((await raw('GET example.org:443 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n')).status).toBe(400);
   });
+
+  it('refuses in JSON what node passes of a request that is not well-formed HTTP/1.1, and answers what is', async () => {
+    const refusal = async (request: string) => {
+      const answer = await raw(request);
+      return [answer.status, answer.body === '' ? '' : JSON.parse(answer.body).error.code];
+    };
+    expect(await refusal('GET /style.css HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: elsewhere\r\nConnection: close\r\n\r\n')).toEqual([400, 'BAD_REQUEST']);
+    expect(await refusal('GET /style.css HTTP/1.1\r\nConnection: close\r\n\r\n')).toEqual([400, 'BAD_REQUEST']);
+    expect(await refusal('CONNECT 127.0.0.1:443 HTTP/1.1\r\nHost: 127.0.0.1:443\r\n\r\n')).toEqual([400, 'BAD_REQUEST']);
+    expect(await refusal('GET /style.css HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: gzip\r\nConnection: close\r\n\r\n')).toEqual([400, 'BAD_REQUEST']);
+    // The absolute form is refused where the origin form is: `..` is not resolved away.
+    expect(await refusal('GET http://127.0.0.1/a/..%5Cstyle.css HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n')).toEqual([400, 'BAD_PATH']);
+    expect(await refusal('GET http://127.0.0.1/a/../style.css HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n')).toEqual([400, 'BAD_PATH']);
+    expect((await raw('GET /style.css HTTP/1.0\r\n\r\n')).status).toBe(200);
+    expect((await raw('GET /style.css HTTP/1.1\r\nHost: 127.0.0.1\r\nExpect: something-else\r\nConnection: close\r\n\r\n')).status).toBe(200);
+  });
 });

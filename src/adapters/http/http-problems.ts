@@ -36,6 +36,7 @@ import {
   RouteNotWritableError,
   SchemaViolationError,
   BadRequestPathError,
+  MalformedRequestError,
   RequestPathTooLongError,
   ResourceNotFoundError,
   SourceNotFoundError,
@@ -70,6 +71,7 @@ type ErrorClass = abstract new (...args: never[]) => PackageError;
 /** The status of each typed error a request can meet, and the headers it needs. */
 const STATUS_OF: Array<[ErrorClass, number, Record<string, string>?]> = [
   [BadRequestPathError, 400],
+  [MalformedRequestError, 400],
   [MalformedJsonError, 400],
   [InvalidItemError, 400],
   [InvalidQueryError, 400],

@@ -1,4 +1,5 @@
 import { STATUS_CODES } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 
 /** Node's parser gives up past this many bytes of request line and headers (the server's maxHeaderSize). */
@@ -12,11 +13,35 @@ export const MAX_HEAD_BYTES = 16 * 1024;
  * bytes written now would land inside that answer.
  */
 export function answerClientError(error: NodeJS.ErrnoException & { reason?: string; rawPacket?: Buffer }, socket: Duplex): void {
-  const answering = (socket as Duplex & { _httpMessage?: unknown })._httpMessage;
-  if (error.code === 'ECONNRESET' || !socket.writable || answering) return void socket.destroy();
+  // A request whose head parsed has an answer object; until its head is written, the refusal
+  // is still the answer (a body that times out, or whose Transfer-Encoding does not parse).
+  const answering = (socket as Duplex & { _httpMessage?: { headersSent: boolean } })._httpMessage;
+  if (error.code === 'ECONNRESET' || !socket.writable || answering?.headersSent) return void socket.destroy();
   const [status, code, message] = refusalOf(error);
+  refuseOnSocket(socket, status, code, message);
+}
+
+/** A refusal written on a connection no request object answers (node's parser failed, or CONNECT), then closed. */
+export function refuseOnSocket(socket: Duplex, status: number, code: string, message: string): void {
   const body = JSON.stringify({ error: { code, message } });
   socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+}
+
+/**
+ * What node's parser lets through of a request that is not well-formed HTTP/1.1: a
+ * Transfer-Encoding whose last coding is not chunked, whose body has no end (RFC 9112
+ * §6.3; node hands the request on before it fails on the body), and other than exactly
+ * one Host (§3.2; counted on the raw headers, as node keeps the first and drops the rest).
+ */
+export function malformedHead(request: IncomingMessage): string | undefined {
+  const encoding = request.headers['transfer-encoding'];
+  if (encoding !== undefined && !/(?:^|,)[ \t]*chunked[ \t]*$/i.test(encoding)) return 'a Transfer-Encoding that does not end in chunked leaves the body without an end';
+  const raw = request.rawHeaders;
+  let hosts = 0;
+  for (let index = 0; index < raw.length; index += 2) if (raw[index]!.length === 4 && raw[index]!.toLowerCase() === 'host') hosts++;
+  if (hosts > 1) return 'the request has more than one Host header';
+  if (hosts === 0 && request.httpVersionMinor === 1 && request.httpVersionMajor === 1) return 'an HTTP/1.1 request needs a Host header';
+  return undefined;
 }
 
 function refusalOf(error: NodeJS.ErrnoException & { reason?: string; rawPacket?: Buffer }): [number, string, string] {

@@ -1,10 +1,11 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { RequestHandler } from 'express';
 import { DEFAULT_BODY_LIMIT, DEFAULT_SHUTDOWN_TIMEOUT, type Mount, type Reactor } from '../../application/serving/reactor.js';
 import { RequestResolver, type RequestTarget } from '../../application/serving/request-target.js';
 import { LIVE_RELOAD_PATH } from '../../application/serving/served-package.js';
-import { ResourceNotFoundError } from '../../domain/errors.js';
+import { MalformedRequestError, ResourceNotFoundError } from '../../domain/errors.js';
 import { API_DOCS_ASSETS_PATH, GRAPHIQL_ASSETS_PATH } from '../../domain/serving/reactor-paths.js';
 import { readData } from './data-api.js';
 import { readThePast, readsThePast } from './data-history.js';
@@ -13,7 +14,7 @@ import type { BundledAssets } from './bundled-assets.js';
 import { lazyGraphqlEndpoint } from './graphql/lazy-graphql.js';
 import { refusedUnlessRead, sendProblem } from './http-problems.js';
 import { pipelinedTooDeep } from './pipelining-limit.js';
-import { MAX_HEAD_BYTES, answerClientError } from './malformed-requests.js';
+import { MAX_HEAD_BYTES, answerClientError, malformedHead, refuseOnSocket } from './malformed-requests.js';
 import { writeStatic } from './static-responder.js';
 import type * as DataWrites from './data-writes.js';
 import { AuthGate } from './auth/auth-gate.js';
@@ -71,7 +72,9 @@ export class ReactorServer {
     const { logFormat = 'text', quiet = false } = reactor.settings;
     this.access = new AccessLog(logFormat, quiet || options.quiet === true, options.log, options.accessLogWorker);
     this.metrics = new RequestMetrics(reactor);
-    this.server = createServer({ maxHeaderSize: MAX_HEAD_BYTES, requestTimeout: 60_000 }, (request, response) => {
+    // requireHostHeader off: node's own refusal is a bare 400; the request is refused with the JSON body (malformedHead).
+    // Timeouts are checked every 5 s, not node's 30: a request not whole in 60 s is answered 408 by 65 s.
+    this.server = createServer({ maxHeaderSize: MAX_HEAD_BYTES, requestTimeout: 60_000, connectionsCheckingInterval: 5_000, requireHostHeader: false }, (request, response) => {
       if (pipelinedTooDeep(request, response)) return;
       // `--watch`: a request sent after an edit is answered from the version that holds it.
       const reloading = this.reactor.upToDate();
@@ -88,6 +91,10 @@ export class ReactorServer {
       this.server.emit('request', request, response);
     });
     this.server.on('clientError', answerClientError);
+    // An expectation other than 100-continue is ignored (RFC 9110 §10.1.1 lets a server answer 417; node's is a bare one).
+    this.server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => this.server.emit('request', request, response));
+    // Tunnels are a proxy's: node, unheard, closes the connection without a word.
+    this.server.on('connect', (_request: IncomingMessage, socket: Duplex) => refuseOnSocket(socket, 400, 'BAD_REQUEST', 'CONNECT asks a proxy for a tunnel; this is an origin server'));
     this.server.keepAliveTimeout = 65_000;
     // A client that half-closes once its request is sent (`printf ... | nc -N`, health
     // checkers, HTTP/1.0 tools) still gets its answer: node's default drops every answer
@@ -114,7 +121,8 @@ export class ReactorServer {
     const query = url.indexOf('?');
     const path = query < 0 ? url : url.slice(0, query);
     if (this.liveReload && method === 'GET' && path === LIVE_RELOAD_PATH) return this.liveReload.add(response);
-    const context: RequestContext = this.resolver.resolve(method, path);
+    const malformed = malformedHead(request);
+    const context: RequestContext = malformed === undefined ? this.resolver.resolve(method, path) : { path, target: { kind: 'refused', error: new MalformedRequestError(malformed) }, cors: [] };
     attachContext(request, context);
     const count = this.access.withIds ? ++this.requestCount : 0;
     const id = count > 0 ? this.access.idPrefix + count : undefined;
@@ -341,11 +349,14 @@ function plainStaticRead(context: RequestContext, request: IncomingMessage): boo
  */
 function originForm(request: IncomingMessage): string {
   const target = request.url ?? '/';
-  if (!/^https?:\/\//i.test(target)) return target;
+  const absolute = /^https?:\/\/[^/?#]*(.*)$/is.exec(target);
+  if (!absolute) return target;
   try {
-    const { pathname, search } = new URL(target);
-    return (request.url = pathname + search);
+    new URL(target);
   } catch {
     return target;
   }
+  // The path as sent, not as URL resolves it: `..` and `\` are refused in either form.
+  const rest = absolute[1]!;
+  return (request.url = rest.startsWith('/') ? rest : `/${rest}`);
 }
