@@ -53,6 +53,15 @@ describe('pkg package, as a newcomer uses it', () => {
     expect(runPkg(['package', 'push', cap, '--registry', file], { env: { PKG_DEBUG: '1' } }).stderr).toMatch(/\n\s+at /);
   });
 
+  it('takes as usage errors what would otherwise be misread: a constraint that is no range, --version without one, one place twice, two recipients', () => {
+    const usage = (args: string[], message: RegExp) => expect(runPkg(args)).toMatchObject({ status: 2, stderr: expect.stringMatching(message) });
+    usage(['install', 'pkg://x', '--constraint', 'banana', '--store', work.path, '--registry', work.path], /^error: UsageError: --constraint takes a semver range/);
+    usage(['reactor', 'serve', EXAMPLE_SITE, '--constraint', 'not a range'], /^error: UsageError: --constraint takes a semver range/);
+    usage(['uninstall', 'pkg://x', '--store', work.path, '--version'], /^error: UsageError: --version needs the version to uninstall/);
+    usage(['reactor', 'overlay', 'copy', work.path, `${work.path}/`], /^error: UsageError: overlay copy needs two places/);
+    usage(['package', 'encrypt', cap, '--public-key', 'a.pem', '--openpgp', '--recipient', 'b.asc', '-o', join(work.path, 'x.cap')], /^error: UsageError: --public-key is the RSA recipient, --openpgp --recipient the OpenPGP one/);
+  });
+
   it('never replaces the current directory: not for an empty -o, a .cap named .cap, nor a destination holding it', () => {
     const here = join(work.path, 'here');
     mkdirSync(here);
@@ -188,6 +197,7 @@ describe('pkg package, with bad input', () => {
     const fish = runPkg(['completion', 'fish']);
     expect([fish.status, fish.stdout]).toEqual([2, '']);
     expect(fish.stderr).toMatch(/^error: UsageError: pkg completion writes a bash or zsh script \(got "fish"\)/);
+    for (const help of [['completion', '--help'], ['completion', 'zsh', '-h']]) expect(runPkg(help)).toMatchObject({ status: 0, stdout: expect.stringMatching(/^pkg completion \[bash\|zsh\]\n\nPrint a shell completion script/) });
   });
 
   it('answers --help on every command and --version', () => {

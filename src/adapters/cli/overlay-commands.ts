@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import type { Argv } from 'yargs';
 import type { CopyOverlays, OverlayPlace } from '../../application/use-cases/copy-overlays.js';
 import { redactCredentials } from '../../domain/dependencies/registry-reference.js';
+import { UsageError } from '../../domain/errors.js';
 import type { CliOutput } from './cli-output.js';
 import type { Lazy } from './lazy.js';
 
@@ -22,6 +23,8 @@ export function overlayCommands(yargs: Argv, copyOverlays: Lazy<CopyOverlays>, o
       async (argv) => {
         const from = place(argv.from);
         const to = place(argv.to);
+        // Claiming one workdir twice reads as another reactor holding it.
+        if (from.overlay === to.overlay && from.workdir === to.workdir) throw new UsageError(`overlay copy needs two places; ${describe(from)} is both <from> and <to>`);
         const copied = await copyOverlays().execute(from, to);
         for (const { mount, files, tombstones, operations } of copied) {
           const logs = Object.entries(operations).map(([dataset, count]) => `${dataset} ${count} operation${count === 1 ? '' : 's'}`);

@@ -38,6 +38,11 @@ export async function runCli(args: string[], dependencies: CliDependencies): Pro
     status = Math.max(status, code);
   };
   try {
+    // yargs's completion command prints its script for any arguments, --help included.
+    if (args[0] === 'completion' && args.some((arg) => arg === '--help' || arg === '-h')) {
+      output.out(COMPLETION_HELP);
+      return 0;
+    }
     args = completionFor(args);
     await withoutEagerHelp(commandLine(args, dependencies, exit)).parseAsync();
   } catch (error) {
@@ -55,6 +60,14 @@ export async function runCli(args: string[], dependencies: CliDependencies): Pro
   }
   return status;
 }
+
+const COMPLETION_HELP = `pkg completion [bash|zsh]
+
+Print a shell completion script: for the shell named, else for $SHELL
+
+Examples:
+  pkg completion >> ~/.bashrc
+  pkg completion zsh >> ~/.zshrc`;
 
 /**
  * `pkg completion bash|zsh`: yargs's completion command takes no shell and picks one by

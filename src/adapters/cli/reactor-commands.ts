@@ -21,6 +21,7 @@ import { readUserFile } from './user-files.js';
 import type { Lazy } from './lazy.js';
 import type { CopyOverlays } from '../../application/use-cases/copy-overlays.js';
 import { overlayCommands } from './overlay-commands.js';
+import { checkedConstraint } from './registry-commands.js';
 
 export const DEFAULT_PORT = 8864;
 export const DEFAULT_CACHE_CONTROL = 'public, max-age=31536000';
@@ -98,7 +99,7 @@ export function reactorCommands(yargs: Argv, host: Lazy<ReactorHost>, copyOverla
           ...(argv.store ? { store: argv.store } : {}),
           ...(argv.registry ? { registry: argv.registry } : {}),
           ...(argv.deploy ? { deploy: argv.deploy } : {}),
-          ...(argv.constraint ? { constraint: argv.constraint } : {}),
+          ...(argv.constraint !== undefined ? { constraint: checkedConstraint(argv.constraint) } : {}),
           trust: await readTrustFiles(argv.trust),
           ...(argv['read-only'] ? { readOnly: true } : {}),
           verify: argv.verify,

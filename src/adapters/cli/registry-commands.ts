@@ -3,6 +3,7 @@ import type { InstallPackage } from '../../application/use-cases/install-package
 import type { PushPackage } from '../../application/use-cases/push-package.js';
 import { resolve } from 'node:path';
 import { RegistryNotConfiguredError, UsageError } from '../../domain/errors.js';
+import { isValidRange } from '../../domain/package/version-range.js';
 import type { UninstallPackage } from '../../application/use-cases/uninstall-package.js';
 import type { IndexRegistry } from '../../application/use-cases/index-registry.js';
 import type { SearchRegistry } from '../../application/use-cases/search-registry.js';
@@ -55,7 +56,7 @@ export function installCommand(install: Lazy<InstallPackage>, output: CliOutput)
         .option('constraint', { type: 'string', default: '*', describe: 'semver range, e.g. "^1.2.0" or ">=1.0.0, <2.0.0"' })
         .options(JSON_OPTION),
     handler: async (argv: { guid: string; constraint: string; store?: string; registry?: string; json: boolean }) => {
-      const installed = await install().execute({ guid: argv.guid, constraint: argv.constraint, ...packageSources(argv) });
+      const installed = await install().execute({ guid: argv.guid, constraint: checkedConstraint(argv.constraint), ...packageSources(argv) });
       if (argv.json) return printJson(output, installed);
       output.out(
         installed.downloaded
@@ -127,9 +128,17 @@ export function uninstallCommand(uninstall: Lazy<UninstallPackage>, output: CliO
         .options(JSON_OPTION),
     handler: async (argv: { guid: string; version?: string; store?: string; json: boolean }) => {
       if (!argv.store) throw new UsageError('no store to uninstall from: use --store or set PKG_STORE');
+      // `--version` given without its value reads as "": not a version any store holds, but a missing argument.
+      if (argv.version !== undefined && argv.version.trim() === '') throw new UsageError('--version needs the version to uninstall, like --version 1.2.0; without it every version goes');
       const outcome = await uninstall().execute({ guid: argv.guid, store: resolve(argv.store), ...(argv.version !== undefined ? { version: argv.version } : {}) });
       if (argv.json) return printJson(output, outcome);
       output.out(`Uninstalled ${outcome.guid} ${outcome.removed.map((stored) => stored.version).join(', ')}${outcome.remaining.length > 0 ? `; the store still holds ${outcome.remaining.join(', ')}` : ''}`);
     },
   };
+}
+
+/** A --constraint that is no semver range is the user's typo, not a range nothing satisfies. */
+export function checkedConstraint(constraint: string): string {
+  if (!isValidRange(constraint)) throw new UsageError(`--constraint takes a semver range, like "^1.2.0" or ">=1.0.0, <2.0.0" (got ${JSON.stringify(constraint)})`);
+  return constraint;
 }
