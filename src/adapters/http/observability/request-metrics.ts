@@ -113,7 +113,7 @@ export class RequestMetrics {
   }
 
   private byteCounts(): Collected {
-    return { name: 'pkg_http_response_bytes_total', help: 'Body bytes sent (Content-Length of the answers), by mount, method class and status.', type: 'counter', aggregator: 'sum', values: this.series().map((series) => ({ labels: series.labels, value: series.bytes })) };
+    return { name: 'pkg_http_response_bytes_total', help: 'Bytes sent on the connection (status line, headers and body, as nginx bytes_sent), by mount, method class and status.', type: 'counter', aggregator: 'sum', values: this.series().map((series) => ({ labels: series.labels, value: series.bytes })) };
   }
 
   private latencies(): Collected {
