@@ -141,6 +141,11 @@ describe('pkg reactor serve --watch', () => {
       expect(openFiles()).toBeGreaterThanOrEqual(before + 50);
       for (const page of pages) page.destroy();
       await eventually(async () => openFiles() <= before, 'the reactor closed the 50 connections');
+      // The stream is only read; another method is no package path either.
+      for (const method of ['HEAD', 'PUT', 'DELETE']) {
+        const answer = await fetch(`${running.url}/__pkg/live-reload`, { method });
+        expect([method, answer.status, answer.headers.get('allow')]).toEqual([method, 405, 'GET']);
+      }
     } finally {
       await running.stop();
     }

@@ -12,7 +12,7 @@ import { readThePast, readsThePast } from './data-history.js';
 import { graphqlDatasets } from './graphql/graphql-datasets.js';
 import type { BundledAssets } from './bundled-assets.js';
 import { lazyGraphqlEndpoint } from './graphql/lazy-graphql.js';
-import { refusedUnlessRead, sendProblem } from './http-problems.js';
+import { methodNotAllowed, refusedUnlessRead, sendProblem } from './http-problems.js';
 import { pipelinedTooDeep } from './pipelining-limit.js';
 import { MAX_HEAD_BYTES, answerClientError, malformedHead, refuseOnSocket } from './malformed-requests.js';
 import { writeStatic } from './static-responder.js';
@@ -120,7 +120,8 @@ export class ReactorServer {
     const url = request.url?.charCodeAt(0) === 0x2f ? request.url : originForm(request);
     const query = url.indexOf('?');
     const path = query < 0 ? url : url.slice(0, query);
-    if (this.liveReload && method === 'GET' && path === LIVE_RELOAD_PATH) return this.liveReload.add(response);
+    // An event stream is only read: another method there is no package's path either.
+    if (this.liveReload && path === LIVE_RELOAD_PATH) return method === 'GET' ? this.liveReload.add(response) : sendProblem(response, methodNotAllowed('GET'));
     const malformed = malformedHead(request);
     const context: RequestContext = malformed === undefined ? this.resolver.resolve(method, path) : { path, target: { kind: 'refused', error: new MalformedRequestError(malformed) }, cors: [] };
     attachContext(request, context);
