@@ -58,6 +58,8 @@ describe('pkg package, as a newcomer uses it', () => {
     usage(['install', 'pkg://x', '--constraint', 'banana', '--store', work.path, '--registry', work.path], /^error: UsageError: --constraint takes a semver range/);
     usage(['reactor', 'serve', EXAMPLE_SITE, '--constraint', 'not a range'], /^error: UsageError: --constraint takes a semver range/);
     usage(['uninstall', 'pkg://x', '--store', work.path, '--version'], /^error: UsageError: --version needs the version to uninstall/);
+    usage(['package', 'info', cap, '--max-entries', '2K'], /^error: UsageError: --max-entries must be a positive whole number, not "2K"\n/);
+    usage(['package', 'info', cap, '--max-expanded-size', 'lots'], /^error: UsageError: --max-expanded-size must be a positive whole number \(sizes may end in K, M, G or T\), not "lots"/);
     usage(['reactor', 'overlay', 'copy', work.path, `${work.path}/`], /^error: UsageError: overlay copy needs two places/);
     usage(['package', 'encrypt', cap, '--public-key', 'a.pem', '--openpgp', '--recipient', 'b.asc', '-o', join(work.path, 'x.cap')], /^error: UsageError: --public-key is the RSA recipient, --openpgp --recipient the OpenPGP one/);
   });

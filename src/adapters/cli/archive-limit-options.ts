@@ -18,7 +18,11 @@ export function applyArchiveLimits(argv: Record<string, unknown>): void {
   for (const [name, { env }] of Object.entries(LIMITS)) {
     const value = argv[name];
     if (value === undefined) continue;
-    if (typeof value !== 'string' || parseSize(value) === undefined) throw new UsageError(`--${name} must be a positive whole number (sizes may end in K, M, G or T), not ${JSON.stringify(value)}`);
+    const size = name === 'max-expanded-size';
+    // A count or a ratio is a plain number; only a size may end in a unit.
+    if (typeof value !== 'string' || parseSize(value) === undefined || (!size && !/^\s*\d+\s*$/.test(value))) {
+      throw new UsageError(`--${name} must be a positive whole number${size ? ' (sizes may end in K, M, G or T)' : ''}, not ${JSON.stringify(value)}`);
+    }
     process.env[env] = value;
   }
 }
