@@ -259,3 +259,30 @@ describe('pkg output of a stranger\'s text', () => {
     expect(JSON.parse(runPkg(['package', 'info', site, '--json']).stdout).description).toBe(metadata.description);
   });
 });
+
+describe('pkg package validate, with a schema pattern JavaScript would backtrack on for ever', () => {
+  const siteWith = (name: string, pattern: string): string => {
+    const site = join(work.path, name);
+    cpSync(EXAMPLE_SITE, site, { recursive: true });
+    writeFileSync(join(site, 'data/articles.schema.json'), JSON.stringify({ type: 'object', properties: { id: { type: 'string', pattern } } }));
+    writeFileSync(join(site, 'data/articles.json'), JSON.stringify([{ id: `${'a'.repeat(34)}!`, title: 't', body: 'b' }]));
+    return site;
+  };
+
+  it('matches a leading lookahead and the rest in linear time: the item fails its pattern at once', () => {
+    const started = Date.now();
+    const run = runPkg(['package', 'validate', siteWith('lookahead-site', '^(?=a)(a+)+$')]);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(run.status).toBe(1);
+    expect(run.stdout).toMatch(/row 1\/id must match pattern "\^\(\?=a\)\(a\+\)\+\$"/);
+  });
+
+  it('refuses a pattern RE2 cannot match in linear time, naming the schema, where the pattern is and why', () => {
+    const started = Date.now();
+    const run = runPkg(['package', 'validate', siteWith('backreference-site', '^(a+)+\\1$'), '--json']);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(run.status).toBe(1);
+    const storage = (JSON.parse(run.stdout) as { checks: { check: string; errors: string[] }[] }).checks.find((c) => c.check === 'storage')!;
+    expect(storage.errors).toEqual([expect.stringContaining('data/articles.schema.json: pattern "^(a+)+\\\\1$" at /properties/id/pattern holds a backreference')]);
+  });
+});

@@ -1,6 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { linearRegExp } from '../../src/adapters/schema/linear-regexp.js';
+import { NonLinearPatternError } from '../../src/adapters/schema/non-linear-pattern-error.js';
+import { ConfigValidationError } from '../../src/domain/errors.js';
 import { AjvSchemaValidator } from '../../src/adapters/schema/ajv-schema-validator.js';
 
 /** The same answer as JavaScript's engine, or the same refusal of the pattern. */
@@ -31,23 +33,51 @@ describe('schema patterns on RE2 (linearRegExp)', () => {
     same('^[]$', 'x');
   });
 
-  it('reads ECMAScript syntax: \\u escapes, \\p{...}, named groups; lookaround and backreferences run on JavaScript\'s engine', () => {
+  it('reads ECMAScript syntax: \\u escapes, \\p{...} by any of its names, named groups, lookbehinds, lookaheads right after a leading ^', () => {
     expect(linearRegExp('^\\u00e9\\p{L}+$', 'u').test('éa')).toBe(true);
     expect(linearRegExp('(?<year>\\d{4})-\\d{2}', 'u').test('on 2024-05-01')).toBe(true);
-    expect(linearRegExp('^(?=.*\\d)(?!.*x).{3,}$', 'u').test('ab1')).toBe(true);
-    expect(linearRegExp('^(a)\\1$', 'u').test('aa')).toBe(true);
+    for (const text of ['a', 'Ω', '1', '٣', ' ', 'é', '\u0301', '😀', '$', 'A']) {
+      for (const property of ['\\p{Letter}', '\\p{Script=Greek}', '\\p{sc=Latin}', '\\p{gc=Lu}', '\\p{General_Category=Decimal_Number}', '\\p{ASCII}', '[^\\P{ASCII}a]', '\\P{Number}', '\\p{Alphabetic}']) same(`^${property}$`, text);
+      for (const pattern of ['^(?=.*\\d)(?!.*x).{3,}$', '^(?!$)', '^(?=[a-z]|\\d)(?=(?<=^)a|1)', '(?<=a)b', '(?<!\\d)a$', '^(?=\\p{L})']) same(pattern, `${text}ab1`);
+    }
     expect(() => linearRegExp('a{2,1}', 'u')).toThrow(SyntaxError);
     expect(() => linearRegExp('\\-', 'u')).toThrow(SyntaxError);
   });
 
+  it("refuses, with the reason, what it cannot match in linear time, where JavaScript's engine has no bound", () => {
+    // The leading lookahead is a check of its own; the rest is RE2's: 5,000 characters, at once.
+    expect(linearRegExp('^(?=a)(a+)+$', 'u').test(`${'a'.repeat(5000)}!`)).toBe(false);
+    expect(linearRegExp('^(?=a)(a+)+$', 'u').test('a'.repeat(5000))).toBe(true);
+    const refusal = (pattern: string) => {
+      try {
+        linearRegExp(pattern, 'u');
+      } catch (error) {
+        return error instanceof NonLinearPatternError ? [error.pattern, error.reason] : error;
+      }
+      return 'accepted';
+    };
+    expect(refusal('^(a+)+(?=!)')).toEqual(['^(a+)+(?=!)', expect.stringContaining('lookahead')]);
+    expect(refusal('^(?=a)b|c')).toEqual(['^(?=a)b|c', expect.stringContaining('lookahead')]);
+    expect(refusal('^(?=(?!b)a)')).toEqual(['^(?=(?!b)a)', expect.stringContaining('lookahead')]);
+    expect(refusal('^(a)\\1$')).toEqual(['^(a)\\1$', expect.stringContaining('backreference')]);
+    // RE2 would read \k<n> as the text k<n>.
+    expect(refusal('^(?=x)(?<n>a)\\k<n>$')).toEqual(['^(?=x)(?<n>a)\\k<n>$', expect.stringContaining('backreference')]);
+    expect(refusal('(?<=(a))b')).toEqual(['(?<=(a))b', expect.stringContaining('capturing group inside a lookbehind')]);
+    expect(refusal('\\p{Script_Extensions=Latin}')).toEqual(['\\p{Script_Extensions=Latin}', expect.stringContaining('RE2 cannot match')]);
+  });
+
   it('matches as JavaScript does for any pattern of the usual constructs and any short string', () => {
-    const atom = fc.constantFrom('a', 'b', '0', 'é', '-', '.', '\\d', '\\w', '\\s', '\\S', '\\D', '\\W', '\\b', '[a-c]', '[^a]', '[\\s\\d]', '[.a]', '[^\\sa]', '\\.', '😀', '\\u00e9');
+    const atom = fc.constantFrom('a', 'b', '0', 'é', '-', '.', '\\d', '\\w', '\\s', '\\S', '\\D', '\\W', '\\b', '[a-c]', '[^a]', '[\\s\\d]', '[.a]', '[^\\sa]', '\\.', '😀', '\\u00e9', '(?<=a)', '(?<!\\d)');
     const quantifier = fc.constantFrom('', '', '*', '+', '?', '{1,2}', '*?', '+?');
     const piece = fc.tuple(atom, quantifier).map(([a, q]) => a + q);
     const sequence = fc.array(piece, { minLength: 1, maxLength: 4 }).map((pieces) => pieces.join(''));
     const pattern = fc
-      .tuple(fc.boolean(), fc.array(sequence, { minLength: 1, maxLength: 2 }), fc.boolean(), fc.boolean())
-      .map(([start, alternatives, group, end]) => `${start ? '^' : ''}${group ? `(${alternatives.join('|')})` : alternatives.join('|')}${end ? '$' : ''}`);
+      .tuple(fc.boolean(), fc.array(sequence, { minLength: 1, maxLength: 2 }), fc.boolean(), fc.boolean(), fc.array(fc.tuple(fc.constantFrom('=', '!'), sequence), { maxLength: 2 }))
+      .map(([start, alternatives, group, end, lookaheads]) => {
+        // Lookaheads only where RE2 can take them: right after ^, alternatives grouped.
+        const ahead = start && (group || alternatives.length === 1) ? lookaheads.map(([kind, body]) => `(?${kind}${body})`).join('') : '';
+        return `${start ? '^' : ''}${ahead}${group ? `(${alternatives.join('|')})` : alternatives.join('|')}${end ? '$' : ''}`;
+      });
     const text = fc.array(fc.constantFrom('a', 'b', 'c', '0', '1', 'é', ' ', '\n', '\r', '\u2028', '\u00a0', '\u000b', '\ufeff', '😀', '-', '.', '_'), { maxLength: 8 }).map((chars) => chars.join(''));
     fc.assert(fc.property(pattern, text, (p, t) => same(p, t)), { numRuns: Number(process.env.FUZZ_RUNS ?? 2000) });
   });
@@ -67,5 +97,16 @@ describe('dataset schemas (AjvSchemaValidator)', () => {
     expect(check({ name: `${'a'.repeat(40)}!` }).map((violation) => violation.message)).toEqual([expect.stringContaining('must match pattern')]);
     expect(check({ name: 'aaa', [`x${' '.repeat(40)}!`]: 'anything' })).toEqual([]);
     expect(check({ name: 'aaa', [`x${' '.repeat(40)}`]: 'text' })).toHaveLength(1);
+  });
+
+  it('refuse a schema with a pattern RE2 cannot match in linear time, naming the file, where the pattern is and why', async () => {
+    const compile = (schema: unknown) => new AjvSchemaValidator().compile(schema, 'data/items.schema.json');
+    const refused = compile({ type: 'object', properties: { id: { type: 'string', pattern: '^(a+)+(?=!)' } } });
+    await expect(refused).rejects.toBeInstanceOf(ConfigValidationError);
+    await expect(refused).rejects.toMatchObject({ file: 'data/items.schema.json', issues: [expect.stringMatching(/^pattern "\^\(a\+\)\+\(\?=!\)" at \/properties\/id\/pattern holds a lookahead .*linear/)] });
+    const key = '^(x)\\1/~';
+    await expect(compile({ $defs: { pattern: { patternProperties: { [key]: { type: 'number' } } } }, items: { $ref: '#/$defs/pattern' }, enum: [{ pattern: key }] })).rejects.toMatchObject({
+      issues: [expect.stringContaining('at /$defs/pattern/patternProperties/^(x)\\1~1~0 holds a backreference')],
+    });
   });
 });

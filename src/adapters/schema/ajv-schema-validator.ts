@@ -1,6 +1,8 @@
 import type { Ajv, AnySchema, ErrorObject } from 'ajv';
 import { ConfigValidationError, UnusableSchemaError } from '../../domain/errors.js';
 import type { CompiledSchema, SchemaValidator, SchemaViolation } from '../../application/ports/schema-validator.js';
+import { NonLinearPatternError } from './non-linear-pattern-error.js';
+import { patternPlaces } from './pattern-places.js';
 
 /**
  * ajv and its formats are imported on the first schema: they are a fifth of the code a
@@ -45,6 +47,7 @@ export class AjvSchemaValidator implements SchemaValidator {
         }
       };
     } catch (error) {
+      if (error instanceof NonLinearPatternError) throw new ConfigValidationError(file, [unboundedPattern(schema, error)]);
       throw new ConfigValidationError(file, [`invalid JSON schema: ${(error as Error).message}`]);
     }
   }
@@ -65,6 +68,13 @@ export class AjvSchemaValidator implements SchemaValidator {
     }
     return engine;
   }
+}
+
+/** Why a schema is refused for a pattern, and where it holds it. */
+function unboundedPattern(schema: unknown, error: NonLinearPatternError): string {
+  const places = patternPlaces(schema, error.pattern);
+  const where = places.length > 0 ? ` at ${places.join(', ')}` : '';
+  return `pattern ${JSON.stringify(error.pattern)}${where} ${error.reason}: only patterns RE2 matches in time linear in the text are accepted, as others can take time without bound`;
 }
 
 function violation(error: ErrorObject): SchemaViolation {
