@@ -190,6 +190,11 @@ export class HistoryTooLargeError extends PackageError {
   readonly code = 'HISTORY_TOO_LARGE';
 }
 
+/** `/package/<name>/save` of a package mounted more than once, without saying which mount's overlay: each mount has its own. */
+export class AmbiguousPackageError extends PackageError {
+  readonly code = 'AMBIGUOUS_PACKAGE';
+}
+
 /** A POST names an id the dataset already holds. */
 export class DuplicateIdError extends PackageError {
   readonly code = 'DUPLICATE_ID';

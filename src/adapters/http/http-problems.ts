@@ -1,5 +1,6 @@
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import {
+  AmbiguousPackageError,
   ArchiveLimitError,
   DatasetFullError,
   HistoryTooLargeError,
@@ -96,6 +97,7 @@ const STATUS_OF: Array<[ErrorClass, number, Record<string, string>?]> = [
   [DuplicateIdError, 409],
   [IdMismatchError, 409],
   [ContentConflictError, 409],
+  [AmbiguousPackageError, 409],
   // A package that cannot be saved as it is (0.1.x metadata without its identifiers, overlay
   // files put in the workdir by hand under two spellings of one name): the state conflicts with the request.
   [ConfigValidationError, 409],

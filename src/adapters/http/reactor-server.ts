@@ -122,7 +122,7 @@ export class ReactorServer {
     const path = query < 0 ? url : url.slice(0, query);
     if (this.liveReload && method === 'GET' && path === LIVE_RELOAD_PATH) return this.liveReload.add(response);
     const malformed = malformedHead(request);
-    const context: RequestContext = malformed === undefined ? this.resolver.resolve(method, path) : { path, target: { kind: 'refused', error: new MalformedRequestError(malformed) }, cors: [] };
+    const context: RequestContext = malformed === undefined ? this.resolver.resolve(method, path, url) : { path, target: { kind: 'refused', error: new MalformedRequestError(malformed) }, cors: [] };
     attachContext(request, context);
     const count = this.access.withIds ? ++this.requestCount : 0;
     const id = count > 0 ? this.access.idPrefix + count : undefined;
