@@ -180,6 +180,21 @@ export class ItemNotFoundError extends PackageError {
   readonly code = 'ITEM_NOT_FOUND';
 }
 
+/** A write that would take a dataset's items past what one dataset may hold: refused before it is logged, so every acknowledged write stays readable. */
+export class DatasetFullError extends PackageError {
+  readonly code = 'DATASET_FULL';
+}
+
+/** An item's history, or the page of it asked for, holds more than one answer may: page it with `limit` and `offset`. */
+export class HistoryTooLargeError extends PackageError {
+  readonly code = 'HISTORY_TOO_LARGE';
+}
+
+/** `/package/<name>/save` of a package mounted more than once, without saying which mount's overlay: each mount has its own. */
+export class AmbiguousPackageError extends PackageError {
+  readonly code = 'AMBIGUOUS_PACKAGE';
+}
+
 /** A POST names an id the dataset already holds. */
 export class DuplicateIdError extends PackageError {
   readonly code = 'DUPLICATE_ID';

@@ -32,16 +32,17 @@ export function readData(mount: Mount, id: string, item: string | undefined, req
     const found = dataset.item(item);
     return sendTagged(request, response, taggedItem(found));
   }
-  const collection = dataset.collection();
-  const { items } = collection;
-  const headers: Record<string, string | number> = items ? { 'X-Total-Count': items.length } : {};
   const url = request.url ?? '';
   const query = url.indexOf('?');
   if (query >= 0 && query < url.length - 1) {
     // A parameter is never ignored, and a document has no items to select.
-    if (!items) throw new InvalidQueryError(`dataset ${dataset.id} is one document, not a list: query parameters select the items of a list`);
+    if (!dataset.isCollection) throw new InvalidQueryError(`dataset ${dataset.id} is one document, not a list: query parameters select the items of a list`);
+    // Only what the query selects is serialized, never the whole collection first.
     return answerQuery(mount, dataset, url, query, request, response);
   }
+  const collection = dataset.collection();
+  const { items } = collection;
+  const headers: Record<string, string | number> = items ? { 'X-Total-Count': items.length } : {};
   sendCompressible(mount.pkg.copies, request, response, wholeCollection(collection), headers);
 }
 
@@ -55,7 +56,7 @@ function answerQuery(mount: Mount, dataset: Dataset, url: string, query: number,
 }
 
 /** RFC 8288 links to the first, previous, next and last pages, in the paging the client used. */
-function pageLinks(path: string, parameters: URLSearchParams, window: NonNullable<ReturnType<Dataset['query']>['window']>, total: number): string {
+export function pageLinks(path: string, parameters: URLSearchParams, window: NonNullable<ReturnType<Dataset['query']>['window']>, total: number): string {
   const size = window.limit ?? total;
   if (size === 0) return '';
   const at = (offset: number) => {

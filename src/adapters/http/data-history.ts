@@ -2,7 +2,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ItemNotFoundError } from '../../domain/errors.js';
 import { parseInstant } from '../../domain/data/item-history.js';
 import type { Mount } from '../../application/serving/reactor.js';
-import { datasetOf } from './data-api.js';
+import { parseCollectionQuery } from '../../domain/data/collection-query.js';
+import type { Dataset } from '../../application/data/dataset.js';
+import { datasetOf, pageLinks } from './data-api.js';
 import { sendTagged, taggedItem } from './data-entity-tags.js';
 import { badRequest, methodNotAllowed, sendProblem } from './http-problems.js';
 
@@ -19,15 +21,35 @@ export function readsThePast(history: boolean | undefined, request: IncomingMess
 export function readThePast(mount: Mount, dataset: string, item: string | undefined, history: boolean | undefined, request: IncomingMessage, response: ServerResponse): void {
   // Tagged as every data answer is (and 304 for a tag the client holds).
   answer(mount, dataset, item, history, request).then(
-    (value) => sendTagged(request, response, taggedItem(value), Array.isArray(value) ? { 'X-Total-Count': value.length } : {}),
+    ({ value, headers }) => sendTagged(request, response, taggedItem(value), headers ?? (Array.isArray(value) ? { 'X-Total-Count': value.length } : {})),
   ).catch((error: unknown) => sendProblem(response, error));
 }
 
-async function answer(mount: Mount, id: string, item: string | undefined, history: boolean | undefined, request: IncomingMessage): Promise<unknown> {
+async function answer(mount: Mount, id: string, item: string | undefined, history: boolean | undefined, request: IncomingMessage): Promise<{ value: unknown; headers?: Record<string, string | number> }> {
   if (request.method !== 'GET' && request.method !== 'HEAD') throw methodNotAllowed('GET, HEAD');
   const dataset = datasetOf(mount, id, item);
-  if (history) return { dataset: id, id: item, versions: await dataset.history(item!) };
-  const query = new URLSearchParams((request.url ?? '').split('?')[1] ?? '');
+  const [path, search = ''] = (request.url ?? '').split('?');
+  const query = new URLSearchParams(search);
+  if (history) return versions(dataset, id, item!, path!, query);
+  return { value: await pastState(dataset, id, item, query) };
+}
+
+/** An item's versions, whole or the page `limit`/`offset` (or `page`/`per_page`) asks for, with `X-Total-Count` and `Link` when paged. */
+async function versions(dataset: Dataset, id: string, item: string, path: string, query: URLSearchParams): Promise<{ value: unknown; headers: Record<string, string | number> }> {
+  const others = [...query.keys()].filter((name) => !PAGING.has(name));
+  if (others.length > 0) throw badRequest('BAD_QUERY', `history takes no query parameter but limit, offset, page and per_page (got ${others.join(', ')})`);
+  const { window } = parseCollectionQuery(query, NO_FIELDS);
+  const page = await dataset.history(item, window);
+  const headers: Record<string, string | number> = { 'X-Total-Count': page.total };
+  const links = window ? pageLinks(path, query, window, page.total) : '';
+  if (links) headers.Link = links;
+  return { value: { dataset: id, id: item, versions: page.versions }, headers };
+}
+
+const PAGING = new Set(['limit', 'offset', 'page', 'per_page']);
+const NO_FIELDS = { has: () => false, typeOf: () => undefined };
+
+async function pastState(dataset: Dataset, id: string, item: string | undefined, query: URLSearchParams): Promise<unknown> {
   const others = [...query.keys()].filter((name) => name !== 'at');
   // Never silently ignored: the past is answered whole, without filters or pages.
   if (others.length > 0) throw badRequest('BAD_QUERY', `at takes no other query parameter (got ${others.join(', ')})`);

@@ -29,7 +29,8 @@ export function createExpressApp(reactor: Reactor, graphql: ReadonlyMap<Mount, R
         if (!reading(request)) throw methodNotAllowed('GET, HEAD');
         return sendJson(response, 200, await reactor.introspect(target.report));
       case 'package': {
-        const { mount, endpoint } = target;
+        const { mount, endpoint, problem } = target;
+        if (problem) throw problem;
         if (!mount) throw notFound(`no package named ${target.name}`);
         if (endpoint === 'save') {
           if (request.method !== 'POST') throw methodNotAllowed('POST');

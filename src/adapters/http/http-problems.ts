@@ -1,6 +1,9 @@
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import {
+  AmbiguousPackageError,
   ArchiveLimitError,
+  DatasetFullError,
+  HistoryTooLargeError,
   ContentNotFoundError,
   ContentPathError,
   ConfigValidationError,
@@ -75,6 +78,8 @@ const STATUS_OF: Array<[ErrorClass, number, Record<string, string>?]> = [
   [MalformedJsonError, 400],
   [InvalidItemError, 400],
   [InvalidQueryError, 400],
+  // The client asked for more than one answer may hold, and can ask for less: a page.
+  [HistoryTooLargeError, 400],
   [UnknownFieldError, 400],
   [ContentPathError, 400],
   [OAuth2CallbackError, 400],
@@ -92,6 +97,7 @@ const STATUS_OF: Array<[ErrorClass, number, Record<string, string>?]> = [
   [DuplicateIdError, 409],
   [IdMismatchError, 409],
   [ContentConflictError, 409],
+  [AmbiguousPackageError, 409],
   // A package that cannot be saved as it is (0.1.x metadata without its identifiers, overlay
   // files put in the workdir by hand under two spellings of one name): the state conflicts with the request.
   [ConfigValidationError, 409],
@@ -107,6 +113,8 @@ const STATUS_OF: Array<[ErrorClass, number, Record<string, string>?]> = [
   [DatasetUnavailableError, 501],
   [HandlerNotSupportedError, 501],
   [OAuth2ProviderError, 502],
+  // The dataset holds what it may: nothing the write could change, but room made by deleting is taken again.
+  [DatasetFullError, 507],
   [OverlayError, 503],
   // The file changed under the answer: the next request reads it anew.
   [SourceChangedError, 503],

@@ -123,7 +123,7 @@ export class ReactorServer {
     // An event stream is only read: another method there is no package's path either.
     if (this.liveReload && path === LIVE_RELOAD_PATH) return method === 'GET' ? this.liveReload.add(response) : sendProblem(response, methodNotAllowed('GET'));
     const malformed = malformedHead(request);
-    const context: RequestContext = malformed === undefined ? this.resolver.resolve(method, path) : { path, target: { kind: 'refused', error: new MalformedRequestError(malformed) }, cors: [] };
+    const context: RequestContext = malformed === undefined ? this.resolver.resolve(method, path, url) : { path, target: { kind: 'refused', error: new MalformedRequestError(malformed) }, cors: [] };
     attachContext(request, context);
     const count = this.access.withIds ? ++this.requestCount : 0;
     const id = count > 0 ? this.access.idPrefix + count : undefined;

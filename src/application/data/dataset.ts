@@ -1,9 +1,10 @@
-import { ItemNotFoundError, DuplicateIdError, IdMismatchError, NotACollectionError, SchemaViolationError, type PackageError } from '../../domain/errors.js';
+import { ItemNotFoundError, DuplicateIdError, IdMismatchError, NotACollectionError, SchemaViolationError, DatasetFullError, HistoryTooLargeError, type PackageError } from '../../domain/errors.js';
 import type { DatasetIndex} from '../../domain/data/dataset-index.js';
-import { nextFreeId } from '../../domain/data/dataset-index.js';
+import { bytesChange, itemBytes, nextFreeId } from '../../domain/data/dataset-index.js';
 import { asItem, checkItemId, checkNewItemId, itemsKeepingIds, type IdPolicy, type Item } from '../../domain/data/item-id.js';
-import { appendedOperations, formatOperation, parseOperationLog, type Operation } from '../../domain/data/operation-log.js';
-import { historyOf, stateAt, type ItemVersion } from '../../domain/data/item-history.js';
+import { appendedOperations, formatOperation, linesOfItem, operationOn, parseOperationLog, type Operation } from '../../domain/data/operation-log.js';
+import { baseVersion, stateAt, versionOf, type ItemVersion } from '../../domain/data/item-history.js';
+import { MAX_DATA_DOCUMENT_BYTES } from '../package/package-reader.js';
 import { CollectionQueries, selectEntries, type QueryAnswer } from './collection-queries.js';
 import type { AppendLog } from '../ports/overlay-store.js';
 import type { Clock } from '../ports/clock.js';
@@ -45,6 +46,22 @@ export interface Pending {
   reject(error: unknown): void;
 }
 
+/** What one dataset may hold, and what one answer of an item's history may. */
+export interface DatasetLimits {
+  /** The collection's JSON, in bytes: what a dataset's file may hold, so a saved package loads again. */
+  datasetBytes: number;
+  /** The JSON of the versions one history answer holds (one version is always answered: it fitted in the dataset). */
+  historyBytes: number;
+}
+
+export const DATASET_LIMITS: DatasetLimits = { datasetBytes: MAX_DATA_DOCUMENT_BYTES, historyBytes: 32 * 1024 * 1024 };
+
+/** A page of an item's versions, oldest first, and how many it has in all. */
+export interface HistoryPage {
+  versions: ItemVersion[];
+  total: number;
+}
+
 /** How long a batch of writes waits at most for the writers of the last one (`gather`). */
 const GATHER_MS = 1;
 
@@ -70,6 +87,8 @@ export class Dataset {
   /** How many writes the last batch held, with those queued while it was appended: the next waits a moment for as many (`gather`). */
   private gatherFor = 1;
   private gathered: (() => void) | undefined;
+  /** The log read under way, and the generation it began at: reads of the past asked for meanwhile share it. */
+  private reading?: { generation: number; bytes: Promise<Uint8Array> };
 
   constructor(
     readonly id: string,
@@ -80,6 +99,7 @@ export class Dataset {
     private readonly log: DatasetLog | undefined,
     /** Why writes are refused, when they are. */
     private readonly refusal: PackageError | undefined,
+    private readonly limits: DatasetLimits = DATASET_LIMITS,
   ) {}
 
   get isCollection(): boolean {
@@ -140,12 +160,26 @@ export class Dataset {
     return selectEntries(this.schema?.raw, this.index().entries(), parameters);
   }
 
-  /** Each version of item `id`, oldest first, from the package's data and the operation log. */
-  async history(id: string): Promise<ItemVersion[]> {
+  /**
+   * The versions of item `id` in `window` (all by default), oldest first, from the
+   * package's data and the operation log. Only that item's lines of the log are parsed,
+   * and only those of the page: a page over `historyBytes` is refused before it is built.
+   */
+  async history(id: string, window: { offset: number; limit?: number } = { offset: 0 }): Promise<HistoryPage> {
     this.index();
-    const versions = historyOf(id, this.base(), await this.logged());
-    if (versions.length === 0) throw new ItemNotFoundError(`no item ${id} in dataset ${this.id}, now or before`);
-    return versions;
+    const first = baseVersion(id, this.base());
+    const bytes = this.log ? await this.readLog() : new Uint8Array();
+    const lines = this.log ? linesOfItem(bytes, this.log.file, id) : [];
+    const all = [...(first ? [first] : []), ...lines];
+    if (all.length === 0) throw new ItemNotFoundError(`no item ${id} in dataset ${this.id}, now or before`);
+    const page = all.slice(window.offset, window.limit === undefined ? undefined : window.offset + window.limit);
+    // Weighed by the lines' lengths, before any is parsed.
+    const size = page.reduce((sum, version) => sum + ('op' in version ? itemBytes(version.item) : version.end - version.start), 0);
+    if (page.length > 1 && size > this.limits.historyBytes) {
+      throw new HistoryTooLargeError(`the history of item ${id} in dataset ${this.id} holds ${all.length} versions; ${page.length} of them take ${size} bytes, more than the ${this.limits.historyBytes / 1024 / 1024} MiB one answer may: ask for fewer with limit and offset`);
+    }
+    const versions = page.map((version) => ('op' in version ? version : versionOf(operationOn(bytes, version, this.log!.file))));
+    return { versions, total: all.length };
   }
 
   /** The items as they stood at `time` (milliseconds since the epoch), in collection order. */
@@ -263,7 +297,24 @@ export class Dataset {
   /** The acknowledged writes, read back from the log (a torn last line was never acknowledged). */
   private async logged(): Promise<Operation[]> {
     if (!this.log) return [];
-    return parseOperationLog(await this.log.read(), this.log.file).operations;
+    return parseOperationLog(await this.readLog(), this.log.file).operations;
+  }
+
+  /**
+   * The log as it is on disk. Reads asked for while one is under way share it, unless a
+   * write was applied since it began (the next request sees every acknowledged write):
+   * ten histories at once held ten copies of a large log.
+   */
+  private readLog(): Promise<Uint8Array> {
+    const generation = this.index().generation;
+    if (this.reading?.generation === generation) return this.reading.bytes;
+    const reading = { generation, bytes: this.log!.read() };
+    this.reading = reading;
+    const done = () => {
+      if (this.reading === reading) this.reading = undefined;
+    };
+    reading.bytes.then(done, done);
+    return reading.bytes;
   }
 
   private index(): DatasetIndex {
@@ -347,8 +398,8 @@ export class Dataset {
         // The writers of this batch, and those who wrote meanwhile: as many as came in time, so one that went quiet is not waited for again.
         this.gatherFor = batch.length + this.queue.length;
         for (const { reject, error } of refused) reject(error);
-        for (const { resolve, operation } of accepted) {
-          index.apply(operation);
+        for (const { resolve, operation, change } of accepted) {
+          index.apply(operation, change);
           resolve(operation);
         }
       }
@@ -377,13 +428,22 @@ export class Dataset {
     };
     const accepted: Accepted[] = [];
     const refused: Decided['refused'] = [];
+    // Counted once (the first write serializes every item), then kept by each write: never the collection serialized per write.
+    let bytes = index.bytes;
     for (const pending of batch) {
       try {
         const operation = pending.decide(view);
         // Formatted here, one by one: an item that cannot be written fails alone, never its neighbours.
-        const line = formatOperation(operation, this.log!.clock.now());
+        const json = operation.op === 'delete' ? undefined : JSON.stringify(operation.item);
+        const change = bytesChange(operation, view.get(operation.id), json);
+        // Refused before it is logged: an acknowledged write must leave a collection every answer can serialize, and a saved package that loads.
+        if (change > 0 && bytes + change > this.limits.datasetBytes) {
+          throw new DatasetFullError(`dataset ${this.id} holds ${bytes} bytes of JSON; this write would take it to ${bytes + change}, past the ${this.limits.datasetBytes / 1024 / 1024} MiB a dataset may hold (delete or shrink items to make room)`);
+        }
+        const line = formatOperation(operation, this.log!.clock.now(), json);
+        bytes += change;
         staged.set(operation.id, operation.op === 'delete' ? undefined : operation.item);
-        accepted.push({ resolve: pending.resolve, reject: pending.reject, operation, line });
+        accepted.push({ resolve: pending.resolve, reject: pending.reject, operation, line, change });
       } catch (error) {
         refused.push({ reject: pending.reject, error });
       }
@@ -411,6 +471,8 @@ interface Accepted {
   reject(error: unknown): void;
   operation: Operation;
   line: string;
+  /** What it adds to the collection's bytes. */
+  change: number;
 }
 
 function stored(operation: Operation): StoredItem {

@@ -9,13 +9,15 @@ import type { PackageSource } from '../ports/package-source.js';
 import type { SchemaValidator } from '../ports/schema-validator.js';
 import type { SqliteReader } from '../ports/sqlite-reader.js';
 import type { Clock } from '../ports/clock.js';
-import { Dataset } from './dataset.js';
+import { Dataset, type DatasetLimits } from './dataset.js';
 import { itemSchemaOf } from '../../domain/data/dataset-schema.js';
 
 export interface DatasetReaders {
   schemas: SchemaValidator;
   sqlite: SqliteReader;
   clock: Clock;
+  /** What a dataset and a history answer may hold; DATASET_LIMITS unless a test lowers them. */
+  limits?: DatasetLimits;
 }
 
 /**
@@ -125,5 +127,5 @@ async function loadDataset(
   for (const operation of log.operations) index.apply(operation);
   if (log.tornTail !== undefined) warnings.push(`${logFile}: ignored a torn last line (${log.tornTail.length} bytes) left by an interrupted write; it was never acknowledged`);
   const datasetLog = { open: () => overlay.openLog(id, log.validLength), read: () => overlay.readLog(id), file: logFile, clock: readers.clock };
-  return new Dataset(id, { index, base: data }, schema, idPolicyOf(schema?.raw, data), datasetLog, refusal);
+  return new Dataset(id, { index, base: data }, schema, idPolicyOf(schema?.raw, data), datasetLog, refusal, readers.limits);
 }

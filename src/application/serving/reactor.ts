@@ -275,8 +275,9 @@ export class Reactor {
     return this.ordered;
   }
 
-  byName(name: string): Mount | undefined {
-    return this.ordered.find((mount) => mount.pkg.name === name);
+  /** The mounts of the package of that name, in mount order: one package may be mounted at several paths, each with its own overlay. */
+  mountsNamed(name: string): Mount[] {
+    return this.ordered.filter((mount) => mount.pkg.name === name);
   }
 
   uptime(): number {

@@ -1,4 +1,4 @@
-import { BadRequestPathError, HandlerNotSupportedError, RequestPathTooLongError, ResourceNotFoundError, type PackageError } from '../../domain/errors.js';
+import { AmbiguousPackageError, BadRequestPathError, HandlerNotSupportedError, InvalidQueryError, RequestPathTooLongError, ResourceNotFoundError, type PackageError } from '../../domain/errors.js';
 import { API_PAGE_PATH, DATA_API_PREFIX, OPENAPI_PATH, type AccessControl, type Route } from '../../domain/package/routes.js';
 import { normalizeRequestPath } from '../../domain/serving/request-path.js';
 import { API_DOCS_ASSETS_PATH, GRAPHIQL_ASSETS_PATH, GRAPHQL_PATH, HEALTH_PATHS, METRICS_PATH, REACTOR_PATHS, isIntrospectionPath, type HealthProbe, type IntrospectionPath } from '../../domain/serving/reactor-paths.js';
@@ -33,8 +33,8 @@ export type RequestTarget =
   | { kind: 'graphiql'; file: string }
   /** `/__pkg/api-docs/<file>`: the API page's scripts and styles, served the same way. */
   | { kind: 'api-docs-asset'; file: string }
-  /** `/package/<name>/<endpoint>`: its status, metadata, logs, or save. */
-  | { kind: 'package'; name: string; endpoint: string; mount?: Mount }
+  /** `/package/<name>/<endpoint>`: its status, metadata, logs, or save; `problem` when `?mount=` names none of its mounts, or a save names none and there are several. */
+  | { kind: 'package'; name: string; endpoint: string; mount?: Mount; problem?: PackageError }
   /** A mount's OAuth2 login, callback or logout. */
   | { kind: 'auth'; mount: Mount; endpoint: 'login' | 'callback' | 'logout' }
   /** Refused before anything else: a path that steps outside, nothing there, a handler route. */
@@ -78,7 +78,8 @@ export class RequestResolver {
     for (const { auth } of reactor.all()) if (auth) this.mountAuths.set(auth, [auth]);
   }
 
-  resolve(method: string, rawPath: string): ResolvedRequest {
+  /** `url`: the target as sent, whose query `/package/<name>/...` reads (`?mount=`); nothing else does. */
+  resolve(method: string, rawPath: string, url = rawPath): ResolvedRequest {
     const parsed = normalizeRequestPath(rawPath);
     if (!parsed.ok) {
       const error = parsed.status === 414 ? new RequestPathTooLongError(parsed.reason) : new BadRequestPathError(parsed.reason);
@@ -101,7 +102,7 @@ export class RequestResolver {
       if (endpoint) return { path, target: { kind: 'auth', mount: mount!, endpoint }, cors: mount!.cors };
     }
     if (REACTOR_PATHS.test(path)) {
-      const reactorPath = this.reactorPath(path);
+      const reactorPath = this.reactorPath(method, path, url);
       if (reactorPath) return reactorPath;
     }
     if (!match || !mount) return { path, target: { kind: 'refused', error: new ResourceNotFoundError(`nothing is mounted at ${path}`) }, cors: mount?.cors ?? this.reactor.settings.cors ?? [] };
@@ -117,18 +118,42 @@ export class RequestResolver {
    * under these prefixes is a mount's path like any other (undefined), its own
    * identities and rules included: a package may hold `content/auth/` or be mounted at `/package`.
    */
-  private reactorPath(path: string): ResolvedRequest | undefined {
+  private reactorPath(method: string, path: string, url: string): ResolvedRequest | undefined {
     const endpoint = PACKAGE_ENDPOINT.exec(path);
     if (!endpoint && !isIntrospectionPath(path)) return undefined;
     // The path is decoded already: decoding it again would read `%25` as an escape, and throw on `%`.
-    const owner = endpoint ? this.reactor.byName(endpoint[1]!) : undefined;
+    const { mount: owner, problem } = endpoint ? this.packageMount(method, endpoint[1]!, endpoint[2]!, url) : {};
     // `/package/<name>/...` is that package's: only its own mount's identities, where it enables authentication.
     const auths = owner?.auth?.enabled ? this.mountAuths.get(owner.auth)! : this.reactorAuths;
     const access = auths.length > 0 ? { auths, enabled: true } : undefined;
     // The reactor's own reports are no mount's: a mount's `cors` origins are for that mount alone.
     const cors = (owner ? owner.cors : undefined) ?? this.reactor.settings.cors ?? [];
-    const target: RequestTarget = endpoint ? { kind: 'package', name: endpoint[1]!, endpoint: endpoint[2]!, ...(owner ? { mount: owner } : {}) } : { kind: 'introspection', report: path as IntrospectionPath };
+    const target: RequestTarget = endpoint ? { kind: 'package', name: endpoint[1]!, endpoint: endpoint[2]!, ...(owner ? { mount: owner } : {}), ...(problem ? { problem } : {}) } : { kind: 'introspection', report: path as IntrospectionPath };
     return { path, target, cors, ...(access ? { access } : {}) };
+  }
+
+  /**
+   * The mount `/package/<name>/...` is about: the one `?mount=<path>` names, else the
+   * package's only one. A save must say which of several, since each has its own overlay
+   * (saving the first one's alone left the others' writes in no package); status,
+   * metadata and logs answer for the first.
+   */
+  private packageMount(method: string, name: string, endpoint: string, url: string): { mount?: Mount; problem?: PackageError } {
+    const mounts = this.reactor.mountsNamed(name);
+    if (mounts.length === 0) return {};
+    const query = url.indexOf('?');
+    const asked = query < 0 ? [] : new URLSearchParams(url.slice(query + 1)).getAll('mount');
+    const listed = mounts.map((mount) => mount.prefix).join(', ');
+    if (asked.length > 1) return { problem: new InvalidQueryError('mount is given more than once') };
+    if (asked.length === 1) {
+      const prefix = `/${asked[0]!}/`.replace(/^\/+/, '/').replace(/\/+$/, '/');
+      const mount = mounts.find((candidate) => candidate.prefix === prefix);
+      return mount ? { mount } : { problem: new ResourceNotFoundError(`package ${name} is not mounted at ${asked[0]}; it is mounted at ${listed}`) };
+    }
+    if (mounts.length > 1 && endpoint === 'save' && method === 'POST') {
+      return { problem: new AmbiguousPackageError(`package ${name} is mounted at ${listed}, each with its own overlay: say which to save, as in POST /package/${name}/save?mount=${mounts[1]!.prefix}`) };
+    }
+    return { mount: mounts[0] };
   }
 
   /** A path below a mount: the data API, GraphQL, a write, a dataset or handler route, or a file; nothing of a package out of service. */

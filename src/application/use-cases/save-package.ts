@@ -1,11 +1,12 @@
 import { serializeDocument } from '../../domain/package/documents.js';
 import { detectType } from '../../domain/package/media-types.js';
-import { CONTENT_DIR, MANIFEST_FILE, METADATA_FILE, ROUTES_FILE, SECURITY_FILE, TOMBSTONES_FILE, isSigningArtifact, sortPaths } from '../../domain/package/package-paths.js';
+import { CONTENT_DIR, MANIFEST_FILE, METADATA_FILE, ROUTES_FILE, SECURITY_FILE, TOMBSTONES_FILE, isSigningArtifact, sortPaths, utf8Length } from '../../domain/package/package-paths.js';
+import { DatasetFullError } from '../../domain/errors.js';
 import { routesDocument } from '../../domain/package/routes.js';
 import { incrementPatch } from '../../domain/package/version-range.js';
 import type { PackageDatasets } from '../data/package-datasets.js';
 import { FileSetSource, type FileSetEntry } from '../package/file-set-source.js';
-import { readDocument, toJsonBytes } from '../package/package-reader.js';
+import { MAX_DATA_DOCUMENT_BYTES, readDocument, toJsonBytes } from '../package/package-reader.js';
 import type { ContentWrites } from '../serving/content-writes.js';
 import { layerRoots, type ServedPackage } from '../serving/served-package.js';
 import type { PackPackage } from './pack-package.js';
@@ -49,7 +50,7 @@ export class SavePackage {
       for (const dataset of datasets.all()) {
         const definition = model.storage?.dataSets[dataset.id];
         if (definition?.kind !== 'schema' || !dataset.isCollection) continue;
-        files.set(definition.source, FileSetSource.bytes(new TextEncoder().encode(serializeDocument(dataset.itemsToSave(), definition.source))));
+        files.set(definition.source, FileSetSource.bytes(datasetFile(dataset.id, dataset.itemsToSave(), definition.source)));
       }
       if (pkg.overlay) await foldOverlay(pkg, files);
       const saved = await this.packer.pack(new FileSetSource(files, `${source.location} with its overlay`), { directory: `${workdir}/saved`, overwrite: true });
@@ -90,5 +91,46 @@ async function foldOverlay(pkg: ServedPackage, files: Map<string, FileSetEntry>)
     for (const path of removed) delete manifest[path];
     for (const path of added) manifest[path] = { type: detectType(path), visibility: 'exported' };
     files.set(MANIFEST_FILE, FileSetSource.bytes(toJsonBytes(Object.fromEntries(sortPaths(Object.keys(manifest)).map((path) => [path, manifest[path]])))));
+  }
+}
+
+/**
+ * A dataset's file as the saved package holds it: in its format, indented, as pack writes
+ * it; a JSON file indented would not fit in what a dataset's file may hold (and
+ * indentation can grow deep items many times over) is written compact, as it is served.
+ * One that fits neither way is refused: the saved package would not load.
+ */
+function datasetFile(id: string, items: unknown[], file: string): Uint8Array {
+  const limit = MAX_DATA_DOCUMENT_BYTES;
+  let text: string | undefined;
+  if (/\.ya?ml$/i.test(file)) text = fitting(() => serializeDocument(items, file), limit);
+  else text = indentedList(items, limit) ?? fitting(() => JSON.stringify(items), limit);
+  if (text === undefined) throw new DatasetFullError(`dataset ${id} takes more than the ${limit / 1024 / 1024} MiB its file ${file} may hold, so the saved package would not load: delete or shrink items, then save`);
+  return new TextEncoder().encode(text);
+}
+
+/** `JSON.stringify(items, null, 2)` and a newline, built item by item and given up past `limit` bytes. */
+function indentedList(items: readonly unknown[], limit: number): string | undefined {
+  if (items.length === 0) return '[]\n';
+  const parts: string[] = [];
+  let bytes = 4;
+  for (const item of items) {
+    // Strings in JSON hold no raw newline: each line break is the layout's, indented one level more inside the list.
+    const part = JSON.stringify(item, null, 2).replaceAll('\n', '\n  ');
+    bytes += utf8Length(part) + 4;
+    if (bytes > limit) return undefined;
+    parts.push(part);
+  }
+  return `[\n  ${parts.join(',\n  ')}\n]\n`;
+}
+
+/** What `serialize` writes, when it takes at most `limit` bytes: past the engine's longest string it throws RangeError. */
+function fitting(serialize: () => string, limit: number): string | undefined {
+  try {
+    const text = serialize();
+    return utf8Length(text) <= limit ? text : undefined;
+  } catch (error) {
+    if (error instanceof RangeError) return undefined;
+    throw error;
   }
 }

@@ -1,3 +1,4 @@
+import { utf8Length } from '../package/package-paths.js';
 import { itemIdOf, type Item } from './item-id.js';
 import type { Operation } from './operation-log.js';
 
@@ -10,6 +11,8 @@ export class DatasetIndex {
   private readonly items = new Map<string, unknown>();
   private version = 0;
   private listed?: unknown[];
+  /** The items' bytes in the collection's JSON, once `bytes` was asked for: each applied operation moves it from then on. */
+  private counted?: number;
 
   /**
    * Base items whose id an earlier item already has (its `id`, or its position when it has
@@ -26,7 +29,9 @@ export class DatasetIndex {
     });
   }
 
-  apply(operation: Operation): void {
+  /** `change`: what the operation adds to `bytes`, when the writer measured it already. */
+  apply(operation: Operation, change?: number): void {
+    if (this.counted !== undefined) this.counted += change ?? bytesChange(operation, this.items.get(operation.id));
     if (operation.op === 'delete') this.items.delete(operation.id);
     else this.items.set(operation.id, operation.item);
     this.version++;
@@ -50,6 +55,20 @@ export class DatasetIndex {
     return this.version;
   }
 
+  /**
+   * The collection's JSON in UTF-8 bytes: counted once, every item serialized, then kept
+   * by each operation, so a write is weighed without serializing the collection.
+   */
+  get bytes(): number {
+    if (this.counted === undefined) {
+      let counted = 0;
+      for (const item of this.items.values()) counted += itemBytes(item);
+      this.counted = counted;
+    }
+    // "[" and the items, each with the comma after it, the last one's being "]".
+    return Math.max(2, this.counted + 1);
+  }
+
   /** `[id, item]` pairs in collection order. */
   entries(): Array<[string, unknown]> {
     return [...this.items.entries()];
@@ -59,6 +78,16 @@ export class DatasetIndex {
   list(): readonly unknown[] {
     return (this.listed ??= [...this.items.values()]);
   }
+}
+
+/** An item's bytes in the collection's JSON (`json`: the item serialized, when it is at hand), with the comma after it. */
+export function itemBytes(item: unknown, json = JSON.stringify(item)): number {
+  return utf8Length(json) + 1;
+}
+
+/** How many bytes an operation adds to the collection's JSON (negative when it takes some away), `before` the item it replaces or removes. */
+export function bytesChange(operation: Operation, before: unknown, json?: string): number {
+  return (operation.op === 'delete' ? 0 : itemBytes(operation.item, json)) - (before === undefined ? 0 : itemBytes(before));
 }
 
 /** What to tell an author of shadowed items: which, and the fix. */

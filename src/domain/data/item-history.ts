@@ -14,13 +14,21 @@ export interface ItemVersion {
 /** Each version of item `id`, oldest first: its base state if the package has it, then every logged write to it. */
 export function historyOf(id: string, base: readonly unknown[], operations: readonly Operation[]): ItemVersion[] {
   const versions: ItemVersion[] = [];
-  const index = base.findIndex((item, position) => itemIdOf(item, position) === id);
-  if (index >= 0) versions.push({ op: 'base', at: null, item: base[index] });
-  for (const operation of operations) {
-    if (operation.id !== id) continue;
-    versions.push(operation.op === 'delete' ? { op: 'delete', at: operation.at ?? null } : { op: operation.op, at: operation.at ?? null, item: operation.item });
-  }
+  const first = baseVersion(id, base);
+  if (first) versions.push(first);
+  for (const operation of operations) if (operation.id === id) versions.push(versionOf(operation));
   return versions;
+}
+
+/** The item as the package ships it, if it does. */
+export function baseVersion(id: string, base: readonly unknown[]): ItemVersion | undefined {
+  const index = base.findIndex((item, position) => itemIdOf(item, position) === id);
+  return index >= 0 ? { op: 'base', at: null, item: base[index] } : undefined;
+}
+
+/** The version a logged write made. */
+export function versionOf(operation: Operation): ItemVersion {
+  return operation.op === 'delete' ? { op: 'delete', at: operation.at ?? null } : { op: operation.op, at: operation.at ?? null, item: operation.item };
 }
 
 /**

@@ -208,7 +208,7 @@ describe('datasets', () => {
     expect(datasets.get('people').item('1')).toEqual({ id: 1, name: 'row' });
     await expect(datasets.get('people').create({ id: 2 })).rejects.toThrow(DatasetUnavailableError);
     // Its rows are its past too: the history of a row, and the table at any time.
-    expect(await datasets.get('people').history('1')).toEqual([{ op: 'base', at: null, item: { id: 1, name: 'row' } }]);
+    expect((await datasets.get('people').history('1')).versions).toEqual([{ op: 'base', at: null, item: { id: 1, name: 'row' } }]);
     expect((await datasets.get('people').at(Date.parse('2020-01-01T00:00:00Z'))).list()).toEqual([{ id: 1, name: 'row' }]);
     expect(JSON.parse(new TextDecoder().decode(datasets.get('settings').collection().body))).toEqual({ theme: 'dark' });
     await expect(datasets.get('settings').create({})).rejects.toThrow(NotACollectionError);

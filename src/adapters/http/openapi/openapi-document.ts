@@ -50,8 +50,9 @@ export function openApiDocument(mount: Mount): JsonObject {
         : {}),
     };
     paths[`${base}/{id}/history`] = {
-      get: operation(`Each version of an item of ${dataset.id}, oldest first: the package's own, then every write.`, [itemId], {
-        200: json('The versions.', { type: 'object', required: ['dataset', 'id', 'versions'], properties: { dataset: { type: 'string' }, id: { type: 'string' }, versions: { type: 'array', items: { $ref: '#/components/schemas/ItemVersion' } } } }),
+      get: operation(`Each version of an item of ${dataset.id}, oldest first: the package's own, then every write.`, [itemId, ...PAGING], {
+        200: json('The versions, or the page of them asked for; X-Total-Count counts them all.', { type: 'object', required: ['dataset', 'id', 'versions'], properties: { dataset: { type: 'string' }, id: { type: 'string' }, versions: { type: 'array', items: { $ref: '#/components/schemas/ItemVersion' } } } }),
+        400: problem('HISTORY_TOO_LARGE: the versions asked for take more than 32 MiB; ask for a page. BAD_QUERY: another parameter.'),
         404: problem('ITEM_NOT_FOUND: no item had that id.'),
       }),
     };
@@ -89,6 +90,7 @@ const WRITE_ERRORS = {
   400: problem('MALFORMED_JSON, INVALID_ITEM, ID_MISMATCH or SCHEMA_VIOLATION (with every violation in details).'),
   403: problem('READ_ONLY, or CROSS_SITE_WRITE for a write from a page of another site.'),
   413: problem('BODY_TOO_LARGE.'),
+  507: problem('DATASET_FULL: the write would take the dataset past 128 MiB of JSON; nothing was written.'),
 };
 
 const PRECONDITION_FAILED = problem('PRECONDITION_FAILED: the item changed (or is gone) since the tag given in If-Match, or has a tag given in If-None-Match.');
@@ -114,15 +116,20 @@ function header(description: string, type = 'string'): JsonObject {
   return { description, schema: { type } };
 }
 
+/** A window of a list: a collection's items, an item's versions. */
+const PAGING: JsonObject[] = [
+  { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 0 } },
+  { name: 'offset', in: 'query', schema: { type: 'integer', minimum: 0 } },
+  { name: 'page', in: 'query', schema: { type: 'integer', minimum: 1 }, description: 'With per_page, instead of limit and offset.' },
+  { name: 'per_page', in: 'query', schema: { type: 'integer', minimum: 1, default: 10 } },
+];
+
 /** The query forms of a collection: the answer's shape, then a filter per field the schema declares. */
 function queryParameters(dataset: Dataset): JsonObject[] {
   const parameters: JsonObject[] = [
     { name: 'q', in: 'query', schema: { type: 'string' }, description: 'Items with a text field, at any depth, that contains this, case-insensitively.' },
     { name: 'sort', in: 'query', schema: { type: 'string' }, description: 'Fields to sort by in turn, `-` before one for descending (`-score,name`); stable.' },
-    { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 0 } },
-    { name: 'offset', in: 'query', schema: { type: 'integer', minimum: 0 } },
-    { name: 'page', in: 'query', schema: { type: 'integer', minimum: 1 }, description: 'With per_page, instead of limit and offset.' },
-    { name: 'per_page', in: 'query', schema: { type: 'integer', minimum: 1, default: 10 } },
+    ...PAGING,
   ];
   const properties = isRecord(dataset.schema?.raw) && isRecord(dataset.schema.raw.properties) ? dataset.schema.raw.properties : {};
   for (const [field, declared] of Object.entries(properties)) {
