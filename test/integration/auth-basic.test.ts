@@ -264,7 +264,7 @@ describe('mounts and folders under the reactor\'s own prefixes (/auth, /package,
     const opener = new MemoryOpener()
       .add('secret', guarded('secret', 'alice', { roles: ['admin'] }))
       .add('other', guarded('other', 'bob', {}))
-      .add('open', demoPackage({ 'metadata.json': JSON.stringify({ ...VALID_METADATA, name: 'open-site' }) }));
+      .add('open', demoPackage({ 'metadata.json': JSON.stringify({ ...VALID_METADATA, name: 'open-site' }), 'content/css/site.css': 'p {}' }));
     const own = await startReactor(opener, [
       { source: 'secret', prefix: '/auth' },
       { source: 'other', prefix: '/' },
@@ -279,6 +279,8 @@ describe('mounts and folders under the reactor\'s own prefixes (/auth, /package,
       await request(own.http).get('/introspect/page.html').set('Authorization', basic('alice', 'alice-pw')).expect(401);
       await request(own.http).get('/introspect/page.html').set('Authorization', basic('bob', 'bob-pw')).expect(200);
       await request(own.http).get('/package/index.html').expect(200);
+      // Two levels down is no package endpoint either: /package/<name>/<endpoint> names one of the four.
+      expect((await request(own.http).get('/package/css/site.css').expect(200)).text).toBe('p {}');
       // The reactor's own endpoints there are still its own, behind every mount's identities.
       await request(own.http).get('/package/open-site/status').set('Authorization', basic('alice', 'alice-pw')).expect(200);
       await request(own.http).get('/introspect/status').expect(401);

@@ -159,9 +159,14 @@ describe('the login', () => {
 
   it('a session is accepted only by the mount and provider that issued it', async () => {
     const deploy = writeDeploy('deploy-two-mounts.json', { baseUrl: BASE, authentication: { sessionSecret: SECRET } });
-    const opener = new MemoryOpener().add('site', sitePackage(endpoints(provider.url))).add('other', { ...sitePackage({ ...endpoints(provider.url), clientId: 'other-client' }), 'metadata.json': JSON.stringify({ ...VALID_METADATA, name: 'other-site' }) });
-    const two = await startReactor(opener, [{ source: 'site' }, { prefix: '/other/', source: 'other' }], { deploy, workdir: join(directory, 'two') });
+    const opener = new MemoryOpener()
+      .add('site', sitePackage(endpoints(provider.url)))
+      .add('other', { ...sitePackage({ ...endpoints(provider.url), clientId: 'other-client' }), 'metadata.json': JSON.stringify({ ...VALID_METADATA, name: 'other-site' }) })
+      .add('plain', demoPackage({ 'metadata.json': JSON.stringify({ ...VALID_METADATA, name: 'plain' }) }));
+    // A mount at /auth/ lies over the root mount's /auth/login, /auth/callback and /auth/logout: the sign-in keeps them.
+    const two = await startReactor(opener, [{ source: 'site' }, { prefix: '/other/', source: 'other' }, { prefix: '/auth/', source: 'plain' }], { deploy, workdir: join(directory, 'two') });
     try {
+      await request(two.http).get('/auth/index.html').expect(200);
       const root = await signIn(two.http);
       await request(two.http).get('/').set('Cookie', `pkg_session=${root}`).expect(200);
       await request(two.http).get('/other/').set('Cookie', `pkg_session=${root}`).expect(401);

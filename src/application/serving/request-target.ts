@@ -1,12 +1,13 @@
 import { AmbiguousPackageError, BadRequestPathError, HandlerNotSupportedError, InvalidQueryError, RequestPathTooLongError, ResourceNotFoundError, type PackageError } from '../../domain/errors.js';
 import { API_PAGE_PATH, DATA_API_PREFIX, OPENAPI_PATH, type AccessControl, type Route } from '../../domain/package/routes.js';
 import { normalizeRequestPath } from '../../domain/serving/request-path.js';
-import { API_DOCS_ASSETS_PATH, GRAPHIQL_ASSETS_PATH, GRAPHQL_PATH, HEALTH_PATHS, METRICS_PATH, REACTOR_PATHS, isIntrospectionPath, type HealthProbe, type IntrospectionPath } from '../../domain/serving/reactor-paths.js';
+import { API_DOCS_ASSETS_PATH, GRAPHIQL_ASSETS_PATH, GRAPHQL_PATH, HEALTH_PATHS, METRICS_PATH, PACKAGE_ENDPOINTS, REACTOR_PATHS, isIntrospectionPath, type HealthProbe, type IntrospectionPath } from '../../domain/serving/reactor-paths.js';
 import type { MountAuth } from '../auth/reactor-auth.js';
 import type { Mount, Reactor } from './reactor.js';
 import type { StaticFile } from './served-package.js';
 
-const PACKAGE_ENDPOINT = /^\/package\/([^/]+)\/([^/]+)$/;
+/** `/package/<name>/<endpoint>` for the endpoints there are: any other path there is a mount's. */
+const PACKAGE_ENDPOINT = new RegExp(`^/package/([^/]+)/(${PACKAGE_ENDPOINTS.join('|')})$`);
 
 /**
  * What a request comes to, decided once from its method and path, before anything is
@@ -68,6 +69,11 @@ export class RequestResolver {
   /** The reactor's own endpoints accept the identities of every mount that enables authentication. */
   private readonly reactorAuths: readonly MountAuth[];
   private readonly mountAuths = new Map<MountAuth, readonly MountAuth[]>();
+  /**
+   * Every OAuth2 mount's login, callback and logout, whichever mount's path they lie
+   * under: a mount at `/auth` must not take the root mount's `/auth/login`.
+   */
+  private readonly signIns = new Map<string, { auth: MountAuth; endpoint: 'login' | 'callback' | 'logout' }>();
 
   constructor(
     private readonly reactor: Reactor,
@@ -75,7 +81,12 @@ export class RequestResolver {
     private readonly answersGraphql: (mount: Mount) => boolean,
   ) {
     this.reactorAuths = reactor.all().flatMap((mount) => (mount.auth?.enabled ? [mount.auth] : []));
-    for (const { auth } of reactor.all()) if (auth) this.mountAuths.set(auth, [auth]);
+    for (const { auth } of reactor.all()) {
+      if (!auth) continue;
+      this.mountAuths.set(auth, [auth]);
+      const { oauth2 } = auth;
+      if (oauth2) for (const [path, endpoint] of [[oauth2.loginPath, 'login'], [oauth2.callbackPath, 'callback'], [oauth2.logoutPath, 'logout']] as const) this.signIns.set(path, { auth, endpoint });
+    }
   }
 
   /** `url`: the target as sent, whose query `/package/<name>/...` reads (`?mount=`); nothing else does. */
@@ -94,13 +105,11 @@ export class RequestResolver {
       const access = this.reactor.settings.metricsPublic || this.reactorAuths.length === 0 ? {} : { access: { auths: this.reactorAuths, enabled: true } };
       return { path, target: { kind: 'metrics' }, cors: this.reactor.settings.cors ?? [], ...access };
     }
+    const signIn = this.signIns.size > 0 ? this.signIns.get(path) : undefined;
+    const owner = signIn && this.reactor.all().find((candidate) => candidate.auth === signIn.auth);
+    if (signIn && owner) return { path, target: { kind: 'auth', mount: owner, endpoint: signIn.endpoint }, cors: owner.cors };
     const match = this.reactor.mounts.match(path);
     const mount = match?.mount;
-    const oauth2 = mount?.auth?.oauth2;
-    if (oauth2) {
-      const endpoint = path === oauth2.loginPath ? 'login' : path === oauth2.callbackPath ? 'callback' : path === oauth2.logoutPath ? 'logout' : undefined;
-      if (endpoint) return { path, target: { kind: 'auth', mount: mount!, endpoint }, cors: mount!.cors };
-    }
     if (REACTOR_PATHS.test(path)) {
       const reactorPath = this.reactorPath(method, path, url);
       if (reactorPath) return reactorPath;
