@@ -9,6 +9,7 @@ import { eventually } from '../support/eventually.js';
 import { EXAMPLE_SITE, temporaryDirectory } from '../support/paths.js';
 import { runPkg } from '../support/run-cli.js';
 import { startServe } from '../support/serve-process.js';
+import { connect } from 'node:net';
 
 jest.setTimeout(120_000);
 
@@ -141,6 +142,16 @@ describe('pkg reactor serve --watch', () => {
       expect(openFiles()).toBeGreaterThanOrEqual(before + 50);
       for (const page of pages) page.destroy();
       await eventually(async () => openFiles() <= before, 'the reactor closed the 50 connections');
+      // Not well-formed HTTP/1.1 is refused there as anywhere.
+      const port = new URL(running.url).port;
+      const twoHosts = await new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(port), '127.0.0.1', () => socket.end('GET /__pkg/live-reload HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n'));
+        let text = '';
+        socket.on('data', (chunk) => (text += chunk.toString()));
+        socket.on('end', () => resolve(text));
+        socket.on('error', reject);
+      });
+      expect(twoHosts).toMatch(/^HTTP\/1\.1 400 /);
       // The stream is only read; another method is no package path either.
       for (const method of ['HEAD', 'PUT', 'DELETE']) {
         const answer = await fetch(`${running.url}/__pkg/live-reload`, { method });

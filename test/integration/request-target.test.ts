@@ -4,6 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { MemoryOpener } from '../fakes/memory-package-opener.js';
 import { demoPackage } from '../support/demo-package.js';
 import { startReactor } from '../support/reactor-fixture.js';
+import { PassThrough } from 'node:stream';
+import type { ServerResponse } from 'node:http';
+import { answerClientError, refusedOnSocket } from '../../src/adapters/http/malformed-requests.js';
 
 let fixture: Awaited<ReturnType<typeof startReactor>>;
 let port: number;
@@ -58,5 +61,15 @@ describe('request targets (RFC 9112)', () => {
     expect(await refusal('GET http://127.0.0.1/a/../style.css HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n')).toEqual([400, 'BAD_PATH']);
     expect((await raw('GET /style.css HTTP/1.0\r\n\r\n')).status).toBe(200);
     expect((await raw('GET /style.css HTTP/1.1\r\nHost: 127.0.0.1\r\nExpect: something-else\r\nConnection: close\r\n\r\n')).status).toBe(200);
+  });
+
+  it('answers a request whose body failed to arrive or parse before its answer began, and tells the access log the status', () => {
+    const written: string[] = [];
+    const answer = { headersSent: false } as ServerResponse;
+    const socket = Object.assign(new PassThrough(), { _httpMessage: answer });
+    socket.on('data', (chunk: Buffer) => written.push(chunk.toString()));
+    answerClientError(Object.assign(new Error('timed out'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }), socket);
+    expect(written.join('')).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n[\s\S]*"code":"REQUEST_TIMEOUT"/);
+    expect(refusedOnSocket.get(answer)).toBe(408);
   });
 });

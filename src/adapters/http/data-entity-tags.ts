@@ -70,7 +70,8 @@ export function taggedAnswer(answer: QueryAnswer): Tagged {
 export function sendTagged(request: IncomingMessage, response: ServerResponse, { body, etag }: { body: Uint8Array | string; etag: string }, headers: Record<string, string | number> = {}): void {
   const ifNoneMatch = request.headers['if-none-match'];
   if (ifNoneMatch !== undefined && noneMatchHits(ifNoneMatch, etag)) {
-    response.writeHead(304, { ETag: etag, 'Cache-Control': 'no-store' });
+    // RFC 9110 §15.4.5: a 304 carries the Vary the 200 would.
+    response.writeHead(304, { ETag: etag, 'Cache-Control': 'no-store', ...(headers.Vary !== undefined ? { Vary: headers.Vary } : {}) });
     response.end();
     return;
   }

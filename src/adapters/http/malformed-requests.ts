@@ -1,5 +1,5 @@
 import { STATUS_CODES } from 'node:http';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 
 /** Node's parser gives up past this many bytes of request line and headers (the server's maxHeaderSize). */
@@ -15,11 +15,16 @@ export const MAX_HEAD_BYTES = 16 * 1024;
 export function answerClientError(error: NodeJS.ErrnoException & { reason?: string; rawPacket?: Buffer }, socket: Duplex): void {
   // A request whose head parsed has an answer object; until its head is written, the refusal
   // is still the answer (a body that times out, or whose Transfer-Encoding does not parse).
-  const answering = (socket as Duplex & { _httpMessage?: { headersSent: boolean } })._httpMessage;
+  const answering = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
   if (error.code === 'ECONNRESET' || !socket.writable || answering?.headersSent) return void socket.destroy();
   const [status, code, message] = refusalOf(error);
+  // Written past the answer object, which is what the access log reads: it is told the status.
+  if (answering) refusedOnSocket.set(answering, status);
   refuseOnSocket(socket, status, code, message);
 }
+
+/** Answers whose request was refused on the socket itself (a body that timed out or did not parse): the status sent. */
+export const refusedOnSocket = new WeakMap<ServerResponse, number>();
 
 /** A refusal written on a connection no request object answers (node's parser failed, or CONNECT), then closed. */
 export function refuseOnSocket(socket: Duplex, status: number, code: string, message: string): void {

@@ -14,7 +14,7 @@ import type { BundledAssets } from './bundled-assets.js';
 import { lazyGraphqlEndpoint } from './graphql/lazy-graphql.js';
 import { methodNotAllowed, refusedUnlessRead, sendProblem } from './http-problems.js';
 import { pipelinedTooDeep } from './pipelining-limit.js';
-import { MAX_HEAD_BYTES, answerClientError, malformedHead, refuseOnSocket } from './malformed-requests.js';
+import { MAX_HEAD_BYTES, answerClientError, malformedHead, refuseOnSocket, refusedOnSocket } from './malformed-requests.js';
 import { writeStatic } from './static-responder.js';
 import type * as DataWrites from './data-writes.js';
 import { AuthGate } from './auth/auth-gate.js';
@@ -121,8 +121,9 @@ export class ReactorServer {
     const query = url.indexOf('?');
     const path = query < 0 ? url : url.slice(0, query);
     // An event stream is only read: another method there is no package's path either.
-    if (this.liveReload && path === LIVE_RELOAD_PATH) return method === 'GET' ? this.liveReload.add(response) : sendProblem(response, methodNotAllowed('GET'));
     const malformed = malformedHead(request);
+    // An event stream is only read: another method there is no package's path either.
+    if (this.liveReload && path === LIVE_RELOAD_PATH && malformed === undefined) return method === 'GET' ? this.liveReload.add(response) : sendProblem(response, methodNotAllowed('GET'));
     const context: RequestContext = malformed === undefined ? this.resolver.resolve(method, path, url) : { path, target: { kind: 'refused', error: new MalformedRequestError(malformed) }, cors: [] };
     attachContext(request, context);
     const count = this.access.withIds ? ++this.requestCount : 0;
@@ -141,13 +142,17 @@ export class ReactorServer {
     // on 'close', which follows the end of every answer and also comes when the client
     // leaves before it: a download cancelled half-way is logged and counted too, once.
     if (response.writableEnded) this.finished(context, request, response, at);
-    else response.once('close', () => this.finished(context, request, response, at));
+    else {
+      // Read now, while the socket is open: node keeps it, and a client gone by the end leaves none to read.
+      void request.socket.remoteAddress;
+      response.once('close', () => this.finished(context, request, response, at));
+    }
   }
 
   /** One access-log line (the ring, stdout) and the request's metrics. */
   private finished(context: RequestContext, request: IncomingMessage, response: ServerResponse, at: { method: string; path: string; started: number; sentBefore: number; count: number }): void {
     // The status sent; nginx's 499 for a client that left before one was.
-    const statusCode = response.headersSent ? response.statusCode : CLIENT_CLOSED_REQUEST;
+    const statusCode = response.headersSent ? response.statusCode : (refusedOnSocket.get(response) ?? CLIENT_CLOSED_REQUEST);
     if (this.closing) setImmediate(() => this.server.closeIdleConnections());
     const now = Date.now();
     this.access.text(this.reactor.log.record(at.method, at.path, statusCode, now));
