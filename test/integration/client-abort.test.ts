@@ -32,6 +32,7 @@ beforeAll(async () => {
   mkdirSync(join(site, 'content'), { recursive: true });
   writeFileSync(join(site, 'metadata.json'), JSON.stringify(VALID_METADATA));
   writeFileSync(join(site, 'content/big.bin'), BIG);
+  writeFileSync(join(site, 'content/small.txt'), 'small');
   fixture = await startListening(productionOpener(), [{ source: site }], { workdir: join(work.path, 'workdir') });
 });
 afterAll(async () => {
@@ -54,5 +55,24 @@ describe('a client that closes the connection in the middle of a download', () =
     expect(errors.unexpected).toEqual([]);
     // The reactor still answers the whole file.
     expect((await (await fetch(`${fixture.base}/big.bin`)).arrayBuffer()).byteLength).toBe(BIG.length);
+  });
+
+  it('counts each pipelined answer its own bytes, not those queued before it', async () => {
+    const { hostname, port } = new URL(fixture.base);
+    // The package's answers only: /metrics is the reactor's own.
+    const sentByPackage = async () => {
+      const metrics = await (await fetch(`${fixture.base}/metrics`)).text();
+      return [...metrics.matchAll(/^pkg_http_response_bytes_total\{mount="\/",[^}]*\} (\d+)$/gm)].reduce((sum, [, value]) => sum + Number(value), 0);
+    };
+    const before = await sentByPackage();
+    const received = await new Promise<number>((resolve, reject) => {
+      const socket = connect(Number(port), hostname);
+      let bytes = 0;
+      socket.on('data', (chunk: Buffer) => (bytes += chunk.length));
+      socket.on('end', () => resolve(bytes));
+      socket.on('error', reject);
+      socket.end('GET /small.txt HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(2) + 'GET /small.txt HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    });
+    await eventually(async () => (await sentByPackage()) - before === received, 'the three answers counted as the bytes the client read');
   });
 });

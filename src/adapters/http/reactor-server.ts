@@ -136,8 +136,10 @@ export class ReactorServer {
       if (plainStaticRead(context, request)) inline = ['X-Request-Id', id];
       else response.setHeader('X-Request-Id', id);
     }
-    this.pass(context, request, response, inline);
     const at = { method, path, started, sentBefore, count };
+    // A pipelined request's answer waits for the socket until the answers before it are sent: its bytes count from then.
+    if (!response.socket) response.once('socket', (socket: Duplex & { bytesWritten: number }) => (at.sentBefore = socket.bytesWritten));
+    this.pass(context, request, response, inline);
     // A body from memory is written by now: recorded without a per-request listener. Others
     // on 'close', which follows the end of every answer and also comes when the client
     // leaves before it: a download cancelled half-way is logged and counted too, once.
