@@ -59,29 +59,46 @@ function keyCount(value: unknown): number {
   return count;
 }
 
-/** Strings (a key when a colon follows) and braces of a document JSON.parse accepted: a brace inside a string is part of the string's match. */
-const JSON_KEYS_AND_BRACES = /"(?:[^"\\]|\\.)*"(\s*:)?|[{}]/g;
-
-/** The first key an object of valid JSON text repeats (JSON.parse keeps the last silently), with where it stands. */
+/**
+ * The first key an object of valid JSON text repeats (JSON.parse keeps the last silently),
+ * with where it stands. A loop, not a regular expression: one of strings and braces took a
+ * stack frame per character of a string, and a 9 MB description overflowed it.
+ */
 function repeatedJsonKey(text: string): { key: string; offset: number } | undefined {
   const outer: Array<Set<string>> = [];
   let keys = new Set<string>();
-  JSON_KEYS_AND_BRACES.lastIndex = 0;
-  for (let match = JSON_KEYS_AND_BRACES.exec(text); match !== null; match = JSON_KEYS_AND_BRACES.exec(text)) {
-    const token = match[0];
-    if (token === '{') {
+  for (let at = 0; at < text.length; at++) {
+    const char = text.charCodeAt(at);
+    if (char === OPEN_BRACE) {
       outer.push(keys);
       keys = new Set();
-    } else if (token === '}') keys = outer.pop()!;
-    else if (match[1] !== undefined) {
-      const quoted = token.slice(0, token.length - match[1].length);
+    } else if (char === CLOSE_BRACE) keys = outer.pop()!;
+    else if (char === QUOTE) {
+      const start = at;
+      at = closingQuote(text, at + 1);
+      let next = at + 1;
+      while (next < text.length && JSON_SPACE.has(text.charCodeAt(next))) next++;
+      if (text.charCodeAt(next) !== COLON) continue;
+      const quoted = text.slice(start, at + 1);
       // "\u0061" and "a" are one key.
       const key = quoted.includes('\\') ? (JSON.parse(quoted) as string) : quoted.slice(1, -1);
-      if (keys.has(key)) return { key, offset: match.index };
+      if (keys.has(key)) return { key, offset: start };
       keys.add(key);
     }
   }
   return undefined;
+}
+
+const [OPEN_BRACE, CLOSE_BRACE, QUOTE, COLON, BACKSLASH] = ['{', '}', '"', ':', '\\'].map((char) => char.charCodeAt(0)) as [number, number, number, number, number];
+const JSON_SPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);
+
+/** Where the string opened before `from` ends, in text JSON.parse accepted: the next quote no odd run of backslashes escapes. */
+function closingQuote(text: string, from: number): number {
+  for (let at = text.indexOf('"', from); ; at = text.indexOf('"', at + 1)) {
+    let backslashes = 0;
+    while (text.charCodeAt(at - 1 - backslashes) === BACKSLASH) backslashes++;
+    if (backslashes % 2 === 0) return at;
+  }
 }
 
 const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });

@@ -31,6 +31,10 @@ describe('documents', () => {
     expect(() => parseJson('{"a" :1, "a"\n:2}', 'x.json')).toThrow(/the key "a" appears twice/);
     expect(parseJson('{"a": "\\":", "b": "\\" :"}', 'x.json')).toEqual({ a: '":', b: '" :' });
     expect(parseDocument('[{"id": "1", "id": "2"}]', 'data/x.json', { lastKeyWins: true })).toEqual([{ id: '2' }]);
+    // A string of megabytes, in a document that must be searched (a space before a colon): no stack to overflow.
+    const long = 'x'.repeat(9_000_000);
+    expect(parseJson(`{"description" : "${long}", "name" : "a"}`, 'metadata.json')).toEqual({ description: long, name: 'a' });
+    expect(() => parseJson(`{"a" : "${long}\\\\", "a" : 1}`, 'x.json')).toThrow(/the key "a" appears twice/);
     fc.assert(
       fc.property(fc.jsonValue(), (value) => {
         const text = JSON.stringify(value, null, 1);
