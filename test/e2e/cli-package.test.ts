@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeRawZip } from '../support/hostile-zip.js';
 import { EXAMPLE_SITE, temporaryDirectory } from '../support/paths.js';
@@ -77,6 +77,9 @@ describe('pkg package, as a newcomer uses it', () => {
       expect(runPkg(['package', 'unpack', cap, ...args], { cwd: here })).toMatchObject({ status: 2, stderr: expect.stringMatching(refusal) });
     }
     expect(runPkg(['package', 'unpack', join(work.path, '.cap'), '-f'], { cwd: here })).toMatchObject({ status: 2, stderr: expect.stringMatching(/cannot name a directory after .*\.cap: give one with -o/) });
+    // Reached through a link, as a shell's $PWD may reach it.
+    symlinkSync(here, join(work.path, 'alias'));
+    expect(runPkg(['package', 'unpack', cap, '-o', join(work.path, 'alias'), '-f'], { cwd: here })).toMatchObject({ status: 2, stderr: expect.stringMatching(/refusing to replace .*alias: it holds the current directory/) });
     expect(readdirSync(here)).toEqual(['keep.txt']);
   });
 

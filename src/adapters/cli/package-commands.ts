@@ -1,4 +1,5 @@
-import { basename, resolve, sep } from 'node:path';
+import { realpathSync } from 'node:fs';
+import { basename, dirname, join, resolve, sep } from 'node:path';
 import { UsageError } from '../../domain/errors.js';
 import type { Argv } from 'yargs';
 import type { InspectItem, InspectPackage, PackageInfo } from '../../application/use-cases/inspect-package.js';
@@ -160,9 +161,21 @@ function unpackDestination(cap: string, output: string | undefined, force: boole
   const named = output ?? basename(cap).replace(/\.cap$/i, '');
   if (named.trim() === '') throw new UsageError(output === undefined ? `cannot name a directory after ${cap}: give one with -o` : '-o/--output is empty: give the destination directory');
   const destination = resolve(named);
-  const here = process.cwd();
-  if (force && (here === destination || here.startsWith(destination.endsWith(sep) ? destination : destination + sep))) {
+  // Compared as the file system sees them: the shell's $PWD may reach the same folder through a link.
+  const here = realpathSync(process.cwd());
+  const target = physical(destination);
+  if (force && (here === target || here.startsWith(target.endsWith(sep) ? target : target + sep))) {
     throw new UsageError(`refusing to replace ${destination}: it holds the current directory`);
   }
   return destination;
+}
+
+/** The path with its links resolved, as far as it exists; the rest as written. */
+function physical(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    const parent = dirname(path);
+    return parent === path ? path : join(physical(parent), basename(path));
+  }
 }
