@@ -171,6 +171,20 @@ describe('FsDirectoryWriter', () => {
   });
 });
 
+describe('FsDirectoryWriter destinations the system refuses', () => {
+  it('passes on the system\'s error for a destination below a file or too long a name, not "exists"', async () => {
+    const root = temporaryDirectory('cap-occupied-');
+    try {
+      writeFileSync(join(root.path, 'a-file'), 'x');
+      await expect(new FsDirectoryWriter().create(join(root.path, 'a-file', 'x'), { replace: false })).rejects.toMatchObject({ code: 'ENOTDIR' });
+      await expect(new FsDirectoryWriter().create(join(root.path, 'n'.repeat(300)), { replace: false })).rejects.toMatchObject({ code: 'ENAMETOOLONG' });
+      await expect(new FsDirectoryWriter().create(join(root.path, 'a-file'), { replace: false })).rejects.toThrow(OutputExistsError);
+    } finally {
+      root.remove();
+    }
+  });
+});
+
 describe('makeDirectories', () => {
   it('makes the missing folders, resolving to the first it made, as mkdir -p does', async () => {
     const root = temporaryDirectory('cap-mkdirs-');

@@ -1,6 +1,6 @@
 import type { Options } from 'yargs';
 import { UsageError } from '../../domain/errors.js';
-import { DEFAULT_ARCHIVE_LIMITS, parseSize } from '../../domain/package/archive-limits.js';
+import { DEFAULT_ARCHIVE_LIMITS, limitWording, parseLimit } from '../../domain/package/archive-limits.js';
 
 const LIMITS = {
   'max-expanded-size': { env: 'PKG_MAX_EXPANDED_SIZE', what: 'total size an archive may expand to (sizes may end in K, M, G or T)', fallback: '4G' },
@@ -19,10 +19,7 @@ export function applyArchiveLimits(argv: Record<string, unknown>): void {
     const value = argv[name];
     if (value === undefined) continue;
     const size = name === 'max-expanded-size';
-    // A count or a ratio is a plain number; only a size may end in a unit.
-    if (typeof value !== 'string' || parseSize(value) === undefined || (!size && !/^\s*\d+\s*$/.test(value))) {
-      throw new UsageError(`--${name} must be a positive whole number${size ? ' (sizes may end in K, M, G or T)' : ''}, not ${JSON.stringify(value)}`);
-    }
+    if (typeof value !== 'string' || parseLimit(value, size) === undefined) throw new UsageError(`--${name} ${limitWording(size)}, not ${JSON.stringify(value)}`);
     process.env[env] = value;
   }
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, rmSync } from 'node:fs';
-import { mkdir, readdir, rename, rm } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -96,11 +96,22 @@ async function emptyDirectory(path: string): Promise<boolean> {
   );
 }
 
-/** Anything but a missing path or an empty directory. */
+/** Anything but a missing path or an empty directory; a path that cannot be one (below a file, too long) is the system's error to tell. */
 async function occupied(path: string): Promise<boolean> {
   try {
     return (await readdir(path)).length > 0;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code !== 'ENOENT';
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return false;
+    if (code === 'ENOTDIR' && !(await isFile(path))) throw error;
+    if (code === 'ENAMETOOLONG') throw error;
+    return true;
   }
+}
+
+async function isFile(path: string): Promise<boolean> {
+  return stat(path).then(
+    (found) => !found.isDirectory(),
+    () => false,
+  );
 }

@@ -82,18 +82,27 @@ function expandedSizeProblem(total: number, limits: ArchiveLimits): string | und
 
 /** `PKG_MAX_EXPANDED_SIZE`, `PKG_MAX_RATIO`, `PKG_MAX_ENTRIES` over the defaults; a value that is not a positive whole number is a usage error. */
 export function archiveLimitsFrom(env: Record<string, string | undefined>): ArchiveLimits {
-  const read = (name: string, fallback: number): number => {
+  const read = (name: string, fallback: number, size: boolean): number => {
     const text = env[name];
     if (text === undefined || text === '') return fallback;
-    const value = parseSize(text);
-    if (value === undefined) throw new UsageError(`${name}=${JSON.stringify(text)} must be a positive whole number (sizes may end in K, M, G or T)`);
+    const value = parseLimit(text, size);
+    if (value === undefined) throw new UsageError(`${name}=${JSON.stringify(text)} ${limitWording(size)}`);
     return value;
   };
   return {
-    maxExpandedSize: read('PKG_MAX_EXPANDED_SIZE', DEFAULT_ARCHIVE_LIMITS.maxExpandedSize),
-    maxRatio: read('PKG_MAX_RATIO', DEFAULT_ARCHIVE_LIMITS.maxRatio),
-    maxEntries: read('PKG_MAX_ENTRIES', DEFAULT_ARCHIVE_LIMITS.maxEntries),
+    maxExpandedSize: read('PKG_MAX_EXPANDED_SIZE', DEFAULT_ARCHIVE_LIMITS.maxExpandedSize, true),
+    maxRatio: read('PKG_MAX_RATIO', DEFAULT_ARCHIVE_LIMITS.maxRatio, false),
+    maxEntries: read('PKG_MAX_ENTRIES', DEFAULT_ARCHIVE_LIMITS.maxEntries, false),
   };
+}
+
+/** A limit as written: a size may end in K, M, G or T; a count or a ratio is a plain whole number. */
+export function parseLimit(text: string, size: boolean): number | undefined {
+  return size || /^\s*\d+\s*$/.test(text) ? parseSize(text) : undefined;
+}
+
+export function limitWording(size: boolean): string {
+  return `must be a positive whole number${size ? ' (sizes may end in K, M, G or T)' : ''}`;
 }
 
 /** `4096`, `512K`, `16M`, `4G`, `1T` (powers of 1024). */

@@ -17,7 +17,7 @@ export function normalizePrefix(prefix: string): string {
   const trimmed = prefix.trim().replace(/^\/+|\/+$/g, '');
   if (trimmed === '') return '/';
   for (const segment of trimmed.split('/')) {
-    const problem = segment === '' ? 'an empty segment' : segment === '.' || segment === '..' ? `a "${segment}" segment` : /[\\\0]/.test(segment) ? 'a backslash or a NUL' : undefined;
+    const problem = segment === '' ? 'an empty segment' : segment === '.' || segment === '..' ? `a "${segment}" segment` : /[\\\0]/.test(segment) ? 'a backslash or a NUL' : /[?#]/.test(segment) ? 'a "?" or "#", which ends the path of a URL' : undefined;
     if (problem) throw new UsageError(`mount path ${prefix}: ${problem}, which no request can reach`);
   }
   // Request paths are matched decoded: `/caf%C3%A9` would be reached only as `/caf%25C3%25A9`.

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { entryNamesProblem, unsafePathReason } from '../../../src/domain/package/package-paths.js';
 import { normalizeRequestPath } from '../../../src/domain/serving/request-path.js';
-import { DEFAULT_ARCHIVE_LIMITS, RATIO_FLOOR, checkArchiveLimits, checkArchiveToWrite, mustStore, parseSize } from '../../../src/domain/package/archive-limits.js';
+import { DEFAULT_ARCHIVE_LIMITS, RATIO_FLOOR, archiveLimitsFrom, checkArchiveLimits, checkArchiveToWrite, mustStore, parseSize } from '../../../src/domain/package/archive-limits.js';
 import { ArchiveLimitError } from '../../../src/domain/errors.js';
 
 /** Segments strangers write: dots, slashes, backslashes, NULs, percent signs, non-ASCII, combining marks. */
@@ -134,5 +134,14 @@ describe('archive limits', () => {
     expect(parseSize('512k')).toBe(512 * 1024);
     expect(parseSize('16MiB')).toBe(16 * 1024 ** 2);
     for (const bad of ['0', '-1', '1.5G', 'lots', '', '9'.repeat(30)]) expect(parseSize(bad)).toBeUndefined();
+  });
+});
+
+describe('archive limits from the environment', () => {
+  it('reads a size with a unit, and a count or a ratio as a plain whole number only', () => {
+    expect(archiveLimitsFrom({ PKG_MAX_EXPANDED_SIZE: '2G', PKG_MAX_RATIO: '50', PKG_MAX_ENTRIES: '10' })).toEqual({ maxExpandedSize: 2 * 1024 ** 3, maxRatio: 50, maxEntries: 10 });
+    expect(() => archiveLimitsFrom({ PKG_MAX_RATIO: '1K' })).toThrow('PKG_MAX_RATIO="1K" must be a positive whole number');
+    expect(() => archiveLimitsFrom({ PKG_MAX_ENTRIES: 'abc' })).toThrow(/^PKG_MAX_ENTRIES="abc" must be a positive whole number$/);
+    expect(() => archiveLimitsFrom({ PKG_MAX_EXPANDED_SIZE: 'abc' })).toThrow('(sizes may end in K, M, G or T)');
   });
 });

@@ -47,7 +47,7 @@ describe('mount table', () => {
   it('refuses a prefix no request could reach: empty or dot segments, a backslash, a NUL', () => {
     expect(normalizePrefix(' //docs/v1// ')).toBe('/docs/v1/');
     expect(normalizePrefix('/a b/é')).toBe('/a b/é/');
-    for (const [prefix, problem] of [['/a//b', 'an empty segment'], ['/a/../b', 'a ".." segment'], ['/./b', 'a "." segment'], ['/a\\b', 'a backslash or a NUL'], ['/a\0', 'a backslash or a NUL']])
+    for (const [prefix, problem] of [['/a//b', 'an empty segment'], ['/a/../b', 'a ".." segment'], ['/./b', 'a "." segment'], ['/a\\b', 'a backslash or a NUL'], ['/a\0', 'a backslash or a NUL'], ['/a?b=u', 'a "?" or "#", which ends the path of a URL'], ['/a#b', 'a "?" or "#", which ends the path of a URL']])
       expect(() => normalizePrefix(prefix!)).toThrow(new UsageError(`mount path ${prefix}: ${problem}, which no request can reach`));
     // One folder per mount holds its overlay: its name must fit in a file name.
     expect(normalizePrefix(`/${'a'.repeat(128)}`)).toBe(`/${'a'.repeat(128)}/`);
