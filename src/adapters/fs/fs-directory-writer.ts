@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, rmSync } from 'node:fs';
-import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { OutputExistsError, UnsafeEntryError, UsageError } from '../../domain/errors.js';
 import type { DirectoryDraft, DirectoryWriter } from '../../application/ports/directory-writer.js';
 import { makeDirectories } from '../shared/make-directories.js';
+import { statOf } from '../shared/stat-of.js';
 
 /**
  * Fills a hidden sibling of the destination and renames it into place on commit,
@@ -103,15 +104,9 @@ async function occupied(path: string): Promise<boolean> {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return false;
-    if (code === 'ENOTDIR' && !(await isFile(path))) throw error;
+    // ENOTDIR for a file there (occupied), or for a file above it (nothing can be made there).
+    if (code === 'ENOTDIR' && (await statOf(path)) === undefined) throw error;
     if (code === 'ENAMETOOLONG') throw error;
     return true;
   }
-}
-
-async function isFile(path: string): Promise<boolean> {
-  return stat(path).then(
-    (found) => !found.isDirectory(),
-    () => false,
-  );
 }

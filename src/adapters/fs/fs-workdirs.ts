@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, link, mkdir, mkdtemp, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, link, mkdir, mkdtemp, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { OverlayError, WorkdirLockedError } from '../../domain/errors.js';
 import { PARTIAL_SUFFIX } from '../../domain/package/package-paths.js';
 import type { TakenWorkdir, WorkdirHold, Workdirs } from '../../application/ports/workdirs.js';
 import { makeDirectories } from '../shared/make-directories.js';
+import { statOf } from '../shared/stat-of.js';
 
 export const LOCK_FILE = 'reactor.lock';
 /** Plaintext of encrypted packages: private to the reactor that holds the workdir. */
@@ -60,7 +61,7 @@ export class FsWorkdirs implements Workdirs {
 
   async claimExisting(workdir: string): Promise<WorkdirHold> {
     // Every claim makes decrypted/, and a write overlays/: a folder with neither was never a workdir.
-    const marks = await Promise.all([OVERLAYS_DIR, DECRYPTED_DIR].map((name) => isDirectory(join(workdir, name))));
+    const marks = await Promise.all([OVERLAYS_DIR, DECRYPTED_DIR].map(async (name) => (await statOf(join(workdir, name)))?.isDirectory() === true));
     if (!marks.includes(true)) throw new OverlayError(`${workdir} is not a reactor workdir: it holds neither ${OVERLAYS_DIR}/ nor ${DECRYPTED_DIR}/`);
     return this.claim(workdir);
   }
@@ -156,15 +157,5 @@ async function sweep(workdir: string): Promise<void> {
       continue;
     }
     for (const entry of entries) if (entry.endsWith(PARTIAL_SUFFIX)) await rm(join(workdir, name, entry), { recursive: true, force: true });
-  }
-}
-
-async function isDirectory(path: string): Promise<boolean> {
-  try {
-    return (await stat(path)).isDirectory();
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return false;
-    throw error;
   }
 }

@@ -50,7 +50,7 @@ export class Sessions {
     const payload: Payload = { n: claims.name, k: claims.names, r: claims.roles, a: audience, i: this.crypto.random(16), e: this.now() + SESSION_MAX_AGE_S * 1000 };
     const issued = this.crypto.sign(Buffer.from(JSON.stringify(payload)).toString('base64url'), this.secret);
     let value = issued;
-    for (const other of this.live(cookie)) {
+    for (const other of this.sessions(cookie)) {
       // Browsers drop a cookie past 4 KB whole: the older sessions give way before that.
       if (other.payload.a === audience || value.length + other.value.length >= MAX_COOKIE_VALUE) continue;
       value += SEPARATOR + other.value;
@@ -60,7 +60,8 @@ export class Sessions {
 
   /** The identity of a session the cookie holds for one of `audiences`; undefined when none is there untampered, unexpired and unrevoked. */
   read(cookie: string, audiences: ReadonlySet<string>): Identity | undefined {
-    for (const { payload } of this.live(cookie)) {
+    // On every request: each session checked only until one answers, not all of them first.
+    for (const { payload } of this.sessions(cookie)) {
       if (audiences.has(payload.a) && !this.revocations.has(payload.i)) return { name: payload.n, roles: rolesOf(payload.k, this.roles, payload.r), via: 'session' };
     }
     return undefined;
@@ -71,21 +72,19 @@ export class Sessions {
    * cookie value left: other mounts' sessions, or undefined when none is.
    */
   async revoke(cookie: string, audience: string): Promise<string | undefined> {
-    const sessions = this.live(cookie);
+    const sessions = [...this.sessions(cookie)];
     for (const { payload } of sessions) if (payload.a === audience) await this.revocations.revoke(payload.i, payload.e);
     const left = sessions.filter(({ payload }) => payload.a !== audience).map(({ value }) => value);
     return left.length > 0 ? left.join(SEPARATOR) : undefined;
   }
 
-  /** The sessions of a cookie value that verify and have not expired; a value that is not ours holds none. */
-  private live(cookie: string | undefined): Array<{ value: string; payload: Payload }> {
-    if (cookie === undefined) return [];
-    const found: Array<{ value: string; payload: Payload }> = [];
+  /** The sessions of a cookie value that verify and have not expired, checked as they are asked for; a value that is not ours holds none. */
+  private *sessions(cookie: string | undefined): Generator<{ value: string; payload: Payload }> {
+    if (cookie === undefined) return;
     for (const value of cookie.split(SEPARATOR, MAX_SESSIONS_PER_COOKIE)) {
       const payload = this.payload(value);
-      if (payload) found.push({ value, payload });
+      if (payload) yield { value, payload };
     }
-    return found;
   }
 
   private payload(value: string): Payload | undefined {
