@@ -40,6 +40,26 @@ function places(document: unknown, at: string[] = []): string[][] {
   return found;
 }
 
+/** How many objects (not arrays) a JSON value holds, itself included. */
+function countObjects(value: unknown): number {
+  if (value === null || typeof value !== 'object') return 0;
+  const inner = Object.values(value).reduce<number>((sum, child) => sum + countObjects(child), 0);
+  return Array.isArray(value) ? inner : inner + 1;
+}
+
+/** JSON text of `value` with `key` written twice at the start of its `target`th object (depth first). */
+function stringifyRepeating(value: unknown, target: number, key: string): string {
+  let seen = 0;
+  const write = (node: unknown): string => {
+    if (node === null || typeof node !== 'object') return JSON.stringify(node);
+    if (Array.isArray(node)) return `[${node.map(write).join(',')}]`;
+    const here = seen++ === target ? `${JSON.stringify(key)}:1,${JSON.stringify(key)}:2` : '';
+    const members = Object.entries(node).map(([name, child]) => `${JSON.stringify(name)}:${write(child)}`);
+    return `{${[here, ...members].filter((member) => member !== '').join(',')}}`;
+  };
+  return write(value);
+}
+
 /** A valid document with a few of its values replaced, removed or joined by stranger ones, as JSON.parse gives it (`__proto__` an own key). */
 function mutated(valid: unknown): fc.Arbitrary<unknown> {
   const edit = fc.record({ place: fc.nat(), action: fc.constantFrom('replace', 'remove', 'add'), key: fc.oneof(fc.constantFrom(...TRICKY_KEYS), fc.string({ maxLength: 6 })), value });
@@ -175,6 +195,23 @@ describe('configuration documents from strangers', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+
+  it('a JSON document is read as JSON.parse reads it unless an object in it, at any depth, repeats a key', () => {
+    const keyOf = fc.oneof(fc.constantFrom(...TRICKY_KEYS), fc.string({ maxLength: 6 }));
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 4 }), keyOf, fc.nat(), (document, key, pick) => {
+        const text = JSON.stringify(document);
+        expect(parseDocument(text, 'd.json')).toEqual(JSON.parse(text));
+        // The key written twice into one of the document's objects (JSON.parse would keep the second silently).
+        const objects = countObjects(document);
+        if (objects === 0) return;
+        const repeated = stringifyRepeating(document, pick % objects, key);
+        expect(() => parseDocument(repeated, 'd.json')).toThrow(expect.objectContaining({ code: 'CONFIG_PARSE', message: expect.stringContaining('appears twice') }));
+      }),
+      { numRuns: 2000 },
+    );
+    expect(parseDocument('[{"__proto__":{"a":[{"b":1}]}},[{"c":2}]]', 'd.json')).toEqual(JSON.parse('[{"__proto__":{"a":[{"b":1}]}},[{"c":2}]]'));
   });
 
   it('any text is a document or a ConfigParseError, as JSON or as YAML', () => {
