@@ -349,6 +349,14 @@ export class HandlerNotSupportedError extends PackageError {
   readonly code = 'HANDLER_NOT_SUPPORTED';
 }
 
+/**
+ * A request body in a transfer coding besides chunked (`Transfer-Encoding: gzip, chunked`):
+ * read as it is, its bytes would be taken for the body itself. RFC 9112 §6.1: 501.
+ */
+export class UnsupportedTransferCodingError extends PackageError {
+  readonly code = 'UNSUPPORTED_TRANSFER_CODING';
+}
+
 /** A request that is not well-formed HTTP/1.1 though node's parser took it (two Host headers, none in HTTP/1.1): 400. */
 export class MalformedRequestError extends PackageError {
   readonly code = 'BAD_REQUEST';

@@ -56,6 +56,10 @@ describe('request targets (RFC 9112)', () => {
     expect(await refusal('GET /style.css HTTP/1.1\r\nConnection: close\r\n\r\n')).toEqual([400, 'BAD_REQUEST']);
     expect(await refusal('CONNECT 127.0.0.1:443 HTTP/1.1\r\nHost: 127.0.0.1:443\r\n\r\n')).toEqual([400, 'BAD_REQUEST']);
     expect(await refusal('GET /style.css HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: gzip\r\nConnection: close\r\n\r\n')).toEqual([400, 'BAD_REQUEST']);
+    // A body in another coding under chunked is well-formed, but read as it came it would be taken for the body itself (RFC 9112 §6.1).
+    expect(await refusal('POST /style.css HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: gzip, chunked\r\nConnection: close\r\n\r\n5\r\nhello\r\n0\r\n\r\n')).toEqual([501, 'UNSUPPORTED_TRANSFER_CODING']);
+    expect(await refusal('POST /style.css HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: gzip\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n0\r\n\r\n')).toEqual([501, 'UNSUPPORTED_TRANSFER_CODING']);
+    expect((await raw('PUT /style.css HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding:  Chunked \r\nConnection: close\r\n\r\n0\r\n\r\n')).status).not.toBe(501);
     // The absolute form is refused where the origin form is: `..` is not resolved away.
     expect(await refusal('GET http://127.0.0.1/a/..%5Cstyle.css HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n')).toEqual([400, 'BAD_PATH']);
     expect(await refusal('GET http://127.0.0.1/a/../style.css HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n')).toEqual([400, 'BAD_PATH']);

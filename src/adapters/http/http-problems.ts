@@ -10,6 +10,7 @@ import {
   ContentConflictError,
   CorruptEntryError,
   UnsafeEntryError,
+  UnsupportedTransferCodingError,
   HandlerNotSupportedError,
   CrossSiteWriteError,
   ForbiddenError,
@@ -112,6 +113,7 @@ const STATUS_OF: Array<[ErrorClass, number, Record<string, string>?]> = [
   [SchemaViolationError, 422],
   [DatasetUnavailableError, 501],
   [HandlerNotSupportedError, 501],
+  [UnsupportedTransferCodingError, 501],
   [OAuth2ProviderError, 502],
   // The dataset holds what it may: nothing the write could change, but room made by deleting is taken again.
   [DatasetFullError, 507],

@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { MalformedRequestError, UnsupportedTransferCodingError, type PackageError } from '../../domain/errors.js';
 
 /** Node's parser gives up past this many bytes of request line and headers (the server's maxHeaderSize). */
 export const MAX_HEAD_BYTES = 16 * 1024;
@@ -37,15 +38,19 @@ export function refuseOnSocket(socket: Duplex, status: number, code: string, mes
  * Transfer-Encoding whose last coding is not chunked, whose body has no end (RFC 9112
  * §6.3; node hands the request on before it fails on the body), and other than exactly
  * one Host (§3.2; counted on the raw headers, as node keeps the first and drops the rest).
+ * A body in a coding besides chunked (gzip, say) is well-formed but not understood here.
  */
-export function malformedHead(request: IncomingMessage): string | undefined {
+export function malformedHead(request: IncomingMessage): PackageError | undefined {
   const encoding = request.headers['transfer-encoding'];
-  if (encoding !== undefined && !/(?:^|,)[ \t]*chunked[ \t]*$/i.test(encoding)) return 'a Transfer-Encoding that does not end in chunked leaves the body without an end';
+  if (encoding !== undefined) {
+    if (!/(?:^|,)[ \t]*chunked[ \t]*$/i.test(encoding)) return new MalformedRequestError('a Transfer-Encoding that does not end in chunked leaves the body without an end');
+    if (!/^[ \t]*chunked[ \t]*$/i.test(encoding)) return new UnsupportedTransferCodingError(`the body's transfer codings (${encoding}) go beyond chunked, the only one this server decodes`);
+  }
   const raw = request.rawHeaders;
   let hosts = 0;
   for (let index = 0; index < raw.length; index += 2) if (raw[index]!.length === 4 && raw[index]!.toLowerCase() === 'host') hosts++;
-  if (hosts > 1) return 'the request has more than one Host header';
-  if (hosts === 0 && request.httpVersionMinor === 1 && request.httpVersionMajor === 1) return 'an HTTP/1.1 request needs a Host header';
+  if (hosts > 1) return new MalformedRequestError('the request has more than one Host header');
+  if (hosts === 0 && request.httpVersionMinor === 1 && request.httpVersionMajor === 1) return new MalformedRequestError('an HTTP/1.1 request needs a Host header');
   return undefined;
 }
 

@@ -5,7 +5,7 @@ import type { RequestHandler } from 'express';
 import { DEFAULT_BODY_LIMIT, DEFAULT_SHUTDOWN_TIMEOUT, type Mount, type Reactor } from '../../application/serving/reactor.js';
 import { RequestResolver, type RequestTarget } from '../../application/serving/request-target.js';
 import { LIVE_RELOAD_PATH } from '../../application/serving/served-package.js';
-import { MalformedRequestError, ResourceNotFoundError } from '../../domain/errors.js';
+import { ResourceNotFoundError } from '../../domain/errors.js';
 import { API_DOCS_ASSETS_PATH, GRAPHIQL_ASSETS_PATH } from '../../domain/serving/reactor-paths.js';
 import { readData } from './data-api.js';
 import { readThePast, readsThePast } from './data-history.js';
@@ -124,7 +124,7 @@ export class ReactorServer {
     const malformed = malformedHead(request);
     // An event stream is only read: another method there is no package's path either.
     if (this.liveReload && path === LIVE_RELOAD_PATH && malformed === undefined) return method === 'GET' ? this.liveReload.add(response) : sendProblem(response, methodNotAllowed('GET'));
-    const context: RequestContext = malformed === undefined ? this.resolver.resolve(method, path, url) : { path, target: { kind: 'refused', error: new MalformedRequestError(malformed) }, cors: [] };
+    const context: RequestContext = malformed === undefined ? this.resolver.resolve(method, path, url) : { path, target: { kind: 'refused', error: malformed }, cors: [] };
     attachContext(request, context);
     const count = this.access.withIds ? ++this.requestCount : 0;
     const id = count > 0 ? this.access.idPrefix + count : undefined;
