@@ -15,8 +15,9 @@ const site = demoPackage({
     { id: 'third', title: 'Third' },
   ]),
   'data/settings.json': JSON.stringify({ theme: 'dark' }),
+  'data/notes.json': JSON.stringify(Array.from({ length: 40 }, (_, n) => ({ id: `note-${n}`, text: 'a note long enough that the list is sent compressed' }))),
   'content/long.txt': 'long enough to be sent compressed. '.repeat(100),
-  'storage.json': JSON.stringify({ storage: { dataSets: { posts: { source: 'data/posts.json' }, settings: { source: 'data/settings.json' } } } }),
+  'storage.json': JSON.stringify({ storage: { dataSets: { posts: { source: 'data/posts.json' }, settings: { source: 'data/settings.json' }, notes: { source: 'data/notes.json' } } } }),
 });
 const STRONG = /^"[0-9a-f]{64}"$/;
 
@@ -89,6 +90,32 @@ describe('conditional requests on the dataset API', () => {
       expect(other.status).toBe(200);
       expect(await other.text()).not.toBe('');
     }
+  });
+
+  it('GET and HEAD with If-Match: the answer when it names the current tag (or *), else 412 PRECONDITION_FAILED; a missing item stays 404', async () => {
+    for (const path of ['/api/v1/data/posts/second', '/api/v1/data/posts', '/api/v1/data/posts?limit=1', '/api/v1/data/settings', '/api/v1/data/posts/second/history']) {
+      const etag = (await api.get(path)).headers.get('etag')!;
+      for (const header of [etag, `"other", ${etag}`, '*']) {
+        expect([path, header, (await api.get(path, { 'If-Match': header })).status]).toEqual([path, header, 200]);
+        expect((await api.call('HEAD', path, { 'If-Match': header })).status).toBe(200);
+      }
+      for (const header of ['"other"', `W/${etag}`]) {
+        const refused = await api.get(path, { 'If-Match': header });
+        expect([path, header, refused.status, (await refused.json()).error.code]).toEqual([path, header, 412, 'PRECONDITION_FAILED']);
+        expect((await api.call('HEAD', path, { 'If-Match': header })).status).toBe(412);
+      }
+    }
+    expect((await api.get('/api/v1/data/posts/nowhere', { 'If-Match': '*' })).status).toBe(404);
+    // An encoded answer has a tag of its own: a client sent one form may hold either tag.
+    const gzip = await api.get('/api/v1/data/notes', { 'Accept-Encoding': 'gzip' });
+    expect(gzip.headers.get('content-encoding')).toBe('gzip');
+    const identity = (await api.get('/api/v1/data/notes')).headers.get('etag')!;
+    for (const [header, encoding] of [[gzip.headers.get('etag')!, 'gzip'], [gzip.headers.get('etag')!, 'identity'], [identity, 'gzip']]) {
+      const answer = await api.get('/api/v1/data/notes', { 'If-Match': header!, 'Accept-Encoding': encoding! });
+      expect([header, encoding, answer.status]).toEqual([header, encoding, 200]);
+    }
+    const stale = await api.get('/api/v1/data/notes', { 'If-Match': '"stale-gzip"', 'Accept-Encoding': 'gzip' });
+    expect([stale.status, stale.headers.get('vary')]).toEqual([412, 'Accept-Encoding']);
   });
 
   it('a write changes the tags of the item and of the collection, and an old tag no longer gives 304', async () => {

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CompressedCopies } from '../../application/serving/compressed-copies.js';
 import { MIN_ENCODED_SIZE } from '../../application/serving/encoded-representation.js';
 import { preferredEncoding } from './accept-encoding.js';
-import { sendTagged } from './data-entity-tags.js';
+import { codedTag, sendTagged } from './data-entity-tags.js';
 import { sendProblem } from './http-problems.js';
 import { addedVary } from './vary.js';
 
@@ -18,6 +18,6 @@ export function sendCompressible(copies: CompressedCopies | undefined, request: 
   const varied = { ...headers, Vary: addedVary(response, 'Accept-Encoding') };
   if (!coding) return sendTagged(request, response, tagged, varied);
   copies.ofBody(tagged.body, coding).then(
-    (body) => (body ? sendTagged(request, response, { body, etag: `${tagged.etag.slice(0, -1)}-${coding}"` }, { ...varied, 'Content-Encoding': coding }) : sendTagged(request, response, tagged, varied)),
+    (body) => (body ? sendTagged(request, response, { body, etag: codedTag(tagged.etag, coding) }, { ...varied, 'Content-Encoding': coding }, tagged.etag) : sendTagged(request, response, tagged, varied)),
   ).catch((error: unknown) => sendProblem(response, error));
 }

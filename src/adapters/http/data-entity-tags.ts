@@ -3,7 +3,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Collection } from '../../application/data/dataset.js';
 import type { QueryAnswer } from '../../application/data/collection-queries.js';
 import type { ItemPreconditions } from '../../application/data/item-preconditions.js';
-import { noneMatchHits } from '../../domain/serving/entity-tags.js';
+import type { ContentCoding } from '../../application/ports/compressor.js';
+import { PreconditionFailedError } from '../../domain/errors.js';
+import { ifMatchHolds, noneMatchHits } from '../../domain/serving/entity-tags.js';
+import { sendProblem } from './http-problems.js';
 import { preconditionsOf } from './preconditions.js';
 
 /**
@@ -63,11 +66,25 @@ export function taggedAnswer(answer: QueryAnswer): Tagged {
   return { body: answer.body, etag };
 }
 
+/** The tag of an answer's encoded form: its identity tag and the coding. */
+export function codedTag(etag: string, coding: ContentCoding): string {
+  return `${etag.slice(0, -1)}-${coding}"`;
+}
+
+const CODINGS: readonly ContentCoding[] = ['br', 'gzip'];
+
 /**
- * A GET or HEAD answer of the data API with its ETag, or a 304 with the tag and no body
- * when `If-None-Match` names it (weakly compared, as RFC 9110 says for GET).
+ * A GET or HEAD answer of the data API with its ETag: 412 when `If-Match` names none of
+ * the answer's tags (any of its codings', as a client that was sent one form may hold that
+ * tag), or a 304 with the tag and no body when `If-None-Match` names it (weakly compared,
+ * as RFC 9110 says for GET). `identityEtag`: the identity form's tag, when this is an encoded one.
  */
-export function sendTagged(request: IncomingMessage, response: ServerResponse, { body, etag }: { body: Uint8Array | string; etag: string }, headers: Record<string, string | number> = {}): void {
+export function sendTagged(request: IncomingMessage, response: ServerResponse, { body, etag }: { body: Uint8Array | string; etag: string }, headers: Record<string, string | number> = {}, identityEtag = etag): void {
+  const ifMatch = request.headers['if-match'];
+  if (ifMatch !== undefined && !ifMatchHolds(ifMatch, identityEtag) && !CODINGS.some((coding) => ifMatchHolds(ifMatch, codedTag(identityEtag, coding)))) {
+    if (headers.Vary !== undefined) response.setHeader('Vary', headers.Vary);
+    return sendProblem(response, new PreconditionFailedError('If-Match names none of the entity tags of this answer'));
+  }
   const ifNoneMatch = request.headers['if-none-match'];
   if (ifNoneMatch !== undefined && noneMatchHits(ifNoneMatch, etag)) {
     // RFC 9110 §15.4.5: a 304 carries the Vary the 200 would.
