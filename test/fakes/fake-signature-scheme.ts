@@ -45,7 +45,7 @@ export function fakeScheme(certificateType?: 'OpenPGP'): SignatureScheme {
       if (trusted && (await revoked(publicKey, trusted))) return false;
       return new TextDecoder().decode(signature) === `signed:${await digest(payload)}:${text}`;
     },
-    revoked,
+    revoked: (_signature, publicKey, trusted) => revoked(publicKey, trusted),
     fingerprint,
     fingerprints: async (file, role) => {
       const lines = new TextDecoder().decode(file).split('\n').filter((line) => line.startsWith(KEY_PREFIX));

@@ -24,11 +24,13 @@ function openssl(...args: string[]): Buffer {
   return execFileSync('openssl', args, { cwd: work.path, stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
-function gpg(home: string, args: string[], passphrase = ''): Buffer {
+/** gpg run in batch mode; `commands`: what an interactive command (--edit-key with --command-fd 0) reads. */
+function gpg(home: string, args: string[], passphrase = '', commands?: string): Buffer {
   return execFileSync('gpg', ['--batch', '--yes', '--pinentry-mode', 'loopback', '--passphrase', passphrase, '--trust-model', 'always', ...args], {
     cwd: work.path,
     env: { ...process.env, GNUPGHOME: home },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [commands === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    input: commands,
   });
 }
 
@@ -303,11 +305,31 @@ describe('OpenPgpSignatureScheme', () => {
     const after = gpg(gnupgHome, ['--armor', '--export', 'r@example.org']);
     await expect(scheme.verify(payload(), signature, signer.publicKey)).resolves.toBe(true);
     await expect(scheme.verify(payload(), signature, signer.publicKey, before)).resolves.toBe(true);
-    await expect(scheme.revoked(signer.publicKey, before)).resolves.toBe(false);
+    await expect(scheme.revoked(signature, signer.publicKey, before)).resolves.toBe(false);
     await expect(scheme.verify(payload(), signature, signer.publicKey, after)).resolves.toBe(false);
-    await expect(scheme.revoked(signer.publicKey, after)).resolves.toBe(true);
+    await expect(scheme.revoked(signature, signer.publicKey, after)).resolves.toBe(true);
     // A trusted file holding other keys too: the copy with this fingerprint is the one that counts.
     await expect(scheme.verify(payload(), signature, signer.publicKey, Buffer.concat([file('sign.pub.asc'), after]))).resolves.toBe(false);
+  });
+
+  it('does not verify by a signing subkey the trusted copy says is revoked, and says the signer is revoked', async () => {
+    gpg(gnupgHome, ['--quick-gen-key', 'Subkey <s@example.org>', 'ed25519', 'cert', 'never']);
+    const primary = fingerprint(gnupgHome, 's@example.org');
+    gpg(gnupgHome, ['--quick-add-key', primary, 'ed25519', 'sign', 'never']);
+    const signer = await scheme.prepare({ key: gpg(gnupgHome, ['--armor', '--export-secret-keys', 's@example.org']) });
+    const signature = await signer.sign(payload());
+    const before = gpg(gnupgHome, ['--armor', '--export', 's@example.org']);
+    // gpg's own way: select the subkey, revoke it (no reason given), save.
+    gpg(gnupgHome, ['--command-fd', '0', '--edit-key', primary], '', 'key 1\nrevkey\ny\n0\n\ny\nsave\n');
+    const after = gpg(gnupgHome, ['--armor', '--export', 's@example.org']);
+    await expect(scheme.verify(payload(), signature, signer.publicKey, before)).resolves.toBe(true);
+    await expect(scheme.revoked(signature, signer.publicKey, before)).resolves.toBe(false);
+    await expect(scheme.verify(payload(), signature, signer.publicKey, after)).resolves.toBe(false);
+    await expect(scheme.revoked(signature, signer.publicKey, after)).resolves.toBe(true);
+    // A signature by another key's subkey is not this revocation's.
+    const other = await (await scheme.prepare({ key: file('sign.sec.asc') })).sign(payload());
+    await expect(scheme.revoked(other, signer.publicKey, after)).resolves.toBe(false);
+    await expect(scheme.revoked(encoder.encode('not a signature'), signer.publicKey, after)).resolves.toBe(false);
   });
 
   it('raises OpenPgpUnavailableError with install guidance when openpgp cannot be loaded, and retries later', async () => {

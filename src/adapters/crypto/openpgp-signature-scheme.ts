@@ -18,6 +18,22 @@ async function collect(payload: AsyncIterable<Uint8Array>): Promise<Uint8Array> 
   return new Uint8Array(Buffer.concat(chunks));
 }
 
+/**
+ * A detached signature file, armored or binary; undefined when it does not parse or holds
+ * more than MAX_SIGNATURE_PACKETS (each is checked over the whole payload, so 100,000 of
+ * them, 16 MiB, would cost minutes).
+ */
+async function readDetached(openpgp: OpenPgp, signature: Uint8Array): Promise<Awaited<ReturnType<OpenPgp['readSignature']>> | undefined> {
+  try {
+    const detached = isArmored(signature)
+      ? await openpgp.readSignature({ armoredSignature: Buffer.from(signature).toString('utf8') })
+      : await openpgp.readSignature({ binarySignature: signature });
+    return detached.packets.length > MAX_SIGNATURE_PACKETS ? undefined : detached;
+  } catch {
+    return undefined;
+  }
+}
+
 /** OpenPGP detached, armored signatures with SHA-256 (SPEC.md, signing rules 4 to 6). */
 export class OpenPgpSignatureScheme implements SignatureScheme {
   readonly certificateType = 'OpenPGP' as const;
@@ -58,17 +74,9 @@ export class OpenPgpSignatureScheme implements SignatureScheme {
   async verify(payload: AsyncIterable<Uint8Array>, signature: Uint8Array, publicKey: Uint8Array, trusted?: Uint8Array): Promise<boolean> {
     const openpgp = await this.openpgp();
     const key = await this.keyToCheck(openpgp, publicKey, trusted);
-    let detached: Awaited<ReturnType<OpenPgp['readSignature']>>;
-    try {
-      detached = isArmored(signature)
-        ? await openpgp.readSignature({ armoredSignature: Buffer.from(signature).toString('utf8') })
-        : await openpgp.readSignature({ binarySignature: signature });
-    } catch {
-      // An unreadable signature file proves nothing about the payload: not a valid signature.
-      return false;
-    }
-    // A detached signature holds one or a few: each is checked over the whole payload, so 100,000 of them (16 MiB) cost minutes.
-    if (detached.packets.length > MAX_SIGNATURE_PACKETS) return false;
+    const detached = await readDetached(openpgp, signature);
+    // An unreadable signature file proves nothing about the payload: not a valid signature.
+    if (detached === undefined) return false;
     const message = await openpgp.createMessage({ binary: await collect(payload) });
     let signatures: Awaited<ReturnType<OpenPgp['verify']>>['signatures'];
     try {
@@ -87,8 +95,17 @@ export class OpenPgpSignatureScheme implements SignatureScheme {
     return false;
   }
 
-  async revoked(publicKey: Uint8Array, trusted: Uint8Array): Promise<boolean> {
-    return (await this.keyToCheck(await this.openpgp(), publicKey, trusted)).isRevoked();
+  async revoked(signature: Uint8Array, publicKey: Uint8Array, trusted: Uint8Array): Promise<boolean> {
+    const openpgp = await this.openpgp();
+    const key = await this.keyToCheck(openpgp, publicKey, trusted);
+    if (await key.isRevoked()) return true;
+    // A key usually signs with a subkey of its own: the user's copy may revoke that one alone.
+    const signers = (await readDetached(openpgp, signature))?.getSigningKeyIDs() ?? [];
+    for (const subkey of key.getSubkeys()) {
+      if (!signers.some((id) => id.equals(subkey.getKeyID()))) continue;
+      for (const binding of subkey.bindingSignatures) if (await subkey.isRevoked(binding, key.keyPacket)) return true;
+    }
+    return false;
   }
 
   /** The primary key's fingerprint, in the upper-case hex gpg prints. */

@@ -31,8 +31,12 @@ export interface SignatureScheme {
    * keys carry revocations and expiry, the user's copy of them is the one that counts.
    */
   verify(payload: AsyncIterable<Uint8Array>, signature: Uint8Array, publicKey: Uint8Array, trusted?: Uint8Array): Promise<boolean>;
-  /** Whether the user's copy of the embedded key (`trusted`, a trust file) says the key is revoked. */
-  revoked(publicKey: Uint8Array, trusted: Uint8Array): Promise<boolean>;
+  /**
+   * Whether the user's copy of the embedded key (`trusted`, a trust file) says the key that
+   * made `signature` is revoked: the key itself, or the part of it that signed (an OpenPGP
+   * signing subkey).
+   */
+  revoked(signature: Uint8Array, publicKey: Uint8Array, trusted: Uint8Array): Promise<boolean>;
   /**
    * The fingerprint of the public key in a key file (a public or private key, or a
    * certificate): what a user compares and pins. KeyError when the file holds no key of

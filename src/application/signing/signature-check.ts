@@ -88,7 +88,7 @@ export class SignatureCheck {
       signer = await scheme.fingerprint(publicKey, declared.publicKey);
       pinned = options.trusted?.fileOf(signer);
       matches = await scheme.verify(concatenated(paths, hashed), signature, publicKey, pinned?.bytes);
-      if (!matches && pinned) revoked = await scheme.revoked(publicKey, pinned.bytes);
+      if (!matches && pinned) revoked = await scheme.revoked(signature, publicKey, pinned.bytes);
     } catch (error) {
       // The package's own key file, altered or not a key of its scheme: a signature that proves nothing, as a garbage signature file is.
       if (error instanceof KeyError) return verdict(false, `the embedded key ${declared.publicKey} cannot check the signature: ${error.message}`);
