@@ -142,8 +142,9 @@ export class ReactorServer {
     this.pass(context, request, response, inline);
     // A body from memory is written by now: recorded without a per-request listener. Others
     // on 'close', which follows the end of every answer and also comes when the client
-    // leaves before it: a download cancelled half-way is logged and counted too, once.
-    if (response.writableEnded) this.finished(context, request, response, at);
+    // leaves before it: a download cancelled half-way is logged and counted too, once. So is
+    // an answer queued behind one not yet sent (pipelined): its bytes leave when it has the socket.
+    if (response.writableEnded && response.socket) this.finished(context, request, response, at);
     else {
       // Read now, while the socket is open: node keeps it, and a client gone by the end leaves none to read.
       void request.socket.remoteAddress;
