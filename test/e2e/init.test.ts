@@ -58,6 +58,11 @@ describe('pkg init', () => {
     const directory = at('My Café');
     expect(runPkg(['init', directory]).status).toBe(0);
     expect(JSON.parse(readFileSync(join(directory, 'metadata.json'), 'utf8')).name).toBe('my-cafe');
+    // A name with no letter a package name can hold gives no default: the error says so, and blames no --name never given.
+    const nameless = runPkg(['init', at('日本')]);
+    expect(nameless.stderr).toMatch(/^error: UsageError: the directory name "日本" gives no package name .*give one with --name\n/);
+    expect(nameless.status).toBe(2);
+    expect(runPkg(['init', at('日本'), '--name', 'nihon']).status).toBe(0);
     const again = runPkg(['init', directory]);
     expect(again.status).toBe(1);
     expect(again.stderr).toMatch(/^error: OutputExistsError: .*use --force/);

@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it, jest } from '@jest/globals';
-import { cpSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { writePackage } from '../support/composite-fixtures.js';
 import { ROOT, temporaryDirectory } from '../support/paths.js';
 import { runPkg } from '../support/run-cli.js';
 import { startServe } from '../support/serve-process.js';
@@ -182,6 +183,18 @@ describe('validate sees what the reactor serves', () => {
     const failed = runPkg(['package', 'validate', broken, '--registry', registry, '--store', at('store')]);
     expect(failed.status).toBe(1);
     expect(failed.stdout).toMatch(/FAIL routes\n {2}- route \/missing\.css: resource pkg:\/\/example\.org\/example-theme\/content\/missing\.css does not exist/);
+  });
+
+  it('a dependency that cannot be resolved fails the routes check of a directory whose routes.json is generated, as it does the packed .cap', () => {
+    const store = at('empty-store');
+    mkdirSync(store);
+    const orphan = writePackage(at('orphan'), { name: 'orphan', version: '1.0.0', guid: 'pkg://example.org/orphan', dependencies: { 'pkg://example.org/nowhere': '^1.0.0' } }, { 'content/index.html': '<h1>orphan</h1>\n' });
+    expect(runPkg(['package', 'pack', orphan, '-o', work.path]).status).toBe(0);
+    for (const source of [orphan, at('orphan-1.0.0.cap')]) {
+      const run = runPkg(['package', 'validate', source, '--store', store]);
+      expect(run.stdout).toMatch(/FAIL routes\n {2}- dependencies could not be resolved: dependency pkg:\/\/example\.org\/orphan -> pkg:\/\/example\.org\/nowhere/);
+      expect(run.status).toBe(1);
+    }
   });
 });
 

@@ -127,4 +127,15 @@ describe('registries like Helm\'s', () => {
     expect(existsSync(join(store, 'example-theme-1.1.0.cap'))).toBe(false);
     expect(JSON.parse(readFileSync(join(store, 'index.json'), 'utf8'))).toEqual({});
   });
+
+  it('pkg uninstall removes every file of the version, a copy under another name too, so the store no longer resolves it', () => {
+    const store = at('copies-store');
+    expect(runPkg(['package', 'pack', join(ROOT, 'examples/theme'), '-o', store]).status).toBe(0);
+    copyFileSync(join(store, 'example-theme-1.1.0.cap'), join(store, 'theme copy.cap'));
+    const removed = runPkg(['uninstall', 'pkg://example.org/example-theme', '--store', store]);
+    expect(removed.stdout).toBe('Uninstalled pkg://example.org/example-theme 1.1.0\n');
+    expect(removed.status).toBe(0);
+    expect(readdirSync(store)).toEqual(['index.json']);
+    expect(runPkg(['package', 'info', join(ROOT, 'examples/composite'), '--store', store], { env: { PKG_REGISTRY: '' } }).stdout).toMatch(/unresolved: RegistryNotConfiguredError/);
+  });
 });

@@ -38,7 +38,7 @@ export function initCommand(init: Lazy<InitPackage>, output: CliOutput, interact
       const outcome = await init().execute({
         directory,
         template: asked.template ?? DEFAULT_TEMPLATE,
-        name: asked.name ?? packageNameFrom(basename(directory)),
+        name: asked.name ?? nameFromDirectory(directory),
         force: argv.force,
         ...(asked.description !== undefined ? { description: asked.description } : {}),
         ...(argv['package-version'] !== undefined ? { version: argv['package-version'] } : {}),
@@ -57,6 +57,13 @@ export function initCommand(init: Lazy<InitPackage>, output: CliOutput, interact
 
 type Answers = { template?: string; name?: string; description?: string; author?: string };
 
+/** The default name; a directory named in no letters a name can hold (`日本`) gives none, and saying so beats blaming a --name not given. */
+function nameFromDirectory(directory: string): string {
+  const name = packageNameFrom(basename(directory));
+  if (name === '') throw new UsageError(`the directory name ${JSON.stringify(basename(directory))} gives no package name (kebab-case: a-z, 0-9 and hyphens); give one with --name`);
+  return name;
+}
+
 /** One question per value the flags left open; an empty answer (or the end of input) keeps the default shown. */
 async function ask(argv: Answers, directory: string, templates: string[]): Promise<Answers> {
   const prompt = nodeModule<typeof Readline>('node:readline').createInterface({ input: process.stdin, output: process.stdout });
@@ -71,7 +78,7 @@ async function ask(argv: Answers, directory: string, templates: string[]): Promi
   try {
     return {
       template: argv.template ?? (await answer(`Template [${templates.join(', ')}] (${DEFAULT_TEMPLATE}): `)) ?? DEFAULT_TEMPLATE,
-      name: argv.name ?? (await answer(`Package name (${packageNameFrom(basename(directory))}): `)) ?? packageNameFrom(basename(directory)),
+      name: argv.name ?? (await answer(`Package name (${packageNameFrom(basename(directory))}): `)) ?? nameFromDirectory(directory),
       description: argv.description ?? (await answer('Description: ')),
       author: argv.author ?? (await answer('Author: ')),
     };

@@ -132,7 +132,7 @@ export function uninstallCommand(uninstall: Lazy<UninstallPackage>, output: CliO
       if (argv.version !== undefined && argv.version.trim() === '') throw new UsageError('--version needs the version to uninstall, like --version 1.2.0; without it every version goes');
       const outcome = await uninstall().execute({ guid: argv.guid, store: resolve(argv.store), ...(argv.version !== undefined ? { version: argv.version } : {}) });
       if (argv.json) return printJson(output, outcome);
-      output.out(`Uninstalled ${outcome.guid} ${outcome.removed.map((stored) => stored.version).join(', ')}${outcome.remaining.length > 0 ? `; the store still holds ${outcome.remaining.join(', ')}` : ''}`);
+      output.out(`Uninstalled ${outcome.guid} ${[...new Set(outcome.removed.map((stored) => stored.version))].join(', ')}${outcome.remaining.length > 0 ? `; the store still holds ${outcome.remaining.join(', ')}` : ''}`);
     },
   };
 }

@@ -25,14 +25,21 @@ export class UninstallPackage {
 
   async execute(request: { guid: string; store: string; version?: string }): Promise<Uninstalled> {
     const store = this.stores.open(request.store);
-    const held = await store.versions(request.guid);
-    const removed = held.filter((stored) => request.version === undefined || stored.version === request.version);
-    if (removed.length === 0) {
+    const wanted = (stored: StoredPackage) => request.version === undefined || stored.version === request.version;
+    let held = await store.versions(request.guid);
+    if (!held.some(wanted)) {
       const versions = held.map((stored) => stored.version).join(', ');
       throw new PackageNotFoundError(`${request.guid}${request.version ? ` ${request.version}` : ''} is not in store ${store.location}${versions ? `; it holds ${versions}` : ''}`);
     }
-    for (const stored of removed) await this.files.remove(stored.path);
-    const remaining = held.filter((stored) => !removed.includes(stored));
+    // A store names one file per version, but a copy under another name holds it too and takes its place once it goes.
+    const removed: StoredPackage[] = [];
+    for (let found = held.filter(wanted); found.length > 0; found = held.filter(wanted)) {
+      if (found.some((stored) => removed.some((gone) => gone.path === stored.path))) break;
+      for (const stored of found) await this.files.remove(stored.path);
+      removed.push(...found);
+      held = await store.versions(request.guid);
+    }
+    const remaining = held.filter((stored) => !wanted(stored));
     const index: StoreIndex = { ...(await store.index().catch(() => ({}))) };
     delete index[request.guid];
     const newest = remaining.at(-1);

@@ -158,16 +158,18 @@ export class ValidatePackage {
 
   private checkRoutes(routes: Parsed<Routes>, files: ReadonlySet<string>, storage: Storage | undefined, resources: { exists: ResourceExists; problem?: string }): CheckResult {
     if ('error' in routes) return checkResult('routes', [routes.error]);
+    // Dependencies the reactor could not resolve refuse the package whether routes.json is written or generated.
+    const unresolved = resources.problem ? [resources.problem] : [];
     if ('absent' in routes) {
       const generated = generateRoutes(files, Object.keys(storage?.dataSets ?? {}));
-      return checkResult('routes', [], [
+      return checkResult('routes', unresolved, [
         `${ROUTES_FILE} absent: ${generated.routes.routes.length} routes generated at pack or load time`,
         ...generated.collisions.map((path) => `warning: generated route ${path} is claimed by two files; the first wins`),
       ]);
     }
     const duplicates = duplicateRoutePaths(routes.value).map((path) => `warning: route ${path} is declared more than once; the first wins`);
     const findings = routeErrors(routes.value, resources.exists, storage);
-    return checkResult('routes', [...findings.errors, ...(resources.problem ? [resources.problem] : [])], [
+    return checkResult('routes', [...findings.errors, ...unresolved], [
       `${routes.value.routes.length} routes`,
       ...duplicates,
       ...handlerRouteWarnings(routes.value),
