@@ -129,7 +129,7 @@ export class DependencyLoader {
     let pkg: PackageSource;
     if (ref.kind === 'bundle') {
       location = `${ref.entry.file} in ${ref.holder.location}`;
-      pkg = await this.copyOut(ref.holder, ref.entry, choice.guid);
+      pkg = await this.copyOut(ref.holder, ref.entry, choice.guid, location);
     } else if (ref.kind === 'store') {
       location = ref.path;
       pkg = await this.opener.open(ref.path);
@@ -146,9 +146,9 @@ export class DependencyLoader {
     return { location, pkg, model };
   }
 
-  /** A bundled `.cap`, copied out whole only when its bytes are the ones packages/index.json names. */
-  private async copyOut(holder: PackageSource, entry: BundledPackage, guid: string): Promise<PackageSource> {
-    const where = `bundled dependency ${guid} (${entry.file} in ${holder.location})`;
+  /** A bundled `.cap` (`known`: its entry and the package holding it), copied out whole only when its bytes are the ones packages/index.json names. */
+  private async copyOut(holder: PackageSource, entry: BundledPackage, guid: string, known: string): Promise<PackageSource> {
+    const where = `bundled dependency ${guid} (${known})`;
     if (!holder.has(entry.file)) throw new IntegrityError(`${where}: ${BUNDLE_INDEX_FILE} names a file the package does not hold`);
     const path = this.scratchFile();
     const bytes = verifiedBytes(holder.stream(entry.file), entry, this.hasher, (found) => new IntegrityError(`${where}: sha256 is ${found.sha256}, ${BUNDLE_INDEX_FILE} says ${entry.sha256}`, { mismatched: [entry.file], missing: [], uncovered: [] }));
@@ -157,9 +157,15 @@ export class DependencyLoader {
       return new OwnedSource(await this.opener.open(path), () => this.files.remove(path));
     } catch (error) {
       await this.files.remove(path);
-      throw error;
+      throw namedAs(error, path, known);
     }
   }
+}
+
+/** An error about the temporary copy of a bundled package, told of the file the user knows: its entry in the package. */
+function namedAs(error: unknown, path: string, known: string): unknown {
+  if (error instanceof Error && error.message.includes(path)) error.message = error.message.split(path).join(known);
+  return error;
 }
 
 function loaded(node: ResolvedDependency<Ref, Opened>): LoadedDependency {
