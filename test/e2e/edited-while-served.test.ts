@@ -4,6 +4,7 @@ import { Agent, request } from 'node:http';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { EXAMPLE_SITE, temporaryDirectory } from '../support/paths.js';
+import { runPkg } from '../support/run-cli.js';
 import { startServe, type ServeProcess } from '../support/serve-process.js';
 
 jest.setTimeout(60_000);
@@ -97,6 +98,29 @@ describe('a directory source edited while it is served', () => {
       expect(((await answer.json()) as { error: { code: string; message: string } }).error).toMatchObject({ code: 'SOURCE_NOT_FOUND', message: expect.stringMatching(/content\/doomed\.txt/) });
     } finally {
       await other.stop();
+    }
+  });
+
+  it('with security.json, a file edited after the eager check at start to bytes it does not list is never served: the package goes out of service', async () => {
+    const signed = join(work.path, 'checked');
+    expect(runPkg(['package', 'pack', EXAMPLE_SITE, '-o', work.path]).status).toBe(0);
+    expect(runPkg(['package', 'unpack', join(work.path, 'example-site-1.0.0.cap'), '-o', signed]).status).toBe(0);
+    const checked = await startServe([signed]);
+    try {
+      const page = async (path: string) => {
+        const answer = await fetch(`${checked.url}${path}`);
+        return { status: answer.status, body: await answer.text() };
+      };
+      expect((await page('/about.html')).status).toBe(200);
+      writeFileSync(join(signed, 'content/about.html'), '<p>defaced</p>');
+      writeFileSync(join(signed, 'content/never-read.txt'), 'not listed');
+      for (const path of ['/about.html', '/index.html']) {
+        const answer = await page(path);
+        expect([path, answer.status, answer.body]).toEqual([path, 503, expect.stringMatching(/PACKAGE_OUT_OF_SERVICE.*checksum mismatch: content\/about\.html/)]);
+      }
+      expect(await (await fetch(`${checked.url}/readyz`)).text()).toBe('not ready: package example-site\n');
+    } finally {
+      await checked.stop();
     }
   });
 

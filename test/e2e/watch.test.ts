@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { cpSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { get as httpGet, type ClientRequest } from 'node:http';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
@@ -190,13 +190,19 @@ describe('--live-reload in a real browser', () => {
       writeFileSync(about, readFileSync(about, 'utf8').replace('</h1>', ' (edited)</h1>'));
       await page.waitForFunction(() => document.querySelector('h1')?.textContent?.includes('(edited)'), undefined, { timeout: 10_000 });
       expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBeUndefined();
+      // The page's stylesheet too: a browser that kept it for a year would reload the page over the old one.
+      appendFileSync(join(site, 'content/css/style.css'), '\nbody { background: rgb(255, 0, 0); }\n');
+      await page.waitForFunction(() => getComputedStyle(document.body).backgroundColor === 'rgb(255, 0, 0)', undefined, { timeout: 10_000 });
+      expect((await fetch(`${running.url}/css/style.css`)).headers.get('cache-control')).toBe('no-cache');
     } finally {
       await running.stop();
     }
     expect(runPkg(['package', 'pack', EXAMPLE_SITE, '-o', work.path]).status).toBe(0);
-    const cap = await startServe([at('example-site-1.0.0.cap'), '--watch', '--live-reload']);
+    const cap = await startServe([at('example-site-1.0.0.cap'), '--watch', '--live-reload', '--cache-control', 'public, max-age=60']);
     try {
       expect(await (await fetch(`${cap.url}/`)).text()).not.toContain('live-reload');
+      // Given, it is what is sent, --watch or not.
+      expect((await fetch(`${cap.url}/css/style.css`)).headers.get('cache-control')).toBe('public, max-age=60');
     } finally {
       await cap.stop();
     }

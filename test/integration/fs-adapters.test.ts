@@ -140,6 +140,12 @@ describe('DirectoryPackageSource', () => {
     await expect(DirectoryPackageSource.open(join(work.path, 'bs'))).rejects.toThrow(/unsafe entry "content\/a\\\\b\.html": contains a backslash/);
   });
 
+  it('refuses two Unicode spellings of one name, which pack and every archive reader refuse, so validate and the reactor do not take what would never pack', async () => {
+    file('nfc/content/caf\u00e9.txt');
+    file('nfc/content/cafe\u0301.txt');
+    await expect(DirectoryPackageSource.open(join(work.path, 'nfc'))).rejects.toThrow(/unsafe entry "content\/caf\u00e9\.txt": is another spelling of "content\/cafe\u0301\.txt"/);
+  });
+
   it('says when the directory does not exist', async () => {
     await expect(DirectoryPackageSource.open(join(work.path, 'nope'))).rejects.toBeInstanceOf(SourceNotFoundError);
   });

@@ -25,6 +25,7 @@ import { checkedConstraint } from './registry-commands.js';
 
 export const DEFAULT_PORT = 8864;
 export const DEFAULT_CACHE_CONTROL = 'public, max-age=31536000';
+const WATCHED_CACHE_CONTROL = 'no-cache';
 
 
 export function reactorCommands(yargs: Argv, host: Lazy<ReactorHost>, copyOverlays: Lazy<CopyOverlays>, output: CliOutput): Argv {
@@ -40,7 +41,7 @@ export function reactorCommands(yargs: Argv, host: Lazy<ReactorHost>, copyOverla
           .option('host', { type: 'string', default: process.env.HOST || '127.0.0.1', defaultDescription: '$HOST, else 127.0.0.1', describe: 'address to listen on' })
           .option('workdir', { type: 'string', describe: 'directory for overlays and saved packages (default: a fresh temporary directory, removed at exit)' })
           .option('overlay', { type: 'string', default: process.env.PKG_OVERLAY, defaultDescription: '$PKG_OVERLAY, else files in the workdir', describe: 'postgres://user@host:port/database: keep writes and logouts in this PostgreSQL database, shared by every reactor given the same URL' })
-          .option('cache-control', { type: 'string', default: DEFAULT_CACHE_CONTROL, describe: 'Cache-Control of static resources' })
+          .option('cache-control', { type: 'string', defaultDescription: `${DEFAULT_CACHE_CONTROL}; no-cache with --watch`, describe: 'Cache-Control of static resources' })
           .option('mount', { type: 'string', array: true, default: [], describe: 'PATH=SOURCE, repeatable' })
           .option('config', { type: 'string', describe: 'mounts file: {"mounts": [{"path", "source", "store"?, "writable"?, "cors"?, "verify"?}]}' })
           .option('store', { type: 'string', default: process.env.PKG_STORE, defaultDescription: '$PKG_STORE', describe: 'package store directory' })
@@ -72,7 +73,9 @@ export function reactorCommands(yargs: Argv, host: Lazy<ReactorHost>, copyOverla
         if (!Number.isFinite(argv['shutdown-timeout']) || argv['shutdown-timeout'] < 0) throw new UsageError(`--shutdown-timeout must be a number of seconds, 0 or more (got ${argv['shutdown-timeout']})`);
         if (!Number.isInteger(argv['body-limit']) || argv['body-limit'] < 1) throw new UsageError(`--body-limit must be a positive whole number of bytes (got ${argv['body-limit']})`);
         // Sent on every static answer: a value node cannot send made each of them a 500.
-        if (!HTTP_FIELD_VALUE.test(argv['cache-control'])) throw new UsageError(`--cache-control must be text an HTTP header can carry (tab, space, visible ASCII or Latin-1 characters; no line break), not ${JSON.stringify(argv['cache-control'])}`);
+        // Under --watch a browser that kept a file for a year would never see its edits: each use is revalidated instead (a 304 while unchanged).
+        const cacheControl = argv['cache-control'] ?? (argv.watch ? WATCHED_CACHE_CONTROL : DEFAULT_CACHE_CONTROL);
+        if (!HTTP_FIELD_VALUE.test(cacheControl)) throw new UsageError(`--cache-control must be text an HTTP header can carry (tab, space, visible ASCII or Latin-1 characters; no line break), not ${JSON.stringify(cacheControl)}`);
         const workers = parseWorkers(argv.workers, availableParallelism());
         const requests: MountRequest[] = (argv.sources as string[]).map((source) => ({ source }));
         for (const option of argv.mount as string[]) {
@@ -91,7 +94,7 @@ export function reactorCommands(yargs: Argv, host: Lazy<ReactorHost>, copyOverla
         const settings = {
           port,
           host: argv.host,
-          cacheControl: argv['cache-control'],
+          cacheControl,
           bodyLimit: argv['body-limit'],
           keys: await readDecryptionKeys(argv),
           ...(argv.workdir ? { workdir: argv.workdir } : {}),

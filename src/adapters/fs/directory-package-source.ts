@@ -3,7 +3,7 @@ import { lstat, open, readdir, readlink, realpath, stat, type FileHandle } from 
 import { join, relative, sep } from 'node:path';
 import { ArchiveLimitError, SourceNotFoundError, UnsafeEntryError } from '../../domain/errors.js';
 import { DEFAULT_ARCHIVE_LIMITS } from '../../domain/package/archive-limits.js';
-import { sortByPath, unsafePathReason } from '../../domain/package/package-paths.js';
+import { entryNamesProblem, sortByPath, unsafePathReason } from '../../domain/package/package-paths.js';
 import type { PackageEntry, PackageSource } from '../../application/ports/package-source.js';
 
 const SMALL_FILE = 1024 * 1024;
@@ -36,7 +36,11 @@ export class DirectoryPackageSource implements PackageSource {
     const state: Walk = { root, found: [], inside: new Set(), steps: 0, maxSteps };
     await walk(state, root, '');
     sortByPath(state.found, (entry) => entry.path);
-    return new DirectoryPackageSource(directory, root, state.found);
+    const source = new DirectoryPackageSource(directory, root, state.found);
+    // Fine one by one, not together: two Unicode spellings of a name would never pack, nor read back from an archive.
+    const clash = entryNamesProblem(state.found.map((entry) => entry.path), (name) => source.has(name));
+    if (clash) throw new UnsafeEntryError(clash.name, clash.reason);
+    return source;
   }
 
   entries(): readonly PackageEntry[] {

@@ -1,6 +1,6 @@
 import { readdirSync, statSync, watch, type Dirent, type FSWatcher } from 'node:fs';
 import { readdir } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join, sep } from 'node:path';
 import type { SourceChanges, SourceWatcher } from '../../application/ports/source-watcher.js';
 
 /** A save writes several files and events: one reload once they settle. */
@@ -21,7 +21,8 @@ const SKIPPED = new Set(['.git', '.hg', '.svn']);
  * Not node's recursive watch: on Linux, Node 20 lists a folder synchronously on every
  * event in it, so copying 5,000 files into a package held the event loop, /healthz
  * included, for a minute; and a link loop made it fail for good. A folder whose watch
- * fails (gone, or replaced) is watched again from the top, and that counts as a change.
+ * fails, or that is removed or replaced (moved away, another put in its place), is watched
+ * again from the top, and that counts as a change; the package folder itself once it is back.
  */
 export class FsSourceWatcher implements SourceWatcher {
   watch(directory: string, changes: SourceChanges): { close(): void } {
@@ -36,11 +37,17 @@ export class FsSourceWatcher implements SourceWatcher {
       settle = setTimeout(() => changes.settled(), SETTLE_MS);
     };
     const failed = (folder: string) => {
-      watchers.get(folder)?.close();
-      watchers.delete(folder);
+      // The folders below it went with it: their watches follow the old ones wherever they went.
+      for (const [watched, watcher] of watchers) {
+        if (watched !== folder && !watched.startsWith(folder + sep)) continue;
+        watcher.close();
+        watchers.delete(watched);
+      }
       if (closed || again) return;
       again = setTimeout(() => {
         again = undefined;
+        // The package folder gone (removed, or moved away to be put back): looked for until it is there again.
+        if (!isFolder(directory)) return failed(directory);
         void cover(directory).then(changed);
       }, REWATCH_MS).unref();
     };
@@ -49,8 +56,11 @@ export class FsSourceWatcher implements SourceWatcher {
       if (watchers.has(folder)) return true;
       let watcher: FSWatcher;
       try {
+        const identity = identityOf(folder);
         watcher = watch(folder, { persistent: false }, (_event, name) => {
           changed();
+          // A watch follows its folder, not its name: one removed or moved away (to be replaced by another of that name) tells only itself, under its own name.
+          if (name?.toString() === basename(folder) && identityOf(folder) !== identity) return failed(folder);
           // A folder made here is watched before the next event is read: a file written in it right after must be heard.
           if (name && !SKIPPED.has(name.toString()) && isFolder(join(folder, name.toString()))) coverNow(join(folder, name.toString()));
           if (rescans.has(folder)) return;
@@ -103,6 +113,16 @@ export class FsSourceWatcher implements SourceWatcher {
         watchers.clear();
       },
     };
+  }
+}
+
+/** Which folder `path` names now; undefined when none. Its birth time too: a folder removed and made again at once often gets the same inode back. */
+function identityOf(path: string): string | undefined {
+  try {
+    const info = statSync(path, { throwIfNoEntry: false, bigint: true });
+    return info?.isDirectory() ? `${info.dev}:${info.ino}:${info.birthtimeNs}` : undefined;
+  } catch {
+    return undefined;
   }
 }
 

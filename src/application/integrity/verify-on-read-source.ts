@@ -13,7 +13,8 @@ import { unreadableReason } from './unreadable-bytes.js';
  * out of service (see ServiceGuard), and from then on every read fails.
  *
  * Files that may change while served (a directory) are checked again whenever their
- * version changes. security.json and signature.sig are not covered by checksums and pass
+ * version changes; so an eagerly verified directory is wrapped too, and an edit that does
+ * not match security.json takes it out of service instead of being served. security.json and signature.sig are not covered by checksums and pass
  * as they are, as in eager verification.
  */
 export class VerifyOnReadSource extends WrappedSource {
@@ -32,6 +33,8 @@ export class VerifyOnReadSource extends WrappedSource {
     /** The package's security.json, whose checksums every read is held to. */
     readonly security: Security,
     private readonly hasher: Hasher,
+    /** `checkedWhole`: the whole package was verified at load (eager), so no background pass is owed; only later edits are checked. */
+    readonly options: { checkedWhole?: boolean } = {},
   ) {
     // The gzip form of an entry is sent only once its inflated bytes give the checksum verified here (GzipRepresentation).
     super(unverified);

@@ -133,6 +133,9 @@ export class LoadPackage {
     const model = await readPackage(source, { generate: 'serving', security: !lazy });
     if (lazy) model.security = lazy.security;
     else await this.verify(source, model, options.trusted);
+    // Checked whole just now, but a directory's files may be edited while served: each is held to security.json again on its first read of every new version.
+    const rechecked = !lazy && model.security && source.current ? new VerifyOnReadSource(source, model.security, this.hasher, { checkedWhole: true }) : undefined;
+    if (rechecked) source = rechecked;
     const tree = await this.resolveDependencies(source, model, options);
     try {
       const fromDependencies = tree ? await dependencyLayers(tree, readTombstones) : NO_DEPENDENCIES;
@@ -142,7 +145,7 @@ export class LoadPackage {
       const served = tree ? new OwnedSource(source, () => tree.close()) : source;
       const pkg = new ServedPackage(served, model, this.hasher, this.budget, options, await readPackageLayers(source, model), digests, overlay, fromDependencies, this.copies);
       if (tree) checkDependencyRoutes(pkg.routes, fromDependencies, tree);
-      if (lazy) pkg.verification = lazy;
+      pkg.verification = lazy ?? rechecked;
       void pkg.compressInBackground();
       return pkg;
     } catch (error) {

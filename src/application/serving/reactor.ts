@@ -246,7 +246,7 @@ export class Reactor {
 
   private async backgroundPass(mount: Mount): Promise<void> {
     const { pkg } = mount;
-    if (!pkg.verification) return;
+    if (!pkg.verification || pkg.verification.options.checkedWhole) return;
     try {
       await this.validity(mount);
     } catch (error) {
