@@ -100,7 +100,11 @@ export class MemoryPackageOverlay implements PackageOverlay {
     for (const listener of this.listeners) listener(change);
   }
 
+  /** How many times a dataset's whole log was read. */
+  logReads = 0;
+
   async readLog(dataset: string): Promise<Uint8Array> {
+    this.logReads++;
     return this.logBytes.get(dataset) ?? new Uint8Array();
   }
 

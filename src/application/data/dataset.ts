@@ -89,6 +89,12 @@ export class Dataset {
   private gathered: (() => void) | undefined;
   /** The log read under way, and the generation it began at: reads of the past asked for meanwhile share it. */
   private reading?: { generation: number; bytes: Promise<Uint8Array> };
+  /**
+   * The log's operations as last parsed, and the generation they were read at: `?at=` asked
+   * again before the next write is answered from them, not by reading and parsing the whole
+   * log once more. Weakly held: a large log's operations go when memory is wanted.
+   */
+  private parsed?: { generation: number; operations: WeakRef<Operation[]> };
 
   constructor(
     readonly id: string,
@@ -297,7 +303,12 @@ export class Dataset {
   /** The acknowledged writes, read back from the log (a torn last line was never acknowledged). */
   private async logged(): Promise<Operation[]> {
     if (!this.log) return [];
-    return parseOperationLog(await this.readLog(), this.log.file).operations;
+    const generation = this.index().generation;
+    const kept = this.parsed?.generation === generation ? this.parsed.operations.deref() : undefined;
+    if (kept) return kept;
+    const { operations } = parseOperationLog(await this.readLog(), this.log.file);
+    this.parsed = { generation, operations: new WeakRef(operations) };
+    return operations;
   }
 
   /**

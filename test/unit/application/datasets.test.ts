@@ -200,6 +200,20 @@ describe('datasets', () => {
     expect(overlay.logText('items')).toBe('{"op":"delete","id":"a"}\n{"op":"create","id":"r","item":{"id":"r","n":1},"at":"2025-01-01T00:00:00.000Z"}\n');
   });
 
+  it('reads and parses the log for the past once per version of the data: ?at= asked again before a write answers from what was parsed', async () => {
+    const { datasets, overlay } = await load();
+    const items = datasets.get('items');
+    await items.create({ id: 'c', n: 3 });
+    const when = Date.UTC(2030, 0, 1);
+    const reads = overlay.logReads;
+    expect((await items.at(when)).list()).toEqual(expect.arrayContaining([{ id: 'c', n: 3 }]));
+    expect((await items.at(when)).list()).toEqual((await items.at(when)).list());
+    expect(overlay.logReads - reads).toBe(1);
+    await items.remove('c');
+    expect((await items.at(when)).list()).not.toEqual(expect.arrayContaining([{ id: 'c', n: 3 }]));
+    expect(overlay.logReads - reads).toBe(2);
+  });
+
   it('refuses writes with the reason: read-only package, SQLite dataset, a document that is not a list', async () => {
     const readOnly = await load(undefined, new ReadOnlyError('package demo is read-only'));
     await expect(readOnly.datasets.get('items').create({ id: 'x', n: 1 })).rejects.toThrow(ReadOnlyError);
