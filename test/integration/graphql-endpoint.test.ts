@@ -507,6 +507,25 @@ describe('query limits, checked before anything executes', () => {
     expect((await gql(loaded.app, '{ ...D2 } fragment D0 on Query { notes(limit: 1) } fragment D1 on Query { ...D0 ...D0 } fragment D2 on Query { ...D1 ...D1 }')).body).toEqual({ data: { notes: [{ text: 'first' }] } });
   });
 
+  it('refuses a query whose answer would pass 128 MiB of JSON, however few values it counts, and serves it in smaller parts', async () => {
+    // 30 items of 1 MB: 30 values each time the list is asked for, 30 MB of JSON.
+    const large = Array.from({ length: 30 }, (_, i) => ({ text: `${i}`.padEnd(1024 * 1024, 'x') }));
+    const big = await load({ ...packageFiles(), 'data/notes.json': JSON.stringify(large) });
+    try {
+      const aliases = `{ ${Array.from({ length: 20 }, (_, i) => `a${i}: notes`).join(' ')} }`;
+      const refused = await gql(big.app, aliases);
+      expect(refused.status).toBe(200);
+      expect(refused.body).toEqual({ errors: [{ message: expect.stringMatching(/more than 128 MiB of JSON/), extensions: { code: 'QUERY_TOO_COSTLY' } }] });
+      const strict = await request(big.app).post('/graphql').set('Accept', 'application/graphql-response+json').send({ query: aliases });
+      expect(strict.status).toBe(400);
+      const three = await gql(big.app, '{ a: notes b: notes c: notes(limit: 1) }');
+      expect(three.body.errors).toBeUndefined();
+      expect((three.body.data!.b as unknown[]).length).toBe(30);
+    } finally {
+      await big.datasets.close();
+    }
+  });
+
   it('refuses a result estimated past the limit, counting rows after limit and offset, aliases and fields', async () => {
     const big = await load({ ...packageFiles(), 'data/blog-posts.json': JSON.stringify(many(30_000)) });
     try {

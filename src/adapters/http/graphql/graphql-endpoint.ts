@@ -1,12 +1,12 @@
 import type { IncomingMessage } from 'node:http';
 import type { Request, RequestHandler } from 'express';
-import type { GraphQLSchema } from 'graphql';
+import type { ExecutionResult, GraphQLSchema } from 'graphql';
 import { createHandler, type ResponseInit } from 'graphql-http';
 import { HttpProblem, methodNotAllowed, sendProblem } from '../http-problems.js';
 import { jsonOf, readBody } from '../request-body.js';
 import { MalformedJsonError } from '../../../domain/errors.js';
 import { GRAPHIQL_PAGE, GRAPHIQL_PAGE_CSP } from './graphiql-page.js';
-import { nestsTooDeep, parseBounded, queryLimitRules } from './query-limits.js';
+import { nestsTooDeep, oversizedResult, parseBounded, queryLimitRules } from './query-limits.js';
 import { DEFAULT_BODY_LIMIT } from '../../../application/serving/reactor.js';
 import { addedVary } from '../vary.js';
 
@@ -35,6 +35,9 @@ export function createGraphqlEndpoint(schema: GraphQLSchema, options: GraphqlEnd
     schema,
     parse: parseBounded,
     validationRules: (_request, args, specified) => [...specified, ...queryLimitRules(args.variableValues ?? undefined, args.operationName ?? undefined)],
+    // graphql-http answers a list of errors as it answers a query refused in validation (400
+    // for application/graphql-response+json); its type names only a result to put in its place.
+    onOperation: (_request, args, result) => oversizedResult(args, result) as ExecutionResult | undefined,
     ...(authorize ? { context: (request) => ({ authorize: (datasetId: string) => authorize(request.raw, datasetId) }) } : {}),
   });
   return (request, response) => {
