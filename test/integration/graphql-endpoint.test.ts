@@ -597,6 +597,26 @@ describe('types from schemas other implementations write', () => {
     }
   });
 
+  it('an array schema whose items refer back to it gets a list of JSON, not a 500 on every request', async () => {
+    const schema = { type: 'object', properties: { id: { type: 'string' }, grid: { $ref: '#/definitions/nested' } }, definitions: { nested: { type: 'array', items: { $ref: '#/definitions/nested' } } } };
+    const nested = await load({
+      'metadata.json': JSON.stringify(VALID_METADATA),
+      'data/grids.json': JSON.stringify([{ id: 'g', grid: [[], [[]]] }]),
+      'data/grids.schema.json': JSON.stringify(schema),
+      'data/shape.json': JSON.stringify({ rows: [[1]] }),
+      'data/shape.schema.json': JSON.stringify({ type: 'object', properties: { rows: { $ref: '#/$defs/rows' } }, $defs: { rows: { type: 'array', items: { $ref: '#/$defs/rows' } } } }),
+      'storage.json': JSON.stringify({ storage: { dataSets: { grids: { source: 'data/grids.json', schemaFile: 'data/grids.schema.json' }, shape: { source: 'data/shape.json', schemaFile: 'data/shape.schema.json' } } } }),
+    });
+    try {
+      const printed = printSchema(nested.schema!);
+      expect(printed).toMatch(/\n {2}grid: \[JSON\]\n/);
+      expect(printed).toMatch(/type ShapeDocument \{\n {2}rows: \[JSON\]\n\}/);
+      expect((await gql(nested.app, '{ grids { id grid } shape { rows } }')).body).toEqual({ data: { grids: [{ id: 'g', grid: [[], [[]]] }], shape: { rows: [[1]] } } });
+    } finally {
+      await nested.datasets.close();
+    }
+  });
+
   it('a document of long lists costs what its lists hold', async () => {
     const big = await load({
       'metadata.json': JSON.stringify(VALID_METADATA),

@@ -282,7 +282,14 @@ function outputTypeOf(schema: unknown, root: unknown, name: string, types: TypeN
   const sole = soleType(resolved) ?? (isRecord(resolved.properties) ? 'object' : undefined);
   if (sole === 'array') {
     const items = resolved.items;
-    return items === undefined || Array.isArray(items) ? GraphQLJSON : new GraphQLList(outputTypeOf(items, root, name, types));
+    // An array of itself (`items` referring back to it) is lists of lists without end: no GraphQL type holds it.
+    if (items === undefined || Array.isArray(items) || types.arrays.has(resolved)) return GraphQLJSON;
+    types.arrays.add(resolved);
+    try {
+      return new GraphQLList(outputTypeOf(items, root, name, types));
+    } finally {
+      types.arrays.delete(resolved);
+    }
   }
   if (sole === 'object' && isRecord(resolved.properties)) {
     const known = types.objects.get(resolved);
@@ -353,6 +360,8 @@ class TypeNames {
    * itself, where a new type per level would never end.
    */
   readonly objects = new Map<object, GraphQLObjectType>();
+  /** The array schemas whose item type is being worked out: one met again inside itself holds only arrays, nested without end. */
+  readonly arrays = new Set<object>();
 
   take(name: string): string {
     let candidate = name;
