@@ -23,6 +23,7 @@ import { PackageError, SchemaViolationError } from '../../../domain/errors.js';
 import { isRecord } from '../../../domain/package/documents.js';
 import type { DataSet } from '../../../domain/package/storage.js';
 import { graphqlDatasets } from './graphql-datasets.js';
+import type { ValueBudget } from './value-budget.js';
 
 /** Any JSON value, in and out: the type of items without a usable schema and of `item` arguments. */
 export const GraphQLJSON = new GraphQLScalarType({
@@ -260,7 +261,7 @@ function itemTypeOf(dataset: Dataset, name: string, types: TypeNames): GraphQLOb
       };
       for (const [property, schema] of Object.entries(properties)) {
         if (!GRAPHQL_NAME.test(property) || property.startsWith('__') || ITEM_FIELDS.has(property)) continue;
-        fields[property] = { type: outputTypeOf(schema, raw, `${name}${pascalOf(property)}`, types), resolve: (entry) => (isRecord(entry.item) && Object.hasOwn(entry.item, property) ? entry.item[property] : null) };
+        fields[property] = { type: outputTypeOf(schema, raw, `${name}${pascalOf(property)}`, types), resolve: (entry, _args, context) => counted(context, isRecord(entry.item) && Object.hasOwn(entry.item, property) ? entry.item[property] : null) };
       }
       fields._json = { type: GraphQLJSON, description: 'The whole stored item, including what the typed fields cannot show.', resolve: (entry) => entry.item };
       return fields;
@@ -300,7 +301,10 @@ function outputTypeOf(schema: unknown, root: unknown, name: string, types: TypeN
       name: types.take(name),
       fields: () =>
         Object.fromEntries(
-          properties.map(([property, inner]) => [property, { type: outputTypeOf(inner, root, `${name}${pascalOf(property)}`, types), resolve: (value: unknown) => (isRecord(value) && Object.hasOwn(value, property) ? value[property] : null) }]),
+          properties.map(([property, inner]) => [
+            property,
+            { type: outputTypeOf(inner, root, `${name}${pascalOf(property)}`, types), resolve: (value: unknown, _args: unknown, context: unknown) => counted(context, isRecord(value) && Object.hasOwn(value, property) ? value[property] : null) },
+          ]),
         ),
     });
     types.objects.set(resolved, type);
@@ -435,10 +439,18 @@ export function toGraphqlError(error: unknown): GraphQLError {
   return new GraphQLError('internal error', { extensions: { code: 'INTERNAL' } });
 }
 
-/** What the HTTP endpoint hands every resolver: the access check of the request's identity. */
-export interface GraphqlContext {
+/** What the HTTP endpoint hands every resolver: the access check of the request's identity, and what its answer may hold. */
+// A type, not an interface: graphql-http takes a context that is a record.
+export type GraphqlContext = {
   /** Throws UnauthenticatedError or ForbiddenError when the route access rules of the dataset refuse the request. */
   authorize?(datasetId: string): void;
+  /** Counts the values of typed fields, whose lists the estimate before execution cannot measure. */
+  values?: ValueBudget;
+};
+
+/** A typed field's value, or null once the answer is past its budget of values (the endpoint then refuses it). */
+function counted(context: unknown, value: unknown): unknown {
+  return (context as GraphqlContext | undefined)?.values?.spend(value) === false ? null : value;
 }
 
 function guard<Args>(datasetId: string, resolve: (root: unknown, args: Args) => unknown): GraphQLFieldResolver<unknown, unknown, Args> {

@@ -6,7 +6,9 @@ import { HttpProblem, methodNotAllowed, sendProblem } from '../http-problems.js'
 import { jsonOf, readBody } from '../request-body.js';
 import { MalformedJsonError } from '../../../domain/errors.js';
 import { GRAPHIQL_PAGE, GRAPHIQL_PAGE_CSP } from './graphiql-page.js';
-import { nestsTooDeep, oversizedResult, parseBounded, queryLimitRules } from './query-limits.js';
+import { MAX_QUERY_COST, nestsTooDeep, parseBounded, queryLimitRules, refusedResult } from './query-limits.js';
+import { ValueBudget } from './value-budget.js';
+import type { GraphqlContext } from './dataset-schema.js';
 import { DEFAULT_BODY_LIMIT } from '../../../application/serving/reactor.js';
 import { addedVary } from '../vary.js';
 
@@ -31,14 +33,14 @@ export function createGraphqlEndpoint(schema: GraphQLSchema, options: GraphqlEnd
   // and its failures then take the project's error body (400 or 413) instead of reaching graphql-http.
   const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const { authorize } = options;
-  const handle = createHandler<IncomingMessage, undefined, Record<string, unknown> | undefined>({
+  const handle = createHandler<IncomingMessage, undefined, GraphqlContext>({
     schema,
     parse: parseBounded,
     validationRules: (_request, args, specified) => [...specified, ...queryLimitRules(args.variableValues ?? undefined, args.operationName ?? undefined)],
     // graphql-http answers a list of errors as it answers a query refused in validation (400
     // for application/graphql-response+json); its type names only a result to put in its place.
-    onOperation: (_request, args, result) => oversizedResult(args, result) as ExecutionResult | undefined,
-    ...(authorize ? { context: (request) => ({ authorize: (datasetId: string) => authorize(request.raw, datasetId) }) } : {}),
+    onOperation: (_request, args, result) => refusedResult(args, result, args.contextValue!.values!) as ExecutionResult | undefined,
+    context: (request): GraphqlContext => ({ values: new ValueBudget(MAX_QUERY_COST), ...(authorize ? { authorize: (datasetId: string) => authorize(request.raw, datasetId) } : {}) }),
   });
   return (request, response) => {
     if (request.method !== 'GET' && request.method !== 'POST') return sendProblem(response, methodNotAllowed(ALLOWED));

@@ -2,6 +2,7 @@ import { GraphQLError, Kind, getOperationAST, parse, type DocumentNode, type Exe
 import { createComplexityRule, fieldExtensionsEstimator, simpleEstimator } from 'graphql-query-complexity';
 import { DATASET_LIMITS } from '../../../application/data/dataset.js';
 import { jsonLongerThan } from '../../../domain/data/json-length.js';
+import type { ValueBudget } from './value-budget.js';
 
 /** How deep fields may nest below an operation: the introspection query GraphiQL and other tools send needs exactly 15. */
 export const MAX_QUERY_DEPTH = 15;
@@ -50,12 +51,18 @@ export function queryLimitRules(variables: Record<string, unknown> | undefined, 
 }
 
 /**
- * The refusal of a query whose answer would pass MAX_RESULT_LENGTH, measured before it
- * is serialized; undefined when it fits. A mutation's answer is always sent: its writes
- * are done, and it holds only what its request brought.
+ * The refusal of an answer past its limits, measured before it is serialized: one whose
+ * typed fields passed their budget of values (`values`), or a query's whose JSON would
+ * pass MAX_RESULT_LENGTH; undefined when it fits. A mutation's answer is always sent,
+ * its writes being done: with the error beside it when fields were left null.
  */
-export function oversizedResult(args: ExecutionArgs, result: ExecutionResult): GraphQLError[] | undefined {
-  if (getOperationAST(args.document, args.operationName)?.operation !== 'query' || !jsonLongerThan(result.data, MAX_RESULT_LENGTH)) return undefined;
+export function refusedResult(args: ExecutionArgs, result: ExecutionResult, values: ValueBudget): GraphQLError[] | ExecutionResult | undefined {
+  const query = getOperationAST(args.document, args.operationName)?.operation === 'query';
+  if (values.exceeded) {
+    const error = new GraphQLError(`the answer holds more than ${MAX_QUERY_COST} values, its lists counted; ask for fewer fields, fewer aliases, or page with limit and offset`, { extensions: { code: 'QUERY_TOO_COSTLY' } });
+    return query ? [error] : { ...result, errors: [...(result.errors ?? []), error] };
+  }
+  if (!query || !jsonLongerThan(result.data, MAX_RESULT_LENGTH)) return undefined;
   return [
     new GraphQLError(`the answer would take more than ${MAX_RESULT_LENGTH / 1024 / 1024} MiB of JSON; ask for fewer fields or aliases, or page with limit and offset`, {
       extensions: { code: 'QUERY_TOO_COSTLY' },
