@@ -493,6 +493,10 @@ describe('query limits, checked before anything executes', () => {
     expect(bomb.body.errors[0].extensions.code).toBe('QUERY_TOO_DEEP');
     const bombGet = await request(loaded.app).get('/graphql').query({ query: `${'{a'.repeat(1000)}${'}'.repeat(1000)}` }).set('Accept', 'application/json');
     expect(bombGet.status).toBe(400);
+    // graphql-http reads the first of two `query` parameters: that is the one checked.
+    const twice = await request(loaded.app).get(`/graphql?query=${encodeURIComponent(`${'{a'.repeat(1000)}${'}'.repeat(1000)}`)}&query=%7Bnotes%7D`).set('Accept', 'application/json');
+    expect(twice.status).toBe(400);
+    expect(twice.body.errors[0].extensions.code).toBe('QUERY_TOO_DEEP');
   });
 
   it('refuses an operation that spells out more fields than can be estimated, without a 500', async () => {

@@ -58,7 +58,7 @@ export function createGraphqlEndpoint(schema: GraphQLSchema, options: GraphqlEnd
     const parsed = request.method === 'POST' ? readBody(request, limit).then(jsonBody) : Promise.resolve(undefined);
     parsed.then((body) => {
       if (body !== undefined) request.body = body;
-      const query = body !== undefined ? (body as { query?: unknown }).query : request.query.query;
+      const query = body !== undefined ? (body as { query?: unknown }).query : queryParameter(request.url);
       if (typeof query === 'string' && nestsTooDeep(query)) {
         response.status(400).end(JSON.stringify({ errors: [{ message: 'the query nests its braces too deep to parse', extensions: { code: 'QUERY_TOO_DEEP' } }] }));
         return;
@@ -90,6 +90,12 @@ function jsonBody(bytes: Buffer): object {
   const value = jsonOf(bytes);
   if (typeof value !== 'object' || value === null) throw new MalformedJsonError('a GraphQL request body is a JSON object with a query');
   return value;
+}
+
+/** A GET's query as graphql-http reads it, the first of its `query` parameters (express would make two of them a list, which the depth check passed over). */
+function queryParameter(url: string): string | null {
+  const start = url.indexOf('?');
+  return start < 0 ? null : new URLSearchParams(url.slice(start + 1)).get('query');
 }
 
 function prefersHtml(request: Request): boolean {
