@@ -557,6 +557,23 @@ describe('query limits, checked before anything executes', () => {
     }
   });
 
+  it('counts the scan a filter, search or sort makes of every item, however few rows it leaves', async () => {
+    const big = await load({ ...packageFiles(), 'data/blog-posts.json': JSON.stringify(many(30_000)) });
+    try {
+      const values = Array.from({ length: 100 }, (_, i) => `"none${i}"`).join(', ');
+      // Each alias weighs 30,000 items against 100 values and keeps nothing: 20 of them held the event loop for seconds.
+      const scans = `{ ${Array.from({ length: 20 }, (_, i) => `a${i}: blog_posts(limit: 1, filter: {title_like: [${values}]}) { id }`).join(' ')} }`;
+      const refused = await gql(big.app, scans);
+      expect(refused.body.data).toBeUndefined();
+      expect(refused.body.errors![0]).toMatchObject({ extensions: { code: 'QUERY_TOO_COSTLY' } });
+      expect((await gql(big.app, `{ blog_posts(limit: 1, filter: {title_like: [${values}]}) { id } }`)).body).toEqual({ data: { blog_posts: [] } });
+      const sorted = await gql(big.app, `{ ${Array.from({ length: 20 }, (_, i) => `a${i}: blog_posts(limit: 1, sort: "${i % 2 ? '-' : ''}views", q: "Title") { id }`).join(' ')} }`);
+      expect(sorted.body.errors).toBeUndefined();
+    } finally {
+      await big.datasets.close();
+    }
+  });
+
   it('refuses a result estimated past the limit, counting rows after limit and offset, aliases and fields', async () => {
     const big = await load({ ...packageFiles(), 'data/blog-posts.json': JSON.stringify(many(30_000)) });
     try {
