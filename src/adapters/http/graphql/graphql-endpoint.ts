@@ -6,7 +6,7 @@ import { HttpProblem, methodNotAllowed, sendProblem } from '../http-problems.js'
 import { jsonOf, readBody } from '../request-body.js';
 import { MalformedJsonError } from '../../../domain/errors.js';
 import { GRAPHIQL_PAGE, GRAPHIQL_PAGE_CSP } from './graphiql-page.js';
-import { MAX_QUERY_COST, nestsTooDeep, parseBounded, queryLimitRules, refusedResult } from './query-limits.js';
+import { MAX_RESULT_VALUES, nestsTooDeep, parseBounded, queryLimitRules, refusedResult } from './query-limits.js';
 import { ValueBudget } from './value-budget.js';
 import type { GraphqlContext } from './dataset-schema.js';
 import { DEFAULT_BODY_LIMIT } from '../../../application/serving/reactor.js';
@@ -40,7 +40,7 @@ export function createGraphqlEndpoint(schema: GraphQLSchema, options: GraphqlEnd
     // graphql-http answers a list of errors as it answers a query refused in validation (400
     // for application/graphql-response+json); its type names only a result to put in its place.
     onOperation: (_request, args, result) => refusedResult(args, result, args.contextValue!.values!) as ExecutionResult | undefined,
-    context: (request): GraphqlContext => ({ values: new ValueBudget(MAX_QUERY_COST), ...(authorize ? { authorize: (datasetId: string) => authorize(request.raw, datasetId) } : {}) }),
+    context: (request): GraphqlContext => ({ values: new ValueBudget(MAX_RESULT_VALUES), ...(authorize ? { authorize: (datasetId: string) => authorize(request.raw, datasetId) } : {}) }),
   });
   return (request, response) => {
     if (request.method !== 'GET' && request.method !== 'POST') return sendProblem(response, methodNotAllowed(ALLOWED));

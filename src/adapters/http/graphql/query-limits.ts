@@ -15,6 +15,12 @@ export const MAX_QUERY_TOKENS = 10_000;
 /** Operations and fragments one document may hold: each is validated in full, though one operation runs. */
 export const MAX_QUERY_DEFINITIONS = 100;
 /**
+ * Values one answer may hold, counted as it is built (ValueBudget), lists inside items by
+ * their elements: twice the estimate's limit, so that what it lets through passes when those
+ * lists hold a few elements each.
+ */
+export const MAX_RESULT_VALUES = 2 * MAX_QUERY_COST;
+/**
  * Characters of JSON one query's answer may take: what a dataset may hold, so any one
  * dataset can be read whole. The estimate above counts values, not their size: twenty
  * aliases of a dataset of large items made an answer past what a string can hold (a 500,
@@ -59,7 +65,7 @@ export function queryLimitRules(variables: Record<string, unknown> | undefined, 
 export function refusedResult(args: ExecutionArgs, result: ExecutionResult, values: ValueBudget): GraphQLError[] | ExecutionResult | undefined {
   const query = getOperationAST(args.document, args.operationName)?.operation === 'query';
   if (values.exceeded) {
-    const error = new GraphQLError(`the answer holds more than ${MAX_QUERY_COST} values, its lists counted; ask for fewer fields, fewer aliases, or page with limit and offset`, { extensions: { code: 'QUERY_TOO_COSTLY' } });
+    const error = new GraphQLError(`the answer holds more than ${MAX_RESULT_VALUES} values, its lists counted; ask for fewer fields, fewer aliases, or page with limit and offset`, { extensions: { code: 'QUERY_TOO_COSTLY' } });
     return query ? [error] : { ...result, errors: [...(result.errors ?? []), error] };
   }
   if (!query || !jsonLongerThan(result.data, MAX_RESULT_LENGTH)) return undefined;
