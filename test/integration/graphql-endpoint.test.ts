@@ -493,6 +493,10 @@ describe('query limits, checked before anything executes', () => {
     expect(bomb.body.errors[0].extensions.code).toBe('QUERY_TOO_DEEP');
     const bombGet = await request(loaded.app).get('/graphql').query({ query: `${'{a'.repeat(1000)}${'}'.repeat(1000)}` }).set('Accept', 'application/json');
     expect(bombGet.status).toBe(400);
+    // graphql-http reads the first of two `query` parameters: that is the one checked.
+    const twice = await request(loaded.app).get(`/graphql?query=${encodeURIComponent(`${'{a'.repeat(1000)}${'}'.repeat(1000)}`)}&query=%7Bnotes%7D`).set('Accept', 'application/json');
+    expect(twice.status).toBe(400);
+    expect(twice.body.errors[0].extensions.code).toBe('QUERY_TOO_DEEP');
   });
 
   it('refuses an operation that spells out more fields than can be estimated, without a 500', async () => {
@@ -505,6 +509,69 @@ describe('query limits, checked before anything executes', () => {
     expect(body.errors).toEqual([expect.objectContaining({ message: expect.stringMatching(/too many fields to estimate/), extensions: { code: 'QUERY_TOO_COSTLY' } })]);
     // The endpoint still answers, and a spread kept small is served.
     expect((await gql(loaded.app, '{ ...D2 } fragment D0 on Query { notes(limit: 1) } fragment D1 on Query { ...D0 ...D0 } fragment D2 on Query { ...D1 ...D1 }')).body).toEqual({ data: { notes: [{ text: 'first' }] } });
+  });
+
+  it('refuses a query whose answer would pass 128 MiB of JSON, however few values it counts, and serves it in smaller parts', async () => {
+    // 30 items of 1 MB: 30 values each time the list is asked for, 30 MB of JSON.
+    const large = Array.from({ length: 30 }, (_, i) => ({ text: `${i}`.padEnd(1024 * 1024, 'x') }));
+    const big = await load({ ...packageFiles(), 'data/notes.json': JSON.stringify(large) });
+    try {
+      const aliases = `{ ${Array.from({ length: 20 }, (_, i) => `a${i}: notes`).join(' ')} }`;
+      const refused = await gql(big.app, aliases);
+      expect(refused.status).toBe(200);
+      expect(refused.body).toEqual({ errors: [{ message: expect.stringMatching(/more than 128 MiB of JSON/), extensions: { code: 'QUERY_TOO_COSTLY' } }] });
+      const strict = await request(big.app).post('/graphql').set('Accept', 'application/graphql-response+json').send({ query: aliases });
+      expect(strict.status).toBe(400);
+      const three = await gql(big.app, '{ a: notes b: notes c: notes(limit: 1) }');
+      expect(three.body.errors).toBeUndefined();
+      expect((three.body.data!.b as unknown[]).length).toBe(30);
+    } finally {
+      await big.datasets.close();
+    }
+  });
+
+  it('counts the elements of lists inside items, which the estimate sees as one value: past 100,000 a query is refused, a mutation keeps its writes', async () => {
+    const schema = { type: 'object', properties: { id: { type: 'string' }, tags: { type: 'array', items: { type: 'object', properties: { a: { type: 'integer' } } } }, grid: { type: 'array', items: { type: 'array', items: { type: 'integer' } } } } };
+    const tags = Array.from({ length: 10_000 }, (_, a) => ({ a }));
+    const nested = await load({
+      'metadata.json': JSON.stringify(VALID_METADATA),
+      'data/lists.json': JSON.stringify([{ id: 'l1', tags, grid: [] }, { id: 'l2', tags, grid: [] }, { id: 'l3', tags: [], grid: Array.from({ length: 10 }, () => Array.from({ length: 12_000 }, (_, i) => i)) }]),
+      'data/lists.schema.json': JSON.stringify(schema),
+      'storage.json': JSON.stringify({ storage: { dataSets: { lists: { source: 'data/lists.json', schemaFile: 'data/lists.schema.json' } } } }),
+    });
+    try {
+      // Estimated at 20 x 3 x 3 values, the answer would hold 20 x 40,000.
+      const aliases = `{ ${Array.from({ length: 20 }, (_, i) => `a${i}: lists { id tags { a } }`).join(' ')} }`;
+      expect((await gql(nested.app, aliases)).body).toEqual({ errors: [{ message: expect.stringMatching(/more than 100000 values, its lists counted/), extensions: { code: 'QUERY_TOO_COSTLY' } }] });
+      // Lists in lists count every element.
+      expect((await gql(nested.app, '{ lists(id: "l3") { grid } }')).body.errors?.[0]?.extensions?.code).toBe('QUERY_TOO_COSTLY');
+      const two = await gql(nested.app, '{ lists(limit: 2) { id tags { a } } }');
+      expect(two.body.errors).toBeUndefined();
+      expect((two.body.data!.lists as Array<{ tags: unknown[] }>).map((item) => item.tags.length)).toEqual([10_000, 10_000]);
+      const created = await gql(nested.app, 'mutation($i: JSON!) { m1: createLists(item: $i) { id tags { a } } m2: createLists(item: $i) { id tags { a } } m3: createLists(item: $i) { id tags { a } } }', { i: { tags: [...tags, ...tags, ...tags, ...tags] } });
+      expect(created.body.errors).toEqual([expect.objectContaining({ extensions: { code: 'QUERY_TOO_COSTLY' } })]);
+      expect(created.body.data).toMatchObject({ m1: { id: '4' }, m2: { id: '5', tags: null }, m3: { id: '6', tags: null } });
+      expect(nested.datasets.get('lists').size).toBe(6);
+    } finally {
+      await nested.datasets.close();
+    }
+  });
+
+  it('counts the scan a filter, search or sort makes of every item, however few rows it leaves', async () => {
+    const big = await load({ ...packageFiles(), 'data/blog-posts.json': JSON.stringify(many(30_000)) });
+    try {
+      const values = Array.from({ length: 100 }, (_, i) => `"none${i}"`).join(', ');
+      // Each alias weighs 30,000 items against 100 values and keeps nothing: 20 of them held the event loop for seconds.
+      const scans = `{ ${Array.from({ length: 20 }, (_, i) => `a${i}: blog_posts(limit: 1, filter: {title_like: [${values}]}) { id }`).join(' ')} }`;
+      const refused = await gql(big.app, scans);
+      expect(refused.body.data).toBeUndefined();
+      expect(refused.body.errors![0]).toMatchObject({ extensions: { code: 'QUERY_TOO_COSTLY' } });
+      expect((await gql(big.app, `{ blog_posts(limit: 1, filter: {title_like: [${values}]}) { id } }`)).body).toEqual({ data: { blog_posts: [] } });
+      const sorted = await gql(big.app, `{ ${Array.from({ length: 20 }, (_, i) => `a${i}: blog_posts(limit: 1, sort: "${i % 2 ? '-' : ''}views", q: "Title") { id }`).join(' ')} }`);
+      expect(sorted.body.errors).toBeUndefined();
+    } finally {
+      await big.datasets.close();
+    }
   });
 
   it('refuses a result estimated past the limit, counting rows after limit and offset, aliases and fields', async () => {
@@ -573,6 +640,26 @@ describe('types from schemas other implementations write', () => {
       expect(printed).toMatch(/type DocsItemParent \{\n {2}id: String\n {2}title: String\n {2}parent: DocsItemParent\n {2}tree: DocsItemTree\n\}/);
       const answer = await gql(nested.app, '{ docs { title parent { title parent { title } } tree { label child { label kids { label } } } } }');
       expect(answer.body).toEqual({ data: { docs: [{ title: 'root', parent: { title: 'up', parent: { title: 'top' } }, tree: { label: 'a', child: { label: 'b', kids: [{ label: 'c' }] } } }] } });
+    } finally {
+      await nested.datasets.close();
+    }
+  });
+
+  it('an array schema whose items refer back to it gets a list of JSON, not a 500 on every request', async () => {
+    const schema = { type: 'object', properties: { id: { type: 'string' }, grid: { $ref: '#/definitions/nested' } }, definitions: { nested: { type: 'array', items: { $ref: '#/definitions/nested' } } } };
+    const nested = await load({
+      'metadata.json': JSON.stringify(VALID_METADATA),
+      'data/grids.json': JSON.stringify([{ id: 'g', grid: [[], [[]]] }]),
+      'data/grids.schema.json': JSON.stringify(schema),
+      'data/shape.json': JSON.stringify({ rows: [[1]] }),
+      'data/shape.schema.json': JSON.stringify({ type: 'object', properties: { rows: { $ref: '#/$defs/rows' } }, $defs: { rows: { type: 'array', items: { $ref: '#/$defs/rows' } } } }),
+      'storage.json': JSON.stringify({ storage: { dataSets: { grids: { source: 'data/grids.json', schemaFile: 'data/grids.schema.json' }, shape: { source: 'data/shape.json', schemaFile: 'data/shape.schema.json' } } } }),
+    });
+    try {
+      const printed = printSchema(nested.schema!);
+      expect(printed).toMatch(/\n {2}grid: \[JSON\]\n/);
+      expect(printed).toMatch(/type ShapeDocument \{\n {2}rows: \[JSON\]\n\}/);
+      expect((await gql(nested.app, '{ grids { id grid } shape { rows } }')).body).toEqual({ data: { grids: [{ id: 'g', grid: [[], [[]]] }], shape: { rows: [[1]] } } });
     } finally {
       await nested.datasets.close();
     }

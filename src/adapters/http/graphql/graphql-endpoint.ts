@@ -1,12 +1,14 @@
 import type { IncomingMessage } from 'node:http';
 import type { Request, RequestHandler } from 'express';
-import type { GraphQLSchema } from 'graphql';
+import type { ExecutionResult, GraphQLSchema } from 'graphql';
 import { createHandler, type ResponseInit } from 'graphql-http';
 import { HttpProblem, methodNotAllowed, sendProblem } from '../http-problems.js';
 import { jsonOf, readBody } from '../request-body.js';
 import { MalformedJsonError } from '../../../domain/errors.js';
 import { GRAPHIQL_PAGE, GRAPHIQL_PAGE_CSP } from './graphiql-page.js';
-import { nestsTooDeep, parseBounded, queryLimitRules } from './query-limits.js';
+import { MAX_RESULT_VALUES, nestsTooDeep, parseBounded, queryLimitRules, refusedResult } from './query-limits.js';
+import { ValueBudget } from './value-budget.js';
+import type { GraphqlContext } from './dataset-schema.js';
 import { DEFAULT_BODY_LIMIT } from '../../../application/serving/reactor.js';
 import { addedVary } from '../vary.js';
 
@@ -31,11 +33,14 @@ export function createGraphqlEndpoint(schema: GraphQLSchema, options: GraphqlEnd
   // and its failures then take the project's error body (400 or 413) instead of reaching graphql-http.
   const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const { authorize } = options;
-  const handle = createHandler<IncomingMessage, undefined, Record<string, unknown> | undefined>({
+  const handle = createHandler<IncomingMessage, undefined, GraphqlContext>({
     schema,
     parse: parseBounded,
     validationRules: (_request, args, specified) => [...specified, ...queryLimitRules(args.variableValues ?? undefined, args.operationName ?? undefined)],
-    ...(authorize ? { context: (request) => ({ authorize: (datasetId: string) => authorize(request.raw, datasetId) }) } : {}),
+    // graphql-http answers a list of errors as it answers a query refused in validation (400
+    // for application/graphql-response+json); its type names only a result to put in its place.
+    onOperation: (_request, args, result) => refusedResult(args, result, args.contextValue!.values!) as ExecutionResult | undefined,
+    context: (request): GraphqlContext => ({ values: new ValueBudget(MAX_RESULT_VALUES), ...(authorize ? { authorize: (datasetId: string) => authorize(request.raw, datasetId) } : {}) }),
   });
   return (request, response) => {
     if (request.method !== 'GET' && request.method !== 'POST') return sendProblem(response, methodNotAllowed(ALLOWED));
@@ -53,7 +58,7 @@ export function createGraphqlEndpoint(schema: GraphQLSchema, options: GraphqlEnd
     const parsed = request.method === 'POST' ? readBody(request, limit).then(jsonBody) : Promise.resolve(undefined);
     parsed.then((body) => {
       if (body !== undefined) request.body = body;
-      const query = body !== undefined ? (body as { query?: unknown }).query : request.query.query;
+      const query = body !== undefined ? (body as { query?: unknown }).query : queryParameter(request.url);
       if (typeof query === 'string' && nestsTooDeep(query)) {
         response.status(400).end(JSON.stringify({ errors: [{ message: 'the query nests its braces too deep to parse', extensions: { code: 'QUERY_TOO_DEEP' } }] }));
         return;
@@ -85,6 +90,12 @@ function jsonBody(bytes: Buffer): object {
   const value = jsonOf(bytes);
   if (typeof value !== 'object' || value === null) throw new MalformedJsonError('a GraphQL request body is a JSON object with a query');
   return value;
+}
+
+/** A GET's query as graphql-http reads it, the first of its `query` parameters (express would make two of them a list, which the depth check passed over). */
+function queryParameter(url: string): string | null {
+  const start = url.indexOf('?');
+  return start < 0 ? null : new URLSearchParams(url.slice(start + 1)).get('query');
 }
 
 function prefersHtml(request: Request): boolean {

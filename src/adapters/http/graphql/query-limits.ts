@@ -1,5 +1,8 @@
-import { GraphQLError, Kind, parse, type DocumentNode, type FragmentDefinitionNode, type SelectionSetNode, type ValidationRule } from 'graphql';
+import { GraphQLError, Kind, getOperationAST, parse, type DocumentNode, type ExecutionArgs, type ExecutionResult, type FragmentDefinitionNode, type SelectionSetNode, type ValidationRule } from 'graphql';
 import { createComplexityRule, fieldExtensionsEstimator, simpleEstimator } from 'graphql-query-complexity';
+import { DATASET_LIMITS } from '../../../application/data/dataset.js';
+import { jsonLongerThan } from '../../../domain/data/json-length.js';
+import type { ValueBudget } from './value-budget.js';
 
 /** How deep fields may nest below an operation: the introspection query GraphiQL and other tools send needs exactly 15. */
 export const MAX_QUERY_DEPTH = 15;
@@ -11,6 +14,19 @@ export const MAX_QUERY_COST = 50_000;
 export const MAX_QUERY_TOKENS = 10_000;
 /** Operations and fragments one document may hold: each is validated in full, though one operation runs. */
 export const MAX_QUERY_DEFINITIONS = 100;
+/**
+ * Values one answer may hold, counted as it is built (ValueBudget), lists inside items by
+ * their elements: twice the estimate's limit, so that what it lets through passes when those
+ * lists hold a few elements each.
+ */
+export const MAX_RESULT_VALUES = 2 * MAX_QUERY_COST;
+/**
+ * Characters of JSON one query's answer may take: what a dataset may hold, so any one
+ * dataset can be read whole. The estimate above counts values, not their size: twenty
+ * aliases of a dataset of large items made an answer past what a string can hold (a 500,
+ * after the reactor had taken gigabytes to build it).
+ */
+export const MAX_RESULT_LENGTH = DATASET_LIMITS.datasetBytes;
 /** Braces nested deeper than this are refused before parsing: a parser descends once per level. */
 const MAX_BRACE_DEPTH = 64;
 
@@ -37,6 +53,26 @@ export function queryLimitRules(variables: Record<string, unknown> | undefined, 
             extensions: { code: 'QUERY_TOO_COSTLY' },
           }),
       }))(context),
+  ];
+}
+
+/**
+ * The refusal of an answer past its limits, measured before it is serialized: one whose
+ * typed fields passed their budget of values (`values`), or a query's whose JSON would
+ * pass MAX_RESULT_LENGTH; undefined when it fits. A mutation's answer is always sent,
+ * its writes being done: with the error beside it when fields were left null.
+ */
+export function refusedResult(args: ExecutionArgs, result: ExecutionResult, values: ValueBudget): GraphQLError[] | ExecutionResult | undefined {
+  const query = getOperationAST(args.document, args.operationName)?.operation === 'query';
+  if (values.exceeded) {
+    const error = new GraphQLError(`the answer holds more than ${MAX_RESULT_VALUES} values, its lists counted; ask for fewer fields, fewer aliases, or page with limit and offset`, { extensions: { code: 'QUERY_TOO_COSTLY' } });
+    return query ? [error] : { ...result, errors: [...(result.errors ?? []), error] };
+  }
+  if (!query || !jsonLongerThan(result.data, MAX_RESULT_LENGTH)) return undefined;
+  return [
+    new GraphQLError(`the answer would take more than ${MAX_RESULT_LENGTH / 1024 / 1024} MiB of JSON; ask for fewer fields or aliases, or page with limit and offset`, {
+      extensions: { code: 'QUERY_TOO_COSTLY' },
+    }),
   ];
 }
 
