@@ -442,6 +442,8 @@ export class Dataset {
     // Counted once (the first write serializes every item), then kept by each write: never the collection serialized per write.
     let bytes = index.bytes;
     for (const pending of batch) {
+      // A write refused takes no number: the next write gets it, and ids leave no gap a client would wonder at.
+      const counterBefore = counter;
       try {
         const operation = pending.decide(view);
         // Formatted here, one by one: an item that cannot be written fails alone, never its neighbours.
@@ -456,6 +458,7 @@ export class Dataset {
         staged.set(operation.id, operation.op === 'delete' ? undefined : operation.item);
         accepted.push({ resolve: pending.resolve, reject: pending.reject, operation, line, change });
       } catch (error) {
+        counter = counterBefore;
         refused.push({ reject: pending.reject, error });
       }
     }

@@ -109,6 +109,11 @@ describe('datasets', () => {
     // Base items without ids are addressed by position; a new one gets the next free number and keeps its body as sent.
     expect(plain).toEqual({ id: '3', item: { title: 'third' } });
     expect(datasets.get('plain').item('3')).toEqual({ title: 'third' });
+    // A write refused takes no number: the next one gets it, alone or in the same batch.
+    await expect(datasets.get('items').create({ n: 'many' })).rejects.toThrow(SchemaViolationError);
+    expect(await datasets.get('items').create({ n: 6 })).toEqual({ id: '4', item: { id: '4', n: 6 } });
+    const [refused, next] = await Promise.allSettled([datasets.get('items').create({ n: 'many' }), datasets.get('items').create({ n: 7 })]);
+    expect([refused.status, next.status === 'fulfilled' && next.value.id]).toEqual(['rejected', '5']);
   });
 
   it('checks every write: schema (all errors), duplicates, absent items', async () => {
