@@ -1,4 +1,5 @@
-import type { AppendLog, OverlayChange, OverlayFile, OverlayMount, OverlayStore, PackageOverlay } from '../../src/application/ports/overlay-store.js';
+import { createHash } from 'node:crypto';
+import type { AppendLog, OverlayChange, OverlayEntry, OverlayFile, OverlayMount, OverlayStore, PackageOverlay } from '../../src/application/ports/overlay-store.js';
 import { OverlayError } from '../../src/domain/errors.js';
 import { overlayKey, overlayMountOf } from '../../src/domain/serving/overlay-key.js';
 import { unsafePathReason } from '../../src/domain/package/package-paths.js';
@@ -72,17 +73,28 @@ export class MemoryPackageOverlay implements PackageOverlay {
     yield await this.readContent(path);
   }
 
-  async writeContent(path: string, bytes: Uint8Array): Promise<void> {
+  async writeContent(path: string, bytes: Uint8Array, expected?: OverlayEntry): Promise<boolean> {
+    if (expected && !this.holds(path, expected)) return false;
     // A copy: the caller's buffer may be reused, a file on disk would not change with it.
     this.files.set(checked(path), bytes.slice());
     this.tombstoneList = this.tombstoneList.filter((p) => p !== path);
     this.emit({ kind: 'written', path, size: bytes.length });
+    return true;
   }
 
-  async deleteContent(path: string): Promise<void> {
+  async deleteContent(path: string, expected?: OverlayEntry): Promise<boolean> {
+    if (expected && !this.holds(path, expected)) return false;
     this.files.delete(checked(path));
     if (!this.tombstoneList.includes(path)) this.tombstoneList.push(path);
     this.emit({ kind: 'deleted', path });
+    return true;
+  }
+
+  /** Whether the path holds what a conditional write expects, as a shared store checks it under its hold. */
+  private holds(path: string, expected: OverlayEntry): boolean {
+    const bytes = this.files.get(path);
+    if (bytes) return expected.kind === 'file' && expected.sha256 === createHash('sha256').update(bytes).digest('hex');
+    return expected.kind === (this.tombstoneList.includes(path) ? 'tombstone' : 'none');
   }
 
   async tombstones(): Promise<string[]> {

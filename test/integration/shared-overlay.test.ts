@@ -96,6 +96,21 @@ describe('two reactors on one PostgreSQL overlay store', () => {
     await http(1).get('/index.html').expect(404);
   });
 
+  it('lets one of two conditional content writes naming one ETag on two reactors through, and refuses the other 412 (no lost update)', async () => {
+    for (let round = 0; round < 10; round++) {
+      await http(0).put('/race.txt').type('text/plain').send(`base ${round}`).expect(200);
+      const tag = (await http(1).head('/race.txt').expect(200)).headers.etag!;
+      const both = await Promise.all([0, 1].map((index) => http(index).put('/race.txt').set('If-Match', tag).type('text/plain').send(`from ${index}`)));
+      expect(both.map((answer) => answer.status).sort()).toEqual([200, 412]);
+      const winner = both.findIndex((answer) => answer.status === 200);
+      for (const index of [0, 1]) expect((await http(index).get('/race.txt')).text).toBe(`from ${winner}`);
+    }
+    for (let round = 0; round < 5; round++) {
+      const both = await Promise.all([0, 1].map((index) => http(index).put(`/created-${round}.txt`).set('If-None-Match', '*').type('text/plain').send(`from ${index}`)));
+      expect(both.map((answer) => answer.status).sort()).toEqual([200, 412]);
+    }
+  });
+
   it("serves a write acknowledged while the other's listening connection was down from the next request there: that one waits until it hears again", async () => {
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();

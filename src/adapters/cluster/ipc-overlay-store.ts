@@ -48,12 +48,14 @@ class IpcPackageOverlay implements PackageOverlay {
     yield await this.readContent(path);
   }
 
-  writeContent(path: string, bytes: Uint8Array): Promise<void> {
-    return this.link.call('writeContent', this.location, path, bytes);
+  async writeContent(path: string, bytes: Uint8Array): Promise<boolean> {
+    await this.link.call('writeContent', this.location, path, bytes);
+    return true;
   }
 
-  deleteContent(path: string): Promise<void> {
-    return this.link.call('deleteContent', this.location, path);
+  async deleteContent(path: string): Promise<boolean> {
+    await this.link.call('deleteContent', this.location, path);
+    return true;
   }
 
   tombstones(): Promise<string[]> {

@@ -125,13 +125,15 @@ class FsPackageOverlay implements PackageOverlay {
     return real !== undefined && root !== undefined && real.startsWith(root + sep);
   }
 
-  async writeContent(path: string, bytes: Uint8Array): Promise<void> {
+  /** This process is the workdir's one writer, which decided any condition in turn with its writes: `expected` holds. */
+  async writeContent(path: string, bytes: Uint8Array): Promise<boolean> {
     await this.writeAtomically(this.contentPath(path), bytes);
     const tombstones = await this.tombstones();
     if (tombstones.includes(path)) await this.writeTombstones(tombstones.filter((p) => p !== path));
+    return true;
   }
 
-  async deleteContent(path: string): Promise<void> {
+  async deleteContent(path: string): Promise<boolean> {
     const file = this.contentPath(path);
     const before = await this.tombstones();
     if (!before.includes(path)) await this.writeTombstones([...before, path]);
@@ -142,6 +144,7 @@ class FsPackageOverlay implements PackageOverlay {
       if (!before.includes(path)) await this.writeTombstones(before).catch(() => undefined);
       throw error;
     }
+    return true;
   }
 
   watch(): () => void {

@@ -1,7 +1,7 @@
 import { OverlayError } from '../../domain/errors.js';
 import { unsafePathReason } from '../../domain/package/package-paths.js';
 import { overlayKey } from '../../domain/serving/overlay-key.js';
-import type { AppendLog, OverlayChange, OverlayFile, OverlayMount, OverlayStore, PackageOverlay } from '../../application/ports/overlay-store.js';
+import type { AppendLog, OverlayChange, OverlayEntry, OverlayFile, OverlayMount, OverlayStore, PackageOverlay } from '../../application/ports/overlay-store.js';
 import type { PostgresDatabase } from './postgres-database.js';
 import { APPLIED_WAIT_MS } from './postgres-peers.js';
 import { APPEND_FUNCTION, CHANGES_CHANNEL } from './postgres-schema.js';
@@ -151,35 +151,41 @@ class PostgresPackageOverlay implements PackageOverlay {
     yield await this.readContent(path);
   }
 
-  async writeContent(path: string, bytes: Uint8Array): Promise<void> {
+  async writeContent(path: string, bytes: Uint8Array, expected?: OverlayEntry): Promise<boolean> {
     checked(path);
-    // One statement is one transaction: the file and the notice commit together, in one round trip.
-    await this.store.announced(this.id, { kind: 'written', path, size: bytes.length }, (notice) =>
-      this.database.query(
-        `WITH written AS (
-           INSERT INTO pkg_overlay_content (overlay, path, bytes) VALUES ($1, $2, $3)
-           ON CONFLICT (overlay, path) DO UPDATE SET bytes = EXCLUDED.bytes RETURNING 1)
-         SELECT pg_notify($4, $5) FROM written`,
-        [this.id, path, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), CHANGES_CHANNEL, notice],
-        'pkg_overlay_write',
-      ),
+    return this.store.announced(this.id, { kind: 'written', path, size: bytes.length }, (notice, unsent) =>
+      this.changeContent(path, expected, unsent, WRITE_STATEMENT, [this.id, path, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), CHANGES_CHANNEL, notice], 'pkg_overlay_write'),
     );
   }
 
-  async deleteContent(path: string): Promise<void> {
+  async deleteContent(path: string, expected?: OverlayEntry): Promise<boolean> {
     checked(path);
-    await this.store.announced(this.id, { kind: 'deleted', path }, (notice) =>
-      this.database.query(
-        `WITH deleted AS (
-           INSERT INTO pkg_overlay_content (overlay, path, bytes) VALUES ($1, $2, NULL)
-           ON CONFLICT (overlay, path) DO UPDATE SET bytes = NULL,
-             ordinal = CASE WHEN pkg_overlay_content.bytes IS NULL THEN pkg_overlay_content.ordinal ELSE nextval('pkg_overlay_content_order') END
-           RETURNING 1)
-         SELECT pg_notify($3, $4) FROM deleted`,
-        [this.id, path, CHANGES_CHANNEL, notice],
-        'pkg_overlay_delete',
-      ),
-    );
+    return this.store.announced(this.id, { kind: 'deleted', path }, (notice, unsent) => this.changeContent(path, expected, unsent, DELETE_STATEMENT, [this.id, path, CHANGES_CHANNEL, notice], 'pkg_overlay_delete'));
+  }
+
+  /**
+   * Runs a content change's one statement (which takes the path's lock, so changes to one
+   * path take turns across reactors); with `expected`, in a transaction that first takes the
+   * lock and reads what the path holds, and makes the change only when that is `expected`.
+   */
+  private async changeContent(path: string, expected: OverlayEntry | undefined, unsent: () => void, statement: string, values: unknown[], name: string): Promise<boolean> {
+    const { database } = this;
+    if (expected === undefined) {
+      await database.query(statement, values, name);
+      return true;
+    }
+    const lock = `SELECT pg_advisory_xact_lock(hashtextextended(${database.literal(`${CONTENT_LOCK}${this.id}:${path}`)}, 0))`;
+    const held = `SELECT encode(sha256(bytes), 'hex') AS sha256 FROM pkg_overlay_content WHERE overlay = ${this.id} AND path = ${database.literal(path)}`;
+    return database.transaction(async (client, [, read]) => {
+      const row = read!.rows[0] as { sha256: string | null } | undefined;
+      const entry: OverlayEntry = row === undefined ? { kind: 'none' } : row.sha256 === null ? { kind: 'tombstone' } : { kind: 'file', sha256: row.sha256 };
+      if (entry.kind !== expected.kind || (entry.kind === 'file' && expected.kind === 'file' && entry.sha256 !== expected.sha256)) {
+        unsent();
+        return false;
+      }
+      await client.query({ name, text: statement, values });
+      return true;
+    }, `${lock}; ${held}`);
   }
 
   async tombstones(): Promise<string[]> {
@@ -269,6 +275,23 @@ class PostgresPackageOverlay implements PackageOverlay {
     });
   }
 }
+
+/** The key of a content path's advisory lock, before `<overlay id>:<path>`. */
+const CONTENT_LOCK = 'pkg-overlay-content:';
+const LOCKED = `locked AS (SELECT pg_advisory_xact_lock(hashtextextended('${CONTENT_LOCK}' || $1::bigint || ':' || $2::text, 0)))`;
+/** One statement is one transaction: the file and the notice commit together, in one round trip. */
+const WRITE_STATEMENT = `WITH ${LOCKED},
+  written AS (
+    INSERT INTO pkg_overlay_content (overlay, path, bytes) SELECT $1, $2, $3::bytea FROM locked
+    ON CONFLICT (overlay, path) DO UPDATE SET bytes = EXCLUDED.bytes RETURNING 1)
+  SELECT pg_notify($4, $5) FROM written`;
+const DELETE_STATEMENT = `WITH ${LOCKED},
+  deleted AS (
+    INSERT INTO pkg_overlay_content (overlay, path, bytes) SELECT $1, $2, NULL FROM locked
+    ON CONFLICT (overlay, path) DO UPDATE SET bytes = NULL,
+      ordinal = CASE WHEN pkg_overlay_content.bytes IS NULL THEN pkg_overlay_content.ordinal ELSE nextval('pkg_overlay_content_order') END
+    RETURNING 1)
+  SELECT pg_notify($3, $4) FROM deleted`;
 
 /** A row of an operation log as read back: `line` null where only its `seq` was returned. */
 interface LogRow {

@@ -40,6 +40,15 @@ export type OverlayChange =
   | { kind: 'unheard'; heard: Promise<void> };
 
 /**
+ * What an overlay holds at one content path: a file (its SHA-256, hex), a tombstone, or
+ * nothing. A conditional write was decided against it; a store other processes write
+ * makes the write only while the path still holds it, so two writes naming one entity tag
+ * on two reactors cannot both pass. A store this process alone writes has nothing to
+ * check: its writes to a package take turns with the decisions.
+ */
+export type OverlayEntry = { kind: 'file'; sha256: string } | { kind: 'tombstone' } | { kind: 'none' };
+
+/**
  * One package's writable overlay: written content files, the overlay's tombstones and one
  * operation log per dataset. The package itself is never written.
  */
@@ -49,10 +58,14 @@ export interface PackageOverlay {
   contentFiles(): Promise<OverlayFile[]>;
   readContent(path: string): Promise<Uint8Array>;
   streamContent(path: string): AsyncIterable<Uint8Array>;
-  /** Replaces the file whole and lifts its tombstone: a reader sees the old bytes or the new ones, never a mix. */
-  writeContent(path: string, bytes: Uint8Array): Promise<void>;
-  /** Tombstones the path and removes its file: after a failure, the path is as it was. */
-  deleteContent(path: string): Promise<void>;
+  /**
+   * Replaces the file whole and lifts its tombstone: a reader sees the old bytes or the new
+   * ones, never a mix. With `expected` (a conditional write), only while the path still
+   * holds it: false, and nothing written, when another writer changed it meanwhile.
+   */
+  writeContent(path: string, bytes: Uint8Array, expected?: OverlayEntry): Promise<boolean>;
+  /** Tombstones the path and removes its file: after a failure, the path is as it was. `expected` as for writeContent. */
+  deleteContent(path: string, expected?: OverlayEntry): Promise<boolean>;
   tombstones(): Promise<string[]>;
   /** The log's bytes, empty when there is none yet. */
   readLog(dataset: string): Promise<Uint8Array>;

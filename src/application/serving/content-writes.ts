@@ -3,6 +3,7 @@ import { CONTENT_DIR } from '../../domain/package/package-paths.js';
 import { checkNoFileDirectoryClash, checkOneSpelling, checkTextBody, checkWritableContentPath } from '../../domain/serving/content-write.js';
 import { evaluatePreconditions, type Preconditions } from '../../domain/serving/entity-tags.js';
 import { RouteTable } from '../../domain/serving/route-table.js';
+import type { OverlayEntry } from '../ports/overlay-store.js';
 import { representationTags, type ServedPackage } from './served-package.js';
 
 /**
@@ -40,10 +41,10 @@ export class ContentWrites {
     const contentPath = this.target(path);
     checkTextBody(body, contentType);
     await this.exclusive(async ({ files }) => {
-      await this.checkPreconditions(path, conditions);
+      const expected = await this.checkPreconditions(path, contentPath, conditions);
       checkNoFileDirectoryClash(contentPath, this.pkg.layers);
       checkOneSpelling(contentPath, this.pkg.layers);
-      await files.writeContent(contentPath, body);
+      if (!(await files.writeContent(contentPath, body, expected))) throw changedElsewhere(path);
       this.pkg.overlayWritten(contentPath, body.length);
     });
     return { path, resource: CONTENT_DIR + contentPath };
@@ -53,9 +54,9 @@ export class ContentWrites {
   async delete(path: string, conditions?: Preconditions): Promise<void> {
     const contentPath = this.target(path);
     await this.exclusive(async ({ files }) => {
-      await this.checkPreconditions(path, conditions);
+      const expected = await this.checkPreconditions(path, contentPath, conditions);
       if (!this.pkg.layers.resolve(contentPath)) throw new ContentNotFoundError(`no file at ${path}`);
-      await files.deleteContent(contentPath);
+      if (!(await files.deleteContent(contentPath, expected))) throw changedElsewhere(path);
       this.pkg.overlayDeleted(contentPath);
     });
   }
@@ -70,13 +71,16 @@ export class ContentWrites {
   /**
    * Refuses a write whose If-Match names none of the tags GET of the path would now send
    * (or there is no file), or whose If-None-Match names one (`*`: there is a file). Checked
-   * between writes, so of two writes naming one tag only the first can pass.
+   * between writes, so of two writes naming one tag only the first can pass; returns what
+   * the overlay held at the path when it passed, which a store shared with other reactors
+   * makes the write on only while it still holds.
    */
-  private async checkPreconditions(path: string, conditions: Preconditions | undefined): Promise<void> {
-    if (conditions === undefined) return;
+  private async checkPreconditions(path: string, contentPath: string, conditions: Preconditions | undefined): Promise<OverlayEntry | undefined> {
+    if (conditions === undefined) return undefined;
+    const expected = await this.pkg.overlayEntry(contentPath);
     const found = await this.pkg.lookup(path);
     const failed = evaluatePreconditions(conditions, found.kind === 'hit' ? representationTags(found.file) : undefined, false);
-    if (failed === 'proceed') return;
+    if (failed === 'proceed') return expected;
     throw new PreconditionFailedError(failed === 'If-None-Match' ? `${path} exists with a tag If-None-Match names` : found.kind === 'hit' ? `${path} has changed: If-Match names none of its entity tags` : `no file at ${path}: If-Match needs one`);
   }
 
@@ -95,4 +99,9 @@ export class ContentWrites {
   private exclusive<T>(work: (overlay: NonNullable<ServedPackage['overlay']>) => Promise<T>): Promise<T> {
     return this.quiet(() => work(this.pkg.overlay!));
   }
+}
+
+/** A conditional write another reactor overtook: the tags the client named describe what is no longer there. */
+function changedElsewhere(path: string): PreconditionFailedError {
+  return new PreconditionFailedError(`${path} has changed: another reactor wrote it since its entity tags were checked`);
 }

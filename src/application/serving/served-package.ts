@@ -5,7 +5,7 @@ import { RouteTable, type RouteTarget } from '../../domain/serving/route-table.j
 import type { Route } from '../../domain/package/routes.js';
 import type { Hasher } from '../ports/hasher.js';
 import type { DeflatedEntry, PackageSource } from '../ports/package-source.js';
-import type { PackageOverlay } from '../ports/overlay-store.js';
+import type { OverlayEntry, PackageOverlay } from '../ports/overlay-store.js';
 import { compactBytes } from '../shared/bytes.js';
 import type { ByteBudget } from './byte-budget.js';
 import { contentTypeHeader, typeOf } from './content-types.js';
@@ -217,6 +217,15 @@ export class ServedPackage {
    */
   isFolderWithIndex(path: string): boolean {
     return !path.endsWith('/') && this.layers.resolve(RouteTable.mirrored(path)) === undefined && this.layers.resolve(RouteTable.mirrored(`${path}/`)) !== undefined;
+  }
+
+  /** What the overlay holds at a content path as this reactor sees it: what a conditional write was decided against. */
+  async overlayEntry(path: string): Promise<OverlayEntry> {
+    const { layer } = this.overlay!;
+    if (layer.tombstones.has(path)) return { kind: 'tombstone' };
+    const file = layer.files.get(path);
+    if (!file) return { kind: 'none' };
+    return { kind: 'file', sha256: (await this.load(file, this.readerOf(layer))).sha256! };
   }
 
   /** A file written to the overlay (or replaced there): served from the next request on. */
