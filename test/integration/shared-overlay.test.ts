@@ -12,6 +12,7 @@ import { writeFileSync } from 'node:fs';
 import pg from 'pg';
 import { LISTENER_NAME } from '../../src/adapters/postgres/postgres-schema.js';
 import { join } from 'node:path';
+import { eventually } from '../support/eventually.js';
 
 
 const site = demoPackage({
@@ -161,6 +162,10 @@ describe('two reactors on one PostgreSQL overlay store', () => {
     } finally {
       await postgres.restart();
     }
+    // Ready again once each hears the others again (its listening connection back, tried as soon as the database answers, not up to 5 s later): a write on one is then served by the other at once.
+    for (const index of [0, 1]) await eventually(async () => (await http(index).get('/readyz')).status === 200, `reactor ${index} ready again`);
+    await http(0).post('/api/v1/data/posts').send({ id: 'ready-again', title: 'x' }).expect(201);
+    await http(1).get('/api/v1/data/posts/ready-again').expect(200);
     await http(0).post('/api/v1/data/posts').send({ id: 'after-outage', title: 'x' }).expect(201);
     await http(0).get('/readyz').expect(200);
     // The listening connection came back too: what one writes, the other serves.

@@ -29,6 +29,8 @@ export class PostgresDatabase {
   private listener: pg.Client | undefined;
   private closed = false;
   private reconnecting: NodeJS.Timeout | undefined;
+  /** Set while the listening connection is lost: tries it again now, not at the next step of the back-off. */
+  private retryListening: (() => void) | undefined;
 
   private constructor(
     private readonly url: string,
@@ -66,11 +68,23 @@ export class PostgresDatabase {
    * credentials. A `name`d statement is parsed and planned once per connection.
    */
   async query<R extends pg.QueryResultRow>(text: string, values?: unknown[], name?: string): Promise<pg.QueryResult<R>> {
+    let result: pg.QueryResult<R>;
     try {
-      return await this.pool.query<R>(name === undefined ? text : { name, text, values }, name === undefined ? values : undefined);
+      result = await this.pool.query<R>(name === undefined ? text : { name, text, values }, name === undefined ? values : undefined);
     } catch (error) {
       throw this.failure(error);
     }
+    // The database answers again: the others' changes are heard again as soon as can be, not up to 5 s later.
+    this.retryListening?.();
+    return result;
+  }
+
+  /**
+   * Whether this reactor hears the others' changes: false while the listening connection
+   * is lost, when reads here may miss what another reactor acknowledged.
+   */
+  get hearing(): boolean {
+    return this.retryListening === undefined;
   }
 
   /**
@@ -197,13 +211,15 @@ export class PostgresDatabase {
   }
 
   private lost(client: pg.Client, attempt = 0): void {
-    if (this.closed || this.listener !== client || this.reconnecting) return;
+    if (this.closed || this.listener !== client || this.retryListening) return;
     for (const handler of this.lostHandlers) handler();
     const retry = () => {
+      clearTimeout(this.reconnecting);
       this.reconnecting = undefined;
       if (this.closed) return;
       this.listen().then(
         () => {
+          this.retryListening = undefined;
           for (const handler of this.reconnectHandlers) handler();
         },
         () => {
@@ -211,6 +227,8 @@ export class PostgresDatabase {
         },
       );
     };
+    // Only from a wait between tries: not while one is under way.
+    this.retryListening = () => this.reconnecting !== undefined && retry();
     this.reconnecting = setTimeout(retry, RECONNECT_DELAYS_MS[0]).unref();
   }
 

@@ -65,9 +65,10 @@ export class PostgresOverlayStore implements OverlayStore {
     return new PostgresPackageOverlay(Number(rows[0]!.id), `${this.description}, overlay ${key}`, this.database, this);
   }
 
+  /** The database answers, and this reactor hears the others' changes (while it does not, its reads may miss their writes). */
   async reachable(): Promise<boolean> {
     return this.database.query('SELECT 1').then(
-      () => true,
+      () => this.database.hearing,
       () => false,
     );
   }
