@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { AppendLog, OverlayChange, OverlayEntry, OverlayFile, OverlayMount, OverlayStore, PackageOverlay } from '../../src/application/ports/overlay-store.js';
+import type { AppendLog, FitsAmong, OverlayChange, OverlayEntry, OverlayFile, OverlayMount, OverlayStore, PackageOverlay } from '../../src/application/ports/overlay-store.js';
 import { OverlayError } from '../../src/domain/errors.js';
 import { overlayKey, overlayMountOf } from '../../src/domain/serving/overlay-key.js';
 import { unsafePathReason } from '../../src/domain/package/package-paths.js';
@@ -73,8 +73,10 @@ export class MemoryPackageOverlay implements PackageOverlay {
     yield await this.readContent(path);
   }
 
-  async writeContent(path: string, bytes: Uint8Array, expected?: OverlayEntry): Promise<boolean> {
+  async writeContent(path: string, bytes: Uint8Array, expected?: OverlayEntry, fits?: FitsAmong): Promise<boolean> {
     if (expected && !this.holds(path, expected)) return false;
+    // As a shared store checks it: against its files now, which other writers may have changed.
+    fits?.([...this.files.keys()]);
     // A copy: the caller's buffer may be reused, a file on disk would not change with it.
     this.files.set(checked(path), bytes.slice());
     this.tombstoneList = this.tombstoneList.filter((p) => p !== path);

@@ -112,6 +112,17 @@ describe('two reactors on one PostgreSQL overlay store', () => {
     }
   });
 
+  it('of a file and a folder of one name written at once on two reactors, or two spellings of one name, takes one and refuses the other 409, so the overlay still saves', async () => {
+    for (let round = 0; round < 8; round++) {
+      const [file, below] = await Promise.all([http(0).put(`/clash-${round}`).type('text/plain').send('a file'), http(1).put(`/clash-${round}/inner.txt`).type('text/plain').send('below it')]);
+      expect([file.status, below.status].sort()).toEqual([200, 409]);
+      expect((file.status === 409 ? file : below).body.error.code).toBe('CONTENT_CONFLICT');
+    }
+    const spellings = await Promise.all([http(0).put('/caf%C3%A9.txt').type('text/plain').send('composed'), http(1).put('/cafe%CC%81.txt').type('text/plain').send('decomposed')]);
+    expect(spellings.map((answer) => answer.status).sort()).toEqual([200, 409]);
+    await http(0).post('/package/demo-site/save').expect(200);
+  });
+
   it("serves a write acknowledged while the other's listening connection was down from the next request there: that one waits until it hears again", async () => {
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();

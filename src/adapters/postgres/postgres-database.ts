@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { randomUUID } from 'node:crypto';
-import { OverlayError } from '../../domain/errors.js';
+import { OverlayError, ToolkitError } from '../../domain/errors.js';
 import { redactCredentials, redactMessage } from '../../domain/dependencies/registry-reference.js';
 import { APPLIED_CHANNEL, CHANGES_CHANNEL, LISTENER_NAME, REVOCATIONS_CHANNEL, migrate } from './postgres-schema.js';
 import { PostgresPeers } from './postgres-peers.js';
@@ -123,7 +123,8 @@ export class PostgresDatabase {
     } catch (error) {
       broken = error;
       await client.query('ROLLBACK').catch(() => undefined);
-      if (error instanceof OverlayError || !(error instanceof Error) || !isDatabaseError(error)) throw error;
+      // The work's own refusals (a ContentConflictError, say: it has a `code` too) are the work's, not the database's.
+      if (error instanceof ToolkitError || !(error instanceof Error) || !isDatabaseError(error)) throw error;
       throw this.failure(error);
     } finally {
       // A connection that failed mid-transaction is not given back for reuse.

@@ -1,7 +1,7 @@
 import { OverlayError } from '../../domain/errors.js';
 import { unsafePathReason } from '../../domain/package/package-paths.js';
 import { overlayKey } from '../../domain/serving/overlay-key.js';
-import type { AppendLog, OverlayChange, OverlayEntry, OverlayFile, OverlayMount, OverlayStore, PackageOverlay } from '../../application/ports/overlay-store.js';
+import type { AppendLog, FitsAmong, OverlayChange, OverlayEntry, OverlayFile, OverlayMount, OverlayStore, PackageOverlay } from '../../application/ports/overlay-store.js';
 import type { PostgresDatabase } from './postgres-database.js';
 import { APPLIED_WAIT_MS } from './postgres-peers.js';
 import { APPEND_FUNCTION, CHANGES_CHANNEL } from './postgres-schema.js';
@@ -152,41 +152,46 @@ class PostgresPackageOverlay implements PackageOverlay {
     yield await this.readContent(path);
   }
 
-  async writeContent(path: string, bytes: Uint8Array, expected?: OverlayEntry): Promise<boolean> {
+  async writeContent(path: string, bytes: Uint8Array, expected?: OverlayEntry, fits?: FitsAmong): Promise<boolean> {
     checked(path);
     return this.store.announced(this.id, { kind: 'written', path, size: bytes.length }, (notice, unsent) =>
-      this.changeContent(path, expected, unsent, WRITE_STATEMENT, [this.id, path, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), CHANGES_CHANNEL, notice], 'pkg_overlay_write'),
+      this.changeContent(path, { expected, fits }, unsent, WRITE_STATEMENT, [this.id, path, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), CHANGES_CHANNEL, notice], 'pkg_overlay_write'),
     );
   }
 
   async deleteContent(path: string, expected?: OverlayEntry): Promise<boolean> {
     checked(path);
-    return this.store.announced(this.id, { kind: 'deleted', path }, (notice, unsent) => this.changeContent(path, expected, unsent, DELETE_STATEMENT, [this.id, path, CHANGES_CHANNEL, notice], 'pkg_overlay_delete'));
+    return this.store.announced(this.id, { kind: 'deleted', path }, (notice, unsent) => this.changeContent(path, { expected }, unsent, DELETE_STATEMENT, [this.id, path, CHANGES_CHANNEL, notice], 'pkg_overlay_delete'));
   }
 
   /**
-   * Runs a content change's one statement (which takes the path's lock, so changes to one
-   * path take turns across reactors); with `expected`, in a transaction that first takes the
-   * lock and reads what the path holds, and makes the change only when that is `expected`.
+   * Runs a content change's one statement (which takes the overlay's content lock, so
+   * content changes take turns across reactors). With `expected` or `fits`, in a
+   * transaction that first takes the lock and reads what the path and the overlay hold
+   * (a snapshot taken after the lock, so another reactor's change just made counts), and
+   * makes the change only when the path holds `expected`, and when `fits` (which throws
+   * otherwise) takes the path among the overlay's files.
    */
-  private async changeContent(path: string, expected: OverlayEntry | undefined, unsent: () => void, statement: string, values: unknown[], name: string): Promise<boolean> {
+  private async changeContent(path: string, { expected, fits }: { expected?: OverlayEntry | undefined; fits?: FitsAmong | undefined }, unsent: () => void, statement: string, values: unknown[], name: string): Promise<boolean> {
     const { database } = this;
-    if (expected === undefined) {
+    if (expected === undefined && fits === undefined) {
       await database.query(statement, values, name);
       return true;
     }
-    const lock = `SELECT pg_advisory_xact_lock(hashtextextended(${database.literal(`${CONTENT_LOCK}${this.id}:${path}`)}, 0))`;
+    const lock = `SELECT pg_advisory_xact_lock(hashtextextended(${database.literal(`${CONTENT_LOCK}${this.id}`)}, 0))`;
     const held = `SELECT encode(sha256(bytes), 'hex') AS sha256 FROM pkg_overlay_content WHERE overlay = ${this.id} AND path = ${database.literal(path)}`;
-    return database.transaction(async (client, [, read]) => {
+    const files = `SELECT path FROM pkg_overlay_content WHERE overlay = ${this.id} AND bytes IS NOT NULL`;
+    return database.transaction(async (client, [, read, listed]) => {
       const row = read!.rows[0] as { sha256: string | null } | undefined;
       const entry: OverlayEntry = row === undefined ? { kind: 'none' } : row.sha256 === null ? { kind: 'tombstone' } : { kind: 'file', sha256: row.sha256 };
-      if (entry.kind !== expected.kind || (entry.kind === 'file' && expected.kind === 'file' && entry.sha256 !== expected.sha256)) {
+      if (expected && (entry.kind !== expected.kind || (entry.kind === 'file' && expected.kind === 'file' && entry.sha256 !== expected.sha256))) {
         unsent();
         return false;
       }
+      fits?.((listed!.rows as Array<{ path: string }>).map((file) => file.path));
       await client.query({ name, text: statement, values });
       return true;
-    }, `${lock}; ${held}`);
+    }, `${lock}; ${held}; ${fits ? files : 'SELECT 1'}`);
   }
 
   async tombstones(): Promise<string[]> {
@@ -277,9 +282,9 @@ class PostgresPackageOverlay implements PackageOverlay {
   }
 }
 
-/** The key of a content path's advisory lock, before `<overlay id>:<path>`. */
+/** The key of an overlay's content lock, before `<overlay id>`: a write's place among the other files is checked under it. */
 const CONTENT_LOCK = 'pkg-overlay-content:';
-const LOCKED = `locked AS (SELECT pg_advisory_xact_lock(hashtextextended('${CONTENT_LOCK}' || $1::bigint || ':' || $2::text, 0)))`;
+const LOCKED = `locked AS (SELECT pg_advisory_xact_lock(hashtextextended('${CONTENT_LOCK}' || $1::bigint, 0)))`;
 /** One statement is one transaction: the file and the notice commit together, in one round trip. */
 const WRITE_STATEMENT = `WITH ${LOCKED},
   written AS (

@@ -49,6 +49,15 @@ export type OverlayChange =
 export type OverlayEntry = { kind: 'file'; sha256: string } | { kind: 'tombstone' } | { kind: 'none' };
 
 /**
+ * Throws when a written path would not fit among the overlay's files (a file where another
+ * has a folder, another spelling of one's name). A store other processes write calls it
+ * with the files the overlay holds as the write is made, under the lock its content writes
+ * take: the writer's own view may not have another reactor's latest yet. A store this
+ * process alone writes has nothing more to check than that view.
+ */
+export type FitsAmong = (overlayFiles: readonly string[]) => void;
+
+/**
  * One package's writable overlay: written content files, the overlay's tombstones and one
  * operation log per dataset. The package itself is never written.
  */
@@ -63,7 +72,7 @@ export interface PackageOverlay {
    * ones, never a mix. With `expected` (a conditional write), only while the path still
    * holds it: false, and nothing written, when another writer changed it meanwhile.
    */
-  writeContent(path: string, bytes: Uint8Array, expected?: OverlayEntry): Promise<boolean>;
+  writeContent(path: string, bytes: Uint8Array, expected?: OverlayEntry, fits?: FitsAmong): Promise<boolean>;
   /** Tombstones the path and removes its file: after a failure, the path is as it was. `expected` as for writeContent. */
   deleteContent(path: string, expected?: OverlayEntry): Promise<boolean>;
   tombstones(): Promise<string[]>;

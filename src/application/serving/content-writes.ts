@@ -1,6 +1,6 @@
 import { ContentNotFoundError, PreconditionFailedError, RouteNotWritableError, type PackageError } from '../../domain/errors.js';
 import { CONTENT_DIR } from '../../domain/package/package-paths.js';
-import { checkNoFileDirectoryClash, checkOneSpelling, checkTextBody, checkWritableContentPath } from '../../domain/serving/content-write.js';
+import { checkFitsAmong, checkNoFileDirectoryClash, checkOneSpelling, checkTextBody, checkWritableContentPath } from '../../domain/serving/content-write.js';
 import { evaluatePreconditions, type Preconditions } from '../../domain/serving/entity-tags.js';
 import { RouteTable } from '../../domain/serving/route-table.js';
 import type { OverlayEntry } from '../ports/overlay-store.js';
@@ -44,7 +44,7 @@ export class ContentWrites {
       const expected = await this.checkPreconditions(path, contentPath, conditions);
       checkNoFileDirectoryClash(contentPath, this.pkg.layers);
       checkOneSpelling(contentPath, this.pkg.layers);
-      if (!(await files.writeContent(contentPath, body, expected))) throw changedElsewhere(path);
+      if (!(await files.writeContent(contentPath, body, expected, (overlayFiles) => checkFitsAmong(contentPath, overlayFiles)))) throw changedElsewhere(path);
       this.pkg.overlayWritten(contentPath, body.length);
     });
     return { path, resource: CONTENT_DIR + contentPath };

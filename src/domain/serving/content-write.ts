@@ -56,12 +56,21 @@ export function checkNoFileDirectoryClash(path: string, visible: LayerStack): vo
 }
 
 /**
+ * Refuse a write of `path` that would not fit among `paths` (an overlay's files as another
+ * reactor may have just written them): a file where one of them has a folder or the
+ * reverse, or another spelling of one of their names.
+ */
+export function checkFitsAmong(path: string, paths: readonly string[]): void {
+  const problem = entryNamesProblem([...paths.filter((other) => other !== path), path]);
+  if (problem) throw new ContentConflictError(`${path} cannot be written: ${problem.name === path ? 'it' : problem.name} ${problem.reason}`);
+}
+
+/**
  * Refuse a write to another spelling of a visible name (NFC and NFD, say): the package
  * would no longer save (entryNamesProblem). An ASCII name spells nothing else.
  */
 export function checkOneSpelling(path: string, visible: LayerStack): void {
   if (isAscii(path)) return;
-  const problem = entryNamesProblem([...visible.visiblePaths().filter((visiblePath) => visiblePath !== path), path]);
-  if (problem) throw new ContentConflictError(`${path} cannot be written: ${problem.name === path ? 'it' : problem.name} ${problem.reason}`);
+  checkFitsAmong(path, visible.visiblePaths());
 }
 
