@@ -106,6 +106,35 @@ describe('pkg reactor serve --workers 2 (file store)', () => {
     expect(readers.size).toBe(2);
   });
 
+  it('lets one of concurrent conditional content PUTs through, whichever workers take them: If-None-Match: * creates once, If-Match names one version', async () => {
+    const put = (path: string, body: string, condition: Record<string, string>) => fetch(`${reactor.url}${path}`, { method: 'PUT', headers: { ...fresh, ...condition, 'Content-Type': 'text/plain' }, body });
+    for (let round = 0; round < 3; round++) {
+      const created = await Promise.all(Array.from({ length: 12 }, (_, i) => put(`/race/new-${round}.txt`, `v${i}`, { 'If-None-Match': '*' })));
+      expect(created.map((answer) => answer.status).sort()).toEqual([200, ...Array<number>(11).fill(412)]);
+      const tag = (await fetch(`${reactor.url}/race/new-${round}.txt`, { headers: fresh })).headers.get('etag')!;
+      const updated = await Promise.all(Array.from({ length: 12 }, (_, i) => put(`/race/new-${round}.txt`, `w${i}`, { 'If-Match': tag })));
+      expect(updated.map((answer) => answer.status).sort()).toEqual([200, ...Array<number>(11).fill(412)]);
+    }
+  });
+
+  it('saves while other workers write and delete content: the files hold still for the save', async () => {
+    const paths = Array.from({ length: 10 }, (_, i) => `/churn/f${i}.txt`);
+    const churn = async () => {
+      for (let k = 0; k < 4; k++)
+        for (const path of paths) {
+          await fetch(`${reactor.url}${path}`, { method: 'PUT', headers: { ...fresh, 'Content-Type': 'text/plain' }, body: `k${k}` });
+          await fetch(`${reactor.url}${path}`, { method: 'DELETE', headers: fresh });
+        }
+    };
+    const saves = async () => {
+      const statuses: number[] = [];
+      for (let i = 0; i < 10; i++) statuses.push((await fetch(`${reactor.url}/package/example-site/save`, { method: 'POST', headers: fresh })).status);
+      return statuses;
+    };
+    const [statuses] = await Promise.all([saves(), churn(), churn()]);
+    expect(statuses).toEqual(Array<number>(10).fill(200));
+  });
+
   it('stops every worker on SIGTERM and removes the temporary workdir, once', async () => {
     const start = JSON.parse(reactor.stdout().split('\n').find((line) => line.includes('Reactor listening on'))!) as { workdir: string };
     expect(existsSync(start.workdir)).toBe(true);

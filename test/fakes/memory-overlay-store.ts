@@ -85,6 +85,10 @@ export class MemoryPackageOverlay implements PackageOverlay {
     this.emit({ kind: 'deleted', path });
   }
 
+  exclusive<T>(work: () => Promise<T>): Promise<T> {
+    return work();
+  }
+
   async tombstones(): Promise<string[]> {
     return [...this.tombstoneList];
   }
