@@ -171,6 +171,8 @@ describe('pkg reactor serve --workers, other ways', () => {
       const writers = Array.from({ length: 6 }, (_, n) => writer(n));
       await until(() => workers.size === 2, 'both workers answered', () => `answered by: ${[...workers].join(', ')}; ${acknowledged.length} acknowledged; failures: ${failures.slice(-3).join(' | ')}\nstdout: ${reactor.stdout().slice(-1500)}\nstderr: ${reactor.stderr().slice(-1500)}`);
       const victim = [...workers][0]!;
+      // The reactor has been up a while when the worker is started again: its uptime is the reactor's, not the new process's.
+      await new Promise((resolve) => setTimeout(resolve, 2000));
       process.kill(victim, 'SIGKILL');
       // A warning: with --log-format json, a JSON line on stdout.
       await until(() => reactor.stdout().includes(`worker process ${victim} was killed by SIGKILL; starting another`), 'the primary restarted the worker');
@@ -184,6 +186,15 @@ describe('pkg reactor serve --workers, other ways', () => {
       const after = new Set<number>();
       await until(async () => (after.add(answeredBy(await fetch(`${reactor.url}/`, { headers: fresh, signal: patience() }))), after.size === 2), 'two workers answer again');
       expect(after.has(victim)).toBe(false);
+      const uptimes = new Map<number, number>();
+      await until(async () => {
+        const answer = await fetch(`${reactor.url}/introspect/status`, { headers: fresh, signal: patience() });
+        uptimes.set(answeredBy(answer), ((await answer.json()) as { uptime: number }).uptime);
+        return uptimes.size === 2;
+      }, 'both workers told their uptime');
+      const [one, two] = [...uptimes.values()];
+      expect(Math.min(one!, two!)).toBeGreaterThanOrEqual(2);
+      expect(Math.abs(one! - two!)).toBeLessThanOrEqual(1);
     } finally {
       stop = true;
       expect(await reactor.stop('SIGTERM')).toBe(0);
