@@ -27,7 +27,8 @@ export function isReactorWorker(): boolean {
  */
 export function bindReactorWorker(container: Container): void {
   let link: WorkerLink | undefined;
-  const primary = () => (link ??= new WorkerLink(processChannel()));
+  const started = Number(process.env[WORKER_ENV.started]);
+  const primary = () => (link ??= new WorkerLink(processChannel(), Number.isFinite(started) ? new Date(started) : new Date()));
   container.rebind(PORT.Workdirs).toConstantValue(new PrimaryHeldWorkdirs());
   container
     .rebind(PORT.OverlayBackends)

@@ -106,6 +106,35 @@ describe('pkg reactor serve --workers 2 (file store)', () => {
     expect(readers.size).toBe(2);
   });
 
+  it('lets one of concurrent conditional content PUTs through, whichever workers take them: If-None-Match: * creates once, If-Match names one version', async () => {
+    const put = (path: string, body: string, condition: Record<string, string>) => fetch(`${reactor.url}${path}`, { method: 'PUT', headers: { ...fresh, ...condition, 'Content-Type': 'text/plain' }, body });
+    for (let round = 0; round < 3; round++) {
+      const created = await Promise.all(Array.from({ length: 12 }, (_, i) => put(`/race/new-${round}.txt`, `v${i}`, { 'If-None-Match': '*' })));
+      expect(created.map((answer) => answer.status).sort()).toEqual([200, ...Array<number>(11).fill(412)]);
+      const tag = (await fetch(`${reactor.url}/race/new-${round}.txt`, { headers: fresh })).headers.get('etag')!;
+      const updated = await Promise.all(Array.from({ length: 12 }, (_, i) => put(`/race/new-${round}.txt`, `w${i}`, { 'If-Match': tag })));
+      expect(updated.map((answer) => answer.status).sort()).toEqual([200, ...Array<number>(11).fill(412)]);
+    }
+  });
+
+  it('saves while other workers write and delete content: the files hold still for the save', async () => {
+    const paths = Array.from({ length: 10 }, (_, i) => `/churn/f${i}.txt`);
+    const churn = async () => {
+      for (let k = 0; k < 4; k++)
+        for (const path of paths) {
+          await fetch(`${reactor.url}${path}`, { method: 'PUT', headers: { ...fresh, 'Content-Type': 'text/plain' }, body: `k${k}` });
+          await fetch(`${reactor.url}${path}`, { method: 'DELETE', headers: fresh });
+        }
+    };
+    const saves = async () => {
+      const statuses: number[] = [];
+      for (let i = 0; i < 10; i++) statuses.push((await fetch(`${reactor.url}/package/example-site/save`, { method: 'POST', headers: fresh })).status);
+      return statuses;
+    };
+    const [statuses] = await Promise.all([saves(), churn(), churn()]);
+    expect(statuses).toEqual(Array<number>(10).fill(200));
+  });
+
   it('stops every worker on SIGTERM and removes the temporary workdir, once', async () => {
     const start = JSON.parse(reactor.stdout().split('\n').find((line) => line.includes('Reactor listening on'))!) as { workdir: string };
     expect(existsSync(start.workdir)).toBe(true);
@@ -142,6 +171,8 @@ describe('pkg reactor serve --workers, other ways', () => {
       const writers = Array.from({ length: 6 }, (_, n) => writer(n));
       await until(() => workers.size === 2, 'both workers answered', () => `answered by: ${[...workers].join(', ')}; ${acknowledged.length} acknowledged; failures: ${failures.slice(-3).join(' | ')}\nstdout: ${reactor.stdout().slice(-1500)}\nstderr: ${reactor.stderr().slice(-1500)}`);
       const victim = [...workers][0]!;
+      // The reactor has been up a while when the worker is started again: its uptime is the reactor's, not the new process's.
+      await new Promise((resolve) => setTimeout(resolve, 2000));
       process.kill(victim, 'SIGKILL');
       // A warning: with --log-format json, a JSON line on stdout.
       await until(() => reactor.stdout().includes(`worker process ${victim} was killed by SIGKILL; starting another`), 'the primary restarted the worker');
@@ -155,6 +186,15 @@ describe('pkg reactor serve --workers, other ways', () => {
       const after = new Set<number>();
       await until(async () => (after.add(answeredBy(await fetch(`${reactor.url}/`, { headers: fresh, signal: patience() }))), after.size === 2), 'two workers answer again');
       expect(after.has(victim)).toBe(false);
+      const uptimes = new Map<number, number>();
+      await until(async () => {
+        const answer = await fetch(`${reactor.url}/introspect/status`, { headers: fresh, signal: patience() });
+        uptimes.set(answeredBy(answer), ((await answer.json()) as { uptime: number }).uptime);
+        return uptimes.size === 2;
+      }, 'both workers told their uptime');
+      const [one, two] = [...uptimes.values()];
+      expect(Math.min(one!, two!)).toBeGreaterThanOrEqual(2);
+      expect(Math.abs(one! - two!)).toBeLessThanOrEqual(1);
     } finally {
       stop = true;
       expect(await reactor.stop('SIGTERM')).toBe(0);

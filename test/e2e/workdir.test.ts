@@ -162,6 +162,23 @@ describe('what a killed reactor leaves behind', () => {
     expect(readdirSync(join(workdir, 'decrypted'))).toEqual([]);
   });
 
+  it('with --workers, the plaintext of a worker killed while it served is gone after a clean stop', async () => {
+    const workdir = at('plaintext-workers');
+    const reactor = await startServe([at('sealed.cap'), '--private-key', at('key.pem'), '--workdir', workdir, '--workers', '2', '--log-format', 'json']);
+    try {
+      expect(readdirSync(join(workdir, 'decrypted'))).toHaveLength(2);
+      const victim = parseInt((await fetch(`${reactor.url}/`, { headers: { Connection: 'close' } })).headers.get('x-request-id')!.split('-')[0]!, 36);
+      process.kill(victim, 'SIGKILL');
+      for (let waited = 0; readdirSync(join(workdir, 'decrypted')).length < 3; waited += 50) {
+        if (waited > 20_000) throw new Error('the killed worker was not started again');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    } finally {
+      expect(await reactor.stop()).toBe(0);
+    }
+    expect(readdirSync(join(workdir, 'decrypted'))).toEqual([]);
+  });
+
   it('where a file and a directory meet: 409, no temporary files, a DELETE whose answer holds after a restart, and stale temporary files swept at start', async () => {
     const { site, workdir } = copiedSite('meet');
     let running = await startServe([site, '--workdir', workdir]);

@@ -99,6 +99,10 @@ export class MemoryPackageOverlay implements PackageOverlay {
     return expected.kind === (this.tombstoneList.includes(path) ? 'tombstone' : 'none');
   }
 
+  exclusive<T>(work: () => Promise<T>): Promise<T> {
+    return work();
+  }
+
   async tombstones(): Promise<string[]> {
     return [...this.tombstoneList];
   }

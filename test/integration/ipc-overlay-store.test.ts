@@ -140,6 +140,51 @@ describe('the primary as the one writer for its workers', () => {
     }
   });
 
+  it('holds an overlay\'s content for one worker at a time: another\'s write waits, and sees the first one\'s file before it goes on', async () => {
+    const { workdir, worker, dispose } = cluster();
+    try {
+      const [one, two] = [await worker().store.open(workdir, SITE), await worker().store.open(workdir, SITE)];
+      const heard: string[] = [];
+      two.watch((change) => change.kind === 'written' && heard.push(change.path));
+      const order: string[] = [];
+      let finish!: () => void;
+      const first = one.exclusive(async () => {
+        order.push('one checks');
+        await new Promise<void>((resolve) => (finish = resolve));
+        await one.writeContent('a.txt', bytes('1'));
+        order.push('one wrote');
+      });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const second = two.exclusive(async () => {
+        order.push(`two checks, having heard ${heard.join()}`);
+      });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(order).toEqual(['one checks']);
+      finish();
+      await Promise.all([first, second]);
+      expect(order).toEqual(['one checks', 'one wrote', 'two checks, having heard a.txt']);
+    } finally {
+      await dispose();
+    }
+  });
+
+  it('lets go of the content hold of a worker that dies holding it: the others go on', async () => {
+    const { workdir, worker, dispose } = cluster();
+    try {
+      const dying = worker();
+      const [held, other] = [await dying.store.open(workdir, SITE), await worker().store.open(workdir, SITE)];
+      let holding!: () => void;
+      const taken = new Promise<void>((resolve) => (holding = resolve));
+      void held.exclusive(() => (holding(), new Promise<void>(() => undefined)));
+      await taken;
+      const next = other.exclusive(async () => 'went on');
+      dying.die();
+      await expect(next).resolves.toBe('went on');
+    } finally {
+      await dispose();
+    }
+  });
+
   it('a worker that opens a log after others appended starts where it read, and is handed nothing it already has', async () => {
     const { workdir, worker, dispose } = cluster();
     try {

@@ -11,6 +11,8 @@ export type PrimaryCall =
   | 'writeContent'
   | 'deleteContent'
   | 'tombstones'
+  | 'holdContent'
+  | 'releaseContent'
   | 'readLog'
   | 'logs'
   | 'openLog'

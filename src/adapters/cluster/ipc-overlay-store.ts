@@ -62,6 +62,17 @@ class IpcPackageOverlay implements PackageOverlay {
     return this.link.call('tombstones', this.location);
   }
 
+  /** Under the primary's hold of this overlay's content, which the other workers' writes wait for. */
+  async exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const hold = await this.link.call<number>('holdContent', this.location);
+    try {
+      return await work();
+    } finally {
+      // A primary that is gone holds nothing any more.
+      await this.link.call('releaseContent', hold).catch(() => undefined);
+    }
+  }
+
   readLog(dataset: string): Promise<Uint8Array> {
     return this.link.call('readLog', this.location, dataset);
   }

@@ -1,6 +1,7 @@
 import { OverlayError } from '../../domain/errors.js';
 import type { AppendLog, OverlayBackend, OverlayChange, OverlayMount, PackageOverlay } from '../../application/ports/overlay-store.js';
 import type { SessionRevocations } from '../../application/ports/session-revocations.js';
+import { Turn } from './turn.js';
 
 /** Which worker asked: the primary's name for it. */
 export type WorkerId = number;
@@ -16,18 +17,18 @@ export interface Announcer {
  * bytes appended through it since it was opened (`base` is where they start), so each
  * worker is handed exactly what lies past its own position.
  */
-class SharedLog {
+class SharedLog extends Turn<number> {
   private appended = new Uint8Array(1024);
   private used = 0;
-  holder: number | undefined;
   /** The holder's append on its way to disk: its hold is let go when it is done, not before, even if its worker died. */
   committing: Promise<void> | undefined;
-  private readonly waiting: Array<{ handle: number; grant: () => void; refuse: (error: Error) => void }> = [];
 
   constructor(
     readonly log: AppendLog,
     readonly base: number,
-  ) {}
+  ) {
+    super();
+  }
 
   get length(): number {
     return this.base + this.used;
@@ -47,25 +48,10 @@ class SharedLog {
     this.used += bytes.length;
   }
 
-  take(handle: number): Promise<void> {
-    if (this.holder === undefined) {
-      this.holder = handle;
-      return Promise.resolve();
-    }
-    return new Promise((grant, refuse) => this.waiting.push({ handle, grant, refuse }));
-  }
-
   /** A closed handle, or a dead worker's, waits no more, and lets go unless its append is still being written. */
   drop(handle: number): void {
-    for (let at = this.waiting.length - 1; at >= 0; at--) if (this.waiting[at]!.handle === handle) this.waiting.splice(at, 1)[0]!.refuse(new OverlayError('the log was closed while waiting for its turn'));
+    this.unqueue(handle, new OverlayError('the log was closed while waiting for its turn'));
     if (!this.committing || this.holder !== handle) this.letGo(handle);
-  }
-
-  letGo(handle: number): void {
-    if (this.holder !== handle) return;
-    const next = this.waiting.shift();
-    this.holder = next?.handle;
-    next?.grant();
   }
 }
 
@@ -93,6 +79,9 @@ export class OverlayWriter {
   /** Content writes of one overlay, one at a time: tombstones are read, changed and written whole. */
   private readonly contentTurns = new Map<string, Promise<unknown>>();
   private readonly revocations = new Map<string, Promise<SessionRevocations>>();
+  /** Per overlay, the worker whose content write (check and write) or save goes on now; the others wait for it. */
+  private readonly contentHolds = new Map<string, Turn<number>>();
+  private readonly contentHolders = new Map<number, { worker: WorkerId; location: string }>();
   /** Workers that exited: what they were still opening is not kept for them. */
   private readonly departed = new Set<WorkerId>();
 
@@ -137,6 +126,40 @@ export class OverlayWriter {
     const overlay = await this.overlay(location);
     await this.inTurn(location, () => overlay.deleteContent(path));
     this.announce.change(worker, location, { kind: 'deleted', path });
+  }
+
+  /**
+   * Waits until no other worker holds the overlay's content, then holds it: a worker's
+   * If-Match is checked and its file written, or a save reads the files, while the others'
+   * writes wait. What they wrote before was told to this worker before its hold is granted.
+   */
+  async holdContent(worker: WorkerId, location: string): Promise<number> {
+    await this.overlay(location);
+    const hold = this.nextHandle++;
+    let turn = this.contentHolds.get(location);
+    if (!turn) this.contentHolds.set(location, (turn = new Turn()));
+    this.contentHolders.set(hold, { worker, location });
+    await turn.take(hold);
+    if (this.departed.has(worker)) {
+      this.letGoContent(hold);
+      throw new OverlayError('the worker is gone');
+    }
+    return hold;
+  }
+
+  async releaseContent(worker: WorkerId, hold: number): Promise<void> {
+    if (this.contentHolders.get(hold)?.worker !== worker) throw new OverlayError('no such hold of an overlay\'s content');
+    this.letGoContent(hold);
+  }
+
+  private letGoContent(hold: number): void {
+    const held = this.contentHolders.get(hold);
+    if (!held) return;
+    this.contentHolders.delete(hold);
+    const turn = this.contentHolds.get(held.location)!;
+    turn.unqueue(hold, new OverlayError('the worker is gone'));
+    turn.letGo(hold);
+    if (turn.idle) this.contentHolds.delete(held.location);
   }
 
   /** What is durable of the log: an append in progress is not read half-way. */
@@ -233,6 +256,7 @@ export class OverlayWriter {
   /** A worker that exited holds nothing: its holds are let go, without appending. */
   async gone(worker: WorkerId): Promise<void> {
     this.departed.add(worker);
+    for (const [hold, held] of [...this.contentHolders]) if (held.worker === worker) this.letGoContent(hold);
     for (const [handle, open] of [...this.handles]) {
       const log = this.openLogs.get(open.key);
       if (open.worker === worker && log) await this.forget(handle, open, await log);

@@ -100,6 +100,10 @@ export class PrimaryLink {
         return writer.deleteContent(worker, a, b);
       case 'tombstones':
         return writer.tombstones(a);
+      case 'holdContent':
+        return writer.holdContent(worker, a);
+      case 'releaseContent':
+        return writer.releaseContent(worker, a);
       case 'readLog':
         return writer.readLog(a, b);
       case 'logs':

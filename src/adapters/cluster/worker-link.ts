@@ -18,7 +18,10 @@ export class WorkerLink implements ReactorProcesses {
   /** Resolves when the primary says stop, or is gone. */
   readonly stopRequested: Promise<void>;
 
-  constructor(private readonly channel: WorkerChannel) {
+  constructor(
+    private readonly channel: WorkerChannel,
+    readonly started: Date = new Date(),
+  ) {
     let stop!: () => void;
     this.stopRequested = new Promise((resolve) => (stop = resolve));
     channel.onMessage((message) => this.heard(message, stop));

@@ -7,7 +7,8 @@ import { workerChannel } from './process-channels.js';
 import { nodeModule } from '../shared/node-module.js';
 
 /** The environment that makes a `pkg reactor serve` a worker of its primary, and tells it where. */
-export const WORKER_ENV = { role: 'PKG_REACTOR_WORKER', workdir: 'PKG_REACTOR_WORKDIR' } as const;
+/** `started`: when the reactor started, in ms since the epoch, which a worker started again reports its uptime from. */
+export const WORKER_ENV = { role: 'PKG_REACTOR_WORKER', workdir: 'PKG_REACTOR_WORKDIR', started: 'PKG_REACTOR_STARTED' } as const;
 
 /** A worker that dies before it listens is started again after this long, not in a tight loop. */
 const RESTART_DELAY_MS = 1000;
@@ -33,6 +34,7 @@ export class WorkerPool {
   private readonly live = new Map<number, Worker>();
   private readonly listening = new Set<number>();
   private stopping = false;
+  private readonly started = Date.now();
   private starting: { resolve: (summary: WorkerSummary) => void; reject: (error: Error) => void; summary?: WorkerSummary } | undefined;
 
   constructor(private readonly options: PoolOptions) {
@@ -63,7 +65,7 @@ export class WorkerPool {
   private fork(): void {
     // The same serve command, so the same port: node:cluster shares one listening handle per
     // address and port as given (port 0 too), which a worker started again joins.
-    const worker = nodeModule<Cluster>('node:cluster').fork({ [WORKER_ENV.role]: '1', [WORKER_ENV.workdir]: this.options.workdir });
+    const worker = nodeModule<Cluster>('node:cluster').fork({ [WORKER_ENV.role]: '1', [WORKER_ENV.workdir]: this.options.workdir, [WORKER_ENV.started]: String(this.started) });
     this.live.set(worker.id, worker);
     this.link.attach(worker.id, workerChannel(worker));
     worker.once('exit', (code, signal) => this.exited(worker, code, signal));

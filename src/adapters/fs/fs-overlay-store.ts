@@ -162,6 +162,11 @@ class FsPackageOverlay implements PackageOverlay {
     }
   }
 
+  /** This process is the files' only writer, and takes its writes one at a time already. */
+  exclusive<T>(work: () => Promise<T>): Promise<T> {
+    return work();
+  }
+
   async tombstones(): Promise<string[]> {
     let text: string;
     try {

@@ -53,6 +53,8 @@ export class FsWorkdirs implements Workdirs {
     }
     return {
       release: async () => {
+        // What a process of this reactor could not remove itself: a worker killed while it served (--workers).
+        await emptyDecrypted(workdir).catch(() => undefined);
         FsWorkdirs.held.delete(lock);
         await rm(lock, { force: true });
       },
@@ -145,10 +147,7 @@ async function rmStale(lock: string): Promise<void> {
 
 /** Plaintext a killed reactor left, and files it was half-way through writing. */
 async function sweep(workdir: string): Promise<void> {
-  const decrypted = join(workdir, DECRYPTED_DIR);
-  await rm(decrypted, { recursive: true, force: true });
-  await mkdir(decrypted, { mode: 0o700 });
-  await chmod(decrypted, 0o700);
+  await emptyDecrypted(workdir);
   for (const name of SWEPT_DIRS) {
     let entries: string[];
     try {
@@ -158,4 +157,12 @@ async function sweep(workdir: string): Promise<void> {
     }
     for (const entry of entries) if (entry.endsWith(PARTIAL_SUFFIX)) await rm(join(workdir, name, entry), { recursive: true, force: true });
   }
+}
+
+/** The plaintext folder, empty and private to the reactor. */
+async function emptyDecrypted(workdir: string): Promise<void> {
+  const decrypted = join(workdir, DECRYPTED_DIR);
+  await rm(decrypted, { recursive: true, force: true });
+  await mkdir(decrypted, { mode: 0o700 });
+  await chmod(decrypted, 0o700);
 }

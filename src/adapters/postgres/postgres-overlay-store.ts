@@ -194,6 +194,11 @@ class PostgresPackageOverlay implements PackageOverlay {
     }, `${lock}; ${held}; ${fits ? files : 'SELECT 1'}`);
   }
 
+  /** Not held across reactors: each reactor takes its own writes one at a time. */
+  exclusive<T>(work: () => Promise<T>): Promise<T> {
+    return work();
+  }
+
   async tombstones(): Promise<string[]> {
     const { rows } = await this.database.query<{ path: string }>('SELECT path FROM pkg_overlay_content WHERE overlay = $1 AND bytes IS NULL ORDER BY ordinal', [this.id]);
     return rows.map((row) => row.path);

@@ -76,6 +76,13 @@ export interface PackageOverlay {
   /** Tombstones the path and removes its file: after a failure, the path is as it was. `expected` as for writeContent. */
   deleteContent(path: string, expected?: OverlayEntry): Promise<boolean>;
   tombstones(): Promise<string[]>;
+  /**
+   * Runs `work` while no other process of this reactor changes the overlay's content files
+   * or tombstones (a write's If-Match checked and its file written; a save reading the
+   * files); what they changed before has been told to `watch` listeners here first. A store
+   * only this process writes runs it at once: the caller already takes its writes one at a time.
+   */
+  exclusive<T>(work: () => Promise<T>): Promise<T>;
   /** The log's bytes, empty when there is none yet. */
   readLog(dataset: string): Promise<Uint8Array>;
   /** The datasets that have a log here. */

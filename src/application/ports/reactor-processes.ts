@@ -7,6 +7,8 @@ export type ProcessReport = 'requests' | 'logs' | 'prometheus';
  * sum of what each one saw.
  */
 export interface ReactorProcesses {
+  /** When the reactor started: its uptime, whichever process answers (one started again after a crash too). */
+  readonly started: Date;
   /** Every live process's answer to `report` (this one's included), in no set order. */
   gather(report: ProcessReport, argument: number): Promise<unknown[]>;
   /** How this process answers when one of them gathers `report`. */

@@ -61,9 +61,13 @@ export class ContentWrites {
     });
   }
 
-  /** Runs `use` between writes, so the overlay's files and tombstones hold still meanwhile (save). */
+  /**
+   * Runs `use` between writes, so the overlay's files and tombstones hold still meanwhile
+   * (save), those of the reactor's other processes too.
+   */
   quiet<T>(use: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(use);
+    const overlay = this.pkg.overlay?.files;
+    const run = this.queue.then(() => (overlay ? overlay.exclusive(use) : use()));
     this.queue = run.catch(() => undefined);
     return run;
   }

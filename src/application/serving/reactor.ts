@@ -123,7 +123,7 @@ export class Reactor {
     /** Where this reactor keeps writes; closed with it. */
     readonly backend: OverlayBackend,
   ) {
-    this.startedAt = dependencies.clock.now();
+    this.startedAt = dependencies.processes?.started ?? dependencies.clock.now();
     this.reports = new ReactorLog(this.log, dependencies.processes);
   }
 

@@ -10,7 +10,7 @@ class LocalProcesses {
   member(): ReactorProcesses {
     const answers = new Map<ProcessReport, (argument: number) => unknown>();
     this.answerers.push(answers);
-    return { gather: (report, argument) => this.gather(report, argument), answer: (report, answer) => void answers.set(report, answer) };
+    return { started: new Date(0), gather: (report, argument) => this.gather(report, argument), answer: (report, answer) => void answers.set(report, answer) };
   }
 
   async gather(report: ProcessReport, argument: number): Promise<unknown[]> {
