@@ -1,5 +1,6 @@
 import { InvalidQueryError, UnknownFieldError } from '../errors.js';
 import { isRecord } from '../package/documents.js';
+import { comparePaths } from '../package/package-paths.js';
 
 /** json-server's operator suffixes; `like` is a case-insensitive substring here, never a client's regular expression. */
 const OPERATORS = ['gte', 'lte', 'gt', 'lt', 'ne', 'like'] as const;
@@ -220,12 +221,17 @@ function ordered(value: unknown, bound: string | number | boolean | null, op: Op
 
 const RANK: Record<string, number> = { number: 0, string: 1, boolean: 2, object: 3, undefined: 4 };
 
-/** A total order: numbers, then strings (by code unit), then booleans, then the rest; missing values last. */
+/**
+ * A total order: numbers, then strings, then booleans, then the rest; missing values last.
+ * Strings go by code point, as the README says: by UTF-16 code unit, an emoji (a surrogate
+ * pair) would sort below U+E000 to U+FFFF (full-width forms, private use).
+ */
 function compareValues(a: unknown, b: unknown): number {
   const ta = a === null ? 'object' : typeof a;
   const tb = b === null ? 'object' : typeof b;
   if (ta !== tb) return (RANK[ta] ?? 3) - (RANK[tb] ?? 3);
-  if (ta === 'number' || ta === 'string' || ta === 'boolean') return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
+  if (ta === 'string') return Math.sign(comparePaths(a as string, b as string));
+  if (ta === 'number' || ta === 'boolean') return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
   return 0;
 }
 

@@ -54,6 +54,16 @@ describe('collection queries', () => {
     expect(ids('-z')).toEqual([1, 3, 2]);
   });
 
+  it('orders strings by code point, in bounds and in sort: an emoji (U+1F600) comes after a full-width tilde (U+FF5E)', () => {
+    const items = [{ id: 'emoji', s: '\u{1F600}' }, { id: 'tilde', s: '\uFF5E' }, { id: 'a', s: 'a' }];
+    const fields: QueryFields = { has: (path) => path[0] === 's', typeOf: () => 'string' };
+    const ids = (parameters: Array<[string, string]>) => (selectItems(items, parseCollectionQuery(parameters, fields)) as typeof items).map((item) => item.id);
+    expect(ids([['s_gt', '\uFF5E']])).toEqual(['emoji']);
+    expect(ids([['s_lt', '\u{1F600}']])).toEqual(['tilde', 'a']);
+    expect(ids([['sort', 's']])).toEqual(['a', 'tilde', 'emoji']);
+    expect(ids([['sort', '-s']])).toEqual(['emoji', 'tilde', 'a']);
+  });
+
   it('never ignores a parameter: any name is a field, a reserved word, or refused', () => {
     fc.assert(
       fc.property(fc.string(), fc.string(), (name, value) => {
