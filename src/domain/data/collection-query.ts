@@ -1,6 +1,7 @@
 import { InvalidQueryError, UnknownFieldError } from '../errors.js';
 import { isRecord } from '../package/documents.js';
 import { comparePaths } from '../package/package-paths.js';
+import { MAX_JSON_DEPTH } from './json-depth.js';
 
 /** json-server's operator suffixes; `like` is a case-insensitive substring here, never a client's regular expression. */
 const OPERATORS = ['gte', 'lte', 'gt', 'lt', 'ne', 'like'] as const;
@@ -244,9 +245,10 @@ export function valueAt(item: unknown, path: readonly string[]): unknown {
   return value;
 }
 
+/** Any depth an item may have: stored items nest at most MAX_JSON_DEPTH levels, which bounds the recursion. */
 function containsText(value: unknown, needle: string, depth = 0): boolean {
   if (typeof value === 'string') return value.toLowerCase().includes(needle);
-  if (depth > 32) return false;
+  if (depth >= MAX_JSON_DEPTH) return false;
   if (Array.isArray(value)) return value.some((entry) => containsText(entry, needle, depth + 1));
   if (isRecord(value)) return Object.values(value).some((entry) => containsText(entry, needle, depth + 1));
   return false;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { MAX_QUERY_TERMS, parseCollectionQuery, queryKey, selectItems, type QueryFields } from '../../../src/domain/data/collection-query.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../../src/domain/data/json-depth.js';
 import { InvalidQueryError, UnknownFieldError } from '../../../src/domain/errors.js';
 
 const numbers: QueryFields = { has: (path) => path.length === 1 && ['n', 'id'].includes(path[0]!), typeOf: (path) => (path[0] === 'n' ? 'number' : 'string') };
@@ -62,6 +63,15 @@ describe('collection queries', () => {
     expect(ids([['s_lt', '\u{1F600}']])).toEqual(['tilde', 'a']);
     expect(ids([['sort', 's']])).toEqual(['a', 'tilde', 'emoji']);
     expect(ids([['sort', '-s']])).toEqual(['emoji', 'tilde', 'a']);
+  });
+
+  it('finds q at any depth an item may have', () => {
+    let deep: unknown = 'the needle';
+    for (let level = 0; level < MAX_JSON_DEPTH - 1; level++) deep = { k: deep };
+    const items = [{ id: 'deep', d: deep }, { id: 'shallow', d: 'hay' }];
+    expect(nestsDeeperThan(items[0], MAX_JSON_DEPTH)).toBe(false);
+    const everything: QueryFields = { has: () => true, typeOf: () => undefined };
+    expect(selectItems(items, parseCollectionQuery([['q', 'NEEDLE']], everything))).toEqual([items[0]]);
   });
 
   it('never ignores a parameter: any name is a field, a reserved word, or refused', () => {
