@@ -80,6 +80,13 @@ describe('origins allowed to write', () => {
     expect(created.headers.vary).toMatch(/Origin/);
   });
 
+  it('lets an allowed page read the paging headers of a collection: X-Total-Count and Link', async () => {
+    const page = await request(fixture.http).get('/api/v1/data/many?page=2&per_page=10').set('Origin', 'https://everywhere.example').expect(200);
+    expect(page.headers.link).toContain('rel="next"');
+    const exposed = String(page.headers['access-control-expose-headers']).split(/\s*,\s*/);
+    expect(exposed).toEqual(expect.arrayContaining(['X-Total-Count', 'Link']));
+  });
+
   it('a mount\'s own "cors" origins may write to that mount only', async () => {
     await request(fixture.http).post('/app/api/v1/data/items').set('Origin', 'https://app.example').send({ id: 'from-app' }).expect(201);
     await request(fixture.http).post('/api/v1/data/items').set('Origin', 'https://app.example').send({ id: 'not-here' }).expect(403);

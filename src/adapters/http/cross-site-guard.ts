@@ -6,7 +6,8 @@ import { sendProblem } from './http-problems.js';
 import type { RequestContext } from './request-context.js';
 
 const CORS_METHODS = 'GET, HEAD, POST, PUT, DELETE, OPTIONS';
-const CORS_EXPOSED = 'ETag, Location, X-Total-Count, Content-Range, X-Request-Id';
+// Link carries the other pages of a collection or history page, as json-server exposes it.
+const CORS_EXPOSED = 'ETag, Location, X-Total-Count, Link, Content-Range, X-Request-Id';
 
 /**
  * The first check of every request: a write that a page of another site made is refused
