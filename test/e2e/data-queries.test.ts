@@ -75,7 +75,7 @@ describe('collection queries', () => {
     const window = await query('active=true&limit=2&offset=1');
     expect((window.body as Array<{ id: string }>).map((item) => item.id)).toEqual(['cid', 'dee']);
     expect(window.total).toBe('3');
-    expect(window.link).toBe('</api/v1/data/people?active=true&limit=2&offset=0>; rel="first", </api/v1/data/people?active=true&limit=2&offset=0>; rel="prev", </api/v1/data/people?active=true&limit=2&offset=2>; rel="last"');
+    expect(window.link).toBe('</api/v1/data/people?active=true&limit=2&offset=0>; rel="first", </api/v1/data/people?active=true&limit=2&offset=0>; rel="prev", </api/v1/data/people?active=true&limit=2&offset=1>; rel="last"');
   });
 
   it('refuses what it cannot read with a stable code, never ignoring it', async () => {

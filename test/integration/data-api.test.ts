@@ -11,6 +11,7 @@ import { MemoryOverlayStore } from '../fakes/memory-overlay-store.js';
 import { startReactor } from '../support/reactor-fixture.js';
 import { temporaryDirectory } from '../support/paths.js';
 import { SavePackage, type SaveRequest } from '../../src/application/use-cases/save-package.js';
+import { pageLinks } from '../../src/adapters/http/data-api.js';
 
 const schema = {
   type: 'object',
@@ -68,6 +69,17 @@ describe('dataset REST API', () => {
     expect(page.headers['x-total-count']).toBe('2');
     await http.get('/api/v1/data/posts?limit=-1').expect(400);
     await http.head('/api/v1/data/posts').expect(200);
+  });
+
+  it('Link: last is the last window of the walk the client is on, never before next', async () => {
+    const shifted = await http.get('/api/v1/data/posts?limit=2&offset=1').expect(200);
+    expect(shifted.body.map((p: { id: string }) => p.id)).toEqual(['second']);
+    expect(shifted.headers.link).toBe('</api/v1/data/posts?limit=2&offset=0>; rel="first", </api/v1/data/posts?limit=2&offset=0>; rel="prev", </api/v1/data/posts?limit=2&offset=1>; rel="last"');
+    const links = (offset: number, limit: number | undefined, total: number) => pageLinks('/c', new URLSearchParams(), { offset, limit }, total);
+    expect(links(1, 4, 6)).toBe('</c?offset=0>; rel="first", </c?offset=0>; rel="prev", </c?offset=5>; rel="next", </c?offset=5>; rel="last"');
+    expect(links(3, undefined, 6)).toBe('</c?offset=0>; rel="first", </c?offset=0>; rel="prev", </c?offset=3>; rel="last"');
+    expect(links(4, 2, 6)).toBe('</c?offset=0>; rel="first", </c?offset=2>; rel="prev", </c?offset=4>; rel="last"');
+    expect(links(100, 2, 6)).toContain('</c?offset=4>; rel="last"');
   });
 
   it('POST: 201, Location, the stored item; then GET, PUT and DELETE by id', async () => {

@@ -65,7 +65,10 @@ export function pageLinks(path: string, parameters: URLSearchParams, window: Non
     else next.set('offset', String(offset));
     return `<${path}?${next.toString()}>`;
   };
-  const last = Math.max(0, Math.floor((total - 1) / size) * size);
+  // The last window of the walk the client is on: from offset=1 by 4 through 6 items, next is 5,
+  // and so is last (the grid from 0 would say 4, before next).
+  const start = window.offset % size;
+  const last = total - 1 < start ? 0 : start + Math.floor((total - 1 - start) / size) * size;
   const links = [`${at(0)}; rel="first"`];
   if (window.offset > 0) links.push(`${at(Math.max(0, window.offset - size))}; rel="prev"`);
   if (window.offset + size < total) links.push(`${at(window.offset + size)}; rel="next"`);
