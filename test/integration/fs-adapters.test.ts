@@ -1,9 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, statSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DirectoryPackageSource } from '../../src/adapters/fs/directory-package-source.js';
 import { FsDirectoryWriter } from '../../src/adapters/fs/fs-directory-writer.js';
+import { FsFileWriter } from '../../src/adapters/fs/fs-file-writer.js';
 import { makeDirectories } from '../../src/adapters/shared/make-directories.js';
 import { ArchiveLimitError, OutputExistsError, SourceNotFoundError, UnsafeEntryError } from '../../src/domain/errors.js';
 import { temporaryDirectory } from '../support/paths.js';
@@ -188,6 +189,29 @@ describe('FsDirectoryWriter destinations the system refuses', () => {
     } finally {
       root.remove();
     }
+  });
+});
+
+describe('FsFileWriter', () => {
+  it('writes a new file once when several write it at once (workers making the workdir\'s session secret): one wins, the others are told it exists', async () => {
+    const path = join(work.path, 'session-secret');
+    const writer = new FsFileWriter();
+    const results = await Promise.allSettled(['a', 'b', 'c', 'd'].map((text) => writer.write(path, bytes(text), { overwrite: false, mode: 0o600 })));
+    const won = results.flatMap((result, index) => (result.status === 'fulfilled' ? ['abcd'[index]] : []));
+    expect(won).toHaveLength(1);
+    for (const result of results) if (result.status === 'rejected') expect(result.reason).toBeInstanceOf(OutputExistsError);
+    expect(readFileSync(path, 'utf8')).toBe(won[0]);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(readdirSync(work.path)).toEqual(['session-secret']);
+  });
+
+  it('replaces a file when asked to overwrite', async () => {
+    const path = join(work.path, 'out.txt');
+    const writer = new FsFileWriter();
+    await writer.write(path, bytes('old'), { overwrite: false });
+    await expect(writer.write(path, bytes('new'), { overwrite: false })).rejects.toBeInstanceOf(OutputExistsError);
+    await writer.write(path, bytes('new'), { overwrite: true });
+    expect(readFileSync(path, 'utf8')).toBe('new');
   });
 });
 

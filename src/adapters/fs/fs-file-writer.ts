@@ -3,16 +3,20 @@ import { join } from 'node:path';
 import { OutputExistsError, UnsafeEntryError, UsageError } from '../../domain/errors.js';
 import { unsafePathReason } from '../../domain/package/package-paths.js';
 import type { FileWriter } from '../../application/ports/file-writer.js';
-import { writeWholeFile } from './whole-file.js';
+import { writeNewFile, writeWholeFile } from './whole-file.js';
 
 export class FsFileWriter implements FileWriter {
   async write(path: string, data: AsyncIterable<Uint8Array>, options: { overwrite: boolean; mode?: number }): Promise<void> {
-    if (!options.overwrite && (await exists(path))) throw new OutputExistsError(`${path} exists; use --force to overwrite it`);
-    await writeWholeFile(path, data, options.mode).catch((error: NodeJS.ErrnoException) => {
+    const taken = () => new OutputExistsError(`${path} exists; use --force to overwrite it`);
+    // Looked at first so a large stream is not written for nothing; the write itself decides.
+    if (!options.overwrite && (await exists(path))) throw taken();
+    const write = options.overwrite ? writeWholeFile(path, data, options.mode).then(() => true) : writeNewFile(path, data, options.mode);
+    const written = await write.catch((error: NodeJS.ErrnoException) => {
       // A file where a folder of the path must be (`pkg init afile --force`): the user's to move, not a fault.
       if (error.code === 'ENOTDIR' || error.code === 'EEXIST') throw new UsageError(`cannot write ${path}: a file stands where a folder of that path must be`);
       throw error;
     });
+    if (!written) throw taken();
   }
 
   async update(directory: string, changes: { write: ReadonlyMap<string, Uint8Array>; remove: readonly string[] }): Promise<void> {

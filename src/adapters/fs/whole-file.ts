@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { open, rename, rm, rmdir } from 'node:fs/promises';
+import { link, lstat, open, rename, rm, rmdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { PARTIAL_SUFFIX } from '../../domain/package/package-paths.js';
 import { makeDirectories } from '../shared/make-directories.js';
@@ -13,6 +13,36 @@ import { makeDirectories } from '../shared/make-directories.js';
  * the old file (or none) after the write was acknowledged.
  */
 export async function writeWholeFile(path: string, data: Uint8Array | AsyncIterable<Uint8Array>, mode = 0o644, check?: (written: string) => Promise<void>): Promise<void> {
+  const { temporary, created } = await writeBeside(path, data, mode, check);
+  try {
+    await rename(temporary, path).catch(async (error: unknown) => {
+      // An empty folder where the file goes (its files all deleted) gives way; one holding anything does not.
+      if ((error as NodeJS.ErrnoException).code !== 'EISDIR') throw error;
+      await rmdir(path);
+      await rename(temporary, path);
+    });
+  } catch (error) {
+    // A folder holding files where the file should go, say: the bytes written so far must not stay behind.
+    await rm(temporary, { force: true });
+    throw error;
+  }
+  await syncFolders(dirname(path), created);
+}
+
+/**
+ * Writes a file as writeWholeFile does, but only where nothing is yet, decided by the file
+ * system in one step (a hard link fails on a taken name): of several processes making one
+ * new file at once, one alone does. False, and nothing written, when the name was taken.
+ */
+export async function writeNewFile(path: string, data: Uint8Array | AsyncIterable<Uint8Array>, mode = 0o644): Promise<boolean> {
+  const { temporary, created } = await writeBeside(path, data, mode);
+  const placed = await placeWhereNothingIs(temporary, path).finally(() => rm(temporary, { force: true }));
+  if (placed) await syncFolders(dirname(path), created);
+  return placed;
+}
+
+/** The bytes in a synced file beside `path`, and the first folder made for it. */
+async function writeBeside(path: string, data: Uint8Array | AsyncIterable<Uint8Array>, mode: number, check?: (written: string) => Promise<void>): Promise<{ temporary: string; created: string | undefined }> {
   const created = await makeDirectories(dirname(path));
   const temporary = `${path}.${randomBytes(6).toString('hex')}${PARTIAL_SUFFIX}`;
   const handle = await open(temporary, 'wx', mode);
@@ -28,19 +58,23 @@ export async function writeWholeFile(path: string, data: Uint8Array | AsyncItera
     await rm(temporary, { force: true });
     throw error;
   }
+  return { temporary, created };
+}
+
+/** Gives `temporary`'s file the name `path` too, unless that name is taken: false then. */
+async function placeWhereNothingIs(temporary: string, path: string): Promise<boolean> {
   try {
-    await rename(temporary, path).catch(async (error: unknown) => {
-      // An empty folder where the file goes (its files all deleted) gives way; one holding anything does not.
-      if ((error as NodeJS.ErrnoException).code !== 'EISDIR') throw error;
-      await rmdir(path);
-      await rename(temporary, path);
-    });
+    await link(temporary, path);
+    return true;
   } catch (error) {
-    // A folder holding files where the file should go, say: the bytes written so far must not stay behind.
-    await rm(temporary, { force: true });
-    throw error;
+    const { code } = error as NodeJS.ErrnoException;
+    if (code === 'EEXIST') return false;
+    // A file system without hard links: looked at, then renamed, which a writer at the same instant may race.
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'ENOSYS') throw error;
+    if (await lstat(path).then(() => true, () => false)) return false;
+    await rename(temporary, path);
+    return true;
   }
-  await syncFolders(dirname(path), created);
 }
 
 /** Syncs `folder`, and when `created` (the first folder mkdir made) is given, each new folder up to it and the one that holds it. */

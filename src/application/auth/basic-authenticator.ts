@@ -49,8 +49,16 @@ export class BasicAuthenticator {
     const key = this.crypto.fingerprint(this.key, header);
     const known = this.remembered.get(key);
     if (known && known.until > this.now()) {
-      void this.table.refresh().then((changed) => changed && this.remembered.clear(), () => undefined);
-      return known.identity;
+      if (!this.table.due()) return known.identity;
+      // Answered only once the file is looked at: a password changed or removed there must not let one more request in.
+      return this.table.refresh().then(
+        (changed) => {
+          if (!changed) return known.identity;
+          this.remembered.clear();
+          return this.authenticate(header);
+        },
+        () => known.identity,
+      );
     }
     let verifying = this.pending.get(key);
     if (!verifying) {

@@ -5,6 +5,8 @@ import type { LocalFiles } from '../ports/local-files.js';
 /** The users of a password file and their hashes. */
 export interface PasswordTable {
   users(): ReadonlyMap<string, string>;
+  /** Whether refresh would look at the file now (it is time to, or a look is under way). */
+  due(): boolean;
   /** Re-reads the file when it changed; true when it did. */
   refresh(): Promise<boolean>;
 }
@@ -12,7 +14,7 @@ export interface PasswordTable {
 /** A password file inside a package: it cannot change while the package is served. */
 export function fixedPasswordTable(text: string): PasswordTable {
   const users = parseHtpasswd(text);
-  return { users: () => users, refresh: async () => false };
+  return { users: () => users, due: () => false, refresh: async () => false };
 }
 
 /** How often a changed password file on disk is noticed, at most. */
@@ -46,9 +48,13 @@ export class FilePasswordTable implements PasswordTable {
     return this.current;
   }
 
+  due(): boolean {
+    return this.checking !== undefined || this.now() - this.checkedAt >= RECHECK_MS;
+  }
+
   refresh(): Promise<boolean> {
     if (this.checking) return this.checking;
-    if (this.now() - this.checkedAt < RECHECK_MS) return Promise.resolve(false);
+    if (!this.due()) return Promise.resolve(false);
     this.checking = this.reload().finally(() => (this.checking = undefined));
     return this.checking;
   }

@@ -82,6 +82,25 @@ describe('BasicAuthenticator', () => {
     expect(await basic.authenticate(header('ann', 'pw'))).toBeUndefined();
   });
 
+  it('refuses a remembered credential whose password was changed in the file more than a second ago, on its very next use', async () => {
+    const clock = new FixedClock(0);
+    const files = new MemoryLocalFiles();
+    files.write('/etc/htpasswd', `ann:${ReversedPasswordHashes.hash('pw')}\nbob:${ReversedPasswordHashes.hash('bob')}\n`);
+    const table = await FilePasswordTable.open('/etc/htpasswd', files, clock.millis);
+    const basic = new BasicAuthenticator(table, new ReversedPasswordHashes(), crypto, 'key', {}, clock.millis);
+    expect(await basic.authenticate(header('ann', 'pw'))).toBeDefined();
+    expect(await basic.authenticate(header('bob', 'bob'))).toBeDefined();
+    files.write('/etc/htpasswd', `ann:${ReversedPasswordHashes.hash('new')}\n`);
+    clock.advance(1100);
+    // Several at once, as a burst of requests would come: none gets in on what was remembered.
+    expect(await Promise.all([basic.authenticate(header('ann', 'pw')), basic.authenticate(header('ann', 'pw'))])).toEqual([undefined, undefined]);
+    expect(await basic.authenticate(header('bob', 'bob'))).toBeUndefined();
+    expect(await basic.authenticate(header('ann', 'new'))).toBeDefined();
+    // Within the second, the remembered answer stays synchronous.
+    clock.advance(100);
+    expect(basic.authenticate(header('ann', 'new'))).toEqual({ name: 'ann', roles: [], via: 'basic' });
+  });
+
   it('refuses a guess at once while as many checks as it allows are under way, and still lets remembered credentials in', async () => {
     const hashes = new HeldPasswordHashes();
     const basic = new BasicAuthenticator(fixedPasswordTable(`ann:${ReversedPasswordHashes.hash('pw')}\n`), hashes, crypto, 'key', {});
