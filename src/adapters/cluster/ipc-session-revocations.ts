@@ -1,5 +1,7 @@
 import type { SessionRevocationStore, SessionRevocations } from '../../application/ports/session-revocations.js';
 import type { WorkerLink } from './worker-link.js';
+import { ExpiringIds } from '../../application/auth/expiring-ids.js';
+import { SESSION_MAX_AGE_S } from '../../application/auth/sessions.js';
 
 /**
  * A worker's logouts when the primary is the one writer of the workdir: read from the
@@ -7,14 +9,16 @@ import type { WorkerLink } from './worker-link.js';
  * written by the primary, and heard from the other workers as they happen.
  */
 export class IpcSessionRevocationStore implements SessionRevocationStore {
-  private readonly heard = new Map<string, Set<string>>();
+  private readonly heard = new Map<string, ExpiringIds>();
 
   constructor(
     private readonly link: WorkerLink,
     /** The workdir's own store, only read here. */
     private readonly files: SessionRevocationStore,
+    private readonly now: () => number = Date.now,
   ) {
-    link.onRevoked((workdir, id) => this.idsOf(workdir).add(id));
+    // Another worker's logout names no expiry: no session outlives its maximum age from now.
+    link.onRevoked((workdir, id) => this.idsOf(workdir).add(id, this.now() + SESSION_MAX_AGE_S * 1000));
   }
 
   async open(workdir: string | undefined): Promise<SessionRevocations> {
@@ -25,21 +29,21 @@ export class IpcSessionRevocationStore implements SessionRevocationStore {
       has: (id) => heard.has(id) || local.has(id),
       revoke: async (id, until) => {
         await this.link.call('revoke', workdir, id, until);
-        heard.add(id);
+        heard.add(id, until);
       },
       // The primary decides: another worker's claim may be on its way there.
       claim: async (id, until) => {
         if (heard.has(id) || local.has(id)) return false;
         const won = (await this.link.call('claim', workdir, id, until)) === true;
-        heard.add(id);
+        heard.add(id, until);
         return won;
       },
     };
   }
 
-  private idsOf(workdir: string): Set<string> {
+  private idsOf(workdir: string): ExpiringIds {
     let ids = this.heard.get(workdir);
-    if (!ids) this.heard.set(workdir, (ids = new Set()));
+    if (!ids) this.heard.set(workdir, (ids = new ExpiringIds(this.now)));
     return ids;
   }
 }

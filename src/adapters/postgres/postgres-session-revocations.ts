@@ -1,4 +1,6 @@
 import type { SessionRevocationStore, SessionRevocations } from '../../application/ports/session-revocations.js';
+import { ExpiringIds } from '../../application/auth/expiring-ids.js';
+import { SESSION_MAX_AGE_S } from '../../application/auth/sessions.js';
 import type { PostgresDatabase } from './postgres-database.js';
 import { REVOCATIONS_CHANNEL } from './postgres-schema.js';
 
@@ -24,16 +26,18 @@ export class PostgresSessionRevocationStore implements SessionRevocationStore {
 }
 
 class SharedRevocations implements SessionRevocations {
-  private readonly ids = new Set<string>();
+  private readonly ids: ExpiringIds;
 
   constructor(
     private readonly database: PostgresDatabase,
     private readonly now: () => number,
-  ) {}
+  ) {
+    this.ids = new ExpiringIds(now);
+  }
 
   async load(): Promise<void> {
-    const { rows } = await this.database.query<{ id: string }>('SELECT id FROM pkg_revoked_sessions WHERE until_ms > $1', [this.now()]);
-    for (const row of rows) this.ids.add(row.id);
+    const { rows } = await this.database.query<{ id: string; until_ms: string }>('SELECT id, until_ms FROM pkg_revoked_sessions WHERE until_ms > $1', [this.now()]);
+    for (const row of rows) this.ids.add(row.id, Number(row.until_ms));
   }
 
   has(id: string): boolean {
@@ -41,7 +45,8 @@ class SharedRevocations implements SessionRevocations {
   }
 
   heard(id: string): void {
-    this.ids.add(id);
+    // The notice names no expiry: no session outlives its maximum age from now.
+    this.ids.add(id, this.now() + SESSION_MAX_AGE_S * 1000);
     this.database.peers.applied(appliedKey(id));
   }
 
@@ -69,7 +74,7 @@ class SharedRevocations implements SessionRevocations {
       });
       if (!written) unsent();
       // Here at once, while the others are heard from.
-      this.ids.add(id);
+      this.ids.add(id, until);
       return written;
     });
   }
