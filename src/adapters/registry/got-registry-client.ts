@@ -70,8 +70,7 @@ export class GotRegistryClient implements RegistryClient {
       text = await request.text();
     } catch (error) {
       if (tooLarge) throw new InvalidRegistryError(`${where} is larger than ${MAX_INDEX_BYTES / 1024 / 1024} MiB; refused`);
-      const status = (error as { response?: { statusCode?: number } }).response?.statusCode;
-      if (status === 404) throw new InvalidRegistryError(`registry ${this.display} has no ${REGISTRY_INDEX_FILE} (404)`);
+      if (refusedStatus(error) === 404) throw new InvalidRegistryError(`registry ${this.display} has no ${REGISTRY_INDEX_FILE} (404)`);
       throw this.fetchError(`cannot read ${where}`, error);
     }
     let raw: unknown;
@@ -143,7 +142,7 @@ export class GotRegistryClient implements RegistryClient {
   /** Every message is redacted: a library may quote the URL it was given. */
   private fetchError(what: string, error: unknown): FetchError {
     const failure = error as RequestError;
-    const status = failure.response?.statusCode;
+    const status = refusedStatus(error);
     const reason =
       failure.code === INSECURE_REDIRECT
         ? failure.message
@@ -154,9 +153,19 @@ export class GotRegistryClient implements RegistryClient {
   }
 }
 
+/**
+ * The status the server refused with. Only an HTTPError is a refusal: a body cut off after
+ * a 200, or a redirect that went nowhere, carries the response it began with too, and its
+ * status says nothing of why it failed.
+ */
+function refusedStatus(error: unknown): number | undefined {
+  const failure = error as RequestError;
+  return failure.name === 'HTTPError' ? failure.response?.statusCode : undefined;
+}
+
 function isTransient(error: unknown): boolean {
   const failure = error as RequestError;
-  const status = failure.response?.statusCode;
+  const status = refusedStatus(error);
   if (status !== undefined) return RETRY.statusCodes.includes(status);
   return failure.code !== undefined && (RETRY.errorCodes.includes(failure.code) || failure.name === 'TimeoutError');
 }
