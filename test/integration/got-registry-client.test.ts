@@ -171,3 +171,26 @@ describe('GotRegistryClient, a download that trickles', () => {
     clearInterval(timer);
   });
 });
+
+describe('GotRegistryClient, an index that never finishes arriving', () => {
+  it('refuses it with InvalidRegistryError once its time is up, without asking again', async () => {
+    hits.clear();
+    const timers = new Set<NodeJS.Timeout>();
+    handle = (_, response) => {
+      response.writeHead(200, { 'Content-Type': 'application/json' });
+      response.write('{"packages": {');
+      // A space every 50 ms: each within the socket's idle time, the whole never.
+      const timer = setInterval(() => response.write(' '), 50);
+      timers.add(timer);
+      response.on('close', () => clearInterval(timer));
+    };
+    const reference = parseRegistryReference(`${base}/drip/`);
+    if (reference.kind !== 'url') throw new Error('not a URL');
+    const started = Date.now();
+    const slow = new GotRegistryClient(reference, { isTTY: false, write: () => true }, undefined, 500);
+    await expect(slow.index()).rejects.toThrow(new InvalidRegistryError(`${base}/drip/index.json was still arriving after 0.5 s; refused`));
+    expect(hits.get('/drip/index.json')).toBe(1);
+    expect(Date.now() - started).toBeLessThan(1500);
+    for (const timer of timers) clearInterval(timer);
+  });
+});
