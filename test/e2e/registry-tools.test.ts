@@ -1,7 +1,9 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
+import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { join } from 'node:path';
-import { ROOT, temporaryDirectory } from '../support/paths.js';
+import { CLI, ROOT, temporaryDirectory } from '../support/paths.js';
 import { runPkg } from '../support/run-cli.js';
 import { startServe } from '../support/serve-process.js';
 
@@ -138,4 +140,42 @@ describe('registries like Helm\'s', () => {
     expect(readdirSync(store)).toEqual(['index.json']);
     expect(runPkg(['package', 'info', join(ROOT, 'examples/composite'), '--store', store], { env: { PKG_REGISTRY: '' } }).stdout).toMatch(/unresolved: RegistryNotConfiguredError/);
   });
+});
+
+describe('an interrupted install', () => {
+  it('leaves no partial file in the store when stopped by SIGINT or SIGTERM mid-download', async () => {
+    const registry = at('slow-registry');
+    mkdirSync(registry);
+    expect(runPkg(['package', 'pack', join(ROOT, 'examples/theme'), '-o', registry]).status).toBe(0);
+    expect(runPkg(['registry', 'index', registry]).status).toBe(0);
+    const cap = readFileSync(join(registry, 'example-theme-1.1.0.cap'));
+    // A registry that sends the index, then the package a byte at a time: the download is under way for as long as the test needs.
+    const timers = new Set<NodeJS.Timeout>();
+    const server = createServer((request, response) => {
+      if (request.url === '/index.json') return void response.end(readFileSync(join(registry, 'index.json')));
+      response.writeHead(200, { 'Content-Length': String(cap.length) });
+      let sent = 0;
+      const timer = setInterval(() => response.write(cap.subarray(sent, ++sent)), 50);
+      timers.add(timer);
+      response.on('close', () => clearInterval(timer));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/`;
+      for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+        const store = at(`interrupted-${signal}`);
+        const child = spawn(process.execPath, [CLI, 'install', 'pkg://example.org/example-theme', '--registry', url, '--store', store], { stdio: 'ignore', env: { ...process.env, PKG_STORE: '', PKG_REGISTRY: '' } });
+        const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+        for (let i = 0; i < 1000 && !(existsSync(store) && readdirSync(store).length > 0); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+        expect(readdirSync(store)).toEqual([expect.stringMatching(/^example-theme-1\.1\.0\.cap\.[0-9a-f]+\.pkg-partial$/)]);
+        child.kill(signal);
+        expect(await exited).toBe(signal === 'SIGINT' ? 130 : 143);
+        expect(readdirSync(store)).toEqual([]);
+      }
+    } finally {
+      for (const timer of timers) clearInterval(timer);
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  }, 30_000);
 });

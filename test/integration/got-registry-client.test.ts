@@ -91,6 +91,30 @@ describe('GotRegistryClient', () => {
     expect(headers[0]).toBe(`Basic ${Buffer.from('reader:pa@ss').toString('base64')}`);
   });
 
+  it('says a download cut off after its 200, or a redirect loop, failed so, and retries a cut before the first byte', async () => {
+    hits.clear();
+    handle = (request, response, hit) => {
+      if (request.url!.startsWith('/loop/')) return void response.writeHead(302, { Location: request.url }).end();
+      response.writeHead(200, { 'Content-Length': String(payload.length) });
+      if (request.url!.startsWith('/late/') && hit === 1) {
+        // Headers, then the connection drops: nothing was had, so it is tried again.
+        response.flushHeaders();
+        return void setTimeout(() => request.socket.destroy(), 20);
+      }
+      response.write(payload.subarray(0, 1000));
+      setTimeout(() => (request.url!.startsWith('/cut/') ? request.socket.destroy() : response.end(payload.subarray(1000))), 20);
+    };
+    const cut = (await collect(client('/cut/').fetch(entry)).catch((error: Error) => error)) as Error;
+    expect(cut).toBeInstanceOf(FetchError);
+    expect(cut.message).toMatch(new RegExp(`^cannot download ${base}/cut/lib-1\\.0\\.0\\.cap: ECONNRESET: `));
+    expect(await collect(client('/late/').fetch(entry))).toBe(payload.length);
+    expect(hits.get('/late/lib-1.0.0.cap')).toBe(2);
+    const loop = (await client('/loop/').index().catch((error: Error) => error)) as Error;
+    expect(loop).toBeInstanceOf(FetchError);
+    expect(loop.message).toMatch(/: ERR_TOO_MANY_REDIRECTS: /);
+    expect(loop.message).not.toMatch(/HTTP 302/);
+  });
+
   it('shows download progress on a terminal, and nothing otherwise', async () => {
     handle = (_, response) => {
       response.writeHead(200, { 'Content-Length': payload.length });
@@ -145,5 +169,28 @@ describe('GotRegistryClient, a download that trickles', () => {
     await expect(collect(slow.fetch(entry))).rejects.toThrow(new FetchError(`cannot download ${base}/trickle/lib-1.0.0.cap: fewer than 1000 bytes came in 0.4 s; stopped`));
     expect(Date.now() - started).toBeLessThan(2000);
     clearInterval(timer);
+  });
+});
+
+describe('GotRegistryClient, an index that never finishes arriving', () => {
+  it('refuses it with InvalidRegistryError once its time is up, without asking again', async () => {
+    hits.clear();
+    const timers = new Set<NodeJS.Timeout>();
+    handle = (_, response) => {
+      response.writeHead(200, { 'Content-Type': 'application/json' });
+      response.write('{"packages": {');
+      // A space every 50 ms: each within the socket's idle time, the whole never.
+      const timer = setInterval(() => response.write(' '), 50);
+      timers.add(timer);
+      response.on('close', () => clearInterval(timer));
+    };
+    const reference = parseRegistryReference(`${base}/drip/`);
+    if (reference.kind !== 'url') throw new Error('not a URL');
+    const started = Date.now();
+    const slow = new GotRegistryClient(reference, { isTTY: false, write: () => true }, undefined, 500);
+    await expect(slow.index()).rejects.toThrow(new InvalidRegistryError(`${base}/drip/index.json was still arriving after 0.5 s; refused`));
+    expect(hits.get('/drip/index.json')).toBe(1);
+    expect(Date.now() - started).toBeLessThan(1500);
+    for (const timer of timers) clearInterval(timer);
   });
 });

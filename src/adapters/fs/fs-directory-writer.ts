@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, rmSync } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { Readable } from 'node:stream';
@@ -8,6 +8,7 @@ import { OutputExistsError, UnsafeEntryError, UsageError } from '../../domain/er
 import type { DirectoryDraft, DirectoryWriter } from '../../application/ports/directory-writer.js';
 import { makeDirectories } from '../shared/make-directories.js';
 import { statOf } from '../shared/stat-of.js';
+import { unfinished } from './unfinished-paths.js';
 
 /**
  * Fills a hidden sibling of the destination and renames it into place on commit,
@@ -30,32 +31,6 @@ export class FsDirectoryWriter implements DirectoryWriter {
     return new FsDirectoryDraft(target, draft);
   }
 }
-
-/**
- * Drafts being filled: an interrupted run (Ctrl-C, a kill from a supervisor) removes them
- * before it exits, so a stopped unpack leaves nothing behind either. The handlers are
- * installed only while a draft exists; otherwise each signal keeps its default.
- */
-const unfinished = new (class {
-  private readonly drafts = new Set<string>();
-  private readonly handlers = (['SIGINT', 'SIGTERM', 'SIGHUP'] as const).map((signal, index) => ({
-    signal,
-    handle: () => {
-      for (const draft of this.drafts) rmSync(draft, { recursive: true, force: true });
-      process.exit(128 + [2, 15, 1][index]!);
-    },
-  }));
-
-  add(draft: string): void {
-    if (this.drafts.size === 0) for (const { signal, handle } of this.handlers) process.on(signal, handle);
-    this.drafts.add(draft);
-  }
-
-  delete(draft: string): void {
-    this.drafts.delete(draft);
-    if (this.drafts.size === 0) for (const { signal, handle } of this.handlers) process.off(signal, handle);
-  }
-})();
 
 class FsDirectoryDraft implements DirectoryDraft {
   constructor(

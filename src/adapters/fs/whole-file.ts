@@ -3,6 +3,7 @@ import { link, lstat, open, rename, rm, rmdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { PARTIAL_SUFFIX } from '../../domain/package/package-paths.js';
 import { makeDirectories } from '../shared/make-directories.js';
+import { unfinished } from './unfinished-paths.js';
 
 /**
  * Writes a file beside its target, syncs it, and renames it into place: a reader sees
@@ -45,6 +46,17 @@ export async function writeNewFile(path: string, data: Uint8Array | AsyncIterabl
 async function writeBeside(path: string, data: Uint8Array | AsyncIterable<Uint8Array>, mode: number, check?: (written: string) => Promise<void>): Promise<{ temporary: string; created: string | undefined }> {
   const created = await makeDirectories(dirname(path));
   const temporary = `${path}.${randomBytes(6).toString('hex')}${PARTIAL_SUFFIX}`;
+  // Watched before it exists: a signal between the two would otherwise leave it behind.
+  unfinished.add(temporary);
+  try {
+    await writeAndRename(temporary, path, data, mode, check);
+  } finally {
+    unfinished.delete(temporary);
+  }
+  await syncFolders(dirname(path), created);
+}
+
+async function writeAndRename(temporary: string, path: string, data: Uint8Array | AsyncIterable<Uint8Array>, mode: number, check: ((written: string) => Promise<void>) | undefined): Promise<void> {
   const handle = await open(temporary, 'wx', mode);
   try {
     if (data instanceof Uint8Array) await handle.writeFile(data);

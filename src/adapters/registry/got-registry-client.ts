@@ -19,7 +19,7 @@ const INSECURE_REDIRECT = 'ERR_PKG_INSECURE_REDIRECT';
  * versions' worth), or keeps sending a byte at a time, is refused rather than waited on.
  */
 export const MAX_INDEX_BYTES = 64 * 1024 * 1024;
-const INDEX_TIMEOUT = { ...TIMEOUT, request: 300_000 };
+export const INDEX_WITHIN_MS = 300_000;
 /**
  * A download slower than this is stopped, as curl's --speed-limit stops one: a package
  * may take long to arrive, but a registry that sends a byte now and then (each within the
@@ -48,6 +48,7 @@ export class GotRegistryClient implements RegistryClient {
     reference: Extract<RegistryReference, { kind: 'url' }>,
     private readonly progress: { isTTY?: boolean; write(text: string): unknown } = process.stderr,
     private readonly slowest = SLOWEST_DOWNLOAD,
+    private readonly indexWithinMs = INDEX_WITHIN_MS,
   ) {
     this.display = reference.display;
     this.base = reference.base;
@@ -61,7 +62,9 @@ export class GotRegistryClient implements RegistryClient {
     let text: string;
     let tooLarge = false;
     try {
-      const request = got(url, { ...this.options(), timeout: INDEX_TIMEOUT, retry: RETRY });
+      // An index still arriving when its time is up is refused, not asked for again (for as long once more).
+      const retry = { ...RETRY, calculateDelay: (attempt: { error: unknown; computedValue: number }) => (tookTooLong(attempt.error) ? 0 : RETRY.calculateDelay(attempt)) };
+      const request = got(url, { ...this.options(), timeout: { ...TIMEOUT, request: this.indexWithinMs }, retry });
       request.on('downloadProgress', ({ transferred, total }: { transferred: number; total?: number }) => {
         if (transferred <= MAX_INDEX_BYTES && (total ?? 0) <= MAX_INDEX_BYTES) return;
         tooLarge = true;
@@ -70,8 +73,8 @@ export class GotRegistryClient implements RegistryClient {
       text = await request.text();
     } catch (error) {
       if (tooLarge) throw new InvalidRegistryError(`${where} is larger than ${MAX_INDEX_BYTES / 1024 / 1024} MiB; refused`);
-      const status = (error as { response?: { statusCode?: number } }).response?.statusCode;
-      if (status === 404) throw new InvalidRegistryError(`registry ${this.display} has no ${REGISTRY_INDEX_FILE} (404)`);
+      if (tookTooLong(error)) throw new InvalidRegistryError(`${where} was still arriving after ${this.indexWithinMs / 1000} s; refused`);
+      if (refusedStatus(error) === 404) throw new InvalidRegistryError(`registry ${this.display} has no ${REGISTRY_INDEX_FILE} (404)`);
       throw this.fetchError(`cannot read ${where}`, error);
     }
     let raw: unknown;
@@ -143,7 +146,7 @@ export class GotRegistryClient implements RegistryClient {
   /** Every message is redacted: a library may quote the URL it was given. */
   private fetchError(what: string, error: unknown): FetchError {
     const failure = error as RequestError;
-    const status = failure.response?.statusCode;
+    const status = refusedStatus(error);
     const reason =
       failure.code === INSECURE_REDIRECT
         ? failure.message
@@ -154,9 +157,25 @@ export class GotRegistryClient implements RegistryClient {
   }
 }
 
+/**
+ * The status the server refused with. Only an HTTPError is a refusal: a body cut off after
+ * a 200, or a redirect that went nowhere, carries the response it began with too, and its
+ * status says nothing of why it failed.
+ */
+function refusedStatus(error: unknown): number | undefined {
+  const failure = error as RequestError;
+  return failure.name === 'HTTPError' ? failure.response?.statusCode : undefined;
+}
+
+/** The index's whole-request deadline passed: the registry answers, too slowly to wait for. */
+function tookTooLong(error: unknown): boolean {
+  const failure = error as { name?: string; event?: string };
+  return failure.name === 'TimeoutError' && failure.event === 'request';
+}
+
 function isTransient(error: unknown): boolean {
   const failure = error as RequestError;
-  const status = failure.response?.statusCode;
+  const status = refusedStatus(error);
   if (status !== undefined) return RETRY.statusCodes.includes(status);
   return failure.code !== undefined && (RETRY.errorCodes.includes(failure.code) || failure.name === 'TimeoutError');
 }
