@@ -14,20 +14,15 @@ import { unfinished } from './unfinished-paths.js';
  * the old file (or none) after the write was acknowledged.
  */
 export async function writeWholeFile(path: string, data: Uint8Array | AsyncIterable<Uint8Array>, mode = 0o644, check?: (written: string) => Promise<void>): Promise<void> {
-  const { temporary, created } = await writeBeside(path, data, mode, check);
-  try {
+  await writeThenPlace(path, data, mode, check, async (temporary) => {
     await rename(temporary, path).catch(async (error: unknown) => {
       // An empty folder where the file goes (its files all deleted) gives way; one holding anything does not.
       if ((error as NodeJS.ErrnoException).code !== 'EISDIR') throw error;
       await rmdir(path);
       await rename(temporary, path);
     });
-  } catch (error) {
-    // A folder holding files where the file should go, say: the bytes written so far must not stay behind.
-    await rm(temporary, { force: true });
-    throw error;
-  }
-  await syncFolders(dirname(path), created);
+    return true;
+  });
 }
 
 /**
@@ -36,27 +31,36 @@ export async function writeWholeFile(path: string, data: Uint8Array | AsyncItera
  * new file at once, one alone does. False, and nothing written, when the name was taken.
  */
 export async function writeNewFile(path: string, data: Uint8Array | AsyncIterable<Uint8Array>, mode = 0o644): Promise<boolean> {
-  const { temporary, created } = await writeBeside(path, data, mode);
-  const placed = await placeWhereNothingIs(temporary, path).finally(() => rm(temporary, { force: true }));
-  if (placed) await syncFolders(dirname(path), created);
-  return placed;
+  return writeThenPlace(path, data, mode, undefined, (temporary) => placeWhereNothingIs(temporary, path).finally(() => rm(temporary, { force: true })));
 }
 
-/** The bytes in a synced file beside `path`, and the first folder made for it. */
-async function writeBeside(path: string, data: Uint8Array | AsyncIterable<Uint8Array>, mode: number, check?: (written: string) => Promise<void>): Promise<{ temporary: string; created: string | undefined }> {
+/**
+ * The bytes in a synced file beside `path`, given their name by `place` (false: it was
+ * not), and the folders that changed synced then. The file beside is removed on a
+ * failure, and on a signal meanwhile (unfinished-paths).
+ */
+async function writeThenPlace(path: string, data: Uint8Array | AsyncIterable<Uint8Array>, mode: number, check: ((written: string) => Promise<void>) | undefined, place: (temporary: string) => Promise<boolean>): Promise<boolean> {
   const created = await makeDirectories(dirname(path));
   const temporary = `${path}.${randomBytes(6).toString('hex')}${PARTIAL_SUFFIX}`;
   // Watched before it exists: a signal between the two would otherwise leave it behind.
   unfinished.add(temporary);
+  let placed: boolean;
   try {
-    await writeAndRename(temporary, path, data, mode, check);
+    await writeSynced(temporary, data, mode, check);
+    placed = await place(temporary).catch(async (error: unknown) => {
+      // A folder holding files where the file should go, say: the bytes written so far must not stay behind.
+      await rm(temporary, { force: true });
+      throw error;
+    });
   } finally {
     unfinished.delete(temporary);
   }
-  await syncFolders(dirname(path), created);
+  if (placed) await syncFolders(dirname(path), created);
+  return placed;
 }
 
-async function writeAndRename(temporary: string, path: string, data: Uint8Array | AsyncIterable<Uint8Array>, mode: number, check: ((written: string) => Promise<void>) | undefined): Promise<void> {
+/** Writes and syncs the bytes at `temporary`, then lets `check` judge them there; removes the file when either fails. */
+async function writeSynced(temporary: string, data: Uint8Array | AsyncIterable<Uint8Array>, mode: number, check: ((written: string) => Promise<void>) | undefined): Promise<void> {
   const handle = await open(temporary, 'wx', mode);
   try {
     if (data instanceof Uint8Array) await handle.writeFile(data);
@@ -70,7 +74,6 @@ async function writeAndRename(temporary: string, path: string, data: Uint8Array 
     await rm(temporary, { force: true });
     throw error;
   }
-  return { temporary, created };
 }
 
 /** Gives `temporary`'s file the name `path` too, unless that name is taken: false then. */
