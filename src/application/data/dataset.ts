@@ -95,6 +95,8 @@ export class Dataset {
    * log once more. Weakly held: a large log's operations go when memory is wanted.
    */
   private parsed?: { generation: number; operations: WeakRef<Operation[]> };
+  /** The log's bytes as last read, and the generation they were read at: a history asked again before the next write reads no file. Weakly held, as `parsed`. */
+  private lastRead?: { generation: number; bytes: WeakRef<Uint8Array> };
 
   constructor(
     readonly id: string,
@@ -319,12 +321,17 @@ export class Dataset {
   private readLog(): Promise<Uint8Array> {
     const generation = this.index().generation;
     if (this.reading?.generation === generation) return this.reading.bytes;
+    const kept = this.lastRead?.generation === generation ? this.lastRead.bytes.deref() : undefined;
+    if (kept) return Promise.resolve(kept);
     const reading = { generation, bytes: this.log!.read() };
     this.reading = reading;
     const done = () => {
       if (this.reading === reading) this.reading = undefined;
     };
-    reading.bytes.then(done, done);
+    reading.bytes.then((bytes) => {
+      this.lastRead = { generation, bytes: new WeakRef(bytes) };
+      done();
+    }, done);
     return reading.bytes;
   }
 

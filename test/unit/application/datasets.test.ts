@@ -205,7 +205,7 @@ describe('datasets', () => {
     expect(overlay.logText('items')).toBe('{"op":"delete","id":"a"}\n{"op":"create","id":"r","item":{"id":"r","n":1},"at":"2025-01-01T00:00:00.000Z"}\n');
   });
 
-  it('reads and parses the log for the past once per version of the data: ?at= asked again before a write answers from what was parsed', async () => {
+  it('reads and parses the log for the past once per version of the data: ?at= and history asked again before a write answer from what was read', async () => {
     const { datasets, overlay } = await load();
     const items = datasets.get('items');
     await items.create({ id: 'c', n: 3 });
@@ -213,6 +213,9 @@ describe('datasets', () => {
     const reads = overlay.logReads;
     expect((await items.at(when)).list()).toEqual(expect.arrayContaining([{ id: 'c', n: 3 }]));
     expect((await items.at(when)).list()).toEqual((await items.at(when)).list());
+    expect(overlay.logReads - reads).toBe(1);
+    // Histories asked at that same version read no file: the bytes read for ?at= serve them.
+    expect((await items.history('c')).versions).toEqual((await items.history('c')).versions);
     expect(overlay.logReads - reads).toBe(1);
     await items.remove('c');
     expect((await items.at(when)).list()).not.toEqual(expect.arrayContaining([{ id: 'c', n: 3 }]));
