@@ -172,6 +172,22 @@ describe('an interrupted install', () => {
         expect(await exited).toBe(signal === 'SIGINT' ? 130 : 143);
         expect(readdirSync(store)).toEqual([]);
       }
+      // A reactor installing its source stops as promptly, and takes its temporary workdir with it.
+      for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+        const store = at(`serving-${signal}`);
+        const tmp = at(`serving-tmp-${signal}`);
+        mkdirSync(tmp);
+        const child = spawn(process.execPath, [CLI, 'reactor', 'serve', 'pkg://example.org/example-theme', '--registry', url, '--store', store, '--port', '0'], { stdio: 'ignore', env: { ...process.env, PKG_STORE: '', PKG_REGISTRY: '', TMPDIR: tmp } });
+        const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+        for (let i = 0; i < 1000 && !(existsSync(store) && readdirSync(store).some((name) => name.endsWith('.pkg-partial'))); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+        expect(readdirSync(tmp)).toEqual([expect.stringMatching(/^pkg-reactor-/)]);
+        const sent = Date.now();
+        child.kill(signal);
+        expect(await exited).toBe(signal === 'SIGINT' ? 130 : 143);
+        expect(Date.now() - sent).toBeLessThan(5_000);
+        expect(readdirSync(store).filter((name) => name.endsWith('.pkg-partial'))).toEqual([]);
+        expect(readdirSync(tmp)).toEqual([]);
+      }
     } finally {
       for (const timer of timers) clearInterval(timer);
       server.closeAllConnections();

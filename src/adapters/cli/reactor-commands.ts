@@ -13,6 +13,7 @@ import type { ReactorHost } from '../../application/ports/reactor-host.js';
 import { DEFAULT_BODY_LIMIT } from '../../application/serving/reactor.js';
 import type { MountRequest, RunningReactor } from '../../application/ports/reactor-host.js';
 import { INFO, WARN, jsonLogLine } from '../shared/json-log-line.js';
+import { unfinished } from '../shared/unfinished-paths.js';
 import type { CliOutput } from './cli-output.js';
 import { PASSPHRASE_OPTIONS } from './passphrase-option.js';
 import { TRUST_OPTION, readTrustFiles } from './trust-option.js';
@@ -119,12 +120,21 @@ export function reactorCommands(yargs: Argv, host: Lazy<ReactorHost>, copyOverla
         if (argv['live-reload'] && !argv.watch) throw new UsageError('--live-reload reloads pages after changes that --watch serves: give --watch too');
         // Listening for signals before the banner: a client may act on the banner at once.
         const signals = untilSignal();
+        let started = false;
+        // A signal while the reactor starts (a slow registry download of its source, say) ends
+        // it then, not once the start is done: nothing serves yet, so no answer is owed.
+        void signals.signalled.then((signal) => {
+          if (started) return;
+          unfinished.removeAll();
+          process.exit(signal === 'SIGINT' ? 130 : 143);
+        });
         const log = argv['log-format'] === 'json' ? jsonLifecycle(output) : textLifecycle(output);
         // A start that failed leaves the signals to their defaults: SIGTERM ends the process.
         const running = await host().start(requests, settings, { warn: log.warn }).catch((error: unknown) => {
           signals.release();
           throw error;
         });
+        started = true;
         const signalled = signals.signalled;
         if (running.stopRequested) {
           // A worker: its primary printed the banner, hears the signals and says when to stop.

@@ -8,7 +8,7 @@ import { OutputExistsError, UnsafeEntryError, UsageError } from '../../domain/er
 import type { DirectoryDraft, DirectoryWriter } from '../../application/ports/directory-writer.js';
 import { makeDirectories } from '../shared/make-directories.js';
 import { statOf } from '../shared/stat-of.js';
-import { unfinished } from './unfinished-paths.js';
+import { unfinished } from '../shared/unfinished-paths.js';
 
 /**
  * Fills a hidden sibling of the destination and renames it into place on commit,

@@ -7,6 +7,7 @@ import { PARTIAL_SUFFIX } from '../../domain/package/package-paths.js';
 import type { TakenWorkdir, WorkdirHold, Workdirs } from '../../application/ports/workdirs.js';
 import { makeDirectories } from '../shared/make-directories.js';
 import { statOf } from '../shared/stat-of.js';
+import { unfinished } from '../shared/unfinished-paths.js';
 
 export const LOCK_FILE = 'reactor.lock';
 /** Plaintext of encrypted packages: private to the reactor that holds the workdir. */
@@ -70,12 +71,19 @@ export class FsWorkdirs implements Workdirs {
 
   async take(workdir: string | undefined): Promise<TakenWorkdir> {
     const temporary = workdir === undefined ? await mkdtemp(join(tmpdir(), 'pkg-reactor-')) : undefined;
+    // Removed by a signal that ends the process before the reactor could stop (see unfinished).
+    if (temporary) unfinished.add(temporary);
+    const remove = async () => {
+      if (!temporary) return;
+      await rm(temporary, { recursive: true, force: true });
+      unfinished.delete(temporary);
+    };
     const path = resolve(workdir ?? temporary!);
     let hold: WorkdirHold;
     try {
       hold = await this.claim(path);
     } catch (error) {
-      if (temporary) await rm(temporary, { recursive: true, force: true });
+      await remove();
       throw error;
     }
     return {
@@ -83,7 +91,7 @@ export class FsWorkdirs implements Workdirs {
       temporary: temporary !== undefined,
       release: async () => {
         await hold.release();
-        if (temporary) await rm(temporary, { recursive: true, force: true });
+        await remove();
       },
     };
   }

@@ -3,7 +3,7 @@ import { link, lstat, open, rename, rm, rmdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { PARTIAL_SUFFIX } from '../../domain/package/package-paths.js';
 import { makeDirectories } from '../shared/make-directories.js';
-import { unfinished } from './unfinished-paths.js';
+import { unfinished } from '../shared/unfinished-paths.js';
 
 /**
  * Writes a file beside its target, syncs it, and renames it into place: a reader sees

@@ -8,7 +8,7 @@ const SIGNALS = [
 
 /**
  * Files and folders being written beside their final name (a download into a store, an
- * unpack's draft): an interrupted command (Ctrl-C, a kill from a supervisor) removes them
+ * unpack's draft), and a reactor's temporary workdir: an interrupted command (Ctrl-C, a kill from a supervisor) removes them
  * before it exits, so a stopped run leaves nothing behind. The handlers are installed only
  * while something is unfinished; otherwise each signal keeps its default. A process that
  * listens for the signal itself (the reactor stops gracefully, and lets its writes finish)
@@ -20,14 +20,20 @@ export const unfinished = new (class {
     signal,
     handle: () => {
       if (process.listenerCount(signal) > 1) return;
-      for (const path of this.paths) rmSync(path, { recursive: true, force: true });
+      this.removeAll();
       process.exit(128 + number);
     },
   }));
 
   add(path: string): void {
-    if (this.paths.size === 0) for (const { signal, handle } of this.handlers) process.on(signal, handle);
+    // First in line: a listener of the process's own (the reactor's graceful stop) may remove itself as it hears the signal, and must still count.
+    if (this.paths.size === 0) for (const { signal, handle } of this.handlers) process.prependListener(signal, handle);
     this.paths.add(path);
+  }
+
+  /** Removes them now: for a process that ends itself on a signal it listens for (a reactor stopped while it starts). */
+  removeAll(): void {
+    for (const path of this.paths) rmSync(path, { recursive: true, force: true });
   }
 
   delete(path: string): void {
