@@ -90,13 +90,12 @@ export class Dataset {
   /** The log read under way, and the generation it began at: reads of the past asked for meanwhile share it. */
   private reading?: { generation: number; bytes: Promise<Uint8Array> };
   /**
-   * The log's operations as last parsed, and the generation they were read at: `?at=` asked
-   * again before the next write is answered from them, not by reading and parsing the whole
-   * log once more. Weakly held: a large log's operations go when memory is wanted.
+   * The log's bytes as last read, and the generation they were read at: a history or `?at=`
+   * asked again before the next write reads no file. Weakly held: a large log's bytes go
+   * when memory is wanted, and their parsed operations (`parsedLogs`) with them.
    */
-  private parsed?: { generation: number; operations: WeakRef<Operation[]> };
-  /** The log's bytes as last read, and the generation they were read at: a history asked again before the next write reads no file. Weakly held, as `parsed`. */
   private lastRead?: { generation: number; bytes: WeakRef<Uint8Array> };
+  private readonly parsedLogs = new WeakMap<Uint8Array, Operation[]>();
 
   constructor(
     readonly id: string,
@@ -305,11 +304,9 @@ export class Dataset {
   /** The acknowledged writes, read back from the log (a torn last line was never acknowledged). */
   private async logged(): Promise<Operation[]> {
     if (!this.log) return [];
-    const generation = this.index().generation;
-    const kept = this.parsed?.generation === generation ? this.parsed.operations.deref() : undefined;
-    if (kept) return kept;
-    const { operations } = parseOperationLog(await this.readLog(), this.log.file);
-    this.parsed = { generation, operations: new WeakRef(operations) };
+    const bytes = await this.readLog();
+    let operations = this.parsedLogs.get(bytes);
+    if (!operations) this.parsedLogs.set(bytes, (operations = parseOperationLog(bytes, this.log.file).operations));
     return operations;
   }
 
