@@ -32,6 +32,14 @@ const until = async (done: () => boolean | Promise<boolean>, what: string, expla
   }
 };
 
+/** The requests and writes the reactor has counted, by /introspect/metrics and by /metrics. */
+const counted = async (url: string) => {
+  const { requestsTotal } = (await (await fetch(`${url}/introspect/metrics`, { headers: fresh, signal: patience() })).json()) as { requestsTotal: number };
+  const prometheus = await (await fetch(`${url}/metrics`, { headers: fresh, signal: patience() })).text();
+  const sum = (name: string) => [...prometheus.matchAll(new RegExp(`^${name}\\{[^}]*\\} (\\d+)$`, 'gm'))].reduce((total, match) => total + Number(match[1]), 0);
+  return { introspected: requestsTotal, prometheus: sum('pkg_http_requests_total'), writes: sum('pkg_overlay_writes_total') };
+};
+
 describe('pkg reactor serve --workers 2 (file store)', () => {
   let reactor: ServeProcess;
   /** Requests this test sent, each recorded by the worker that answered it. */
@@ -173,11 +181,17 @@ describe('pkg reactor serve --workers, other ways', () => {
       const victim = [...workers][0]!;
       // The reactor has been up a while when the worker is started again: its uptime is the reactor's, not the new process's.
       await new Promise((resolve) => setTimeout(resolve, 2000));
+      const countedBefore = await counted(reactor.url);
       process.kill(victim, 'SIGKILL');
       // A warning: with --log-format json, a JSON line on stdout.
       await until(() => reactor.stdout().includes(`worker process ${victim} was killed by SIGKILL; starting another`), 'the primary restarted the worker');
       const before = acknowledged.length;
       await until(() => acknowledged.length > before + 20, 'writes go on after the restart');
+      // The killed worker's requests, counted when they were last gathered, stay in the reactor's totals: no counter goes back.
+      const countedAfter = await counted(reactor.url);
+      expect(countedAfter.introspected).toBeGreaterThan(countedBefore.introspected);
+      expect(countedAfter.prometheus).toBeGreaterThan(countedBefore.prometheus);
+      expect(countedAfter.writes).toBeGreaterThan(countedBefore.writes);
       stop = true;
       await Promise.all(writers);
       const listed = new Set(((await (await fetch(`${reactor.url}/api/v1/data/articles`, { headers: fresh, signal: patience() })).json()) as Array<{ id: string }>).map((item) => item.id));

@@ -3,6 +3,7 @@ import type { OverlayBackend, OverlayBackends } from '../../application/ports/ov
 import type { Workdirs } from '../../application/ports/workdirs.js';
 import { DEFAULT_SHUTDOWN_TIMEOUT } from '../../application/serving/reactor.js';
 import { receivedError } from './channel.js';
+import type { DepartedFolds } from './primary-link.js';
 import { WorkerPool } from './worker-pool.js';
 
 /**
@@ -17,6 +18,7 @@ export class ClusterReactorHost implements ReactorHost {
     private readonly single: ReactorHost,
     private readonly workdirs: Workdirs,
     private readonly backends: OverlayBackends,
+    private readonly folds: DepartedFolds = {},
   ) {}
 
   async start(requests: MountRequest[], settings: ReactorSettings, options: { quiet?: boolean; warn?: (warning: string) => void } = {}): Promise<RunningReactor> {
@@ -33,7 +35,7 @@ export class ClusterReactorHost implements ReactorHost {
     try {
       // With a database, each worker uses it itself; with files, the primary is their one writer.
       backend = settings.overlay ? undefined : await this.backends.open(undefined);
-      pool = new WorkerPool({ count, workdir: workdir.path, backend, shutdownTimeout: settings.shutdownTimeout ?? DEFAULT_SHUTDOWN_TIMEOUT, warn: options.warn ?? (() => undefined) });
+      pool = new WorkerPool({ count, workdir: workdir.path, backend, shutdownTimeout: settings.shutdownTimeout ?? DEFAULT_SHUTDOWN_TIMEOUT, warn: options.warn ?? (() => undefined), folds: this.folds });
       const first = await pool.start();
       let stopped: Promise<void> | undefined;
       return {

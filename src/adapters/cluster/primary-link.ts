@@ -6,6 +6,15 @@ import { OverlayWriter, type WorkerId } from './overlay-writer.js';
 /** How long a gather waits for a worker that does not answer (it may be stuck, or dying): the others' answers go back. */
 const GATHER_TIMEOUT_MS = 5000;
 
+/**
+ * How the last answers of workers that are gone fold into one, for the reports that count
+ * from the reactor's start (request counts, the Prometheus counters): a worker that dies
+ * (and the one started in its place counts from zero) leaves them as they were last
+ * gathered, and what it counted after that is lost with it. Reports without one (the
+ * access log) hear from live workers only.
+ */
+export type DepartedFolds = Partial<Record<ProcessReport, (answers: unknown[]) => Promise<unknown>>>;
+
 export interface WorkerEvents {
   ready(worker: WorkerId, summary: WorkerSummary): void;
   failed(worker: WorkerId, error: { name: string; message: string }): void;
@@ -21,13 +30,18 @@ export class PrimaryLink {
   /** Workers that listen: only they have reports to give (one still loading would not answer). */
   private readonly serving = new Set<WorkerId>();
   private readonly writer: OverlayWriter | undefined;
-  private readonly gathers = new Map<number, { waiting: Set<WorkerId>; values: unknown[]; done: () => void }>();
+  private readonly gathers = new Map<number, { report: ProcessReport; waiting: Set<WorkerId>; values: unknown[]; done: () => void }>();
   private nextGather = 1;
+  /** Each live worker's last answer to each report that outlives it (see DepartedFolds). */
+  private readonly lastAnswers = new Map<WorkerId, Map<ProcessReport, unknown>>();
+  /** What the workers that are gone last answered, folded into one per report. */
+  private readonly departed = new Map<ProcessReport, Promise<unknown>>();
 
   /** `backend`: the files the primary writes for the workers; none when they share a database themselves. */
   constructor(
     backend: OverlayBackend | undefined,
     private readonly events: WorkerEvents,
+    private readonly folds: DepartedFolds = {},
   ) {
     this.writer = backend && new OverlayWriter(backend, { change: (from, location, change) => this.changed(from, location, change), revoked: (from, workdir, id) => this.others(from, { pkg: 'revoked', workdir, id }) });
   }
@@ -38,10 +52,12 @@ export class PrimaryLink {
     channel.onClose(() => void this.detach(worker));
   }
 
-  /** A worker that exited: its holds let go, and no gather waits for it. */
+  /** A worker that exited: its holds let go, its last counts kept, and no gather waits for it. */
   async detach(worker: WorkerId): Promise<void> {
     this.serving.delete(worker);
     if (!this.workers.delete(worker)) return;
+    for (const [report, answer] of this.lastAnswers.get(worker) ?? []) this.fold(report, answer);
+    this.lastAnswers.delete(worker);
     for (const gather of this.gathers.values()) if (gather.waiting.delete(worker) && gather.waiting.size === 0) gather.done();
     await this.writer?.gone(worker);
   }
@@ -69,6 +85,10 @@ export class PrimaryLink {
         const gather = this.gathers.get(message.gather);
         if (!gather?.waiting.delete(worker)) return;
         gather.values.push(message.value);
+        if (this.folds[gather.report]) {
+          if (!this.lastAnswers.has(worker)) this.lastAnswers.set(worker, new Map());
+          this.lastAnswers.get(worker)!.set(gather.report, message.value);
+        }
         if (gather.waiting.size === 0) gather.done();
         return;
       }
@@ -127,7 +147,11 @@ export class PrimaryLink {
     }
   }
 
-  /** Every serving worker's answer to `report`; a worker that does not answer in time is left out. */
+  /**
+   * Every serving worker's answer to `report`; a worker that does not answer in time is
+   * left out, or, for a report that outlives workers, counted as it last answered. With
+   * those, the folded answers of the workers that are gone come last.
+   */
   private gather(report: ProcessReport, argument: number): Promise<unknown[]> {
     const id = this.nextGather++;
     const values: unknown[] = [];
@@ -136,13 +160,30 @@ export class PrimaryLink {
       const done = () => {
         clearTimeout(timer);
         this.gathers.delete(id);
-        resolve(values);
+        if (!this.folds[report]) return resolve(values);
+        for (const worker of waiting) if (this.lastAnswers.get(worker)?.has(report)) values.push(this.lastAnswers.get(worker)!.get(report));
+        const departed = this.departed.get(report);
+        resolve(departed ? departed.then((answer) => [...values, answer]) : values);
       };
       const timer = setTimeout(done, GATHER_TIMEOUT_MS);
-      this.gathers.set(id, { waiting, values, done });
+      this.gathers.set(id, { report, waiting, values, done });
       for (const worker of waiting) void this.workers.get(worker)!.send({ pkg: 'gather', gather: id, report, argument });
       if (waiting.size === 0) done();
     });
+  }
+
+  /** A gone worker's last answer to `report`, folded into those of the workers gone before it; a fold that fails keeps what was. */
+  private fold(report: ProcessReport, answer: unknown): void {
+    const fold = this.folds[report];
+    if (!fold) return;
+    const before = this.departed.get(report);
+    this.departed.set(
+      report,
+      (async () => {
+        const earlier = before && (await before);
+        return fold(earlier === undefined ? [answer] : [earlier, answer]).catch(() => earlier ?? answer);
+      })(),
+    );
   }
 
   private changed(from: WorkerId, location: string, change: OverlayChange): void {

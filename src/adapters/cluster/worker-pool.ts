@@ -2,7 +2,7 @@ import type { Cluster, Worker } from 'node:cluster';
 import { UsageError, WorkerError } from '../../domain/errors.js';
 import type { OverlayBackend } from '../../application/ports/overlay-store.js';
 import type { SentError, WorkerSummary } from './channel.js';
-import { PrimaryLink } from './primary-link.js';
+import { PrimaryLink, type DepartedFolds } from './primary-link.js';
 import { workerChannel } from './process-channels.js';
 import { nodeModule } from '../shared/node-module.js';
 
@@ -22,6 +22,8 @@ export interface PoolOptions {
   backend: OverlayBackend | undefined;
   shutdownTimeout: number;
   warn: (warning: string) => void;
+  /** How the counts of workers that are gone stay in the reactor's. */
+  folds?: DepartedFolds;
 }
 
 /**
@@ -38,7 +40,7 @@ export class WorkerPool {
   private starting: { resolve: (summary: WorkerSummary) => void; reject: (error: Error) => void; summary?: WorkerSummary } | undefined;
 
   constructor(private readonly options: PoolOptions) {
-    this.link = new PrimaryLink(options.backend, { ready: (worker, summary) => this.ready(worker, summary), failed: (_worker, error) => this.failed(error) });
+    this.link = new PrimaryLink(options.backend, { ready: (worker, summary) => this.ready(worker, summary), failed: (_worker, error) => this.failed(error) }, options.folds);
   }
 
   /** Forks the workers; resolves with the first one's summary once every one listens. */

@@ -150,6 +150,17 @@ export class RequestMetrics {
   }
 }
 
+/**
+ * The metrics of worker processes that are gone, as one (see DepartedFolds): their summed
+ * counters and histograms, which the reactor's totals keep; not their gauges (memory, say),
+ * true only of a process while it lived.
+ */
+export async function departedMetrics(answers: unknown[]): Promise<object[]> {
+  const { AggregatorRegistry } = await promClient();
+  const counting = (answers as Array<Array<{ type: string; aggregator: string }>>).map((metrics) => metrics.filter((metric) => metric.aggregator === 'sum' && (metric.type === 'counter' || metric.type === 'histogram')));
+  return AggregatorRegistry.aggregate(counting).getMetricsAsJSON();
+}
+
 /** prom-client is CommonJS: bundled, its exports are the module's default export. */
 async function promClient(): Promise<PromClient> {
   const module = await import('prom-client');
