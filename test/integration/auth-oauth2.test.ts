@@ -311,6 +311,25 @@ describe('the session cookie', () => {
     expect(read.body.map((item: { id: string }) => item.id)).toEqual(['a', 'x4', 'x5']);
   });
 
+  it('writes from a page of an allowed origin (--cors), and from its own name reached over https, as the guard lets them', async () => {
+    const deploy = writeDeploy('deploy-cors.json', { authentication: { sessionSecret: SECRET } });
+    const own = await startReactor(new MemoryOpener().add('site', sitePackage(endpoints(provider.url))), [{ source: 'site' }], { deploy, workdir: directory, cors: ['https://app.example'] });
+    try {
+      const session = `pkg_session=${await signInAt(own.http)}`;
+      const post = (id: string) => request(own.http).post('/api/v1/data/items').set('Cookie', session).send({ id });
+      // A sibling site's page (same-site to the browser, so the Lax cookie goes along), allowed with --cors.
+      const allowed = await post('c1').set('Origin', 'https://app.example').set('Sec-Fetch-Site', 'same-site').expect(201);
+      expect(allowed.headers['access-control-allow-credentials']).toBe('true');
+      await post('c2').set('Origin', 'https://app.example').expect(201);
+      // Behind a TLS proxy, the reactor's own page at an address it answers to.
+      await post('c3').set('Host', 'localhost:8443').set('Origin', 'https://localhost:8443').expect(201);
+      expect((await post('c4').set('Origin', 'https://evil.example').set('Sec-Fetch-Site', 'cross-site').expect(403)).body.error.code).toBe('CROSS_SITE_WRITE');
+      expect((await post('c5').expect(403)).body.error.code).toBe('CROSS_SITE_WRITE');
+    } finally {
+      await own.stop();
+    }
+  });
+
   it('is marked Secure when deploy.json baseUrl is https', async () => {
     const deploy = writeDeploy('deploy-https.json', { baseUrl: 'https://reactor.example', authentication: { sessionSecret: SECRET } });
     const own = await startReactor(new MemoryOpener().add('site', sitePackage(endpoints(provider.url))), [{ source: 'site' }], { deploy, workdir: directory });
