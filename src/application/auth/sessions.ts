@@ -73,7 +73,8 @@ export class Sessions {
    */
   async revoke(cookie: string, audience: string): Promise<string | undefined> {
     const sessions = [...this.sessions(cookie)];
-    for (const { payload } of sessions) if (payload.a === audience) await this.revocations.revoke(payload.i, payload.e);
+    // One ended already is not ended again: each revocation is a durable write, and a stale cookie may be replayed at the logout at will.
+    for (const { payload } of sessions) if (payload.a === audience && !this.revocations.has(payload.i)) await this.revocations.revoke(payload.i, payload.e);
     const left = sessions.filter(({ payload }) => payload.a !== audience).map(({ value }) => value);
     return left.length > 0 ? left.join(SEPARATOR) : undefined;
   }

@@ -153,6 +153,20 @@ describe('Sessions', () => {
     expect(revocations.revoked.size).toBe(1);
   });
 
+  it('writes nothing for a logout of a session already ended: a stale cookie, replayed at the logout, costs no durable write', async () => {
+    const revocations = new MemorySessionRevocations(() => 1000);
+    const sessions = new Sessions('secret-0123456789abcdef', crypto, {}, revocations, () => 1000);
+    const cookie = sessions.issue({ name: 'jo', names: ['jo'], roles: [] }, 'a');
+    const writes: string[] = [];
+    const revoke = revocations.revoke.bind(revocations);
+    revocations.revoke = (id, until) => (writes.push(id), revoke(id, until));
+    await sessions.revoke(cookie, 'a');
+    await sessions.revoke(cookie, 'a');
+    await sessions.revoke(cookie, 'a');
+    expect(writes).toHaveLength(1);
+    expect(sessions.read(cookie, new Set(['a']))).toBeUndefined();
+  });
+
   it('holds a session per mount in one cookie: signing in to one keeps the other, signing out of one ends only its own', async () => {
     const revocations = new MemorySessionRevocations(() => 1000);
     const sessions = new Sessions('secret-0123456789abcdef', crypto, {}, revocations, () => 1000);
