@@ -13,6 +13,7 @@ import { setCookies, signInAt, startBrokenEndpoint, startLoginAt, startProvider 
 import { startReactor } from '../support/reactor-fixture.js';
 import { swap } from '../support/production-container.js';
 import { PORT } from '../../src/composition/service-ids.js';
+import type { ReactorSettings } from '../../src/application/ports/reactor-host.js';
 
 const BASE = 'http://reactor.test';
 const SECRET = 'deploy-session-secret-0123456789';
@@ -44,6 +45,18 @@ function writeDeploy(name: string, deploy: Record<string, unknown>): string {
   const file = join(directory, name);
   writeFileSync(file, JSON.stringify(deploy));
   return file;
+}
+
+let deploys = 0;
+
+/** A reactor of its own over the site package, with this deploy.json and these settings, for the length of `use`. */
+async function withReactor(deploy: Record<string, unknown>, settings: Partial<ReactorSettings>, use: (http: Awaited<ReturnType<typeof startReactor>>['http']) => Promise<void>): Promise<void> {
+  const own = await startReactor(new MemoryOpener().add('site', sitePackage(endpoints(provider.url))), [{ source: 'site' }], { deploy: writeDeploy(`deploy-own-${++deploys}.json`, deploy), workdir: directory, ...settings });
+  try {
+    await use(own.http);
+  } finally {
+    await own.stop();
+  }
 }
 
 async function startLogin(http = fixture.http, returnTo = '/admin.html') {
@@ -312,11 +325,9 @@ describe('the session cookie', () => {
   });
 
   it('writes from a page of an allowed origin (--cors), and from its own name reached over https, as the guard lets them', async () => {
-    const deploy = writeDeploy('deploy-cors.json', { authentication: { sessionSecret: SECRET } });
-    const own = await startReactor(new MemoryOpener().add('site', sitePackage(endpoints(provider.url))), [{ source: 'site' }], { deploy, workdir: directory, cors: ['https://app.example'] });
-    try {
-      const session = `pkg_session=${await signInAt(own.http)}`;
-      const post = (id: string) => request(own.http).post('/api/v1/data/items').set('Cookie', session).send({ id });
+    await withReactor({ authentication: { sessionSecret: SECRET } }, { cors: ['https://app.example'] }, async (http) => {
+      const session = `pkg_session=${await signInAt(http)}`;
+      const post = (id: string) => request(http).post('/api/v1/data/items').set('Cookie', session).send({ id });
       // A sibling site's page (same-site to the browser, so the Lax cookie goes along), allowed with --cors.
       const allowed = await post('c1').set('Origin', 'https://app.example').set('Sec-Fetch-Site', 'same-site').expect(201);
       expect(allowed.headers['access-control-allow-credentials']).toBe('true');
@@ -325,21 +336,18 @@ describe('the session cookie', () => {
       await post('c3').set('Host', 'localhost:8443').set('Origin', 'https://localhost:8443').expect(201);
       expect((await post('c4').set('Origin', 'https://evil.example').set('Sec-Fetch-Site', 'cross-site').expect(403)).body.error.code).toBe('CROSS_SITE_WRITE');
       expect((await post('c5').expect(403)).body.error.code).toBe('CROSS_SITE_WRITE');
-    } finally {
-      await own.stop();
-    }
+    });
   });
 
-  it('is marked Secure when deploy.json baseUrl is https', async () => {
-    const deploy = writeDeploy('deploy-https.json', { baseUrl: 'https://reactor.example', authentication: { sessionSecret: SECRET } });
-    const own = await startReactor(new MemoryOpener().add('site', sitePackage(endpoints(provider.url))), [{ source: 'site' }], { deploy, workdir: directory });
-    try {
-      const login = await request(own.http).get('/auth/login').expect(302);
+  it.each(['https://reactor.example', 'HTTPS://reactor.example'])('is marked Secure when deploy.json baseUrl is https (%s: a scheme in capitals too)', async (baseUrl) => {
+    await withReactor({ baseUrl, authentication: { sessionSecret: SECRET } }, {}, async (http) => {
+      const login = await request(http).get('/auth/login').expect(302);
       expect(setCookies(login).get('pkg_oauth_state')!.attributes).toBe('Max-Age=600; Path=/; HttpOnly; Secure; SameSite=Lax');
-      expect(new URL(login.headers.location!).searchParams.get('redirect_uri')).toBe('https://reactor.example/auth/callback');
-    } finally {
-      await own.stop();
-    }
+      expect(new URL(login.headers.location!).searchParams.get('redirect_uri')).toBe(`${baseUrl}/auth/callback`);
+      const { callback, stateCookie } = await startLoginAt(http);
+      const done = await request(http).get(callback).set('Cookie', `pkg_oauth_state=${stateCookie}`).expect(302);
+      expect(setCookies(done).get('pkg_session')!.attributes).toBe('Max-Age=28800; Path=/; HttpOnly; Secure; SameSite=Lax');
+    });
   });
 });
 

@@ -71,9 +71,9 @@ export class ReactorAuth {
     return new ReactorAuth(deploy, deployFile, workdir, dependencies, await revocations.open(workdir));
   }
 
-  /** Whether cookies must carry `Secure`: the reactor is reached over https. */
+  /** Whether cookies must carry `Secure`: the reactor is reached over https (`HTTPS://` too: baseUrl is kept as written). */
   get secureCookies(): boolean {
-    return this.deploy.baseUrl?.startsWith('https:') === true;
+    return this.deploy.baseUrl !== undefined && new URL(this.deploy.baseUrl).protocol === 'https:';
   }
 
   /** Undefined when the package neither enables authentication nor restricts a route. */
