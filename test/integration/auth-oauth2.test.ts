@@ -135,6 +135,16 @@ describe('the login', () => {
     expect((await request(fixture.http).get('/admin.html').set('Cookie', `pkg_session=${plain}`).expect(403)).body.error.code).toBe('FORBIDDEN');
   });
 
+  it('refuses with 502 a login whose claimed roles would make a session cookie too large for a browser to keep', async () => {
+    const roles = Array.from({ length: 150 }, (_, index) => `group-${index}-of-the-organisation`);
+    provider.server.service.once('beforeUserinfo', (userinfo: { body: Record<string, unknown> }) => (userinfo.body = { sub: 'many-groups', roles }));
+    const { callback, stateCookie } = await startLogin();
+    const refused = await request(fixture.http).get(callback).set('Cookie', `pkg_oauth_state=${stateCookie}`).expect(502);
+    expect(refused.body.error.code).toBe('OAUTH2_PROVIDER');
+    expect(refused.body.error.message).toMatch(/150 roles.*deploy\.json "roles"/);
+    expect(setCookies(refused).has('pkg_session')).toBe(false);
+  });
+
   it('gives the roles of an email only when the provider says it is verified', async () => {
     for (const verified of [false, 'false', undefined]) {
       provider.server.service.once('beforeUserinfo', (userinfo: { body: Record<string, unknown> }) => (userinfo.body = { sub: 'mallory', email: 'jo@example.org', ...(verified === undefined ? {} : { email_verified: verified }) }));

@@ -1,4 +1,5 @@
 import { rolesOf, type Identity } from '../../domain/auth/access.js';
+import { OAuth2ProviderError } from '../../domain/errors.js';
 import type { AuthCrypto } from '../ports/auth-crypto.js';
 import type { SessionRevocations } from '../ports/session-revocations.js';
 
@@ -49,6 +50,12 @@ export class Sessions {
   issue(claims: SessionClaims, audience: string, cookie?: string): string {
     const payload: Payload = { n: claims.name, k: claims.names, r: claims.roles, a: audience, i: this.crypto.random(16), e: this.now() + SESSION_MAX_AGE_S * 1000 };
     const issued = this.crypto.sign(Buffer.from(JSON.stringify(payload)).toString('base64url'), this.secret);
+    // A browser drops a cookie past 4 KB without a word: the login would come back signed out, again and again.
+    if (issued.length > MAX_COOKIE_VALUE) {
+      throw new OAuth2ProviderError(
+        `the userinfo's claims (its names and ${claims.roles.length} roles) make a session of ${issued.length} characters, more than the ${MAX_COOKIE_VALUE} a browser keeps in the session cookie: have the provider claim fewer roles for this client, or give them in deploy.json "roles"`,
+      );
+    }
     let value = issued;
     for (const other of this.sessions(cookie)) {
       // Browsers drop a cookie past 4 KB whole: the older sessions give way before that.
