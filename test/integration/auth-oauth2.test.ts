@@ -126,6 +126,15 @@ describe('the login', () => {
     expect(done.headers.location).toBe('/caf%C3%A9/%E2%82%AC.html');
   });
 
+  it('returns to the mount from a page whose address is too long to travel in the state cookie a browser keeps (4 KB)', async () => {
+    const login = await request(fixture.http).get(`/auth/login?returnTo=${encodeURIComponent(`/admin.html?q=${'x'.repeat(3000)}`)}`).expect(302);
+    const header = (login.headers['set-cookie'] as unknown as string[]).find((line) => line.startsWith('pkg_oauth_state='))!;
+    expect(header.length).toBeLessThan(4096);
+    const { callback, stateCookie } = await startLogin(fixture.http, `/admin.html?q=${'x'.repeat(3000)}`);
+    const done = await request(fixture.http).get(callback).set('Cookie', `pkg_oauth_state=${stateCookie}`).expect(302);
+    expect(done.headers.location).toBe('/');
+  });
+
   it('honours a roles claim from userinfo, and refuses with 403 without the role', async () => {
     provider.server.service.once('beforeUserinfo', (userinfo: { body: Record<string, unknown> }) => (userinfo.body = { sub: 'claimed', roles: ['admin'] }));
     const claimed = await signIn();
