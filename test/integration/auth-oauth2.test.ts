@@ -126,6 +126,15 @@ describe('the login', () => {
     expect(done.headers.location).toBe('/caf%C3%A9/%E2%82%AC.html');
   });
 
+  it('returns to a page whose query was sent unencoded after returnTo (a "?" inside a query is allowed)', async () => {
+    provider.server.service.once('beforeUserinfo', (userinfo: { body: Record<string, unknown> }) => (userinfo.body = { sub: 'jo-subject', email: 'jo@example.org', email_verified: true }));
+    const login = await request(fixture.http).get('/auth/login?returnTo=/admin.html?tab=keys').expect(302);
+    const answer = await fetch(new URL(login.headers.location!), { redirect: 'manual' });
+    const back = new URL(answer.headers.get('location')!);
+    const done = await request(fixture.http).get(`${back.pathname}${back.search}`).set('Cookie', `pkg_oauth_state=${setCookies(login).get('pkg_oauth_state')!.value}`).expect(302);
+    expect(done.headers.location).toBe('/admin.html?tab=keys');
+  });
+
   it('returns to the mount from a page whose address is too long to travel in the state cookie a browser keeps (4 KB)', async () => {
     const login = await request(fixture.http).get(`/auth/login?returnTo=${encodeURIComponent(`/admin.html?q=${'x'.repeat(3000)}`)}`).expect(302);
     const header = (login.headers['set-cookie'] as unknown as string[]).find((line) => line.startsWith('pkg_oauth_state='))!;

@@ -20,7 +20,9 @@ export class AuthEndpoints {
   /** Answers one of the mount's login endpoints; failures are answered too, never thrown. */
   async answer(request: IncomingMessage, response: ServerResponse, oauth2: OAuth2Endpoints, prefix: string, endpoint: 'login' | 'callback' | 'logout'): Promise<void> {
     const method = request.method ?? 'GET';
-    const query = new URLSearchParams((request.url ?? '').split('?')[1] ?? '');
+    // The query is all after the first `?`: a `?` may come again inside it (RFC 3986), as in `returnTo=/find?q=x`.
+    const url = request.url ?? '';
+    const query = new URLSearchParams(url.includes('?') ? url.slice(url.indexOf('?') + 1) : '');
     const cookies = request.headers.cookie === undefined ? {} : parseCookie(request.headers.cookie);
     if (endpoint === 'logout') {
       if (method !== 'GET' && method !== 'POST') return sendProblem(response, methodNotAllowed('GET, POST'));
