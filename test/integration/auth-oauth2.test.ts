@@ -244,6 +244,23 @@ describe('a callback that is not what this reactor started', () => {
     expect((await request(fixture.http).get(callback).set('Cookie', `pkg_oauth_state=${stateCookie}`).expect(401)).body.error.code).toBe('OAUTH2_STATE');
   });
 
+  it('leaves the state cookie to its own login when another login\'s callback, or a stranger\'s, fails (tabs signing in at once)', async () => {
+    const earlier = await startLogin();
+    // A second tab starts a login: its state cookie replaces the first's in the browser.
+    const later = await startLogin();
+    const stale = await request(fixture.http).get(earlier.callback).set('Cookie', `pkg_oauth_state=${later.stateCookie}`).expect(401);
+    expect(setCookies(stale).has('pkg_oauth_state')).toBe(false);
+    const forged = await request(fixture.http).get('/auth/callback?error=access_denied&state=x.y').set('Cookie', `pkg_oauth_state=${later.stateCookie}`).expect(401);
+    expect(setCookies(forged).has('pkg_oauth_state')).toBe(false);
+    const done = await request(fixture.http).get(later.callback).set('Cookie', `pkg_oauth_state=${later.stateCookie}`).expect(302);
+    expect(setCookies(done).get('pkg_oauth_state')!.attributes).toContain('Max-Age=0');
+    // Its own login's failure ends the cookie, as its success does.
+    const refused = await startLogin();
+    const own = new URL(refused.callback, BASE).searchParams.get('state')!;
+    const failed = await request(fixture.http).get(`/auth/callback?error=access_denied&state=${own}`).set('Cookie', `pkg_oauth_state=${refused.stateCookie}`).expect(502);
+    expect(setCookies(failed).get('pkg_oauth_state')!.attributes).toContain('Max-Age=0');
+  });
+
   it('answers 401 to a tampered state, a foreign one, and one without its cookie', async () => {
     const first = await startLogin();
     const second = await startLogin();
