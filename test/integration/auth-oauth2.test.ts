@@ -13,6 +13,7 @@ import { setCookies, signInAt, startBrokenEndpoint, startLoginAt, startProvider 
 import { startReactor } from '../support/reactor-fixture.js';
 import { swap } from '../support/production-container.js';
 import { PORT } from '../../src/composition/service-ids.js';
+import type { ReactorSettings } from '../../src/application/ports/reactor-host.js';
 
 const BASE = 'http://reactor.test';
 const SECRET = 'deploy-session-secret-0123456789';
@@ -44,6 +45,18 @@ function writeDeploy(name: string, deploy: Record<string, unknown>): string {
   const file = join(directory, name);
   writeFileSync(file, JSON.stringify(deploy));
   return file;
+}
+
+let deploys = 0;
+
+/** A reactor of its own over the site package, with this deploy.json and these settings, for the length of `use`. */
+async function withReactor(deploy: Record<string, unknown>, settings: Partial<ReactorSettings>, use: (http: Awaited<ReturnType<typeof startReactor>>['http']) => Promise<void>): Promise<void> {
+  const own = await startReactor(new MemoryOpener().add('site', sitePackage(endpoints(provider.url))), [{ source: 'site' }], { deploy: writeDeploy(`deploy-own-${++deploys}.json`, deploy), workdir: directory, ...settings });
+  try {
+    await use(own.http);
+  } finally {
+    await own.stop();
+  }
 }
 
 async function startLogin(http = fixture.http, returnTo = '/admin.html') {
@@ -113,6 +126,24 @@ describe('the login', () => {
     expect(done.headers.location).toBe('/caf%C3%A9/%E2%82%AC.html');
   });
 
+  it('returns to a page whose query was sent unencoded after returnTo (a "?" inside a query is allowed)', async () => {
+    provider.server.service.once('beforeUserinfo', (userinfo: { body: Record<string, unknown> }) => (userinfo.body = { sub: 'jo-subject', email: 'jo@example.org', email_verified: true }));
+    const login = await request(fixture.http).get('/auth/login?returnTo=/admin.html?tab=keys').expect(302);
+    const answer = await fetch(new URL(login.headers.location!), { redirect: 'manual' });
+    const back = new URL(answer.headers.get('location')!);
+    const done = await request(fixture.http).get(`${back.pathname}${back.search}`).set('Cookie', `pkg_oauth_state=${setCookies(login).get('pkg_oauth_state')!.value}`).expect(302);
+    expect(done.headers.location).toBe('/admin.html?tab=keys');
+  });
+
+  it('returns to the mount from a page whose address is too long to travel in the state cookie a browser keeps (4 KB)', async () => {
+    const login = await request(fixture.http).get(`/auth/login?returnTo=${encodeURIComponent(`/admin.html?q=${'x'.repeat(3000)}`)}`).expect(302);
+    const header = (login.headers['set-cookie'] as unknown as string[]).find((line) => line.startsWith('pkg_oauth_state='))!;
+    expect(header.length).toBeLessThan(4096);
+    const { callback, stateCookie } = await startLogin(fixture.http, `/admin.html?q=${'x'.repeat(3000)}`);
+    const done = await request(fixture.http).get(callback).set('Cookie', `pkg_oauth_state=${stateCookie}`).expect(302);
+    expect(done.headers.location).toBe('/');
+  });
+
   it('honours a roles claim from userinfo, and refuses with 403 without the role', async () => {
     provider.server.service.once('beforeUserinfo', (userinfo: { body: Record<string, unknown> }) => (userinfo.body = { sub: 'claimed', roles: ['admin'] }));
     const claimed = await signIn();
@@ -120,6 +151,16 @@ describe('the login', () => {
     const plain = await signIn();
     await request(fixture.http).get('/').set('Cookie', `pkg_session=${plain}`).expect(200);
     expect((await request(fixture.http).get('/admin.html').set('Cookie', `pkg_session=${plain}`).expect(403)).body.error.code).toBe('FORBIDDEN');
+  });
+
+  it('refuses with 502 a login whose claimed roles would make a session cookie too large for a browser to keep', async () => {
+    const roles = Array.from({ length: 150 }, (_, index) => `group-${index}-of-the-organisation`);
+    provider.server.service.once('beforeUserinfo', (userinfo: { body: Record<string, unknown> }) => (userinfo.body = { sub: 'many-groups', roles }));
+    const { callback, stateCookie } = await startLogin();
+    const refused = await request(fixture.http).get(callback).set('Cookie', `pkg_oauth_state=${stateCookie}`).expect(502);
+    expect(refused.body.error.code).toBe('OAUTH2_PROVIDER');
+    expect(refused.body.error.message).toMatch(/150 roles.*deploy\.json "roles"/);
+    expect(setCookies(refused).has('pkg_session')).toBe(false);
   });
 
   it('gives the roles of an email only when the provider says it is verified', async () => {
@@ -201,6 +242,23 @@ describe('a callback that is not what this reactor started', () => {
     const { callback, stateCookie } = await startLogin();
     await request(fixture.http).get(callback).set('Cookie', `pkg_oauth_state=${stateCookie}`).expect(302);
     expect((await request(fixture.http).get(callback).set('Cookie', `pkg_oauth_state=${stateCookie}`).expect(401)).body.error.code).toBe('OAUTH2_STATE');
+  });
+
+  it('leaves the state cookie to its own login when another login\'s callback, or a stranger\'s, fails (tabs signing in at once)', async () => {
+    const earlier = await startLogin();
+    // A second tab starts a login: its state cookie replaces the first's in the browser.
+    const later = await startLogin();
+    const stale = await request(fixture.http).get(earlier.callback).set('Cookie', `pkg_oauth_state=${later.stateCookie}`).expect(401);
+    expect(setCookies(stale).has('pkg_oauth_state')).toBe(false);
+    const forged = await request(fixture.http).get('/auth/callback?error=access_denied&state=x.y').set('Cookie', `pkg_oauth_state=${later.stateCookie}`).expect(401);
+    expect(setCookies(forged).has('pkg_oauth_state')).toBe(false);
+    const done = await request(fixture.http).get(later.callback).set('Cookie', `pkg_oauth_state=${later.stateCookie}`).expect(302);
+    expect(setCookies(done).get('pkg_oauth_state')!.attributes).toContain('Max-Age=0');
+    // Its own login's failure ends the cookie, as its success does.
+    const refused = await startLogin();
+    const own = new URL(refused.callback, BASE).searchParams.get('state')!;
+    const failed = await request(fixture.http).get(`/auth/callback?error=access_denied&state=${own}`).set('Cookie', `pkg_oauth_state=${refused.stateCookie}`).expect(502);
+    expect(setCookies(failed).get('pkg_oauth_state')!.attributes).toContain('Max-Age=0');
   });
 
   it('answers 401 to a tampered state, a foreign one, and one without its cookie', async () => {
@@ -311,16 +369,30 @@ describe('the session cookie', () => {
     expect(read.body.map((item: { id: string }) => item.id)).toEqual(['a', 'x4', 'x5']);
   });
 
-  it('is marked Secure when deploy.json baseUrl is https', async () => {
-    const deploy = writeDeploy('deploy-https.json', { baseUrl: 'https://reactor.example', authentication: { sessionSecret: SECRET } });
-    const own = await startReactor(new MemoryOpener().add('site', sitePackage(endpoints(provider.url))), [{ source: 'site' }], { deploy, workdir: directory });
-    try {
-      const login = await request(own.http).get('/auth/login').expect(302);
+  it('writes from a page of an allowed origin (--cors), and from its own name reached over https, as the guard lets them', async () => {
+    await withReactor({ authentication: { sessionSecret: SECRET } }, { cors: ['https://app.example'] }, async (http) => {
+      const session = `pkg_session=${await signInAt(http)}`;
+      const post = (id: string) => request(http).post('/api/v1/data/items').set('Cookie', session).send({ id });
+      // A sibling site's page (same-site to the browser, so the Lax cookie goes along), allowed with --cors.
+      const allowed = await post('c1').set('Origin', 'https://app.example').set('Sec-Fetch-Site', 'same-site').expect(201);
+      expect(allowed.headers['access-control-allow-credentials']).toBe('true');
+      await post('c2').set('Origin', 'https://app.example').expect(201);
+      // Behind a TLS proxy, the reactor's own page at an address it answers to.
+      await post('c3').set('Host', 'localhost:8443').set('Origin', 'https://localhost:8443').expect(201);
+      expect((await post('c4').set('Origin', 'https://evil.example').set('Sec-Fetch-Site', 'cross-site').expect(403)).body.error.code).toBe('CROSS_SITE_WRITE');
+      expect((await post('c5').expect(403)).body.error.code).toBe('CROSS_SITE_WRITE');
+    });
+  });
+
+  it.each(['https://reactor.example', 'HTTPS://reactor.example'])('is marked Secure when deploy.json baseUrl is https (%s: a scheme in capitals too)', async (baseUrl) => {
+    await withReactor({ baseUrl, authentication: { sessionSecret: SECRET } }, {}, async (http) => {
+      const login = await request(http).get('/auth/login').expect(302);
       expect(setCookies(login).get('pkg_oauth_state')!.attributes).toBe('Max-Age=600; Path=/; HttpOnly; Secure; SameSite=Lax');
-      expect(new URL(login.headers.location!).searchParams.get('redirect_uri')).toBe('https://reactor.example/auth/callback');
-    } finally {
-      await own.stop();
-    }
+      expect(new URL(login.headers.location!).searchParams.get('redirect_uri')).toBe(`${baseUrl}/auth/callback`);
+      const { callback, stateCookie } = await startLoginAt(http);
+      const done = await request(http).get(callback).set('Cookie', `pkg_oauth_state=${stateCookie}`).expect(302);
+      expect(setCookies(done).get('pkg_session')!.attributes).toBe('Max-Age=28800; Path=/; HttpOnly; Secure; SameSite=Lax');
+    });
   });
 });
 

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isCrossSiteWrite, isOwnHost } from '../../domain/auth/same-origin.js';
+import { isCrossSiteWrite, isOwnHost, isSameOrigin } from '../../domain/auth/same-origin.js';
 import { CrossSiteWriteError } from '../../domain/errors.js';
 import type { Reactor } from '../../application/serving/reactor.js';
 import { sendProblem } from './http-problems.js';
@@ -59,6 +59,21 @@ export class CrossSiteGuard {
     const unknownName = ownHost || origin === undefined ? '' : `; pages served under ${host}, which is not one of this reactor's names, count as another site's: set deploy.json "baseUrl" to its public address`;
     sendProblem(response, new CrossSiteWriteError(`a write from another site (${origin ?? `Sec-Fetch-Site: ${String(site)}`}) is refused; allow its origin with --cors or a mount's "cors"${unknownName}`));
     return true;
+  }
+
+  /**
+   * Whether a write shows it was sent by a page the reactor lets write, as one signed in by
+   * the session cookie must (browsers send that cookie on their own): `Sec-Fetch-Site:
+   * same-origin`, or an `Origin` that is the reactor's own or an allowed one (`--cors`, the
+   * mount's `"cors"`: the guard sent those `Access-Control-Allow-Credentials`). Unlike
+   * `screen`, a request with neither header does not pass: it cannot be told from a forged one.
+   */
+  sentByAllowedPage(context: RequestContext, request: IncomingMessage): boolean {
+    const origin = request.headers.origin?.toLowerCase();
+    if (origin !== undefined && context.cors.includes(origin)) return true;
+    const host = (request.headers.host ?? '').toLowerCase();
+    const site = request.headers['sec-fetch-site'];
+    return isSameOrigin({ origin, secFetchSite: typeof site === 'string' ? site : undefined }, this.ownOrigins(host, isOwnHost(host, this.names)));
   }
 
   /**

@@ -58,7 +58,8 @@ export class ReactorServer {
     private readonly reactor: Reactor,
     options: { log?: (text: string) => void; quiet?: boolean; accessLogWorker?: URL } = {},
   ) {
-    this.gate = AuthGate.of(reactor);
+    this.guard = new CrossSiteGuard(reactor);
+    this.gate = AuthGate.of(reactor, this.guard);
     this.bodyLimit = reactor.settings.bodyLimit ?? DEFAULT_BODY_LIMIT;
     for (const mount of reactor.all()) {
       const dataSets = mount.pkg.model.storage?.dataSets ?? {};
@@ -67,7 +68,6 @@ export class ReactorServer {
       this.graphql.set(mount, lazyGraphqlEndpoint(() => mount.datasets, () => mount.pkg.model.storage?.dataSets ?? {}, { bodyLimit: this.bodyLimit, ...(gate ? { authorize: (request, datasetId) => gate.authorizeDataset(mount, request, datasetId) } : {}) }));
     }
     this.resolver = new RequestResolver(reactor, (mount) => this.graphql.has(mount));
-    this.guard = new CrossSiteGuard(reactor);
     this.liveReload = reactor.settings.watch && reactor.settings.liveReload ? new LiveReloadStream(reactor) : undefined;
     const { logFormat = 'text', quiet = false } = reactor.settings;
     this.access = new AccessLog(logFormat, quiet || options.quiet === true, options.log, options.accessLogWorker);

@@ -75,13 +75,28 @@ export class OAuth2Login {
     return { claims, returnTo: pending.t };
   }
 
+  /**
+   * Whether the callback is the one of the login the state cookie holds. A callback of
+   * another (a login started since in another tab, whose cookie replaced this one, or one a
+   * stranger's link sends) must leave the cookie to the login it belongs to.
+   */
+  isCookieLogin(state: string | undefined, stateCookie: string | undefined): boolean {
+    const cookie = this.pending(stateCookie);
+    return cookie !== undefined && state !== undefined && this.crypto.equal(cookie.s, state.slice(0, Math.max(0, state.indexOf('.'))));
+  }
+
+  /** The login a state cookie holds, when this reactor signed it. */
+  private pending(stateCookie: string | undefined): PendingLogin | undefined {
+    const payload = stateCookie === undefined ? undefined : this.crypto.unsign(stateCookie, this.secret);
+    return payload === undefined ? undefined : parseCookie(payload);
+  }
+
   private checkState(state: string | undefined, stateCookie: string | undefined): PendingLogin {
     if (state === undefined || stateCookie === undefined) throw new OAuth2StateError(state === undefined ? 'the callback carries no state' : 'no login was started in this browser (the state cookie is missing)');
     const dot = state.indexOf('.');
     const nonce = state.slice(0, dot);
     if (dot <= 0 || !this.crypto.equal(state.slice(dot + 1), this.stateMac(nonce))) throw new OAuth2StateError('the state was not made by this reactor for this mount');
-    const payload = this.crypto.unsign(stateCookie, this.secret);
-    const cookie = payload === undefined ? undefined : parseCookie(payload);
+    const cookie = this.pending(stateCookie);
     if (!cookie || !this.crypto.equal(cookie.s, nonce)) throw new OAuth2StateError('the state belongs to another login');
     const now = this.now();
     if (cookie.e <= now) throw new OAuth2StateError('the login took too long; start again');

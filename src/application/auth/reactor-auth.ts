@@ -1,7 +1,7 @@
 import type { AccessControl } from '../../domain/package/routes.js';
 import { normalizeDeploy, type DeployConfig } from '../../domain/auth/deploy-config.js';
 import { ConfigValidationError, OutputExistsError, UsageError } from '../../domain/errors.js';
-import { isAuthenticationEnabled } from '../../domain/package/authentication.js';
+import { LOGIN_PATH, LOGOUT_PATH, isAuthenticationEnabled } from '../../domain/package/authentication.js';
 import { AUTHENTICATION_FILE } from '../../domain/package/package-paths.js';
 import { decodeUtf8, parseDocument } from '../../domain/package/documents.js';
 import { readText } from '../package/package-reader.js';
@@ -71,9 +71,9 @@ export class ReactorAuth {
     return new ReactorAuth(deploy, deployFile, workdir, dependencies, await revocations.open(workdir));
   }
 
-  /** Whether cookies must carry `Secure`: the reactor is reached over https. */
+  /** Whether cookies must carry `Secure`: the reactor is reached over https (`HTTPS://` too: baseUrl is kept as written). */
   get secureCookies(): boolean {
-    return this.deploy.baseUrl?.startsWith('https:') === true;
+    return this.deploy.baseUrl !== undefined && new URL(this.deploy.baseUrl).protocol === 'https:';
   }
 
   /** Undefined when the package neither enables authentication nor restricts a route. */
@@ -99,7 +99,7 @@ export class ReactorAuth {
       const login = new OAuth2Login({ config: oauth, clientSecret: this.deploy.clientSecret, callbackPath, ...(this.deploy.baseUrl ? { baseUrl: this.deploy.baseUrl } : {}) }, secret, this.dependencies.crypto, this.dependencies.provider, this.revocations);
       // A session belongs to the mount and the provider that issued it: no other mount accepts it.
       const audience = JSON.stringify([prefix, oauth.authorizationUrl, oauth.clientId]);
-      auth.oauth2 = { login, loginPath: `${base}/auth/login`, logoutPath: `${base}/auth/logout`, callbackPath, audience };
+      auth.oauth2 = { login, loginPath: base + LOGIN_PATH, logoutPath: base + LOGOUT_PATH, callbackPath, audience };
     }
     return auth;
   }

@@ -55,16 +55,26 @@ export function normalizeOrigin(text: string): string | undefined {
 }
 
 /**
+ * The longest path a login returns to. It travels in the login's state cookie, base64 in a
+ * signed JSON beside the PKCE verifier and the redirect URI, and a browser drops a cookie
+ * past 4 KB without a word: the callback would then find no login started.
+ */
+export const MAX_RETURN_PATH = 2000;
+
+/**
  * Where to send the browser after login: only a path on this server, never `//host`
  * or a scheme, so the login cannot be turned into an open redirect. What a Location
  * header cannot carry as it is (`/café`, decoded from the query) is percent-encoded.
+ * A longer one than MAX_RETURN_PATH once encoded gives way to the fallback.
  */
 export function safeReturnPath(value: string | undefined, fallback: string): string {
   if (value === undefined || !value.startsWith('/') || value.startsWith('//') || value.includes('\\') || [...value].some((char) => char < ' ')) return fallback;
+  let path: string;
   try {
-    return value.replace(/[^\x21-\x7e]/gu, (character) => encodeURIComponent(character));
+    path = value.replace(/[^\x21-\x7e]/gu, (character) => encodeURIComponent(character));
   } catch {
     // A lone surrogate has no UTF-8 to encode.
     return fallback;
   }
+  return path.length > MAX_RETURN_PATH ? fallback : path;
 }

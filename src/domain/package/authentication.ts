@@ -3,6 +3,7 @@ import { isRecord } from './documents.js';
 import { AUTHENTICATION_FILE } from './package-paths.js';
 import { HTTP_FIELD_VALUE, isHttpUrl } from './field-rules.js';
 import { unknownKeyIssues } from './known-keys.js';
+import { unreachableSegment } from '../serving/reachable-path.js';
 
 export interface BasicAuthConfig {
   enabled: boolean;
@@ -25,6 +26,10 @@ export interface Authentication {
   basicAuth?: BasicAuthConfig;
   oauth2?: OAuth2Config;
 }
+
+/** A mount's own sign-in endpoints, below its prefix, beside the callback (redirectPath). */
+export const LOGIN_PATH = '/auth/login';
+export const LOGOUT_PATH = '/auth/logout';
 
 const OAUTH2_REQUIRED = ['clientId', 'authorizationUrl', 'tokenUrl', 'userinfoUrl'] as const;
 const BASIC_AUTH_FIELDS: Record<string, FieldKind> = { enabled: 'boolean', passwdFile: 'string', realm: 'string' };
@@ -63,6 +68,8 @@ export function normalizeAuthentication(raw: unknown): Authentication {
       result.oauth2.enabled = oauth.enabled === true;
       // The package's half of the login: the client secret comes from deploy.json, so it is not asked for here.
       if (result.oauth2.enabled) for (const field of OAUTH2_REQUIRED) if (oauth[field] === undefined) issues.push(`authentication.oauth2.${field}: required when oauth2 is enabled`);
+      const callbackProblem = typeof oauth.redirectPath === 'string' && oauth.redirectPath.startsWith('/') ? redirectPathProblem(oauth.redirectPath) : undefined;
+      if (callbackProblem) issues.push(`authentication.oauth2.redirectPath: ${callbackProblem}`);
     }
   }
   if (issues.length > 0) throw new ConfigValidationError(AUTHENTICATION_FILE, issues);
@@ -85,6 +92,22 @@ function checkFields(object: Record<string, unknown>, where: string, kinds: Reco
       : typeof value === 'string';
     if (!ok) issues.push(`${where}.${field}: must be ${kind === 'strings' ? 'an array of strings' : kind === 'url' ? 'an http(s) URL' : kind === 'path' ? 'a path starting with "/"' : `a ${kind}`}`);
   }
+}
+
+/**
+ * Why the callback could never be reached, and so no login completed: the provider sends the
+ * browser back to it and the reactor matches it as any request, by its decoded path alone;
+ * and it must be a path of its own, not the login, the logout or the mount's root (where a
+ * login returns by default).
+ */
+function redirectPathProblem(path: string): string | undefined {
+  const trimmed = path.slice(1).replace(/\/$/, '');
+  if (trimmed === '') return 'the mount\'s root, where a login returns, cannot be the callback too';
+  if (path === LOGIN_PATH || path === LOGOUT_PATH) return `${path} is the mount's own ${path === LOGIN_PATH ? 'login' : 'logout'}; the callback needs a path of its own`;
+  const segment = unreachableSegment(trimmed);
+  if (segment) return `${segment}, which no request can reach`;
+  if (trimmed.includes('%')) return 'a "%": requests are matched decoded, so write /café, not /caf%C3%A9';
+  return undefined;
 }
 
 function pick(object: Record<string, unknown>, fields: string[]): Record<string, unknown> {

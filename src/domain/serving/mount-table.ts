@@ -1,4 +1,5 @@
 import { MountConflictError, UsageError } from '../errors.js';
+import { unreachableSegment } from './reachable-path.js';
 
 export interface MountMatch<T> {
   mount: T;
@@ -16,10 +17,8 @@ export interface MountMatch<T> {
 export function normalizePrefix(prefix: string): string {
   const trimmed = prefix.trim().replace(/^\/+|\/+$/g, '');
   if (trimmed === '') return '/';
-  for (const segment of trimmed.split('/')) {
-    const problem = segment === '' ? 'an empty segment' : segment === '.' || segment === '..' ? `a "${segment}" segment` : /[\\\0]/.test(segment) ? 'a backslash or a NUL' : /[?#]/.test(segment) ? 'a "?" or "#", which ends the path of a URL' : undefined;
-    if (problem) throw new UsageError(`mount path ${prefix}: ${problem}, which no request can reach`);
-  }
+  const problem = unreachableSegment(trimmed);
+  if (problem) throw new UsageError(`mount path ${prefix}: ${problem}, which no request can reach`);
   // Request paths are matched decoded: `/caf%C3%A9` would be reached only as `/caf%25C3%25A9`.
   if (trimmed.includes('%')) throw new UsageError(`mount path ${prefix}: a "%"; a mount path is written decoded (/café, not /caf%C3%A9)`);
   if (encodeURIComponent(trimmed).length > MAX_ENCODED_PREFIX) throw new UsageError(`mount path ${prefix.slice(0, 64)}…: at most ${MAX_ENCODED_PREFIX} characters once percent-encoded, since it names its overlay's folder`);

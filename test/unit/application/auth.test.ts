@@ -153,6 +153,20 @@ describe('Sessions', () => {
     expect(revocations.revoked.size).toBe(1);
   });
 
+  it('writes nothing for a logout of a session already ended: a stale cookie, replayed at the logout, costs no durable write', async () => {
+    const revocations = new MemorySessionRevocations(() => 1000);
+    const sessions = new Sessions('secret-0123456789abcdef', crypto, {}, revocations, () => 1000);
+    const cookie = sessions.issue({ name: 'jo', names: ['jo'], roles: [] }, 'a');
+    const writes: string[] = [];
+    const revoke = revocations.revoke.bind(revocations);
+    revocations.revoke = (id, until) => (writes.push(id), revoke(id, until));
+    await sessions.revoke(cookie, 'a');
+    await sessions.revoke(cookie, 'a');
+    await sessions.revoke(cookie, 'a');
+    expect(writes).toHaveLength(1);
+    expect(sessions.read(cookie, new Set(['a']))).toBeUndefined();
+  });
+
   it('holds a session per mount in one cookie: signing in to one keeps the other, signing out of one ends only its own', async () => {
     const revocations = new MemorySessionRevocations(() => 1000);
     const sessions = new Sessions('secret-0123456789abcdef', crypto, {}, revocations, () => 1000);
@@ -168,12 +182,33 @@ describe('Sessions', () => {
     const left = await sessions.revoke(again, 'b');
     expect(sessions.read(again, new Set(['b']))).toBeUndefined();
     expect(sessions.read(left!, new Set(['a']))?.name).toBe('jo-again');
-    // A foreign value beside ours is dropped, and the cookie never outgrows what a browser keeps.
+    // A value not ours (another reactor's) is kept until newer sessions push it out; the cookie never outgrows what a browser keeps.
+    expect(sessions.issue(jo, 'c', `forged~${a}`).split('~').slice(1)).toEqual(['forged', a]);
     let many = `forged~${a}`;
     for (let mount = 0; mount < 40; mount++) many = sessions.issue(jo, `mount-${mount}`, many);
     expect(many.length).toBeLessThan(3000);
     expect(many).not.toContain('forged');
     expect(sessions.read(many, new Set(['mount-39']))).toBeDefined();
+  });
+});
+
+describe('Sessions of two reactors on one host (cookies are not kept apart by port)', () => {
+  it('share the one cookie: signing in to one keeps the other signed in, and signing out of one ends only its own', async () => {
+    const jo = { name: 'jo', names: ['jo'], roles: [] };
+    const [one, other] = ['secret-of-one-0123456789', 'secret-of-other-0123456789'].map((secret) => new Sessions(secret, crypto, {}, new MemorySessionRevocations(() => 1000), () => 1000));
+    const atOne = one!.issue(jo, 'site');
+    const atBoth = other!.issue({ ...jo, name: 'jo-other' }, 'site', atOne);
+    expect(one!.read(atBoth, new Set(['site']))?.name).toBe('jo');
+    expect(other!.read(atBoth, new Set(['site']))?.name).toBe('jo-other');
+    // Signing in again to the first keeps the other's session too.
+    const again = one!.issue({ ...jo, name: 'jo-again' }, 'site', atBoth);
+    expect(other!.read(again, new Set(['site']))?.name).toBe('jo-other');
+    const left = await other!.revoke(again, 'site');
+    expect(one!.read(left!, new Set(['site']))?.name).toBe('jo-again');
+    expect(other!.read(left!, new Set(['site']))).toBeUndefined();
+    // Its own expired sessions a reactor drops.
+    const later = new Sessions('secret-of-one-0123456789', crypto, {}, new MemorySessionRevocations(), () => 1000 + 9 * 3600 * 1000);
+    expect(later.issue(jo, 'elsewhere', atBoth).split('~')).toHaveLength(2);
   });
 });
 

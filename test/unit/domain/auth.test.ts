@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { decideAccess, rolesOf, type Identity } from '../../../src/domain/auth/access.js';
 import { normalizeDeploy } from '../../../src/domain/auth/deploy-config.js';
 import { parseHtpasswd } from '../../../src/domain/auth/htpasswd.js';
-import { isCrossSiteWrite, isOwnHost, isSameOrigin, normalizeOrigin, safeReturnPath } from '../../../src/domain/auth/same-origin.js';
+import { MAX_RETURN_PATH, isCrossSiteWrite, isOwnHost, isSameOrigin, normalizeOrigin, safeReturnPath } from '../../../src/domain/auth/same-origin.js';
 import fc from 'fast-check';
 import { ConfigValidationError } from '../../../src/domain/errors.js';
 
@@ -102,6 +102,10 @@ describe('same-origin checks', () => {
     expect(safeReturnPath('/caf\u00e9/\u20ac \ud83d\ude00\u007f', '/')).toBe('/caf%C3%A9/%E2%82%AC%20%F0%9F%98%80%7F');
     expect(safeReturnPath('/a\ud800', '/home/')).toBe('/home/');
     for (const bad of ['//evil.test/', 'https://evil.test/', '/\\evil.test', 'docs', '/a\nb', undefined]) expect(safeReturnPath(bad, '/home/')).toBe('/home/');
+    // Counted as a Location carries it: one character of the query can be nine.
+    expect(safeReturnPath(`/${'a'.repeat(MAX_RETURN_PATH - 1)}`, '/home/')).toHaveLength(MAX_RETURN_PATH);
+    expect(safeReturnPath(`/${'a'.repeat(MAX_RETURN_PATH)}`, '/home/')).toBe('/home/');
+    expect(safeReturnPath(`/${'\u20ac'.repeat(Math.ceil(MAX_RETURN_PATH / 9))}`, '/home/')).toBe('/home/');
   });
 });
 

@@ -229,6 +229,22 @@ describe('authentication.json', () => {
     expect(deploy({ baseURL: 'https://x' })).toThrow(/unknown key "baseURL" \(did you mean "baseUrl"\?\)/);
   });
 
+  it('refuses an OAuth2 redirectPath no callback could reach, or that is the login, the logout or the mount\'s root', () => {
+    const withCallback = (redirectPath: string) => () => normalizeAuthentication({ authentication: { oauth2: { enabled: true, provider: 'p', clientId: 'c', authorizationUrl: 'https://a', tokenUrl: 'https://t', userinfoUrl: 'https://u', redirectPath } } });
+    const cases: Array<[string, RegExp]> = [
+      ['/auth/login', /redirectPath: \/auth\/login is the mount's own login/],
+      ['/auth/logout', /redirectPath: \/auth\/logout is the mount's own logout/],
+      ['/', /redirectPath: the mount's root/],
+      ['/auth/callback?from=idp', /redirectPath: a "\?" or "#", which ends the path of a URL, which no request can reach/],
+      ['/cb#x', /redirectPath: a "\?" or "#"/],
+      ['/a/../cb', /redirectPath: a "\.\." segment, which no request can reach/],
+      ['//idp.example/cb', /redirectPath: an empty segment/],
+      ['/caf%C3%A9', /redirectPath: a "%": requests are matched decoded/],
+    ];
+    for (const [path, message] of cases) expect(withCallback(path)).toThrow(message);
+    for (const path of ['/auth/callback', '/oauth/done/', '/café/retour']) expect(withCallback(path)().oauth2!.redirectPath).toBe(path);
+  });
+
   it('parses every URL of authentication.json and deploy.json as the reactor will, refusing at load what a request would fail on', () => {
     const oauth2 = (url: string) => ({ authentication: { oauth2: { enabled: true, provider: 'p', clientId: 'c', authorizationUrl: url, tokenUrl: 'https://t', userinfoUrl: 'https://u' } } });
     for (const bad of ['http://[', 'http://:0', 'https://', 'http:///x', 'http://a b', 'ftp://x']) {

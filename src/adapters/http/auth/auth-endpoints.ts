@@ -20,7 +20,9 @@ export class AuthEndpoints {
   /** Answers one of the mount's login endpoints; failures are answered too, never thrown. */
   async answer(request: IncomingMessage, response: ServerResponse, oauth2: OAuth2Endpoints, prefix: string, endpoint: 'login' | 'callback' | 'logout'): Promise<void> {
     const method = request.method ?? 'GET';
-    const query = new URLSearchParams((request.url ?? '').split('?')[1] ?? '');
+    // The query is all after the first `?`: a `?` may come again inside it (RFC 3986), as in `returnTo=/find?q=x`.
+    const url = request.url ?? '';
+    const query = new URLSearchParams(url.includes('?') ? url.slice(url.indexOf('?') + 1) : '');
     const cookies = request.headers.cookie === undefined ? {} : parseCookie(request.headers.cookie);
     if (endpoint === 'logout') {
       if (method !== 'GET' && method !== 'POST') return sendProblem(response, methodNotAllowed('GET, POST'));
@@ -40,7 +42,7 @@ export class AuthEndpoints {
       return this.redirect(response, location, [this.cookie(STATE_COOKIE, stateCookie, STATE_MAX_AGE_S)]);
     }
     const callback = { code: query.get('code') ?? undefined, state: query.get('state') ?? undefined, error: query.get('error') ?? undefined };
-    // The state cookie serves one callback, whatever comes of it.
+    // The state cookie serves its login's one callback, whatever comes of it.
     const clearState = this.cookie(STATE_COOKIE, '', 0);
     try {
       // RFC 6749 sends each once: a second one was added on the way, and which to believe is not for the reactor to guess.
@@ -49,7 +51,8 @@ export class AuthEndpoints {
       const { claims, returnTo } = await oauth2.login.complete(callback, cookies[STATE_COOKIE]);
       this.redirect(response, returnTo, [clearState, this.cookie(SESSION_COOKIE, this.auth.sessions!.issue(claims, oauth2.audience, cookies[SESSION_COOKIE]), SESSION_MAX_AGE_S)]);
     } catch (error) {
-      response.setHeader('Set-Cookie', clearState);
+      // A failed callback of another login leaves this browser's own login to complete.
+      if (oauth2.login.isCookieLogin(callback.state, cookies[STATE_COOKIE])) response.setHeader('Set-Cookie', clearState);
       sendProblem(response, error);
     }
   }

@@ -1,13 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseCookie } from 'cookie';
 import { decideAccess, type Identity } from '../../../domain/auth/access.js';
-import { isSameOrigin } from '../../../domain/auth/same-origin.js';
 import { CrossSiteWriteError, ForbiddenError, UnauthenticatedError } from '../../../domain/errors.js';
 import type { AccessControl } from '../../../domain/package/routes.js';
 import type { BasicAuthenticator } from '../../../application/auth/basic-authenticator.js';
 import type { MountAuth } from '../../../application/auth/reactor-auth.js';
 import { SESSION_COOKIE } from '../../../application/auth/sessions.js';
 import type { Mount, Reactor } from '../../../application/serving/reactor.js';
+import type { CrossSiteGuard } from '../cross-site-guard.js';
 import { sendProblem } from '../http-problems.js';
 import { AuthEndpoints } from './auth-endpoints.js';
 import { contextOf, type RequestContext } from '../request-context.js';
@@ -33,12 +33,16 @@ export class AuthGate {
   private readonly checks = new Map<readonly MountAuth[], Checks>();
   private readonly endpoints: AuthEndpoints;
 
-  private constructor(private readonly reactor: Reactor) {
+  private constructor(
+    private readonly reactor: Reactor,
+    /** Which pages may write: the session cookie's writes must come from one of them. */
+    private readonly guard: CrossSiteGuard,
+  ) {
     this.endpoints = new AuthEndpoints(reactor.auth);
   }
 
-  static of(reactor: Reactor): AuthGate | undefined {
-    return reactor.all().some((mount) => mount.auth) ? new AuthGate(reactor) : undefined;
+  static of(reactor: Reactor, guard: CrossSiteGuard): AuthGate | undefined {
+    return reactor.all().some((mount) => mount.auth) ? new AuthGate(reactor, guard) : undefined;
   }
 
   /**
@@ -73,8 +77,8 @@ export class AuthGate {
       return false;
     }
     if (!who) return true;
-    if (who.via === 'session' && !SAFE_METHODS.has(request.method ?? 'GET') && !this.sameOrigin(request)) {
-      sendProblem(response, new CrossSiteWriteError('a write signed in by the session cookie must come from this site (Origin or Sec-Fetch-Site)'));
+    if (who.via === 'session' && !SAFE_METHODS.has(request.method ?? 'GET') && !this.guard.sentByAllowedPage(context, request)) {
+      sendProblem(response, new CrossSiteWriteError('a write signed in by the session cookie must come from this site or an allowed origin (Origin or Sec-Fetch-Site)'));
       return false;
     }
     context.identity = who;
@@ -98,14 +102,6 @@ export class AuthGate {
     if (!sessions || audiences.size === 0 || request.headers.cookie === undefined) return undefined;
     const value = parseCookie(request.headers.cookie)[SESSION_COOKIE];
     return value === undefined ? undefined : sessions.read(value, audiences);
-  }
-
-  private sameOrigin(request: IncomingMessage): boolean {
-    const origins = [`http://${request.headers.host ?? ''}`.toLowerCase()];
-    const base = this.reactor.auth.deploy.baseUrl;
-    if (base !== undefined) origins.push(new URL(base).origin.toLowerCase());
-    const site = request.headers['sec-fetch-site'];
-    return isSameOrigin({ origin: request.headers.origin, secFetchSite: typeof site === 'string' ? site : undefined }, origins);
   }
 }
 
