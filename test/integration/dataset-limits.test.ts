@@ -76,6 +76,10 @@ describe('a dataset at its bound', () => {
     expect(page.body).toMatchObject({ dataset: 'notes', id: 'a', versions: [{ op: 'replace', item: { s: '0'.repeat(6000) } }, { op: 'replace', item: { s: '1'.repeat(6000) } }] });
     const error = await http.get('/api/v1/data/notes/a/history?sort=at').expect(400);
     expect(error.body.error.code).toBe('BAD_QUERY');
+    // A second "?" is part of the query, not its end: what follows it is never silently dropped.
+    const stray = await http.get('/api/v1/data/notes/a/history?limit=1?offset=3').expect(400);
+    expect(stray.body.error.code).toBe('BAD_QUERY');
+    await http.get('/api/v1/data/notes?at=2026-01-02T03:04:05Z?limit=1').expect(400);
   });
 });
 

@@ -28,9 +28,11 @@ export function readThePast(mount: Mount, dataset: string, item: string | undefi
 async function answer(mount: Mount, id: string, item: string | undefined, history: boolean | undefined, request: IncomingMessage): Promise<{ value: unknown; headers?: Record<string, string | number> }> {
   if (request.method !== 'GET' && request.method !== 'HEAD') throw methodNotAllowed('GET, HEAD');
   const dataset = datasetOf(mount, id, item);
-  const [path, search = ''] = (request.url ?? '').split('?');
-  const query = new URLSearchParams(search);
-  if (history) return versions(dataset, id, item!, path!, query);
+  // The query is all after the first "?": a "?" within it is part of a value (RFC 3986).
+  const url = request.url ?? '';
+  const start = url.includes('?') ? url.indexOf('?') : url.length;
+  const query = new URLSearchParams(url.slice(start + 1));
+  if (history) return versions(dataset, id, item!, url.slice(0, start), query);
   return { value: await pastState(dataset, id, item, query) };
 }
 
