@@ -4,7 +4,7 @@ import { OpenPgpKeyWrapping } from '../../../src/adapters/crypto/openpgp-key-wra
 import { RsaOaepKeyWrapping } from '../../../src/adapters/crypto/rsa-oaep-key-wrapping.js';
 import { MemoryArchiveWriter } from '../../fakes/memory-archive-writer.js';
 import { PORT, USE_CASE } from '../../../src/composition/service-ids.js';
-import { OpenPgpUnavailableError, UsageError } from '../../../src/domain/errors.js';
+import { KeyRequiredError, OpenPgpUnavailableError, UsageError } from '../../../src/domain/errors.js';
 import { MemoryOpener } from '../../fakes/memory-package-opener.js';
 import { demoPackage } from '../../support/demo-package.js';
 import { fakeKey, fakeScheme } from '../../fakes/fake-signature-scheme.js';
@@ -54,6 +54,16 @@ describe('signing and encryption use cases', () => {
       swap(PORT.SignatureSchemes, { rsa: fakeScheme(), openpgp: fakeScheme('OpenPGP') }),
     );
     await expect(container.get(USE_CASE.SignPackage).execute({ location: 'enc', key: { key: fakeKey('k') }, openpgp: false })).rejects.toThrow(UsageError);
+  });
+
+  it('asks for an encrypted package to be decrypted before its signature is verified: its envelope says nothing of whether it is signed', async () => {
+    const container = productionContainer(
+      swap(PORT.PackageOpener, new MemoryOpener().add('enc', { 'metadata.json': demoPackage()['metadata.json']!, 'signature.json': '{}', 'package.enc': 'x' })),
+      swap(PORT.SignatureSchemes, { rsa: fakeScheme(), openpgp: fakeScheme('OpenPGP') }),
+    );
+    const verify = container.get(USE_CASE.VerifySignature).execute('enc');
+    await expect(verify).rejects.toThrow(KeyRequiredError);
+    await expect(verify).rejects.toThrow(/decrypt it first .* then verify the signature of the plaintext \.cap/);
   });
 
   it('trusts each key of a trust file, and refuses a signer the trust file says is revoked', async () => {
