@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { SignatureScheme, SigningKey } from '../../src/application/ports/signature-scheme.js';
 import { KeyError } from '../../src/domain/errors.js';
-import { bytes, chunks, eachSubject, type Subject } from './subject.js';
+import { bytes, chunks, eachSubject, failing, type Subject } from './subject.js';
 
 export interface SignatureSchemeSubject {
   scheme: SignatureScheme;
@@ -40,6 +40,13 @@ export function describeSignatureSchemeContract(name: string, makeSubject: () =>
       const altered = Uint8Array.from(signature);
       altered[Math.floor(altered.length / 2)]! ^= 0x01;
       expect(await subject().scheme.verify(payload(), altered, signer.publicKey)).toBe(false);
+    });
+
+    it('fails with the payload\'s own error when the payload cannot be read to its end (a corrupt entry is that error, not a bad signature)', async () => {
+      const signer = await subject().scheme.prepare(subject().key);
+      const signature = await signer.sign(payload());
+      await expect(signer.sign(failing('metadata.json bytes'))).rejects.toThrow('the stream broke');
+      await expect(subject().scheme.verify(failing('metadata.json bytes'), signature, signer.publicKey)).rejects.toThrow('the stream broke');
     });
 
     it('gives one fingerprint for a key and its public key, and another for another key', async () => {

@@ -366,6 +366,14 @@ describe('encryption', () => {
     expect(readdirSync(join(workdir, 'decrypted'))).toEqual([]);
   });
 
+  it('a package that fails to load once decrypted is named by the encrypted file given, not by its plaintext copy in the workdir', async () => {
+    const refused = await failingServe([encrypted(), '--private-key', at('key.pem'), '--trust', at('cert.pem')]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^error: SignatureMismatchError: /);
+    expect(refused.stderr).toContain(`SignatureMismatchError: ${encrypted()}: the package is not signed`);
+    expect(refused.stderr).not.toMatch(/decrypted/);
+  });
+
   it('validate, info and test say to decrypt first', () => {
     for (const command of ['validate', 'info', 'test']) {
       const run = runPkg(['package', command, encrypted()]);

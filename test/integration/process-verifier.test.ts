@@ -5,6 +5,7 @@ import { ZipPackageSource } from '../../src/adapters/archive/zip-package-source.
 import type { PackageSource } from '../../src/application/ports/package-source.js';
 import type { PackageVerifier } from '../../src/application/ports/package-verifier.js';
 import { ProcessVerifier } from '../../src/adapters/system/process-verifier.js';
+import { ShownAsSource } from '../../src/application/package/shown-as-source.js';
 import { USE_CASE } from '../../src/composition/service-ids.js';
 import { normalizeSecurity, type IntegrityReport, type Security } from '../../src/domain/integrity/security.js';
 import { EXAMPLE_SITE, ROOT, temporaryDirectory } from '../support/paths.js';
@@ -65,6 +66,17 @@ describe('ProcessVerifier', () => {
     expect(report.missing).toEqual(['content/gone.html']);
     expect(report.uncovered).toEqual(['content/index.html']);
     expect(never.calls).toBe(0);
+  });
+
+  it('has the child read a package named by another location from its own path: a decrypted package, named by the encrypted one', async () => {
+    const source = await ZipPackageSource.open(capPath);
+    try {
+      const shown = new ShownAsSource(source, join(work.path, 'site-encrypted.cap'));
+      expect(await new ProcessVerifier(never, CHILD, 0).verify(shown, { checksums })).toEqual({ mismatched: [], missing: [], uncovered: [] });
+      expect(never.calls).toBe(0);
+    } finally {
+      await source.close();
+    }
   });
 
   it('falls back to verifying in process when the child fails (here: the package became unreadable)', async () => {

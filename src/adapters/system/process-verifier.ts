@@ -33,7 +33,7 @@ export class ProcessVerifier implements PackageVerifier {
 
   async verify(source: PackageSource, security: Security): Promise<IntegrityReport> {
     if (source.kind === 'memory' || !this.childFile || totalSize(source) < this.inProcessBelow) return this.fallback.verify(source, security);
-    return this.inChild(this.childFile, source.location, security.checksums).catch(() => this.fallback.verify(source, security));
+    return this.inChild(this.childFile, source.path ?? source.location, security.checksums).catch(() => this.fallback.verify(source, security));
   }
 
   private inChild(file: string, location: string, checksums: Security['checksums']): Promise<IntegrityReport> {

@@ -18,6 +18,10 @@ export class WrappedSource implements PackageSource {
     return this.inner.location;
   }
 
+  get path(): string | undefined {
+    return this.inner.path;
+  }
+
   get kind(): PackageSource['kind'] {
     return this.inner.kind;
   }

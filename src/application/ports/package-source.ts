@@ -27,6 +27,12 @@ export interface DeflatedEntry {
 export interface PackageSource {
   /** Where the package comes from, for messages. */
   readonly location: string;
+  /**
+   * The path that opens these same files again (a child process re-hashes a large package
+   * so), when it is not `location`: a decrypted package is named by the encrypted one the
+   * user gave, and read from its plaintext copy in the workdir.
+   */
+  readonly path?: string;
   readonly kind: 'directory' | 'archive' | 'memory';
   /** Files only, sorted by path. */
   entries(): readonly PackageEntry[];

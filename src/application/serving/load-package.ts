@@ -3,6 +3,7 @@ import { isEncryptedPackage } from '../../domain/integrity/envelope.js';
 import type { ContentCipher } from '../ports/envelope-crypto.js';
 import type { FileWriter } from '../ports/file-writer.js';
 import { OwnedSource } from '../package/owned-source.js';
+import { ShownAsSource } from '../package/shown-as-source.js';
 import { decryptEnvelope } from '../signing/envelope-opener.js';
 import type { DecryptionKeys } from '../ports/envelope-crypto.js';
 import type { SignatureCheck } from '../signing/signature-check.js';
@@ -114,7 +115,7 @@ export class LoadPackage {
       const path = `${options.workdir}/decrypted/${hex(cipher.randomBytes(8))}.cap`;
       await files.write(path, plaintext, { overwrite: false, mode: 0o600 });
       try {
-        return new OwnedSource(await this.opener.open(path), () => files.remove(path));
+        return new ShownAsSource(new OwnedSource(await this.opener.open(path), () => files.remove(path)), envelope.location);
       } catch (error) {
         await files.remove(path);
         throw error;

@@ -94,6 +94,8 @@ export class SignatureCheck {
       if (error instanceof KeyError) return verdict(false, `the embedded key ${declared.publicKey} cannot check the signature: ${error.message}`);
       throw error;
     }
+    // A scheme may stop reading early (an OpenPGP signature file that does not parse proves nothing), but the checksums still need every file: unread, they would all be "missing".
+    for (const path of paths) if (!digests.has(path)) for await (const _chunk of hashed(path));
     const integrity = { ...compareChecksums(security.checksums, digests), uncovered };
     if (revoked) return { ...verdict(false, `the package is signed by key ${signer}, which ${pinned?.name} says is revoked`), signer, trusted: false, integrity };
     if (!matches) {

@@ -3,8 +3,8 @@ import { OpenPgpSignatureScheme } from '../../../src/adapters/crypto/openpgp-sig
 import { OpenPgpKeyWrapping } from '../../../src/adapters/crypto/openpgp-key-wrapping.js';
 import { RsaOaepKeyWrapping } from '../../../src/adapters/crypto/rsa-oaep-key-wrapping.js';
 import { MemoryArchiveWriter } from '../../fakes/memory-archive-writer.js';
-import { PORT, USE_CASE } from '../../../src/composition/service-ids.js';
-import { OpenPgpUnavailableError, UsageError } from '../../../src/domain/errors.js';
+import { PORT, SERVICE, USE_CASE } from '../../../src/composition/service-ids.js';
+import { KeyRequiredError, OpenPgpUnavailableError, SignatureMismatchError, UsageError } from '../../../src/domain/errors.js';
 import { MemoryOpener } from '../../fakes/memory-package-opener.js';
 import { demoPackage } from '../../support/demo-package.js';
 import { fakeKey, fakeScheme } from '../../fakes/fake-signature-scheme.js';
@@ -54,6 +54,30 @@ describe('signing and encryption use cases', () => {
       swap(PORT.SignatureSchemes, { rsa: fakeScheme(), openpgp: fakeScheme('OpenPGP') }),
     );
     await expect(container.get(USE_CASE.SignPackage).execute({ location: 'enc', key: { key: fakeKey('k') }, openpgp: false })).rejects.toThrow(UsageError);
+  });
+
+  it('asks for an encrypted package to be decrypted before its signature is verified: its envelope says nothing of whether it is signed', async () => {
+    const container = productionContainer(
+      swap(PORT.PackageOpener, new MemoryOpener().add('enc', { 'metadata.json': demoPackage()['metadata.json']!, 'signature.json': '{}', 'package.enc': 'x' })),
+      swap(PORT.SignatureSchemes, { rsa: fakeScheme(), openpgp: fakeScheme('OpenPGP') }),
+    );
+    const verify = container.get(USE_CASE.VerifySignature).execute('enc');
+    await expect(verify).rejects.toThrow(KeyRequiredError);
+    await expect(verify).rejects.toThrow(/decrypt it first .* then verify the signature of the plaintext \.cap/);
+  });
+
+  it('hashes every signed file even when the scheme stops reading: a signature it cannot parse is a SignatureMismatchError, never files reported missing', async () => {
+    const archives = new MemoryArchiveWriter();
+    const opener = new MemoryOpener().add('/in/pkg.cap', demoPackage());
+    const schemes = { rsa: fakeScheme(), openpgp: fakeScheme('OpenPGP') };
+    const container = productionContainer(swap(PORT.PackageOpener, opener), swap(PORT.ArchiveWriter, archives), swap(PORT.SignatureSchemes, schemes));
+    await container.get(USE_CASE.SignPackage).execute({ location: '/in/pkg.cap', key: { key: fakeKey('k') }, openpgp: true, output: '/out/signed.cap' });
+    opener.add('/out/signed.cap', Object.fromEntries(archives.archives.get('/out/signed.cap')!.entries.map((entry) => [entry.path, entry.bytes])));
+    // As the OpenPGP scheme does with a signature file that does not parse: false, the payload unread.
+    schemes.openpgp.verify = async () => false;
+    const report = await container.get(USE_CASE.VerifySignature).execute('/out/signed.cap');
+    expect(report).toMatchObject({ valid: false, integrity: { mismatched: [], missing: [], uncovered: [] } });
+    await expect(container.get(SERVICE.LoadPackage).execute('/out/signed.cap', { cacheControl: 'no-cache' })).rejects.toThrow(SignatureMismatchError);
   });
 
   it('trusts each key of a trust file, and refuses a signer the trust file says is revoked', async () => {
