@@ -183,7 +183,7 @@ describe('RsaSignatureScheme', () => {
     const text = encoder.encode('hello, I am not a key at all');
     await keyErrorOf(scheme.prepare({ key: text }), text);
     const ec = await keyErrorOf(scheme.prepare({ key: file('ec.pem') }), file('ec.pem'));
-    expect(ec.message).toMatch(/ec key, not an RSA key/);
+    expect(ec.message).toMatch(/is not an RSA key \(its type: ec\)/);
   });
 
   it('unlocks an encrypted PEM key with its passphrase only', async () => {

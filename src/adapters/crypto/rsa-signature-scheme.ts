@@ -13,7 +13,7 @@ function isEncryptedPem(pem: Buffer): boolean {
 
 function requireRsa(key: KeyObject, role: string, minimumBits: number): void {
   // rsa-pss keys are refused too: they cannot make the PKCS#1 v1.5 signatures other verifiers expect.
-  if (key.asymmetricKeyType !== 'rsa') throw new KeyError(`${role} is a ${key.asymmetricKeyType ?? 'non-asymmetric'} key, not an RSA key`);
+  if (key.asymmetricKeyType !== 'rsa') throw new KeyError(`${role} is not an RSA key (its type: ${key.asymmetricKeyType ?? 'not asymmetric'})`);
   const bits = key.asymmetricKeyDetails?.modulusLength ?? 0;
   if (bits < minimumBits) throw new KeyError(`${role} is a ${bits}-bit RSA key; at least ${minimumBits} bits are required`);
 }
