@@ -44,10 +44,14 @@ const DATASET_ID = /^(?!__)[A-Za-z_][A-Za-z0-9_-]{0,127}$/;
  */
 export function normalizeStorage(raw: unknown): Storage {
   if (!isRecord(raw)) throw new ConfigValidationError(STORAGE_FILE, ['must be a JSON object']);
-  const body = isRecord(raw.storage) ? raw.storage : raw;
   const issues: string[] = [];
+  // A `storage` that is not an object was read as absent, and with it every dataset: a package of none, validated as fine.
+  if (raw.storage !== undefined && raw.storage !== null && !isRecord(raw.storage)) issues.push('storage: must be an object holding dataSets and layers');
+  const body = isRecord(raw.storage) ? raw.storage : raw;
   const dataSets: Record<string, DataSet> = {};
-  if (Array.isArray(body.datasets)) {
+  if (body.datasets !== undefined && body.datasets !== null && !Array.isArray(body.datasets)) {
+    issues.push(`${body === raw ? '' : 'storage.'}datasets: the legacy form is a list of {name, source}; datasets keyed by id go in storage.dataSets`);
+  } else if (Array.isArray(body.datasets)) {
     body.datasets.forEach((item, index) => {
       if (!isRecord(item) || typeof item.name !== 'string') {
         issues.push(`datasets[${index}]: a legacy dataset needs "name"`);
