@@ -1,7 +1,7 @@
 import { ConfigValidationError } from '../errors.js';
 import { isRecord } from './documents.js';
 import type { Visibility } from './manifest.js';
-import { STORAGE_FILE } from './package-paths.js';
+import { STORAGE_FILE, unsafePathReason } from './package-paths.js';
 
 export interface SchemaDataSet {
   kind: 'schema';
@@ -108,10 +108,14 @@ function canonicalLayer(raw: unknown, where: string, issues: string[]): Layer | 
     issues.push(`${where}: needs "path"`);
     return undefined;
   }
+  const path = raw.path.replace(/\/+$/, '');
+  // `..`, `/etc`, `.` or "" name no folder of the package: the layer was read as empty, and validate passed it.
+  const unsafe = unsafePathReason(path);
+  if (unsafe !== undefined) issues.push(`${where}.path: ${JSON.stringify(raw.path)} is not a folder of the package (${unsafe})`);
   if (raw.writable !== undefined && typeof raw.writable !== 'boolean') issues.push(`${where}.writable: must be a boolean`);
   const visibility = raw.visibility ?? 'exported';
   if (visibility !== 'exported' && visibility !== 'private') issues.push(`${where}.visibility: must be "exported" or "private"`);
-  return { path: raw.path.replace(/\/+$/, ''), writable: raw.writable === true, visibility: visibility as Visibility };
+  return { path, writable: raw.writable === true, visibility: visibility as Visibility };
 }
 
 /** The canonical document, as writers emit it. */

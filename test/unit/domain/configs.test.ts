@@ -214,6 +214,13 @@ describe('storage.json', () => {
     expect(normalizeStorage({ storage: null })).toEqual({ dataSets: {}, layers: [] });
     expect(normalizeStorage({ datasets: null })).toEqual({ dataSets: {}, layers: [] });
   });
+
+  it('refuses a layer path that names no folder of the package, which read as an empty layer', () => {
+    for (const [path, reason] of [['../../etc', '".." segment'], ['/etc', 'absolute path'], ['', 'empty name'], ['.', '"." segment'], ['a\\b', 'contains a backslash']]) {
+      expect(() => normalizeStorage({ storage: { layers: [{ path }] } })).toThrow(`storage.layers[0].path: ${JSON.stringify(path)} is not a folder of the package (${reason}`);
+    }
+    expect(normalizeStorage({ storage: { layers: [{ path: 'layers/base/' }] } }).layers).toEqual([{ path: 'layers/base', writable: false, visibility: 'exported' }]);
+  });
 });
 
 describe('authentication.json', () => {
