@@ -2,7 +2,7 @@ import { datasetViolations } from '../data/dataset-violations.js';
 import { metadataGaps } from '../../domain/package/metadata.js';
 import { compareChecksums, describeIntegrity, normalizeSecurity, type Security } from '../../domain/integrity/security.js';
 import { checkResult, validationReport, type CheckResult, type ValidationReport } from '../../domain/validation/check-report.js';
-import { datasetRouteAttributeWarnings, duplicateRoutePaths, handlerRouteWarnings, manifestErrors, resourceExists, routeErrors, storageFileErrors, type ResourceExists } from '../../domain/validation/package-checks.js';
+import { datasetRouteAttributeWarnings, duplicateRoutePaths, handlerRouteWarnings, manifestErrors, resourceExists, routeErrors, storageFileErrors, unreachableRouteWarnings, type ResourceExists } from '../../domain/validation/package-checks.js';
 import { LayerStack, type Layer } from '../../domain/serving/layer-stack.js';
 import { readPackageLayers, readTombstones } from '../package/package-layer-stack.js';
 import { packageLayers } from '../serving/served-package.js';
@@ -172,6 +172,7 @@ export class ValidatePackage {
     return checkResult('routes', [...findings.errors, ...unresolved], [
       `${routes.value.routes.length} routes`,
       ...duplicates,
+      ...unreachableRouteWarnings(routes.value),
       ...handlerRouteWarnings(routes.value),
       ...datasetRouteAttributeWarnings(routes.value),
       ...uncheckedWarning(findings.unchecked),

@@ -207,6 +207,19 @@ describe('ValidatePackage', () => {
     expect(check('routes').passed).toBe(true);
   });
 
+  it('warns of routes no request reaches, as the reactor reads request paths, and not of those a client can spell', async () => {
+    const paths = ['/a/./b', '//x', '/a\\b', '/docs/../x', '/a b', '/%zz', '/a?b', '/dir/', '/'];
+    const routes = { routes: [...paths.map((path) => ({ path, resource: 'content/index.html' })), { path: '/old//spot', resource: 'content/index.html', remap: '/new' }] };
+    const { check } = await validate(demoPackage({ 'routes.json': JSON.stringify(routes) }));
+    expect(check('routes').notes.filter((note) => note.includes('never'))).toEqual([
+      'warning: route "/a/./b" can never be requested: a request for it is refused (dot segment in request path)',
+      'warning: route "//x" can never be requested: a request for it is read as /x',
+      'warning: route "/a\\\\b" can never be requested: a request for it is refused (backslash in request path)',
+      'warning: route "/docs/../x" can never be requested: a request for it is refused (dot segment in request path)',
+    ]);
+    expect(check('routes').passed).toBe(true);
+  });
+
   it('flags external http(s) references in content', async () => {
     const { check } = await validate(demoPackage({ 'content/index.html': '<p>\n<script src="https://cdn.example.com/x.js"></script>' }));
     expect(check('content').errors).toEqual(['content/index.html:2: external reference https://cdn.example.com/x.js']);
