@@ -4,14 +4,19 @@ import { init as initModuleLexer, parse as parseModule } from 'es-module-lexer';
 import type { parse as ParseCss, walk as WalkCss } from 'css-tree';
 import type { ContentReference, ContentReferenceScanner } from '../../application/ports/content-references.js';
 import { UnscannableContentError } from '../../domain/errors.js';
+import { typeByExtension } from '../../domain/package/media-types.js';
 
 /** Attributes whose URL a browser loads or follows. `cite`, `xmlns` and the like are only names. */
 const URL_ATTRIBUTES = new Set(['src', 'href', 'xlink:href', 'action', 'formaction', 'poster', 'background', 'manifest']);
-const HTML = /\.(x?html?|svg)$/i;
-const CSS = /\.css$/i;
-const JS = /\.m?js$/i;
+/**
+ * By the type a file is served as, not its name: a browser reads `page.txt` served as
+ * text/html, or an extensionless `about` sniffed as HTML, as HTML.
+ */
+const HTML = /^(?:text\/html|application\/xhtml\+xml|image\/svg\+xml)$/;
+const CSS = /^text\/css$/;
+const JS = /^(?:text|application)\/(?:x-)?(?:javascript|ecmascript)$/;
 /** XML documents, where `<?xml-stylesheet href?>` loads a stylesheet; in HTML it is a bogus comment. */
-const XML = /\.(xht(ml)?|svg)$/i;
+const XML = /^(?:application\/xhtml\+xml|image\/svg\+xml)$/;
 /**
  * What every `<style>` element and `style=` attribute holds, in any case: their names take
  * no character references. A `srcdoc` document may spell its `style` with them.
@@ -27,10 +32,11 @@ const MAX_SRCDOC_DEPTH = 16;
  * for URLs in its comments and error strings; these see only what a browser would fetch.
  */
 export class ParsedReferenceScanner implements ContentReferenceScanner {
-  async scan(path: string, text: string): Promise<ContentReference[]> {
-    if (HTML.test(path)) return scanHtml(text, await moduleLexer(), MAY_HOLD_CSS.test(text) ? await cssParser() : undefined, XML.test(path));
-    if (CSS.test(path)) return scanCss(text, await cssParser());
-    if (JS.test(path)) return scanModule(text, await moduleLexer());
+  async scan(path: string, text: string, type = typeByExtension(path) ?? ''): Promise<ContentReference[]> {
+    const essence = type.split(';')[0]!.trim().toLowerCase();
+    if (HTML.test(essence)) return scanHtml(text, await moduleLexer(), MAY_HOLD_CSS.test(text) ? await cssParser() : undefined, XML.test(essence));
+    if (CSS.test(essence)) return scanCss(text, await cssParser());
+    if (JS.test(essence)) return scanModule(text, await moduleLexer());
     return [];
   }
 }

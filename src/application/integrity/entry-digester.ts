@@ -30,7 +30,8 @@ export class EntryDigester {
     private readonly references: ContentReferenceScanner,
   ) {}
 
-  async digest(source: PackageSource, paths: readonly string[], scanned: ReadonlySet<string>): Promise<EntryDigests> {
+  /** `scanned`: the entries to scan, each with the media type it is served as. */
+  async digest(source: PackageSource, paths: readonly string[], scanned: ReadonlyMap<string, string>): Promise<EntryDigests> {
     const scans: Array<Promise<FoundReference[]>> = [];
     const unscannable: EntryDigests['unscannable'] = [];
     const scanner = (path: string): ChunkObserver | undefined => {
@@ -42,7 +43,7 @@ export class EntryDigester {
         end: () => {
           text += decoder.decode();
           scans.push(
-            this.references.scan(path, text).then(
+            this.references.scan(path, text, scanned.get(path)).then(
               (found) => found.map(({ line, url }) => ({ path, line, url })),
               (error: unknown) => {
                 if (!(error instanceof UnscannableContentError)) throw error;

@@ -225,6 +225,14 @@ describe('ValidatePackage', () => {
     expect(check('content').errors).toEqual(['content/index.html:2: external reference https://cdn.example.com/x.js']);
   });
 
+  it('scans a file as the type it is served as: an extensionless page sniffed as HTML, a .txt the manifest makes text/html', async () => {
+    const page = '<!doctype html>\n<script src="https://cdn.example.com/x.js"></script>';
+    expect((await validate(demoPackage({ 'content/about': page }))).check('content').errors).toEqual(['content/about:2: external reference https://cdn.example.com/x.js']);
+    const manifest = { 'content/index.html': { type: 'text/html', visibility: 'exported' }, 'content/page.txt': { type: 'text/html; charset=utf-8', visibility: 'exported' }, 'content/notes.html': { type: 'text/plain', visibility: 'exported' } };
+    const { check } = await validate(demoPackage({ 'manifest.json': JSON.stringify(manifest), 'content/page.txt': page, 'content/notes.html': page }));
+    expect(check('content').errors).toEqual(['content/page.txt:2: external reference https://cdn.example.com/x.js']);
+  });
+
   it('reports a dataset schema that goes round in a circle in the storage check', async () => {
     const files = demoPackage({ ...DATASET, 'data/items.schema.json': JSON.stringify({ $ref: '#' }), 'data/items.json': '[{"id":"a"}]' });
     const { check } = await validate(files);
