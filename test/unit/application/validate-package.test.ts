@@ -233,6 +233,14 @@ describe('ValidatePackage', () => {
     expect(check('content').errors).toEqual(['content/page.txt:2: external reference https://cdn.example.com/x.js']);
   });
 
+  it('reads a page with a UTF-16 byte order mark as UTF-16, as a browser does whatever the Content-Type says', async () => {
+    const page = '<p>\n<script src="https://cdn.example.com/x.js"></script>';
+    const le = new Uint8Array([0xff, 0xfe, ...[...page].flatMap((c) => [c.charCodeAt(0), 0])]);
+    const be = new Uint8Array([0xfe, 0xff, ...[...page].flatMap((c) => [0, c.charCodeAt(0)])]);
+    const { check } = await validate(demoPackage({ 'content/le.html': le, 'content/be.html': be }));
+    expect(check('content').errors).toEqual(['content/be.html:2: external reference https://cdn.example.com/x.js', 'content/le.html:2: external reference https://cdn.example.com/x.js']);
+  });
+
   it('reports a dataset schema that goes round in a circle in the storage check', async () => {
     const files = demoPackage({ ...DATASET, 'data/items.schema.json': JSON.stringify({ $ref: '#' }), 'data/items.json': '[{"id":"a"}]' });
     const { check } = await validate(files);
