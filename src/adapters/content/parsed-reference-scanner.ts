@@ -4,7 +4,7 @@ import { init as initModuleLexer, parse as parseModule } from 'es-module-lexer';
 import type { parse as ParseCss, walk as WalkCss } from 'css-tree';
 import type { ContentReference, ContentReferenceScanner } from '../../application/ports/content-references.js';
 import { UnscannableContentError } from '../../domain/errors.js';
-import { typeByExtension } from '../../domain/package/media-types.js';
+import { mediaTypeEssence, typeByExtension } from '../../domain/package/media-types.js';
 
 /** Attributes whose URL a browser loads or follows. `cite`, `xmlns` and the like are only names. */
 const URL_ATTRIBUTES = new Set(['src', 'href', 'xlink:href', 'action', 'formaction', 'poster', 'background', 'manifest']);
@@ -33,7 +33,7 @@ const MAX_SRCDOC_DEPTH = 16;
  */
 export class ParsedReferenceScanner implements ContentReferenceScanner {
   async scan(path: string, text: string, type = typeByExtension(path) ?? ''): Promise<ContentReference[]> {
-    const essence = type.split(';')[0]!.trim().toLowerCase();
+    const essence = mediaTypeEssence(type);
     if (HTML.test(essence)) return scanHtml(text, await moduleLexer(), MAY_HOLD_CSS.test(text) ? await cssParser() : undefined, XML.test(essence));
     if (CSS.test(essence)) return scanCss(text, await cssParser());
     if (JS.test(essence)) return scanModule(text, await moduleLexer());

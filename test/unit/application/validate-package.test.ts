@@ -233,6 +233,13 @@ describe('ValidatePackage', () => {
     expect(check('content').errors).toEqual(['content/page.txt:2: external reference https://cdn.example.com/x.js']);
   });
 
+  it('reads a manifest type as browsers do, whatever its case and parameters: TEXT/HTML and image/svg+xml; charset=utf-8 are scanned', async () => {
+    const page = '<svg xmlns="http://www.w3.org/2000/svg">\n<image href="https://cdn.example.com/x.png"/></svg>';
+    const manifest = { 'content/a.html': { type: 'TEXT/HTML', visibility: 'exported' }, 'content/b.svg': { type: 'image/svg+xml; charset=utf-8', visibility: 'exported' } };
+    const { check } = await validate(demoPackage({ 'manifest.json': JSON.stringify(manifest), 'content/a.html': page, 'content/b.svg': page }));
+    expect(check('content').errors).toEqual(['content/a.html:2: external reference https://cdn.example.com/x.png', 'content/b.svg:2: external reference https://cdn.example.com/x.png']);
+  });
+
   it('reads a page with a UTF-16 byte order mark as UTF-16, as a browser does whatever the Content-Type says', async () => {
     const page = '<p>\n<script src="https://cdn.example.com/x.js"></script>';
     const le = new Uint8Array([0xff, 0xfe, ...[...page].flatMap((c) => [c.charCodeAt(0), 0])]);
