@@ -109,4 +109,12 @@ describe('dataset schemas (AjvSchemaValidator)', () => {
       issues: [expect.stringContaining('at /$defs/pattern/patternProperties/^(x)\\1~1~0 holds a backreference')],
     });
   });
+
+  it('refuse null, an array and a schema nested past what the compiler reads with the rule broken, not the compiler\'s own TypeError or RangeError', async () => {
+    const compile = (schema: unknown) => new AjvSchemaValidator().compile(schema, 'data/items.schema.json');
+    for (const schema of [null, []]) await expect(compile(schema)).rejects.toMatchObject({ file: 'data/items.schema.json', issues: ['a JSON schema must be an object or a boolean'] });
+    let deep: unknown = { type: 'object' };
+    for (let level = 0; level < 5000; level++) deep = { properties: { a: deep } };
+    await expect(compile(deep)).rejects.toMatchObject({ file: 'data/items.schema.json', issues: ['invalid JSON schema: it nests deeper than the schema compiler reads'] });
+  });
 });

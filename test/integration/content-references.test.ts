@@ -83,6 +83,33 @@ describe('external references in HTML: what a browser loads or follows', () => {
     ]);
   });
 
+  it('finds what a browser loads in the less common places: a refresh URL without url=, an iframe srcdoc, an import map, an SVG xml-stylesheet, https: without slashes', async () => {
+    const html = [
+      '<meta http-equiv="refresh" content="0; https://refresh.example/">',
+      '<meta http-equiv="Refresh" content="5,\'//quoted.example/\'">',
+      '<iframe srcdoc="<p>x</p><img src=&quot;https://srcdoc.example/a.png&quot;>"></iframe>',
+      '<script type="importmap">{"imports": {"lib": "https://map.example/lib.js", "own": "/own.js"}, "scopes": {"/a/": {"lib": "//scoped.example/lib.js"}}}</script>',
+      '<script src="https:noslash.example/x.js"></script><img src="http:/one.example/x.png">',
+      '<?xml-stylesheet href="https://html-bogus-comment.example/a.css"?>',
+    ].join('\n');
+    const found = (await scan('content/index.html', html)).map(({ line, url }) => `${line}: ${url}`);
+    expect(found).toEqual(['1: https://refresh.example/', '2: //quoted.example/', '3: https://srcdoc.example/a.png', '4: https://map.example/lib.js', '4: //scoped.example/lib.js', '5: https:noslash.example/x.js', '5: http:/one.example/x.png']);
+    // Only an XML document reads the processing instruction; in HTML it is a comment.
+    expect(await scan('content/icon.svg', '<?xml version="1.0"?>\n<?xml-stylesheet type="text/css" href=\'https://pi.example/a.css\'?>\n<svg xmlns="http://www.w3.org/2000/svg"/>')).toEqual([{ line: 2, url: 'https://pi.example/a.css' }]);
+    // A refresh to the page itself, or with no time, loads nothing from elsewhere.
+    expect(await scan('content/a.html', '<meta http-equiv="refresh" content="30"><meta http-equiv="refresh" content="https://no-time.example/">')).toEqual([]);
+  });
+
+  it('reads srcdoc documents inside srcdoc documents as deep as a browser might, and refuses to guess past that', async () => {
+    const nest = (depth: number) => {
+      let html = '<img src="https://deep.example/a.png">';
+      for (let level = 0; level < depth; level++) html = `<iframe srcdoc="${html.replace(/&/g, '&amp;').replace(/"/g, '&quot;')}"></iframe>`;
+      return html;
+    };
+    expect(await scan('content/a.html', nest(16))).toEqual([{ line: 1, url: 'https://deep.example/a.png' }]);
+    await expect(scan('content/a.html', nest(17))).rejects.toBeInstanceOf(UnscannableContentError);
+  });
+
   it('does not count mentions: text, comments, cite, XML namespaces, DOCTYPE identifiers, relative and data URLs', async () => {
     const html = [
       '<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Strict//EN" "http://www.w3.org/TR/xhtml1/DTD/xhtml1-strict.dtd">',
@@ -104,6 +131,11 @@ describe('external references in stylesheets and modules', () => {
       { line: 2, url: 'https://fonts.example/b.css' },
       { line: 4, url: 'https://img.example/x.png' },
     ]);
+  });
+
+  it('CSS: image-set() candidates given as strings, as well as url()s', async () => {
+    const css = '.a { background-image: image-set("https://img.example/a.png" 1x, "/b.png" 2x) }\n.b { background-image: -webkit-image-set(url(//img.example/c.png) 1x, \'https://img.example/d.png\' 2x) }';
+    expect((await scan('content/s.css', css)).map(({ line, url }) => `${line}: ${url}`).sort()).toEqual(['1: https://img.example/a.png', '2: //img.example/c.png', '2: https://img.example/d.png']);
   });
 
   it('JS: static, dynamic and re-export specifiers, not strings or comments', async () => {

@@ -7,8 +7,8 @@ import type { ContentReference, ContentReferenceScanner } from '../../applicatio
 export class LazyReferenceScanner implements ContentReferenceScanner {
   private scanner: Promise<ContentReferenceScanner> | undefined;
 
-  async scan(path: string, text: string): Promise<ContentReference[]> {
+  async scan(path: string, text: string, type?: string): Promise<ContentReference[]> {
     this.scanner ??= import('./parsed-reference-scanner.js').then(({ ParsedReferenceScanner }) => new ParsedReferenceScanner());
-    return (await this.scanner).scan(path, text);
+    return (await this.scanner).scan(path, text, type);
   }
 }

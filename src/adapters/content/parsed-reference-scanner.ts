@@ -4,14 +4,26 @@ import { init as initModuleLexer, parse as parseModule } from 'es-module-lexer';
 import type { parse as ParseCss, walk as WalkCss } from 'css-tree';
 import type { ContentReference, ContentReferenceScanner } from '../../application/ports/content-references.js';
 import { UnscannableContentError } from '../../domain/errors.js';
+import { mediaTypeEssence, typeByExtension } from '../../domain/package/media-types.js';
 
 /** Attributes whose URL a browser loads or follows. `cite`, `xmlns` and the like are only names. */
 const URL_ATTRIBUTES = new Set(['src', 'href', 'xlink:href', 'action', 'formaction', 'poster', 'background', 'manifest']);
-const HTML = /\.(x?html?|svg)$/i;
-const CSS = /\.css$/i;
-const JS = /\.m?js$/i;
-/** What every `<style>` element and `style=` attribute holds, in any case: their names take no character references. */
-const MAY_HOLD_CSS = /style/i;
+/**
+ * By the type a file is served as, not its name: a browser reads `page.txt` served as
+ * text/html, or an extensionless `about` sniffed as HTML, as HTML.
+ */
+const HTML = /^(?:text\/html|application\/xhtml\+xml|image\/svg\+xml)$/;
+const CSS = /^text\/css$/;
+const JS = /^(?:text|application)\/(?:x-)?(?:javascript|ecmascript)$/;
+/** XML documents, where `<?xml-stylesheet href?>` loads a stylesheet; in HTML it is a bogus comment. */
+const XML = /^(?:application\/xhtml\+xml|image\/svg\+xml)$/;
+/**
+ * What every `<style>` element and `style=` attribute holds, in any case: their names take
+ * no character references. A `srcdoc` document may spell its `style` with them.
+ */
+const MAY_HOLD_CSS = /style|srcdoc/i;
+/** How many `srcdoc` documents inside one another are read: each is a call deeper. */
+const MAX_SRCDOC_DEPTH = 16;
 
 /**
  * The content check with real parsers: htmlparser2 for HTML (and SVG), css-tree for
@@ -20,10 +32,11 @@ const MAY_HOLD_CSS = /style/i;
  * for URLs in its comments and error strings; these see only what a browser would fetch.
  */
 export class ParsedReferenceScanner implements ContentReferenceScanner {
-  async scan(path: string, text: string): Promise<ContentReference[]> {
-    if (HTML.test(path)) return scanHtml(text, await moduleLexer(), MAY_HOLD_CSS.test(text) ? await cssParser() : undefined);
-    if (CSS.test(path)) return scanCss(text, await cssParser());
-    if (JS.test(path)) return scanModule(text, await moduleLexer());
+  async scan(path: string, text: string, type = typeByExtension(path) ?? ''): Promise<ContentReference[]> {
+    const essence = mediaTypeEssence(type);
+    if (HTML.test(essence)) return scanHtml(text, await moduleLexer(), MAY_HOLD_CSS.test(text) ? await cssParser() : undefined, XML.test(essence));
+    if (CSS.test(essence)) return scanCss(text, await cssParser());
+    if (JS.test(essence)) return scanModule(text, await moduleLexer());
     return [];
   }
 }
@@ -47,7 +60,41 @@ function moduleLexer(): Promise<typeof parseModule> {
 
 function isExternal(url: string): boolean {
   // As a browser's URL parser reads it: tabs and line breaks dropped, a backslash a slash (`/\t/host`, `\\host` lead off the site too).
-  return /^[\0- ]*(?:https?:)?\/\//i.test(url.replace(/[\t\n\r]/g, '').replace(/\\/g, '/'));
+  // `https:host/x` with no slashes names a host too when the page's own scheme is the other one (the URL standard's
+  // "special authority ignore slashes" state), and a package is served over either.
+  return /^[\0- ]*(?:https?:|\/\/)/i.test(url.replace(/[\t\n\r]/g, '').replace(/\\/g, '/'));
+}
+
+/**
+ * The URL of a `<meta http-equiv="refresh">` content, as the HTML standard reads it: a time,
+ * then `;` or `,`, then the URL with or without `url=` before it, quoted or not.
+ */
+function refreshUrl(content: string): string | undefined {
+  const time = /^[\t\n\f\r ]*[0-9.]+(?=[;,\t\n\f\r ]|$)[\t\n\f\r ]*[;,]?[\t\n\f\r ]*/.exec(content);
+  if (!time) return undefined;
+  let rest = content.slice(time[0].length);
+  const named = /^url[\t\n\f\r ]*=[\t\n\f\r ]*/i.exec(rest);
+  // `u` that does not start `url=` starts the URL itself, quotes and all.
+  if (!named && /^u/i.test(rest)) return rest;
+  if (named) rest = rest.slice(named[0].length);
+  const quote = rest[0] === '"' || rest[0] === "'" ? rest[0] : undefined;
+  if (!quote) return rest;
+  const end = rest.indexOf(quote, 1);
+  return rest.slice(1, end < 0 ? undefined : end);
+}
+
+/** The URLs an import map names: what `import` of a bare name loads. Not JSON, or not a map: a browser ignores it. */
+function importMapUrls(text: string): string[] {
+  let map: unknown;
+  try {
+    map = JSON.parse(text);
+  } catch {
+    return [];
+  }
+  const values = (object: unknown): string[] => (typeof object === 'object' && object !== null ? Object.values(object).filter((url): url is string => typeof url === 'string') : []);
+  if (typeof map !== 'object' || map === null) return [];
+  const { imports, scopes } = map as { imports?: unknown; scopes?: unknown };
+  return [...values(imports), ...(typeof scopes === 'object' && scopes !== null ? Object.values(scopes).flatMap(values) : [])];
 }
 
 /** Line numbers from offsets, by the positions of the newlines: found on the first question, since most files have no external reference to place. */
@@ -79,12 +126,12 @@ const FOREIGN = new Set(['svg', 'math']);
  * needs no tree: a tag's attributes, and the text of `<style>` and `<script>`.
  * `css`: loaded when the text may hold CSS (`MAY_HOLD_CSS`), so whenever a `<style>` or `style=` is met.
  */
-function scanHtml(text: string, lexer: typeof parseModule, css: CssParser | undefined): ContentReference[] {
+function scanHtml(text: string, lexer: typeof parseModule, css: CssParser | undefined, xml = false, depth = 0): ContentReference[] {
   const found: ContentReference[] = [];
   const lineAt = lineCounter(text);
   let tag = { name: '', start: 0, attributes: new Map<string, string>() };
   let attribute = { name: '', value: '' };
-  let inside: { tag: string; start: number; text: string } | undefined;
+  let inside: { tag: string; start: number; text: string; importMap: boolean } | undefined;
   let foreign = 0;
 
   const opened = (end: number, closesItself: boolean) => {
@@ -105,18 +152,25 @@ function scanHtml(text: string, lexer: typeof parseModule, css: CssParser | unde
       } else if (attribute === 'style') {
         placeBelow(found, scanCss(value, css!, true), () => lineAt(start));
       } else if (attribute === 'content' && name === 'meta' && decodeHTMLAttribute(attributes.get('http-equiv') ?? '').toLowerCase() === 'refresh') {
-        const url = /url\s*=\s*['"]?([^'"\s;]+)/i.exec(value)?.[1];
-        if (url && isExternal(url)) add(url);
+        const url = refreshUrl(value);
+        if (url !== undefined && isExternal(url)) add(url.trim());
+      } else if (attribute === 'srcdoc' && name === 'iframe') {
+        // The frame's whole document: what it loads, the page loads.
+        if (depth >= MAX_SRCDOC_DEPTH) throw new UnscannableContentError(`its iframe srcdoc documents nest more than ${MAX_SRCDOC_DEPTH} deep`);
+        for (const { url } of scanHtml(value, lexer, css, false, depth + 1)) add(url);
       }
     }
     if (closesItself) return;
     if (FOREIGN.has(name)) foreign++;
-    if (name === 'style' || (name === 'script' && !attributes.has('src'))) inside = { tag: name, start: end + 1, text: '' };
+    if (name === 'style' || (name === 'script' && !attributes.has('src'))) {
+      const importMap = name === 'script' && decodeHTMLAttribute(attributes.get('type') ?? '').trim().toLowerCase() === 'importmap';
+      inside = { tag: name, start: end + 1, text: '', importMap };
+    }
   };
   const closed = () => {
     if (!inside) return;
     const { start } = inside;
-    placeBelow(found, inside.tag === 'style' ? scanCss(inside.text, css!) : scanModule(inside.text, lexer), () => lineAt(start));
+    placeBelow(found, inside.tag === 'style' ? scanCss(inside.text, css!) : inside.importMap ? scanImportMap(inside.text) : scanModule(inside.text, lexer), () => lineAt(start));
     inside = undefined;
   };
 
@@ -159,7 +213,12 @@ function scanHtml(text: string, lexer: typeof parseModule, css: CssParser | unde
       onattribentity() {},
       ontextentity() {},
       oncdata() {},
-      oncomment() {},
+      oncomment(start, end) {
+        // Out of XML mode the tokenizer reads `<?xml-stylesheet href="..."?>` as a bogus comment starting at its `?`.
+        if (!xml || !text.startsWith('?xml-stylesheet', start)) return;
+        const href = /\shref\s*=\s*(?:"([^"]*)"|'([^']*)')/.exec(text.slice(start, end))?.slice(1).find((value) => value !== undefined);
+        if (href !== undefined && isExternal(decodeHTMLAttribute(href))) found.push({ line: lineAt(start), url: decodeHTMLAttribute(href).trim() });
+      },
       ondeclaration() {},
       onprocessinginstruction() {},
     },
@@ -190,6 +249,10 @@ function scanCss(text: string, { parse, walk }: CssParser, declarations = false)
     walk(tree, (node) => {
       const line = node.loc ? node.loc.start.line : 1;
       if (node.type === 'Url' && isExternal(node.value)) found.push({ line, url: node.value });
+      // image-set() takes its candidates as strings as well as url()s, and loads one of them.
+      if (node.type === 'Function' && /^(?:-webkit-)?image-set$/i.test(node.name)) {
+        for (const child of node.children) if (child.type === 'String' && isExternal(child.value)) found.push({ line: child.loc ? child.loc.start.line : line, url: child.value });
+      }
       if (node.type === 'Atrule' && node.name.toLowerCase() === 'import' && node.prelude?.type === 'AtrulePrelude') {
         walk(node.prelude, (inner) => {
           if (inner.type === 'String' && isExternal(inner.value)) found.push({ line, url: inner.value });
@@ -200,6 +263,14 @@ function scanCss(text: string, { parse, walk }: CssParser, declarations = false)
     throw new UnscannableContentError(error instanceof RangeError ? 'its CSS nests deeper than the CSS parser reads' : `the CSS parser failed on it (${(error as Error).message})`);
   }
   return found;
+}
+
+/** An import map's external URLs, at the line of its first one: JSON.parse gives no positions. */
+function scanImportMap(text: string): ContentReference[] {
+  const lineAt = lineCounter(text);
+  return importMapUrls(text)
+    .filter(isExternal)
+    .map((url) => ({ line: lineAt(Math.max(0, text.indexOf(url))), url: url.trim() }));
 }
 
 /** `import` and `export ... from` specifiers, static and dynamic with a literal: what a module loads. */

@@ -33,7 +33,8 @@ export class AjvSchemaValidator implements SchemaValidator {
   private library: ReturnType<typeof loadAjv> | undefined;
 
   async compile(schema: unknown, file: string): Promise<CompiledSchema> {
-    if (typeof schema !== 'object' && typeof schema !== 'boolean') throw new ConfigValidationError(file, ['a JSON schema must be an object or a boolean']);
+    // null and arrays are objects to typeof, and ajv reads a property of them as it starts: its TypeError named no rule.
+    if ((typeof schema !== 'object' && typeof schema !== 'boolean') || schema === null || Array.isArray(schema)) throw new ConfigValidationError(file, ['a JSON schema must be an object or a boolean']);
     const engine = await this.engineFor(schema);
     try {
       const validate = engine.compile(schema as AnySchema);
@@ -48,6 +49,8 @@ export class AjvSchemaValidator implements SchemaValidator {
       };
     } catch (error) {
       if (error instanceof NonLinearPatternError) throw new ConfigValidationError(file, [unboundedPattern(schema, error)]);
+      // ajv compiles a subschema by recursion: a few hundred levels of nesting exhaust the stack.
+      if (error instanceof RangeError) throw new ConfigValidationError(file, ['invalid JSON schema: it nests deeper than the schema compiler reads']);
       throw new ConfigValidationError(file, [`invalid JSON schema: ${(error as Error).message}`]);
     }
   }

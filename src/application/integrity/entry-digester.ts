@@ -30,19 +30,23 @@ export class EntryDigester {
     private readonly references: ContentReferenceScanner,
   ) {}
 
-  async digest(source: PackageSource, paths: readonly string[], scanned: ReadonlySet<string>): Promise<EntryDigests> {
+  /** `scanned`: the entries to scan, each with the media type it is served as. */
+  async digest(source: PackageSource, paths: readonly string[], scanned: ReadonlyMap<string, string>): Promise<EntryDigests> {
     const scans: Array<Promise<FoundReference[]>> = [];
     const unscannable: EntryDigests['unscannable'] = [];
     const scanner = (path: string): ChunkObserver | undefined => {
       if (!scanned.has(path)) return undefined;
-      const decoder = new TextDecoder();
+      let decoder: InstanceType<typeof TextDecoder> | undefined;
       let text = '';
       return {
-        update: (chunk) => (text += decoder.decode(chunk, { stream: true })),
+        // A byte order mark decides the encoding before any header does, in a browser: a UTF-16 page read as UTF-8 held no URL.
+        update: (chunk) => {
+          if (chunk.length > 0) text += (decoder ??= new TextDecoder(utf16ByBom(chunk) ?? 'utf-8')).decode(chunk, { stream: true });
+        },
         end: () => {
-          text += decoder.decode();
+          text += decoder?.decode() ?? '';
           scans.push(
-            this.references.scan(path, text).then(
+            this.references.scan(path, text, scanned.get(path)).then(
               (found) => found.map(({ line, url }) => ({ path, line, url })),
               (error: unknown) => {
                 if (!(error instanceof UnscannableContentError)) throw error;
@@ -58,4 +62,11 @@ export class EntryDigester {
     const references = (await Promise.all(scans)).flat();
     return { digests, references, unscannable };
   }
+}
+
+/** The UTF-16 encoding a byte order mark names (the UTF-8 one, TextDecoder drops by itself). */
+function utf16ByBom(head: Uint8Array): string | undefined {
+  if (head[0] === 0xff && head[1] === 0xfe) return 'utf-16le';
+  if (head[0] === 0xfe && head[1] === 0xff) return 'utf-16be';
+  return undefined;
 }

@@ -11,5 +11,6 @@ export interface ContentReference {
  * refused with UnscannableContentError.
  */
 export interface ContentReferenceScanner {
-  scan(path: string, text: string): Promise<ContentReference[]>;
+  /** `type`: the media type the file is served as (its manifest entry's, or sniffed); by default its extension's. */
+  scan(path: string, text: string, type?: string): Promise<ContentReference[]>;
 }

@@ -2,14 +2,14 @@ import { datasetViolations } from '../data/dataset-violations.js';
 import { metadataGaps } from '../../domain/package/metadata.js';
 import { compareChecksums, describeIntegrity, normalizeSecurity, type Security } from '../../domain/integrity/security.js';
 import { checkResult, validationReport, type CheckResult, type ValidationReport } from '../../domain/validation/check-report.js';
-import { datasetRouteAttributeWarnings, duplicateRoutePaths, handlerRouteWarnings, manifestErrors, resourceExists, routeErrors, storageFileErrors, type ResourceExists } from '../../domain/validation/package-checks.js';
+import { datasetRouteAttributeWarnings, duplicateRoutePaths, handlerRouteWarnings, manifestErrors, resourceExists, routeErrors, storageFileErrors, unreachableRouteWarnings, type ResourceExists } from '../../domain/validation/package-checks.js';
 import { LayerStack, type Layer } from '../../domain/serving/layer-stack.js';
 import { readPackageLayers, readTombstones } from '../package/package-layer-stack.js';
 import { packageLayers } from '../serving/served-package.js';
 import { dependencyLayers } from '../serving/dependency-layers.js';
 import type { DependencyContext, DependencyLoader, DependencyTree } from '../package/dependency-loader.js';
-import { generateManifest, normalizeManifest, type Manifest } from '../../domain/package/manifest.js';
-import { detectType, isTextType } from '../../domain/package/media-types.js';
+import { normalizeManifest, type Manifest } from '../../domain/package/manifest.js';
+import { FALLBACK_TYPE, isTextType } from '../../domain/package/media-types.js';
 import { normalizeMetadata, type Metadata } from '../../domain/package/metadata.js';
 import { normalizeAuthentication, type Authentication } from '../../domain/package/authentication.js';
 import { AUTHENTICATION_FILE, MANIFEST_FILE, METADATA_FILE, ROUTES_FILE, SECURITY_FILE, STORAGE_FILE, isContentPath, sortByPath } from '../../domain/package/package-paths.js';
@@ -19,7 +19,7 @@ import { coveredPaths } from '../integrity/digest-entries.js';
 import { BUNDLE_INDEX_FILE } from '../../domain/dependencies/bundle-index.js';
 import { DatasetIndex, describeShadowed } from '../../domain/data/dataset-index.js';
 import type { EntryDigester } from '../integrity/entry-digester.js';
-import { MAX_DATA_DOCUMENT_BYTES, MAX_DATA_FILE_DEPTH, readDataDocument, readDataFile, readDocument } from '../package/package-reader.js';
+import { MAX_DATA_DOCUMENT_BYTES, MAX_DATA_FILE_DEPTH, generateManifestFor, readDataDocument, readDataFile, readDocument } from '../package/package-reader.js';
 import { unstorableJson } from '../../domain/data/json-depth.js';
 import { messageOf } from '../shared/error-message.js';
 import type { PackageOpener, PackageSource } from '../ports/package-source.js';
@@ -74,7 +74,9 @@ export class ValidatePackage {
     const security = await parse(SECURITY_FILE, normalizeSecurity);
     const authentication = await parse(AUTHENTICATION_FILE, normalizeAuthentication);
     const storageValue = 'value' in storage ? storage.value : undefined;
-    const manifestValue = 'value' in manifest ? manifest.value : generateManifest(files, (path) => detectType(path));
+    // Each file as the reactor serves it: by its manifest entry, else by extension, else by its first bytes.
+    const detected = await generateManifestFor(source);
+    const manifestValue = 'value' in manifest ? { ...detected, ...manifest.value } : detected;
 
     const { digests, references, unscanned } = await this.readEverything(source, manifestValue, 'value' in security);
     const resources = await this.resources(source, files, storageValue, 'value' in metadata ? metadata.value : undefined, context);
@@ -172,6 +174,7 @@ export class ValidatePackage {
     return checkResult('routes', [...findings.errors, ...unresolved], [
       `${routes.value.routes.length} routes`,
       ...duplicates,
+      ...unreachableRouteWarnings(routes.value),
       ...handlerRouteWarnings(routes.value),
       ...datasetRouteAttributeWarnings(routes.value),
       ...uncheckedWarning(findings.unchecked),
@@ -237,11 +240,12 @@ export class ValidatePackage {
 
   /** One pass over the package: hashes every covered file and scans content text for external references. */
   private async readEverything(source: PackageSource, manifest: Manifest, hashing: boolean): Promise<{ digests: Map<string, string>; references: string[]; unscanned: string[] }> {
-    const text = source.entries().filter(({ path }) => isContentPath(path) && isTextType(manifest[path]?.type ?? detectType(path)));
+    const typeOf = (path: string) => manifest[path]?.type ?? FALLBACK_TYPE;
+    const text = source.entries().filter(({ path }) => isContentPath(path) && isTextType(typeOf(path)));
     // Scanned as one string: a larger one would not fit in the engine's longest string, or would take gigabytes to parse.
-    const scanned = new Set(text.filter(({ size }) => size <= MAX_DATA_DOCUMENT_BYTES).map(({ path }) => path));
+    const scanned = new Map(text.filter(({ size }) => size <= MAX_DATA_DOCUMENT_BYTES).map(({ path }) => [path, typeOf(path)]));
     const unscanned = text.filter(({ path }) => !scanned.has(path)).map(({ path }) => notScanned(path, `larger than ${MAX_DATA_DOCUMENT_BYTES / 1024 / 1024} MiB`));
-    const paths = hashing ? coveredPaths(source) : [...scanned];
+    const paths = hashing ? coveredPaths(source) : [...scanned.keys()];
     const { digests, references, unscannable } = await this.digester.digest(source, paths, scanned);
     const lines = references.map(({ path, line, url }) => `${path}:${line}: external reference ${url}`);
     for (const { path, reason } of sortByPath(unscannable, (file) => file.path)) unscanned.push(notScanned(path, reason));

@@ -58,7 +58,14 @@ export function isIncompressible(path: string, sample: Uint8Array): boolean {
   return isCompressedMedia(path) || looksIncompressible(sample);
 }
 
-export function isTextType(type: string): boolean {
+/** A media type without its parameters, lowercased: `TEXT/HTML; charset=utf-8` is `text/html`, as browsers compare them. */
+export function mediaTypeEssence(type: string): string {
+  return type.split(';')[0]!.trim().toLowerCase();
+}
+
+export function isTextType(mediaType: string): boolean {
+  // A manifest may write `TEXT/HTML` or `image/svg+xml; charset=utf-8`: a browser reads both as text, and validate must scan them.
+  const type = mediaTypeEssence(mediaType);
   return (
     type.startsWith('text/') ||
     /^application\/(json|ld\+json|manifest\+json|javascript|ecmascript|xml|xhtml\+xml|x-yaml|yaml|toml)/.test(type) ||

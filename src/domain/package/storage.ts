@@ -1,7 +1,7 @@
 import { ConfigValidationError } from '../errors.js';
 import { isRecord } from './documents.js';
 import type { Visibility } from './manifest.js';
-import { STORAGE_FILE } from './package-paths.js';
+import { STORAGE_FILE, unsafePathReason } from './package-paths.js';
 
 export interface SchemaDataSet {
   kind: 'schema';
@@ -44,10 +44,14 @@ const DATASET_ID = /^(?!__)[A-Za-z_][A-Za-z0-9_-]{0,127}$/;
  */
 export function normalizeStorage(raw: unknown): Storage {
   if (!isRecord(raw)) throw new ConfigValidationError(STORAGE_FILE, ['must be a JSON object']);
-  const body = isRecord(raw.storage) ? raw.storage : raw;
   const issues: string[] = [];
+  // A `storage` that is not an object was read as absent, and with it every dataset: a package of none, validated as fine.
+  if (raw.storage !== undefined && raw.storage !== null && !isRecord(raw.storage)) issues.push('storage: must be an object holding dataSets and layers');
+  const body = isRecord(raw.storage) ? raw.storage : raw;
   const dataSets: Record<string, DataSet> = {};
-  if (Array.isArray(body.datasets)) {
+  if (body.datasets !== undefined && body.datasets !== null && !Array.isArray(body.datasets)) {
+    issues.push(`${body === raw ? '' : 'storage.'}datasets: the legacy form is a list of {name, source}; datasets keyed by id go in storage.dataSets`);
+  } else if (Array.isArray(body.datasets)) {
     body.datasets.forEach((item, index) => {
       if (!isRecord(item) || typeof item.name !== 'string') {
         issues.push(`datasets[${index}]: a legacy dataset needs "name"`);
@@ -104,10 +108,14 @@ function canonicalLayer(raw: unknown, where: string, issues: string[]): Layer | 
     issues.push(`${where}: needs "path"`);
     return undefined;
   }
+  const path = raw.path.replace(/\/+$/, '');
+  // `..`, `/etc`, `.` or "" name no folder of the package: the layer was read as empty, and validate passed it.
+  const unsafe = unsafePathReason(path);
+  if (unsafe !== undefined) issues.push(`${where}.path: ${JSON.stringify(raw.path)} is not a folder of the package (${unsafe})`);
   if (raw.writable !== undefined && typeof raw.writable !== 'boolean') issues.push(`${where}.writable: must be a boolean`);
   const visibility = raw.visibility ?? 'exported';
   if (visibility !== 'exported' && visibility !== 'private') issues.push(`${where}.visibility: must be "exported" or "private"`);
-  return { path: raw.path.replace(/\/+$/, ''), writable: raw.writable === true, visibility: visibility as Visibility };
+  return { path, writable: raw.writable === true, visibility: visibility as Visibility };
 }
 
 /** The canonical document, as writers emit it. */

@@ -1,7 +1,7 @@
 import { ContentConflictError, ContentPathError, NotTextError } from '../errors.js';
 import type { LayerStack } from './layer-stack.js';
 import { entryNamesProblem, isAscii, PARTIAL_SUFFIX, TOMBSTONES_FILE, unsafePathReason, utf8Length } from '../package/package-paths.js';
-import { isTextType } from '../package/media-types.js';
+import { isTextType, mediaTypeEssence } from '../package/media-types.js';
 
 /**
  * The longest name of one file or folder a write may give, in UTF-8 bytes: most file systems
@@ -30,7 +30,7 @@ const UNLABELLED = new Set(['application/x-www-form-urlencoded', 'application/oc
 
 /** SPEC.md: content writes take text bodies. A declared binary type, invalid UTF-8 or a NUL byte is not text. */
 export function checkTextBody(bytes: Uint8Array, contentType: string | undefined): void {
-  const type = contentType?.split(';')[0]!.trim().toLowerCase();
+  const type = contentType === undefined ? undefined : mediaTypeEssence(contentType);
   if (type && !UNLABELLED.has(type) && !isTextType(type)) throw new NotTextError(`content writes take text bodies; ${type} is not a text type`);
   if (bytes.includes(0)) throw new NotTextError('content writes take text bodies; the body holds a NUL byte');
   try {

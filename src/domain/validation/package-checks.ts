@@ -2,6 +2,7 @@ import { dataSetFiles, type Storage } from '../package/storage.js';
 import type { Manifest } from '../package/manifest.js';
 import { DATA_API_PREFIX, dependencyReference, isHtml, type Routes } from '../package/routes.js';
 import { CONTENT_DIR } from '../package/package-paths.js';
+import { normalizeRequestPath, type RequestPath } from '../serving/request-path.js';
 
 /**
  * Whether a resource exists as the reactor would find it: through the package's layers
@@ -98,6 +99,28 @@ export function duplicateRoutePaths(routes: Routes): string[] {
   const duplicates = new Set<string>();
   for (const route of routes.routes) (seen.has(route.path) ? duplicates : seen).add(route.path);
   return [...duplicates];
+}
+
+/**
+ * Routes no request reaches: the reactor reads a request path without dot or empty
+ * segments, and refuses one with a backslash or NUL, so `/a/./b`, `//x` or `/a\\b` answer
+ * nothing, whatever the client sends. A remapped route is reached at its remap.
+ */
+export function unreachableRouteWarnings(routes: Routes): string[] {
+  const warnings: string[] = [];
+  for (const route of routes.routes) {
+    const served = route.remap ?? route.path;
+    let request: RequestPath;
+    try {
+      // The spelling a client sends for it: each segment percent-encoded.
+      request = normalizeRequestPath(served.split('/').map(encodeURIComponent).join('/'));
+    } catch {
+      request = { ok: false, status: 400, reason: 'a lone surrogate has no UTF-8 spelling' };
+    }
+    if (!request.ok) warnings.push(`warning: route ${JSON.stringify(served)} can never be requested: a request for it is refused (${request.reason})`);
+    else if (request.path !== served) warnings.push(`warning: route ${JSON.stringify(served)} can never be requested: a request for it is read as ${request.path}`);
+  }
+  return warnings;
 }
 
 export function storageFileErrors(storage: Storage, files: ReadonlySet<string>): string[] {

@@ -207,9 +207,45 @@ describe('ValidatePackage', () => {
     expect(check('routes').passed).toBe(true);
   });
 
+  it('warns of routes no request reaches, as the reactor reads request paths, and not of those a client can spell', async () => {
+    const paths = ['/a/./b', '//x', '/a\\b', '/docs/../x', '/a b', '/%zz', '/a?b', '/dir/', '/'];
+    const routes = { routes: [...paths.map((path) => ({ path, resource: 'content/index.html' })), { path: '/old//spot', resource: 'content/index.html', remap: '/new' }] };
+    const { check } = await validate(demoPackage({ 'routes.json': JSON.stringify(routes) }));
+    expect(check('routes').notes.filter((note) => note.includes('never'))).toEqual([
+      'warning: route "/a/./b" can never be requested: a request for it is refused (dot segment in request path)',
+      'warning: route "//x" can never be requested: a request for it is read as /x',
+      'warning: route "/a\\\\b" can never be requested: a request for it is refused (backslash in request path)',
+      'warning: route "/docs/../x" can never be requested: a request for it is refused (dot segment in request path)',
+    ]);
+    expect(check('routes').passed).toBe(true);
+  });
+
   it('flags external http(s) references in content', async () => {
     const { check } = await validate(demoPackage({ 'content/index.html': '<p>\n<script src="https://cdn.example.com/x.js"></script>' }));
     expect(check('content').errors).toEqual(['content/index.html:2: external reference https://cdn.example.com/x.js']);
+  });
+
+  it('scans a file as the type it is served as: an extensionless page sniffed as HTML, a .txt the manifest makes text/html', async () => {
+    const page = '<!doctype html>\n<script src="https://cdn.example.com/x.js"></script>';
+    expect((await validate(demoPackage({ 'content/about': page }))).check('content').errors).toEqual(['content/about:2: external reference https://cdn.example.com/x.js']);
+    const manifest = { 'content/index.html': { type: 'text/html', visibility: 'exported' }, 'content/page.txt': { type: 'text/html; charset=utf-8', visibility: 'exported' }, 'content/notes.html': { type: 'text/plain', visibility: 'exported' } };
+    const { check } = await validate(demoPackage({ 'manifest.json': JSON.stringify(manifest), 'content/page.txt': page, 'content/notes.html': page }));
+    expect(check('content').errors).toEqual(['content/page.txt:2: external reference https://cdn.example.com/x.js']);
+  });
+
+  it('reads a manifest type as browsers do, whatever its case and parameters: TEXT/HTML and image/svg+xml; charset=utf-8 are scanned', async () => {
+    const page = '<svg xmlns="http://www.w3.org/2000/svg">\n<image href="https://cdn.example.com/x.png"/></svg>';
+    const manifest = { 'content/a.html': { type: 'TEXT/HTML', visibility: 'exported' }, 'content/b.svg': { type: 'image/svg+xml; charset=utf-8', visibility: 'exported' } };
+    const { check } = await validate(demoPackage({ 'manifest.json': JSON.stringify(manifest), 'content/a.html': page, 'content/b.svg': page }));
+    expect(check('content').errors).toEqual(['content/a.html:2: external reference https://cdn.example.com/x.png', 'content/b.svg:2: external reference https://cdn.example.com/x.png']);
+  });
+
+  it('reads a page with a UTF-16 byte order mark as UTF-16, as a browser does whatever the Content-Type says', async () => {
+    const page = '<p>\n<script src="https://cdn.example.com/x.js"></script>';
+    const le = new Uint8Array([0xff, 0xfe, ...[...page].flatMap((c) => [c.charCodeAt(0), 0])]);
+    const be = new Uint8Array([0xfe, 0xff, ...[...page].flatMap((c) => [0, c.charCodeAt(0)])]);
+    const { check } = await validate(demoPackage({ 'content/le.html': le, 'content/be.html': be }));
+    expect(check('content').errors).toEqual(['content/be.html:2: external reference https://cdn.example.com/x.js', 'content/le.html:2: external reference https://cdn.example.com/x.js']);
   });
 
   it('reports a dataset schema that goes round in a circle in the storage check', async () => {

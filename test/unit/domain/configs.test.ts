@@ -205,6 +205,22 @@ describe('storage.json', () => {
     // Names every object inherits are ids like any other, not ones "declared twice".
     expect(Object.keys(normalizeStorage({ storage: { dataSets: { constructor: { source: 'a.json' }, toString: { source: 'b.json' } } } }).dataSets)).toEqual(['constructor', 'toString']);
   });
+
+  it('refuses a storage or legacy datasets of the wrong type, which read as no datasets at all', () => {
+    for (const storage of [[{ dataSets: { x: { source: 'a.json' } } }], 'data/a.json', 42, true]) expect(() => normalizeStorage({ storage })).toThrow(/storage: must be an object holding dataSets and layers/);
+    expect(() => normalizeStorage({ datasets: { x: { source: 'a.json' } } })).toThrow(/datasets: the legacy form is a list .* go in storage\.dataSets/);
+    expect(() => normalizeStorage({ storage: { datasets: { x: { source: 'a.json' } } } })).toThrow(/storage\.datasets: the legacy form is a list/);
+    // null, as the reference implementation reads it, is no storage.
+    expect(normalizeStorage({ storage: null })).toEqual({ dataSets: {}, layers: [] });
+    expect(normalizeStorage({ datasets: null })).toEqual({ dataSets: {}, layers: [] });
+  });
+
+  it('refuses a layer path that names no folder of the package, which read as an empty layer', () => {
+    for (const [path, reason] of [['../../etc', '".." segment'], ['/etc', 'absolute path'], ['', 'empty name'], ['.', '"." segment'], ['a\\b', 'contains a backslash']]) {
+      expect(() => normalizeStorage({ storage: { layers: [{ path }] } })).toThrow(`storage.layers[0].path: ${JSON.stringify(path)} is not a folder of the package (${reason}`);
+    }
+    expect(normalizeStorage({ storage: { layers: [{ path: 'layers/base/' }] } }).layers).toEqual([{ path: 'layers/base', writable: false, visibility: 'exported' }]);
+  });
 });
 
 describe('authentication.json', () => {
