@@ -35,6 +35,14 @@ describe('external references in HTML: what a browser loads or follows', () => {
     ]);
   });
 
+  it("reads a srcset as HTML's parser does: a comma inside a URL is part of it, descriptors run to a comma outside parentheses", async () => {
+    const html = ['<img srcset="/a,//b.example/x.png 1x">', '<img srcset="/c.png 1x,https://d.example/y.png 2x">', '<img srcset="/e.png,,, https://f.example/z.png">', '<img srcset="/g.png (w, https://not-a-url) 1x, /h.png">'].join('\n');
+    expect(await scan('content/index.html', html)).toEqual([
+      { line: 2, url: 'https://d.example/y.png' },
+      { line: 3, url: 'https://f.example/z.png' },
+    ]);
+  });
+
   it('reads a URL as a browser does: tabs and line breaks inside dropped, backslashes as slashes', async () => {
     const html = ['<img src="/\t/tab.example/a.png">', '<a href="\\\\back.example/x">x</a>', '<script src="https:\\\\mixed.example/s.js"></script>', '<a href="\\relative\\path">local</a>'].join('\n');
     expect((await scan('content/index.html', html)).map(({ line }) => line)).toEqual([1, 2, 3]);

@@ -142,10 +142,7 @@ function scanHtml(text: string, lexer: typeof parseModule, css: CssParser | unde
       if (URL_ATTRIBUTES.has(attribute) || (attribute === 'data' && name === 'object')) {
         if (isExternal(value)) add(value.trim());
       } else if (attribute === 'srcset' || attribute === 'imagesrcset') {
-        for (const candidate of value.split(',')) {
-          const url = candidate.trim().split(/\s+/)[0] ?? '';
-          if (isExternal(url)) add(url);
-        }
+        for (const url of srcsetUrls(value)) if (isExternal(url)) add(url);
       } else if (attribute === 'ping') {
         // Hyperlink auditing: the browser posts to each of these URLs when the link is followed.
         for (const url of value.trim().split(/\s+/)) if (isExternal(url)) add(url);
@@ -286,4 +283,32 @@ function scanModule(text: string, lexer: typeof parseModule): ContentReference[]
   const found: ContentReference[] = [];
   for (const entry of imports) if (typeof entry.specifier === 'string' && isExternal(entry.specifier)) found.push({ line: lineAt(entry.importStart), url: entry.specifier });
   return found;
+}
+
+/**
+ * The URLs of a srcset, as HTML's parser reads it: a URL runs to whitespace (a comma inside
+ * it is part of it, trailing commas are not), and its descriptors run to a comma outside
+ * parentheses. Splitting at every comma would make `/a,//b` two URLs, the second on another host.
+ */
+function srcsetUrls(srcset: string): string[] {
+  const urls: string[] = [];
+  const space = /[\t\n\f\r ]/;
+  let at = 0;
+  while (at < srcset.length) {
+    while (at < srcset.length && (space.test(srcset[at]!) || srcset[at] === ',')) at++;
+    const start = at;
+    while (at < srcset.length && !space.test(srcset[at]!)) at++;
+    let url = srcset.slice(start, at);
+    if (url === '') break;
+    if (url.endsWith(',')) url = url.replace(/,+$/, '');
+    else
+      for (let depth = 0; at < srcset.length; at++) {
+        const char = srcset[at]!;
+        if (char === '(') depth++;
+        else if (char === ')') depth = Math.max(0, depth - 1);
+        else if (char === ',' && depth === 0) break;
+      }
+    urls.push(url);
+  }
+  return urls;
 }
