@@ -43,6 +43,16 @@ describe('external references in HTML: what a browser loads or follows', () => {
     ]);
   });
 
+  it('finds url()s in SVG presentation attributes, inline and in an SVG file, not in an HTML attribute of the same name', async () => {
+    const html = ['<svg fill="url(https://paint.example/g.svg#a)">', '<rect filter="url(\'https://fx.example/f.svg#b\')" mask="url(#local)"/></svg>', '<div fill="url(https://not-svg.example/x)"></div>'].join('\n');
+    expect(await scan('content/index.html', html)).toEqual([
+      { line: 1, url: 'https://paint.example/g.svg#a' },
+      { line: 2, url: 'https://fx.example/f.svg#b' },
+    ]);
+    const svg = '<svg xmlns="http://www.w3.org/2000/svg">\n<path stroke="URL( //stroke.example/s.svg#c )" clip-path="url(#c)"/></svg>';
+    expect(await scan('content/icon.svg', svg)).toEqual([{ line: 2, url: '//stroke.example/s.svg#c' }]);
+  });
+
   it('reads a URL as a browser does: tabs and line breaks inside dropped, backslashes as slashes', async () => {
     const html = ['<img src="/\t/tab.example/a.png">', '<a href="\\\\back.example/x">x</a>', '<script src="https:\\\\mixed.example/s.js"></script>', '<a href="\\relative\\path">local</a>'].join('\n');
     expect((await scan('content/index.html', html)).map(({ line }) => line)).toEqual([1, 2, 3]);

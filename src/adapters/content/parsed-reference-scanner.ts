@@ -21,7 +21,7 @@ const XML = /^(?:application\/xhtml\+xml|image\/svg\+xml)$/;
  * What every `<style>` element and `style=` attribute holds, in any case: their names take
  * no character references. A `srcdoc` document may spell its `style` with them.
  */
-const MAY_HOLD_CSS = /style|srcdoc/i;
+const MAY_HOLD_CSS = /style|srcdoc|url\(/i;
 /** How many `srcdoc` documents inside one another are read: each is a call deeper. */
 const MAX_SRCDOC_DEPTH = 16;
 
@@ -116,6 +116,9 @@ function lineCounter(text: string): (offset: number) => number {
   };
 }
 
+/** SVG presentation attributes that take a url(): paint servers, filters, masks, clips, markers and cursors. */
+const SVG_PAINT_ATTRIBUTES = new Set(['fill', 'stroke', 'filter', 'mask', 'clip-path', 'marker-start', 'marker-mid', 'marker-end', 'cursor']);
+
 /** Elements whose content is another language, where `<x/>` closes x as it opens it. */
 const FOREIGN = new Set(['svg', 'math']);
 
@@ -148,6 +151,9 @@ function scanHtml(text: string, lexer: typeof parseModule, css: CssParser | unde
         for (const url of value.trim().split(/\s+/)) if (isExternal(url)) add(url);
       } else if (attribute === 'style') {
         placeBelow(found, scanCss(value, css!, true), () => lineAt(start));
+      } else if ((foreign > 0 || FOREIGN.has(name) || xml) && SVG_PAINT_ATTRIBUTES.has(attribute) && /url\(/i.test(value)) {
+        // An SVG presentation attribute is a CSS property: fill="url(https://...#grad)" is fill: url(...).
+        placeBelow(found, scanCss(`${attribute}: ${value}`, css!, true), () => lineAt(start));
       } else if (attribute === 'content' && name === 'meta' && decodeHTMLAttribute(attributes.get('http-equiv') ?? '').toLowerCase() === 'refresh') {
         const url = refreshUrl(value);
         if (url !== undefined && isExternal(url)) add(url.trim());
