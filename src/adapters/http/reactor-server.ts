@@ -120,7 +120,6 @@ export class ReactorServer {
     const url = request.url?.charCodeAt(0) === 0x2f ? request.url : originForm(request);
     const query = url.indexOf('?');
     const path = query < 0 ? url : url.slice(0, query);
-    // An event stream is only read: another method there is no package's path either.
     const malformed = malformedHead(request);
     // An event stream is only read: another method there is no package's path either.
     if (this.liveReload && path === LIVE_RELOAD_PATH && malformed === undefined) return method === 'GET' ? this.liveReload.add(response) : sendProblem(response, methodNotAllowed('GET'));
