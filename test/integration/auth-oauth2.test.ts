@@ -396,6 +396,46 @@ describe('the session cookie', () => {
   });
 });
 
+describe('the public address, without deploy.json baseUrl', () => {
+  const redirectUri = (login: request.Response) => new URL(login.headers.location!).searchParams.get('redirect_uri');
+
+  it('behind a TLS-terminating proxy (--trust-proxy) is https: the redirect URI and Secure cookies follow X-Forwarded-Proto', async () => {
+    await withReactor({ authentication: { sessionSecret: SECRET } }, { trustProxy: true }, async (http) => {
+      const login = await request(http).get('/auth/login').set('Host', 'localhost:8443').set('X-Forwarded-Proto', 'https').expect(302);
+      expect(redirectUri(login)).toBe('https://localhost:8443/auth/callback');
+      expect(setCookies(login).get('pkg_oauth_state')!.attributes).toBe('Max-Age=600; Path=/; HttpOnly; Secure; SameSite=Lax');
+      // The value the proxy nearest the reactor added is the last: one before it is whatever the client sent.
+      expect(redirectUri(await request(http).get('/auth/login').set('Host', 'localhost:8443').set('X-Forwarded-Proto', 'https, http').expect(302))).toBe('http://localhost:8443/auth/callback');
+      const { callback, stateCookie } = await startLoginAt(http);
+      const done = await request(http).get(callback).set('X-Forwarded-Proto', 'https').set('Cookie', `pkg_oauth_state=${stateCookie}`).expect(302);
+      expect(setCookies(done).get('pkg_session')!.attributes).toBe('Max-Age=28800; Path=/; HttpOnly; Secure; SameSite=Lax');
+      const out = await request(http).post('/auth/logout').set('X-Forwarded-Proto', 'https').expect(204);
+      expect(setCookies(out).get('pkg_session')!.attributes).toContain('Secure');
+    });
+  });
+
+  it('never takes X-Forwarded-Proto from a client without --trust-proxy', async () => {
+    await withReactor({ authentication: { sessionSecret: SECRET } }, {}, async (http) => {
+      const login = await request(http).get('/auth/login').set('X-Forwarded-Proto', 'https').expect(302);
+      expect(redirectUri(login)).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/auth\/callback$/);
+      expect(setCookies(login).get('pkg_oauth_state')!.attributes).not.toContain('Secure');
+    });
+  });
+
+  it('is never a Host that is not one of the reactor\'s names: 421 MISDIRECTED_REQUEST, no redirect URI to it', async () => {
+    await withReactor({ authentication: { sessionSecret: SECRET } }, { trustProxy: true }, async (http) => {
+      const login = await request(http).get('/auth/login').set('Host', 'evil.example').expect(421);
+      expect(login.body.error.code).toBe('MISDIRECTED_REQUEST');
+      expect(login.body.error.message).toContain('baseUrl');
+      expect(login.headers['set-cookie']).toBeUndefined();
+    });
+    // With baseUrl, the login names it whatever Host came.
+    await withReactor({ baseUrl: 'https://reactor.example', authentication: { sessionSecret: SECRET } }, {}, async (http) => {
+      expect(redirectUri(await request(http).get('/auth/login').set('Host', 'evil.example').expect(302))).toBe('https://reactor.example/auth/callback');
+    });
+  });
+});
+
 describe('the session secret', () => {
   it('is generated once into <workdir>/session-secret with mode 0600 and reused on restart', async () => {
     const workdir = mkdtempSync(join(tmpdir(), 'auth-secret-'));

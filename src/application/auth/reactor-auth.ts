@@ -71,11 +71,6 @@ export class ReactorAuth {
     return new ReactorAuth(deploy, deployFile, workdir, dependencies, await revocations.open(workdir));
   }
 
-  /** Whether cookies must carry `Secure`: the reactor is reached over https (`HTTPS://` too: baseUrl is kept as written). */
-  get secureCookies(): boolean {
-    return this.deploy.baseUrl !== undefined && new URL(this.deploy.baseUrl).protocol === 'https:';
-  }
-
   /** Undefined when the package neither enables authentication nor restricts a route. */
   async forPackage(pkg: ServedPackage, prefix: string): Promise<MountAuth | undefined> {
     const { authentication } = pkg.model;
@@ -96,7 +91,7 @@ export class ReactorAuth {
       const callbackPath = base + (oauth.redirectPath ?? DEFAULT_REDIRECT_PATH);
       const secret = await this.sessionSecret();
       this.sessionCodec ??= new Sessions(secret, this.dependencies.crypto, this.deploy.roles, this.revocations);
-      const login = new OAuth2Login({ config: oauth, clientSecret: this.deploy.clientSecret, callbackPath, ...(this.deploy.baseUrl ? { baseUrl: this.deploy.baseUrl } : {}) }, secret, this.dependencies.crypto, this.dependencies.provider, this.revocations);
+      const login = new OAuth2Login({ config: oauth, clientSecret: this.deploy.clientSecret, callbackPath }, secret, this.dependencies.crypto, this.dependencies.provider, this.revocations);
       // A session belongs to the mount and the provider that issued it: no other mount accepts it.
       const audience = JSON.stringify([prefix, oauth.authorizationUrl, oauth.clientId]);
       auth.oauth2 = { login, loginPath: base + LOGIN_PATH, logoutPath: base + LOGOUT_PATH, callbackPath, audience };

@@ -6,16 +6,20 @@ import { STATE_COOKIE, STATE_MAX_AGE_S } from '../../../application/auth/oauth2-
 import type { MountAuth, ReactorAuth } from '../../../application/auth/reactor-auth.js';
 import { SESSION_COOKIE, SESSION_MAX_AGE_S } from '../../../application/auth/sessions.js';
 import { HttpProblem, methodNotAllowed, sendProblem } from '../http-problems.js';
+import type { PublicOrigin } from './public-origin.js';
 
 type OAuth2Endpoints = NonNullable<MountAuth['oauth2']>;
 
 /**
  * The HTTP side of signing in: `<mount>/auth/login` (to the provider), the callback
  * (`<mount>` + redirectPath), `<mount>/auth/logout`, and the 401 challenge. Cookies
- * are `HttpOnly; SameSite=Lax; Path=/`, and `Secure` when deploy.json's baseUrl is https.
+ * are `HttpOnly; SameSite=Lax; Path=/`, and `Secure` when the reactor's public origin is https.
  */
 export class AuthEndpoints {
-  constructor(private readonly auth: ReactorAuth) {}
+  constructor(
+    private readonly auth: ReactorAuth,
+    private readonly origin: PublicOrigin,
+  ) {}
 
   /** Answers one of the mount's login endpoints; failures are answered too, never thrown. */
   async answer(request: IncomingMessage, response: ServerResponse, oauth2: OAuth2Endpoints, prefix: string, endpoint: 'login' | 'callback' | 'logout'): Promise<void> {
@@ -24,6 +28,7 @@ export class AuthEndpoints {
     const url = request.url ?? '';
     const query = new URLSearchParams(url.includes('?') ? url.slice(url.indexOf('?') + 1) : '');
     const cookies = request.headers.cookie === undefined ? {} : parseCookie(request.headers.cookie);
+    const cookie = (name: string, value: string, maxAge: number) => this.cookie(name, value, maxAge, this.origin.secure(request));
     if (endpoint === 'logout') {
       if (method !== 'GET' && method !== 'POST') return sendProblem(response, methodNotAllowed('GET, POST'));
       const session = cookies[SESSION_COOKIE];
@@ -34,22 +39,28 @@ export class AuthEndpoints {
       } catch (error) {
         return sendProblem(response, error);
       }
-      return this.redirect(response, method === 'GET' ? prefix : undefined, [left === undefined ? this.cookie(SESSION_COOKIE, '', 0) : this.cookie(SESSION_COOKIE, left, SESSION_MAX_AGE_S)]);
+      return this.redirect(response, method === 'GET' ? prefix : undefined, [left === undefined ? cookie(SESSION_COOKIE, '', 0) : cookie(SESSION_COOKIE, left, SESSION_MAX_AGE_S)]);
     }
     if (method !== 'GET') return sendProblem(response, methodNotAllowed('GET'));
     if (endpoint === 'login') {
-      const { location, stateCookie } = oauth2.login.begin(safeReturnPath(query.get('returnTo') ?? undefined, prefix), `http://${request.headers.host ?? 'localhost'}`);
-      return this.redirect(response, location, [this.cookie(STATE_COOKIE, stateCookie, STATE_MAX_AGE_S)]);
+      let origin: string;
+      try {
+        origin = this.origin.of(request);
+      } catch (error) {
+        return sendProblem(response, error);
+      }
+      const { location, stateCookie } = oauth2.login.begin(safeReturnPath(query.get('returnTo') ?? undefined, prefix), origin);
+      return this.redirect(response, location, [cookie(STATE_COOKIE, stateCookie, STATE_MAX_AGE_S)]);
     }
     const callback = { code: query.get('code') ?? undefined, state: query.get('state') ?? undefined, error: query.get('error') ?? undefined };
     // The state cookie serves its login's one callback, whatever comes of it.
-    const clearState = this.cookie(STATE_COOKIE, '', 0);
+    const clearState = cookie(STATE_COOKIE, '', 0);
     try {
       // RFC 6749 sends each once: a second one was added on the way, and which to believe is not for the reactor to guess.
       const repeated = Object.keys(callback).find((name) => query.getAll(name).length > 1);
       if (repeated) throw new OAuth2CallbackError(`the callback carries "${repeated}" more than once`);
       const { claims, returnTo } = await oauth2.login.complete(callback, cookies[STATE_COOKIE]);
-      this.redirect(response, returnTo, [clearState, this.cookie(SESSION_COOKIE, this.auth.sessions!.issue(claims, oauth2.audience, cookies[SESSION_COOKIE]), SESSION_MAX_AGE_S)]);
+      this.redirect(response, returnTo, [clearState, cookie(SESSION_COOKIE, this.auth.sessions!.issue(claims, oauth2.audience, cookies[SESSION_COOKIE]), SESSION_MAX_AGE_S)]);
     } catch (error) {
       // A failed callback of another login leaves this browser's own login to complete.
       if (oauth2.login.isCookieLogin(callback.state, cookies[STATE_COOKIE])) response.setHeader('Set-Cookie', clearState);
@@ -82,8 +93,8 @@ export class AuthEndpoints {
     response.end();
   }
 
-  private cookie(name: string, value: string, maxAge: number): string {
-    return stringifySetCookie({ name, value, httpOnly: true, sameSite: 'lax', path: '/', maxAge, secure: this.auth.secureCookies });
+  private cookie(name: string, value: string, maxAge: number, secure: boolean): string {
+    return stringifySetCookie({ name, value, httpOnly: true, sameSite: 'lax', path: '/', maxAge, secure });
   }
 }
 
