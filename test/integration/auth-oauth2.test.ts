@@ -198,6 +198,19 @@ describe('the login', () => {
     }
   });
 
+  it.each([
+    ['the root mount\'s callback is the other\'s login, the root loaded last', { redirectPath: '/other/auth/login' }, true, /the login of .*other-site.* at \/other\/ and the callback of .*site.* at \/;/],
+    ['the root mount\'s callback is the other\'s login, the root loaded first', { redirectPath: '/other/auth/login' }, false, /the callback of .*site.* at \/ and the login of .*other-site.* at \/other\/;/],
+    ['both callbacks meet', { redirectPath: '/other/auth/callback' }, true, /both \/other\/auth\/callback: the callback of .* at \/other\/ and the callback of .* at \//],
+  ])('refuses at start two OAuth2 mounts whose sign-in paths meet (%s), naming both', async (_case, root, rootLast, message) => {
+    const opener = new MemoryOpener()
+      .add('site', sitePackage({ ...endpoints(provider.url), ...root }))
+      .add('other', { ...sitePackage(endpoints(provider.url)), 'metadata.json': JSON.stringify({ ...VALID_METADATA, name: 'other-site' }) });
+    const mounts = [{ prefix: '/other/', source: 'other' }, { prefix: '/', source: 'site' }];
+    const starting = startReactor(opener, rootLast ? mounts : mounts.reverse(), { deploy: writeDeploy('deploy-meeting.json', { authentication: { sessionSecret: SECRET } }), workdir: join(directory, 'meeting') });
+    await expect(starting).rejects.toMatchObject({ name: 'MountConflictError', message: expect.stringMatching(message) });
+  });
+
   it('a session is accepted only by the mount and provider that issued it', async () => {
     const deploy = writeDeploy('deploy-two-mounts.json', { baseUrl: BASE, authentication: { sessionSecret: SECRET } });
     const opener = new MemoryOpener()

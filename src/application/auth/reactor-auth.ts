@@ -39,6 +39,14 @@ export interface MountAuth {
   datasetRules: ReadonlyMap<string, AccessControl>;
 }
 
+export type SignInEndpoint = 'login' | 'callback' | 'logout';
+
+/** A mount's OAuth2 login, callback and logout, by path: none when it has no OAuth2. */
+export function signInPaths(auth: MountAuth | undefined): Array<[string, SignInEndpoint]> {
+  const oauth2 = auth?.oauth2;
+  return oauth2 ? [[oauth2.loginPath, 'login'], [oauth2.callbackPath, 'callback'], [oauth2.logoutPath, 'logout']] : [];
+}
+
 /**
  * The reactor's side of authentication: deploy.json (the only place secrets come from),
  * the session secret, and each mount's authenticators. The session secret is deploy.json's,

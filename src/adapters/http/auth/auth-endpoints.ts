@@ -3,7 +3,7 @@ import { parseCookie, stringifySetCookie } from 'cookie';
 import { OAuth2CallbackError } from '../../../domain/errors.js';
 import { safeReturnPath } from '../../../domain/auth/same-origin.js';
 import { STATE_COOKIE, STATE_MAX_AGE_S } from '../../../application/auth/oauth2-login.js';
-import type { MountAuth, ReactorAuth } from '../../../application/auth/reactor-auth.js';
+import type { MountAuth, ReactorAuth, SignInEndpoint } from '../../../application/auth/reactor-auth.js';
 import { SESSION_COOKIE, SESSION_MAX_AGE_S } from '../../../application/auth/sessions.js';
 import { HttpProblem, methodNotAllowed, sendProblem } from '../http-problems.js';
 import type { PublicOrigin } from './public-origin.js';
@@ -22,7 +22,7 @@ export class AuthEndpoints {
   ) {}
 
   /** Answers one of the mount's login endpoints; failures are answered too, never thrown. */
-  async answer(request: IncomingMessage, response: ServerResponse, oauth2: OAuth2Endpoints, prefix: string, endpoint: 'login' | 'callback' | 'logout'): Promise<void> {
+  async answer(request: IncomingMessage, response: ServerResponse, oauth2: OAuth2Endpoints, prefix: string, endpoint: SignInEndpoint): Promise<void> {
     const method = request.method ?? 'GET';
     // The query is all after the first `?`: a `?` may come again inside it (RFC 3986), as in `returnTo=/find?q=x`.
     const url = request.url ?? '';
