@@ -98,6 +98,25 @@ describe('the login', () => {
     expect(state.attributes).toBe('Max-Age=600; Path=/; HttpOnly; SameSite=Lax');
   });
 
+  it('answers HEAD as GET where a GET changes nothing (the login), and 405 with the right Allow where it would (callback, logout)', async () => {
+    const head = await request(fixture.http).head('/auth/login').expect(302);
+    expect(new URL(head.headers.location!).searchParams.get('redirect_uri')).toBe(`${BASE}/auth/callback`);
+    expect(setCookies(head).has('pkg_oauth_state')).toBe(true);
+    expect((await request(fixture.http).post('/auth/login').expect(405)).headers.allow).toBe('GET, HEAD');
+    // A HEAD must not spend the login's one-time code, nor end a session.
+    const session = await signIn();
+    const { callback, stateCookie } = await startLogin();
+    const refused = await request(fixture.http).head(callback).set('Cookie', `pkg_oauth_state=${stateCookie}`).expect(405);
+    expect(refused.headers.allow).toBe('GET');
+    expect(refused.headers['set-cookie']).toBeUndefined();
+    await request(fixture.http).get(callback).set('Cookie', `pkg_oauth_state=${stateCookie}`).expect(302);
+    expect((await request(fixture.http).head('/auth/logout').set('Cookie', `pkg_session=${session}`).expect(405)).headers.allow).toBe('GET, POST');
+    await request(fixture.http).get('/admin.html').set('Cookie', `pkg_session=${session}`).expect((answer) => expect(answer.status).not.toBe(401));
+    // A HEAD of a protected page has the headers its GET has: the sign-in page's, for a browser.
+    const page = await request(fixture.http).head('/admin.html').set('Accept', 'text/html').expect(401);
+    expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+  });
+
   it('sends a browser on a protected page to the login with a 401 page that links there', async () => {
     const page = await request(fixture.http).get('/admin.html').set('Accept', 'text/html').expect(401);
     expect(page.text).toContain('url=/auth/login?returnTo=%2Fadmin.html');

@@ -29,6 +29,9 @@ export class AuthEndpoints {
     const query = new URLSearchParams(url.includes('?') ? url.slice(url.indexOf('?') + 1) : '');
     const cookies = request.headers.cookie === undefined ? {} : parseCookie(request.headers.cookie);
     const cookie = (name: string, value: string, maxAge: number) => this.cookie(name, value, maxAge, this.origin.secure(request));
+    // HEAD is GET without a body (RFC 9110 §9.3.2) where a GET changes nothing here: the login, whose
+    // state lives in the cookie it sets. The callback's GET spends a one-time code and the logout
+    // ends a session, which a HEAD (a safe method, sent by link checkers and prefetchers) must not do.
     if (endpoint === 'logout') {
       if (method !== 'GET' && method !== 'POST') return sendProblem(response, methodNotAllowed('GET, POST'));
       const session = cookies[SESSION_COOKIE];
@@ -41,8 +44,8 @@ export class AuthEndpoints {
       }
       return this.redirect(response, method === 'GET' ? prefix : undefined, [left === undefined ? cookie(SESSION_COOKIE, '', 0) : cookie(SESSION_COOKIE, left, SESSION_MAX_AGE_S)]);
     }
-    if (method !== 'GET') return sendProblem(response, methodNotAllowed('GET'));
     if (endpoint === 'login') {
+      if (method !== 'GET' && method !== 'HEAD') return sendProblem(response, methodNotAllowed('GET, HEAD'));
       let origin: string;
       try {
         origin = this.origin.of(request);
@@ -52,6 +55,7 @@ export class AuthEndpoints {
       const { location, stateCookie } = oauth2.login.begin(safeReturnPath(query.get('returnTo') ?? undefined, prefix), origin);
       return this.redirect(response, location, [cookie(STATE_COOKIE, stateCookie, STATE_MAX_AGE_S)]);
     }
+    if (method !== 'GET') return sendProblem(response, methodNotAllowed('GET'));
     const callback = { code: query.get('code') ?? undefined, state: query.get('state') ?? undefined, error: query.get('error') ?? undefined };
     // The state cookie serves its login's one callback, whatever comes of it.
     const clearState = cookie(STATE_COOKIE, '', 0);
@@ -77,7 +81,7 @@ export class AuthEndpoints {
     const oauth2 = auths.find((auth) => auth.oauth2)?.oauth2;
     const headers: Record<string, string> = basic ? { 'WWW-Authenticate': `Basic realm="${basic.realm.replace(/["\\]/g, '\\$&')}"` } : {};
     const accept = request.headers.accept ?? '';
-    if (oauth2 && request.method === 'GET' && accept.includes('text/html')) {
+    if (oauth2 && (request.method === 'GET' || request.method === 'HEAD') && accept.includes('text/html')) {
       const login = `${oauth2.loginPath}?returnTo=${encodeURIComponent(request.url ?? '/')}`;
       const body = `<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0; url=${escapeHtml(login)}"><title>Sign in</title><p>This page needs you to <a href="${escapeHtml(login)}">sign in</a>.</p>\n`;
       response.writeHead(401, { ...headers, 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store' });
