@@ -460,6 +460,8 @@ describe('the public address, without deploy.json baseUrl', () => {
       expect(login.body.error.code).toBe('MISDIRECTED_REQUEST');
       expect(login.body.error.message).toContain('baseUrl');
       expect(login.headers['set-cookie']).toBeUndefined();
+      // Nor a Host that is no host name, though it ends like one of the reactor's names or begins with its address.
+      for (const host of ['evil.example#.localhost', '[::1]@evil.example']) expect((await request(http).get('/auth/login').set('Host', host).expect(400)).headers.location).toBeUndefined();
     });
     // With baseUrl, the login names it whatever Host came.
     await withReactor({ baseUrl: 'https://reactor.example', authentication: { sessionSecret: SECRET } }, {}, async (http) => {
