@@ -329,6 +329,14 @@ export class OAuth2ProviderError extends PackageError {
   readonly code = 'OAUTH2_PROVIDER';
 }
 
+/**
+ * A request to a name that is not one of the reactor's (its `Host`), where the answer would
+ * have to name the reactor's own address, as an OAuth2 login's redirect URI does (421).
+ */
+export class MisdirectedRequestError extends PackageError {
+  readonly code = 'MISDIRECTED_REQUEST';
+}
+
 /** A content write where a file and a directory would meet: `a.txt` written while `a.txt/b.txt` is there, or the reverse (409). */
 export class ContentConflictError extends PackageError {
   readonly code = 'CONTENT_CONFLICT';

@@ -98,6 +98,25 @@ describe('the login', () => {
     expect(state.attributes).toBe('Max-Age=600; Path=/; HttpOnly; SameSite=Lax');
   });
 
+  it('answers HEAD as GET where a GET changes nothing (the login), and 405 with the right Allow where it would (callback, logout)', async () => {
+    const head = await request(fixture.http).head('/auth/login').expect(302);
+    expect(new URL(head.headers.location!).searchParams.get('redirect_uri')).toBe(`${BASE}/auth/callback`);
+    expect(setCookies(head).has('pkg_oauth_state')).toBe(true);
+    expect((await request(fixture.http).post('/auth/login').expect(405)).headers.allow).toBe('GET, HEAD');
+    // A HEAD must not spend the login's one-time code, nor end a session.
+    const session = await signIn();
+    const { callback, stateCookie } = await startLogin();
+    const refused = await request(fixture.http).head(callback).set('Cookie', `pkg_oauth_state=${stateCookie}`).expect(405);
+    expect(refused.headers.allow).toBe('GET');
+    expect(refused.headers['set-cookie']).toBeUndefined();
+    await request(fixture.http).get(callback).set('Cookie', `pkg_oauth_state=${stateCookie}`).expect(302);
+    expect((await request(fixture.http).head('/auth/logout').set('Cookie', `pkg_session=${session}`).expect(405)).headers.allow).toBe('GET, POST');
+    await request(fixture.http).get('/admin.html').set('Cookie', `pkg_session=${session}`).expect((answer) => expect(answer.status).not.toBe(401));
+    // A HEAD of a protected page has the headers its GET has: the sign-in page's, for a browser.
+    const page = await request(fixture.http).head('/admin.html').set('Accept', 'text/html').expect(401);
+    expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+  });
+
   it('sends a browser on a protected page to the login with a 401 page that links there', async () => {
     const page = await request(fixture.http).get('/admin.html').set('Accept', 'text/html').expect(401);
     expect(page.text).toContain('url=/auth/login?returnTo=%2Fadmin.html');
@@ -196,6 +215,19 @@ describe('the login', () => {
     } finally {
       await restarted.stop();
     }
+  });
+
+  it.each([
+    ['the root mount\'s callback is the other\'s login, the root loaded last', { redirectPath: '/other/auth/login' }, true, /the login of .*other-site.* at \/other\/ and the callback of .*site.* at \/;/],
+    ['the root mount\'s callback is the other\'s login, the root loaded first', { redirectPath: '/other/auth/login' }, false, /the callback of .*site.* at \/ and the login of .*other-site.* at \/other\/;/],
+    ['both callbacks meet', { redirectPath: '/other/auth/callback' }, true, /both \/other\/auth\/callback: the callback of .* at \/other\/ and the callback of .* at \//],
+  ])('refuses at start two OAuth2 mounts whose sign-in paths meet (%s), naming both', async (_case, root, rootLast, message) => {
+    const opener = new MemoryOpener()
+      .add('site', sitePackage({ ...endpoints(provider.url), ...root }))
+      .add('other', { ...sitePackage(endpoints(provider.url)), 'metadata.json': JSON.stringify({ ...VALID_METADATA, name: 'other-site' }) });
+    const mounts = [{ prefix: '/other/', source: 'other' }, { prefix: '/', source: 'site' }];
+    const starting = startReactor(opener, rootLast ? mounts : mounts.reverse(), { deploy: writeDeploy('deploy-meeting.json', { authentication: { sessionSecret: SECRET } }), workdir: join(directory, 'meeting') });
+    await expect(starting).rejects.toMatchObject({ name: 'MountConflictError', message: expect.stringMatching(message) });
   });
 
   it('a session is accepted only by the mount and provider that issued it', async () => {
@@ -392,6 +424,48 @@ describe('the session cookie', () => {
       const { callback, stateCookie } = await startLoginAt(http);
       const done = await request(http).get(callback).set('Cookie', `pkg_oauth_state=${stateCookie}`).expect(302);
       expect(setCookies(done).get('pkg_session')!.attributes).toBe('Max-Age=28800; Path=/; HttpOnly; Secure; SameSite=Lax');
+    });
+  });
+});
+
+describe('the public address, without deploy.json baseUrl', () => {
+  const redirectUri = (login: request.Response) => new URL(login.headers.location!).searchParams.get('redirect_uri');
+
+  it('behind a TLS-terminating proxy (--trust-proxy) is https: the redirect URI and Secure cookies follow X-Forwarded-Proto', async () => {
+    await withReactor({ authentication: { sessionSecret: SECRET } }, { trustProxy: true }, async (http) => {
+      const login = await request(http).get('/auth/login').set('Host', 'localhost:8443').set('X-Forwarded-Proto', 'https').expect(302);
+      expect(redirectUri(login)).toBe('https://localhost:8443/auth/callback');
+      expect(setCookies(login).get('pkg_oauth_state')!.attributes).toBe('Max-Age=600; Path=/; HttpOnly; Secure; SameSite=Lax');
+      // The value the proxy nearest the reactor added is the last: one before it is whatever the client sent.
+      expect(redirectUri(await request(http).get('/auth/login').set('Host', 'localhost:8443').set('X-Forwarded-Proto', 'https, http').expect(302))).toBe('http://localhost:8443/auth/callback');
+      const { callback, stateCookie } = await startLoginAt(http);
+      const done = await request(http).get(callback).set('X-Forwarded-Proto', 'https').set('Cookie', `pkg_oauth_state=${stateCookie}`).expect(302);
+      expect(setCookies(done).get('pkg_session')!.attributes).toBe('Max-Age=28800; Path=/; HttpOnly; Secure; SameSite=Lax');
+      const out = await request(http).post('/auth/logout').set('X-Forwarded-Proto', 'https').expect(204);
+      expect(setCookies(out).get('pkg_session')!.attributes).toContain('Secure');
+    });
+  });
+
+  it('never takes X-Forwarded-Proto from a client without --trust-proxy', async () => {
+    await withReactor({ authentication: { sessionSecret: SECRET } }, {}, async (http) => {
+      const login = await request(http).get('/auth/login').set('X-Forwarded-Proto', 'https').expect(302);
+      expect(redirectUri(login)).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/auth\/callback$/);
+      expect(setCookies(login).get('pkg_oauth_state')!.attributes).not.toContain('Secure');
+    });
+  });
+
+  it('is never a Host that is not one of the reactor\'s names: 421 MISDIRECTED_REQUEST, no redirect URI to it', async () => {
+    await withReactor({ authentication: { sessionSecret: SECRET } }, { trustProxy: true }, async (http) => {
+      const login = await request(http).get('/auth/login').set('Host', 'evil.example').expect(421);
+      expect(login.body.error.code).toBe('MISDIRECTED_REQUEST');
+      expect(login.body.error.message).toContain('baseUrl');
+      expect(login.headers['set-cookie']).toBeUndefined();
+      // Nor a Host that is no host name, though it ends like one of the reactor's names or begins with its address.
+      for (const host of ['evil.example#.localhost', '[::1]@evil.example']) expect((await request(http).get('/auth/login').set('Host', host).expect(400)).headers.location).toBeUndefined();
+    });
+    // With baseUrl, the login names it whatever Host came.
+    await withReactor({ baseUrl: 'https://reactor.example', authentication: { sessionSecret: SECRET } }, {}, async (http) => {
+      expect(redirectUri(await request(http).get('/auth/login').set('Host', 'evil.example').expect(302))).toBe('https://reactor.example/auth/callback');
     });
   });
 });

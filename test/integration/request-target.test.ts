@@ -54,6 +54,9 @@ describe('request targets (RFC 9112)', () => {
     };
     expect(await refusal('GET /style.css HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: elsewhere\r\nConnection: close\r\n\r\n')).toEqual([400, 'BAD_REQUEST']);
     expect(await refusal('GET /style.css HTTP/1.1\r\nConnection: close\r\n\r\n')).toEqual([400, 'BAD_REQUEST']);
+    // A Host that is no host (RFC 9112 §3.2): read as a name, the first two would pass for the reactor's own.
+    for (const host of ['evil.example#.localhost', '[::1]@evil.example', 'localhost/evil', '127.0.0.1:80 x', 'a:b:c']) expect([host, ...(await refusal(`GET /style.css HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`))]).toEqual([host, 400, 'BAD_REQUEST']);
+    for (const host of ['', 'x', 'Reactor.example:8080', '[::1]:8864', '127.0.0.1:', 'a_b.example']) expect([host, (await raw(`GET /style.css HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`)).status]).toEqual([host, 200]);
     expect(await refusal('CONNECT 127.0.0.1:443 HTTP/1.1\r\nHost: 127.0.0.1:443\r\n\r\n')).toEqual([400, 'BAD_REQUEST']);
     expect(await refusal('GET /style.css HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: gzip\r\nConnection: close\r\n\r\n')).toEqual([400, 'BAD_REQUEST']);
     // A body in another coding under chunked is well-formed, but read as it came it would be taken for the body itself (RFC 9112 §6.1).

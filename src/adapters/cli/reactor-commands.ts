@@ -61,7 +61,7 @@ export function reactorCommands(yargs: Argv, host: Lazy<ReactorHost>, copyOverla
           .option('read-only', { type: 'boolean', default: false, describe: 'refuse every write (403), save included, whatever the packages say; a mount of the --config file can also say "writable": false' })
           .option('log-format', { choices: ['text', 'json'] as const, default: 'text' as const, describe: 'access lines as text, or as JSON objects with latency, client, mount, bytes and a request id (also sent as X-Request-Id)' })
           .option('quiet', { type: 'boolean', default: false, describe: 'no access lines on stdout (/package/<name>/logs keeps them)' })
-          .option('trust-proxy', { type: 'boolean', default: false, describe: 'take the client address of log lines from X-Forwarded-For: its last address, the peer your proxy saw (behind a proxy you run)' })
+          .option('trust-proxy', { type: 'boolean', default: false, describe: 'take the client address of log lines from X-Forwarded-For (its last address, the peer your proxy saw) and, without deploy.json baseUrl, the scheme of OAuth2 redirect URIs and Secure cookies from X-Forwarded-Proto (behind a proxy you run)' })
           .option('metrics-public', { type: 'boolean', default: false, describe: 'answer /metrics without authentication when a mount enables it' })
           .option('workers', { type: 'string', default: '1', describe: 'processes serving behind the one port: a number, or auto for one per core; they share writes, logouts, metrics and logs' })
           .option('shutdown-timeout', { type: 'number', default: 10, describe: 'seconds a stop waits for requests in flight before closing their connections' }),

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isCrossSiteWrite, isOwnHost, isSameOrigin } from '../../domain/auth/same-origin.js';
+import { isCrossSiteWrite, isOwnHost, isSameOrigin, reactorNames } from '../../domain/auth/same-origin.js';
 import { CrossSiteWriteError } from '../../domain/errors.js';
 import type { Reactor } from '../../application/serving/reactor.js';
 import { sendProblem } from './http-problems.js';
@@ -20,8 +20,7 @@ export class CrossSiteGuard {
   private readonly names: string[];
 
   constructor(private readonly reactor: Reactor) {
-    const base = reactor.auth.deploy.baseUrl;
-    this.names = [reactor.settings.host, base === undefined ? undefined : new URL(base).hostname].filter((name): name is string => name !== undefined && name !== '').map((name) => name.toLowerCase());
+    this.names = reactorNames(reactor.settings.host, reactor.auth.deploy.baseUrl);
   }
 
   /** True when the guard answered: a refused write, or a preflight of an allowed origin. */

@@ -15,6 +15,7 @@ import {
   CrossSiteWriteError,
   ForbiddenError,
   OAuth2CallbackError,
+  MisdirectedRequestError,
   OAuth2ProviderError,
   OAuth2StateError,
   UnauthenticatedError,
@@ -110,6 +111,8 @@ const STATUS_OF: Array<[ErrorClass, number, Record<string, string>?]> = [
   [PreconditionFailedError, 412],
   [RequestPathTooLongError, 414],
   [NotTextError, 415],
+  // RFC 9110 §15.5.20: this server will not answer for that name.
+  [MisdirectedRequestError, 421],
   [SchemaViolationError, 422],
   [DatasetUnavailableError, 501],
   [HandlerNotSupportedError, 501],

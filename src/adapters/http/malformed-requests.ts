@@ -37,8 +37,8 @@ export function refuseOnSocket(socket: Duplex, status: number, code: string, mes
  * What node's parser lets through of a request that is not well-formed HTTP/1.1: a
  * Transfer-Encoding whose last coding is not chunked, whose body has no end (RFC 9112
  * §6.3; node hands the request on before it fails on the body), and other than exactly
- * one Host (§3.2; counted on the raw headers, as node keeps the first and drops the rest).
- * A body in a coding besides chunked (gzip, say) is well-formed but not understood here.
+ * one Host (§3.2; counted on the raw headers, as node keeps the first and drops the rest),
+ * or a Host that is not `uri-host [":" port]` (RFC 3986). A body in a coding besides chunked (gzip, say) is well-formed but not understood here.
  */
 export function malformedHead(request: IncomingMessage): PackageError | undefined {
   const encoding = request.headers['transfer-encoding'];
@@ -51,8 +51,17 @@ export function malformedHead(request: IncomingMessage): PackageError | undefine
   for (let index = 0; index < raw.length; index += 2) if (raw[index]!.length === 4 && raw[index]!.toLowerCase() === 'host') hosts++;
   if (hosts > 1) return new MalformedRequestError('the request has more than one Host header');
   if (hosts === 0 && request.httpVersionMinor === 1 && request.httpVersionMajor === 1) return new MalformedRequestError('an HTTP/1.1 request needs a Host header');
+  const host = request.headers.host;
+  if (host !== undefined && !HOST.test(host)) return new MalformedRequestError('the Host header is not a host name or address with an optional port');
   return undefined;
 }
+
+/**
+ * An IP literal, or a registered name or IPv4 address, and an optional port (RFC 3986 §3.2.2).
+ * Taken as a name, `evil.example#.localhost` or `[::1]@evil.example` would pass for one of the
+ * reactor's own (isOwnHost), and a login's redirect URI built on it would lead elsewhere.
+ */
+const HOST = /^(?:\[[\dA-Fa-f:.]+\]|[\w\-.~!$&'()*+,;=%]*)(?::\d*)?$/;
 
 function refusalOf(error: NodeJS.ErrnoException & { reason?: string; rawPacket?: Buffer }): [number, string, string] {
   if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return [408, 'REQUEST_TIMEOUT', 'the request did not arrive whole in time'];

@@ -14,8 +14,6 @@ export interface OAuth2LoginSettings {
   clientSecret?: string;
   /** The mount's prefix + redirectPath: where the provider sends the browser back. */
   callbackPath: string;
-  /** deploy.json's baseUrl; without one, the origin the browser used. */
-  baseUrl?: string;
 }
 
 export interface CallbackQuery {
@@ -43,11 +41,11 @@ export class OAuth2Login {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Where to send the browser, and the state cookie to set on the way. */
-  begin(returnTo: string, requestOrigin: string): { location: string; stateCookie: string } {
-    const { config, baseUrl, callbackPath } = this.settings;
+  /** Where to send the browser, and the state cookie to set on the way; `origin`: the reactor's public one, where the callback is. */
+  begin(returnTo: string, origin: string): { location: string; stateCookie: string } {
+    const { config, callbackPath } = this.settings;
     // The token request must repeat the redirect_uri exactly, so the cookie keeps it.
-    const redirectUri = (baseUrl ?? requestOrigin) + callbackPath;
+    const redirectUri = origin + callbackPath;
     const nonce = this.crypto.random(16);
     const verifier = this.crypto.random(32);
     const cookie: PendingLogin = { s: nonce, v: verifier, t: returnTo, r: redirectUri, e: this.now() + STATE_MAX_AGE_S * 1000 };

@@ -39,6 +39,14 @@ export interface MountAuth {
   datasetRules: ReadonlyMap<string, AccessControl>;
 }
 
+export type SignInEndpoint = 'login' | 'callback' | 'logout';
+
+/** A mount's OAuth2 login, callback and logout, by path: none when it has no OAuth2. */
+export function signInPaths(auth: MountAuth | undefined): Array<[string, SignInEndpoint]> {
+  const oauth2 = auth?.oauth2;
+  return oauth2 ? [[oauth2.loginPath, 'login'], [oauth2.callbackPath, 'callback'], [oauth2.logoutPath, 'logout']] : [];
+}
+
 /**
  * The reactor's side of authentication: deploy.json (the only place secrets come from),
  * the session secret, and each mount's authenticators. The session secret is deploy.json's,
@@ -71,11 +79,6 @@ export class ReactorAuth {
     return new ReactorAuth(deploy, deployFile, workdir, dependencies, await revocations.open(workdir));
   }
 
-  /** Whether cookies must carry `Secure`: the reactor is reached over https (`HTTPS://` too: baseUrl is kept as written). */
-  get secureCookies(): boolean {
-    return this.deploy.baseUrl !== undefined && new URL(this.deploy.baseUrl).protocol === 'https:';
-  }
-
   /** Undefined when the package neither enables authentication nor restricts a route. */
   async forPackage(pkg: ServedPackage, prefix: string): Promise<MountAuth | undefined> {
     const { authentication } = pkg.model;
@@ -96,7 +99,7 @@ export class ReactorAuth {
       const callbackPath = base + (oauth.redirectPath ?? DEFAULT_REDIRECT_PATH);
       const secret = await this.sessionSecret();
       this.sessionCodec ??= new Sessions(secret, this.dependencies.crypto, this.deploy.roles, this.revocations);
-      const login = new OAuth2Login({ config: oauth, clientSecret: this.deploy.clientSecret, callbackPath, ...(this.deploy.baseUrl ? { baseUrl: this.deploy.baseUrl } : {}) }, secret, this.dependencies.crypto, this.dependencies.provider, this.revocations);
+      const login = new OAuth2Login({ config: oauth, clientSecret: this.deploy.clientSecret, callbackPath }, secret, this.dependencies.crypto, this.dependencies.provider, this.revocations);
       // A session belongs to the mount and the provider that issued it: no other mount accepts it.
       const audience = JSON.stringify([prefix, oauth.authorizationUrl, oauth.clientId]);
       auth.oauth2 = { login, loginPath: base + LOGIN_PATH, logoutPath: base + LOGOUT_PATH, callbackPath, audience };

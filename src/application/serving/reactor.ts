@@ -19,7 +19,7 @@ import { ContentWrites } from './content-writes.js';
 import type { SignatureCheck } from '../signing/signature-check.js';
 import type { LoadOptions, LoadPackage } from './load-package.js';
 import { RequestLog } from './request-log.js';
-import { ReactorAuth, type AuthDependencies, type MountAuth } from '../auth/reactor-auth.js';
+import { ReactorAuth, signInPaths, type AuthDependencies, type MountAuth } from '../auth/reactor-auth.js';
 import type { ServedPackage } from './served-package.js';
 import type { OverlayBackend, OverlayBackends } from '../ports/overlay-store.js';
 import { OverlaySync, type FollowedMount } from './overlay-sync.js';
@@ -267,7 +267,15 @@ export class Reactor {
   }
 
   private mount(mount: Mount): void {
-    this.mounts.add(mount.prefix, mount, (m) => `${m.location} (${m.pkg.name})`);
+    const describe = (m: Mount) => `${m.location} (${m.pkg.name})`;
+    this.mounts.add(mount.prefix, mount, describe);
+    // Requests reach a sign-in path's one mount: another's, on the same path, would be silently unreachable.
+    for (const [path, endpoint] of signInPaths(mount.auth)) {
+      for (const other of this.ordered) {
+        const taken = signInPaths(other.auth).find(([otherPath]) => otherPath === path);
+        if (taken) throw new MountConflictError(`two mounts' OAuth2 endpoints are both ${path}: the ${taken[1]} of ${describe(other)} at ${other.prefix} and the ${endpoint} of ${describe(mount)} at ${mount.prefix}; give one of them another redirectPath in its authentication.json, or another mount path`);
+      }
+    }
     this.ordered.push(mount);
   }
 

@@ -2,7 +2,7 @@ import { AmbiguousPackageError, BadRequestPathError, HandlerNotSupportedError, I
 import { API_PAGE_PATH, DATA_API_PREFIX, OPENAPI_PATH, type AccessControl, type Route } from '../../domain/package/routes.js';
 import { normalizeRequestPath } from '../../domain/serving/request-path.js';
 import { API_DOCS_ASSETS_PATH, GRAPHIQL_ASSETS_PATH, GRAPHQL_PATH, HEALTH_PATHS, METRICS_PATH, PACKAGE_ENDPOINTS, REACTOR_PATHS, isIntrospectionPath, type HealthProbe, type IntrospectionPath } from '../../domain/serving/reactor-paths.js';
-import type { MountAuth } from '../auth/reactor-auth.js';
+import { signInPaths, type MountAuth, type SignInEndpoint } from '../auth/reactor-auth.js';
 import type { Mount, Reactor } from './reactor.js';
 import type { StaticFile } from './served-package.js';
 
@@ -37,7 +37,7 @@ export type RequestTarget =
   /** `/package/<name>/<endpoint>`: its status, metadata, logs, or save; `problem` when `?mount=` names none of its mounts, or a save names none and there are several. */
   | { kind: 'package'; name: string; endpoint: string; mount?: Mount; problem?: PackageError }
   /** A mount's OAuth2 login, callback or logout. */
-  | { kind: 'auth'; mount: Mount; endpoint: 'login' | 'callback' | 'logout' }
+  | { kind: 'auth'; mount: Mount; endpoint: SignInEndpoint }
   /** Refused before anything else: a path that steps outside, nothing there, a handler route. */
   | { kind: 'refused'; error: PackageError };
 
@@ -73,7 +73,7 @@ export class RequestResolver {
    * Every OAuth2 mount's login, callback and logout, whichever mount's path they lie
    * under: a mount at `/auth` must not take the root mount's `/auth/login`.
    */
-  private readonly signIns = new Map<string, { auth: MountAuth; endpoint: 'login' | 'callback' | 'logout' }>();
+  private readonly signIns = new Map<string, { auth: MountAuth; endpoint: SignInEndpoint }>();
 
   constructor(
     private readonly reactor: Reactor,
@@ -84,8 +84,8 @@ export class RequestResolver {
     for (const { auth } of reactor.all()) {
       if (!auth) continue;
       this.mountAuths.set(auth, [auth]);
-      const { oauth2 } = auth;
-      if (oauth2) for (const [path, endpoint] of [[oauth2.loginPath, 'login'], [oauth2.callbackPath, 'callback'], [oauth2.logoutPath, 'logout']] as const) this.signIns.set(path, { auth, endpoint });
+      // No two mounts share one of these paths: the reactor refuses that at start (Reactor.mount).
+      for (const [path, endpoint] of signInPaths(auth)) this.signIns.set(path, { auth, endpoint });
     }
   }
 

@@ -23,8 +23,9 @@ export function normalizeDeploy(raw: unknown, file: string): DeployConfig {
   const issues = unknownKeyIssues(raw, ['baseUrl', 'authentication'], '');
   const config: DeployConfig = { roles: {} };
   if (raw.baseUrl !== undefined) {
-    if (!isHttpUrl(raw.baseUrl)) issues.push('baseUrl: must be an http(s) URL');
-    else config.baseUrl = raw.baseUrl.replace(/\/+$/, '');
+    const problem = !isHttpUrl(raw.baseUrl) ? 'must be an http(s) URL' : baseUrlProblem(raw.baseUrl);
+    if (problem) issues.push(`baseUrl: ${problem}`);
+    else config.baseUrl = (raw.baseUrl as string).replace(/\/+$/, '');
   }
   const auth = raw.authentication;
   if (auth !== undefined && !isRecord(auth)) issues.push('authentication: must be an object');
@@ -54,6 +55,17 @@ export function normalizeDeploy(raw: unknown, file: string): DeployConfig {
   }
   if (issues.length > 0) throw new ConfigValidationError(file, issues);
   return config;
+}
+
+/**
+ * What a public address cannot carry: the OAuth2 redirect URI is baseUrl followed by the
+ * callback's path, which would land inside a query or a fragment (`https://x?a=1/auth/callback`),
+ * and browsers never send the reactor's pages under a user name (Origin has none).
+ */
+function baseUrlProblem(url: string): string | undefined {
+  if (/[?#]/.test(url)) return 'must not carry a query or a fragment (the OAuth2 redirect URI is baseUrl followed by the callback path)';
+  if (/^https?:\/\/[^/]*@/i.test(url)) return 'must not carry a user name or password';
+  return undefined;
 }
 
 function isNonEmpty(value: unknown): value is string {

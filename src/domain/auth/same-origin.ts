@@ -28,6 +28,11 @@ export function isCrossSiteWrite(method: string, headers: { origin?: string; sec
 
 const IPV4 = /^\d{1,3}(?:\.\d{1,3}){3}$/;
 
+/** The names isOwnHost accepts besides addresses and localhost: the `--host` address, and deploy.json baseUrl's host. */
+export function reactorNames(host: string | undefined, baseUrl: string | undefined): string[] {
+  return [host, baseUrl === undefined ? undefined : new URL(baseUrl).hostname].filter((name): name is string => name !== undefined && name !== '').map((name) => name.toLowerCase());
+}
+
 /**
  * Whether a `Host` header names the reactor itself, so that a page served under it is one
  * of its own: an IP address (bracketed for IPv6), `localhost` or a name below it (which

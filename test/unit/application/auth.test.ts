@@ -214,13 +214,13 @@ describe('Sessions of two reactors on one host (cookies are not kept apart by po
 
 describe('OAuth2Login', () => {
   const config = { enabled: true, clientId: 'client', authorizationUrl: 'https://idp.test/authorize', tokenUrl: 'https://idp.test/token', userinfoUrl: 'https://idp.test/userinfo' };
-  const make = (provider: OAuth2Provider, now = () => 0, ended = new MemorySessionRevocations(now)) => new OAuth2Login({ config, clientSecret: 'cs', callbackPath: '/auth/callback', baseUrl: 'https://site.test' }, 'secret-0123456789abcdef', crypto, provider, ended, now);
+  const make = (provider: OAuth2Provider, now = () => 0, ended = new MemorySessionRevocations(now)) => new OAuth2Login({ config, clientSecret: 'cs', callbackPath: '/auth/callback' }, 'secret-0123456789abcdef', crypto, provider, ended, now);
   const stateOf = (location: string) => new URL(location).searchParams.get('state')!;
 
   it('sends the verifier whose S256 hash was the challenge, and the same redirect URI', async () => {
     const provider = new ScriptedOAuth2Provider();
     const login = make(provider);
-    const { location, stateCookie } = login.begin('/docs', 'http://ignored');
+    const { location, stateCookie } = login.begin('/docs', 'https://site.test');
     const url = new URL(location);
     const done = await login.complete({ code: provider.authorize(location), state: stateOf(location) }, stateCookie);
     expect(done).toEqual({ claims: { name: 'jo@example.org', names: ['jo@example.org', 'sub-1'], roles: ['editor'] }, returnTo: '/docs' });
@@ -244,7 +244,7 @@ describe('OAuth2Login', () => {
     const elsewhere = new OAuth2Login({ config, callbackPath: '/cb' }, 'another-secret-0123456789', crypto, new ScriptedOAuth2Provider(), new MemorySessionRevocations()).begin('/', 'x');
     await expect(login.complete({ code: 'c', state: stateOf(elsewhere.location) }, elsewhere.stateCookie)).rejects.toThrow(OAuth2StateError);
     // Another mount of the same reactor: the same secret, another callback.
-    const otherMount = new OAuth2Login({ config, clientSecret: 'cs', callbackPath: '/docs/auth/callback', baseUrl: 'https://site.test' }, 'secret-0123456789abcdef', crypto, provider, new MemorySessionRevocations(), clock.millis).begin('/', 'x');
+    const otherMount = new OAuth2Login({ config, clientSecret: 'cs', callbackPath: '/docs/auth/callback' }, 'secret-0123456789abcdef', crypto, provider, new MemorySessionRevocations(), clock.millis).begin('/', 'x');
     await expect(login.complete({ code: provider.authorize(otherMount.location), state: stateOf(otherMount.location) }, otherMount.stateCookie)).rejects.toThrow(/not made by this reactor for this mount/);
   });
 

@@ -267,10 +267,17 @@ describe('authentication.json', () => {
       expect(() => normalizeAuthentication(oauth2(bad))).toThrow(new ConfigValidationError('authentication.json', ['authentication.oauth2.authorizationUrl: must be an http(s) URL']));
       expect(() => normalizeDeploy({ baseUrl: bad }, 'deploy.json')).toThrow(new ConfigValidationError('deploy.json', ['baseUrl: must be an http(s) URL']));
     }
-    for (const good of ['https://sso.example.org/authorize?x=1', 'http://[::1]:8080', 'HTTP://127.0.0.1:1']) {
-      expect(normalizeAuthentication(oauth2(good)).oauth2!.authorizationUrl).toBe(good);
-      expect(normalizeDeploy({ baseUrl: `${good}/` }, 'deploy.json').baseUrl).toBe(good);
+    for (const good of ['https://sso.example.org/authorize?x=1', 'http://[::1]:8080', 'HTTP://127.0.0.1:1']) expect(normalizeAuthentication(oauth2(good)).oauth2!.authorizationUrl).toBe(good);
+    for (const good of ['https://sso.example.org/app', 'http://[::1]:8080', 'HTTP://127.0.0.1:1']) expect(normalizeDeploy({ baseUrl: `${good}/` }, 'deploy.json').baseUrl).toBe(good);
+  });
+
+  it('refuses a deploy.json baseUrl with a query, a fragment or a user name: the redirect URI would be malformed', () => {
+    const baseUrl = (url: string) => () => normalizeDeploy({ baseUrl: url }, 'deploy.json');
+    for (const bad of ['https://x?a=1', 'https://x#f', 'https://x?', 'https://x/app#', 'https://sso.example.org/authorize?x=1/']) {
+      expect(baseUrl(bad)).toThrow(new ConfigValidationError('deploy.json', ['baseUrl: must not carry a query or a fragment (the OAuth2 redirect URI is baseUrl followed by the callback path)']));
     }
+    for (const bad of ['https://jo:pw@x', 'https://jo@x/app', 'HTTPS://@x']) expect(baseUrl(bad)).toThrow(new ConfigValidationError('deploy.json', ['baseUrl: must not carry a user name or password']));
+    expect(baseUrl('https://x/a@b')().baseUrl).toBe('https://x/a@b');
   });
 });
 

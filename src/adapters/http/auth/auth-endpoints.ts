@@ -3,27 +3,35 @@ import { parseCookie, stringifySetCookie } from 'cookie';
 import { OAuth2CallbackError } from '../../../domain/errors.js';
 import { safeReturnPath } from '../../../domain/auth/same-origin.js';
 import { STATE_COOKIE, STATE_MAX_AGE_S } from '../../../application/auth/oauth2-login.js';
-import type { MountAuth, ReactorAuth } from '../../../application/auth/reactor-auth.js';
+import type { MountAuth, ReactorAuth, SignInEndpoint } from '../../../application/auth/reactor-auth.js';
 import { SESSION_COOKIE, SESSION_MAX_AGE_S } from '../../../application/auth/sessions.js';
 import { HttpProblem, methodNotAllowed, sendProblem } from '../http-problems.js';
+import type { PublicOrigin } from './public-origin.js';
 
 type OAuth2Endpoints = NonNullable<MountAuth['oauth2']>;
 
 /**
  * The HTTP side of signing in: `<mount>/auth/login` (to the provider), the callback
  * (`<mount>` + redirectPath), `<mount>/auth/logout`, and the 401 challenge. Cookies
- * are `HttpOnly; SameSite=Lax; Path=/`, and `Secure` when deploy.json's baseUrl is https.
+ * are `HttpOnly; SameSite=Lax; Path=/`, and `Secure` when the reactor's public origin is https.
  */
 export class AuthEndpoints {
-  constructor(private readonly auth: ReactorAuth) {}
+  constructor(
+    private readonly auth: ReactorAuth,
+    private readonly origin: PublicOrigin,
+  ) {}
 
   /** Answers one of the mount's login endpoints; failures are answered too, never thrown. */
-  async answer(request: IncomingMessage, response: ServerResponse, oauth2: OAuth2Endpoints, prefix: string, endpoint: 'login' | 'callback' | 'logout'): Promise<void> {
+  async answer(request: IncomingMessage, response: ServerResponse, oauth2: OAuth2Endpoints, prefix: string, endpoint: SignInEndpoint): Promise<void> {
     const method = request.method ?? 'GET';
     // The query is all after the first `?`: a `?` may come again inside it (RFC 3986), as in `returnTo=/find?q=x`.
     const url = request.url ?? '';
     const query = new URLSearchParams(url.includes('?') ? url.slice(url.indexOf('?') + 1) : '');
     const cookies = request.headers.cookie === undefined ? {} : parseCookie(request.headers.cookie);
+    const cookie = (name: string, value: string, maxAge: number) => this.cookie(name, value, maxAge, this.origin.secure(request));
+    // HEAD is GET without a body (RFC 9110 §9.3.2) where a GET changes nothing here: the login, whose
+    // state lives in the cookie it sets. The callback's GET spends a one-time code and the logout
+    // ends a session, which a HEAD (a safe method, sent by link checkers and prefetchers) must not do.
     if (endpoint === 'logout') {
       if (method !== 'GET' && method !== 'POST') return sendProblem(response, methodNotAllowed('GET, POST'));
       const session = cookies[SESSION_COOKIE];
@@ -34,22 +42,29 @@ export class AuthEndpoints {
       } catch (error) {
         return sendProblem(response, error);
       }
-      return this.redirect(response, method === 'GET' ? prefix : undefined, [left === undefined ? this.cookie(SESSION_COOKIE, '', 0) : this.cookie(SESSION_COOKIE, left, SESSION_MAX_AGE_S)]);
+      return this.redirect(response, method === 'GET' ? prefix : undefined, [left === undefined ? cookie(SESSION_COOKIE, '', 0) : cookie(SESSION_COOKIE, left, SESSION_MAX_AGE_S)]);
+    }
+    if (endpoint === 'login') {
+      if (method !== 'GET' && method !== 'HEAD') return sendProblem(response, methodNotAllowed('GET, HEAD'));
+      let origin: string;
+      try {
+        origin = this.origin.of(request);
+      } catch (error) {
+        return sendProblem(response, error);
+      }
+      const { location, stateCookie } = oauth2.login.begin(safeReturnPath(query.get('returnTo') ?? undefined, prefix), origin);
+      return this.redirect(response, location, [cookie(STATE_COOKIE, stateCookie, STATE_MAX_AGE_S)]);
     }
     if (method !== 'GET') return sendProblem(response, methodNotAllowed('GET'));
-    if (endpoint === 'login') {
-      const { location, stateCookie } = oauth2.login.begin(safeReturnPath(query.get('returnTo') ?? undefined, prefix), `http://${request.headers.host ?? 'localhost'}`);
-      return this.redirect(response, location, [this.cookie(STATE_COOKIE, stateCookie, STATE_MAX_AGE_S)]);
-    }
     const callback = { code: query.get('code') ?? undefined, state: query.get('state') ?? undefined, error: query.get('error') ?? undefined };
     // The state cookie serves its login's one callback, whatever comes of it.
-    const clearState = this.cookie(STATE_COOKIE, '', 0);
+    const clearState = cookie(STATE_COOKIE, '', 0);
     try {
       // RFC 6749 sends each once: a second one was added on the way, and which to believe is not for the reactor to guess.
       const repeated = Object.keys(callback).find((name) => query.getAll(name).length > 1);
       if (repeated) throw new OAuth2CallbackError(`the callback carries "${repeated}" more than once`);
       const { claims, returnTo } = await oauth2.login.complete(callback, cookies[STATE_COOKIE]);
-      this.redirect(response, returnTo, [clearState, this.cookie(SESSION_COOKIE, this.auth.sessions!.issue(claims, oauth2.audience, cookies[SESSION_COOKIE]), SESSION_MAX_AGE_S)]);
+      this.redirect(response, returnTo, [clearState, cookie(SESSION_COOKIE, this.auth.sessions!.issue(claims, oauth2.audience, cookies[SESSION_COOKIE]), SESSION_MAX_AGE_S)]);
     } catch (error) {
       // A failed callback of another login leaves this browser's own login to complete.
       if (oauth2.login.isCookieLogin(callback.state, cookies[STATE_COOKIE])) response.setHeader('Set-Cookie', clearState);
@@ -66,7 +81,7 @@ export class AuthEndpoints {
     const oauth2 = auths.find((auth) => auth.oauth2)?.oauth2;
     const headers: Record<string, string> = basic ? { 'WWW-Authenticate': `Basic realm="${basic.realm.replace(/["\\]/g, '\\$&')}"` } : {};
     const accept = request.headers.accept ?? '';
-    if (oauth2 && request.method === 'GET' && accept.includes('text/html')) {
+    if (oauth2 && (request.method === 'GET' || request.method === 'HEAD') && accept.includes('text/html')) {
       const login = `${oauth2.loginPath}?returnTo=${encodeURIComponent(request.url ?? '/')}`;
       const body = `<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0; url=${escapeHtml(login)}"><title>Sign in</title><p>This page needs you to <a href="${escapeHtml(login)}">sign in</a>.</p>\n`;
       response.writeHead(401, { ...headers, 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store' });
@@ -82,8 +97,8 @@ export class AuthEndpoints {
     response.end();
   }
 
-  private cookie(name: string, value: string, maxAge: number): string {
-    return stringifySetCookie({ name, value, httpOnly: true, sameSite: 'lax', path: '/', maxAge, secure: this.auth.secureCookies });
+  private cookie(name: string, value: string, maxAge: number, secure: boolean): string {
+    return stringifySetCookie({ name, value, httpOnly: true, sameSite: 'lax', path: '/', maxAge, secure });
   }
 }
 

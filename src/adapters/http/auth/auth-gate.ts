@@ -10,6 +10,7 @@ import type { Mount, Reactor } from '../../../application/serving/reactor.js';
 import type { CrossSiteGuard } from '../cross-site-guard.js';
 import { sendProblem } from '../http-problems.js';
 import { AuthEndpoints } from './auth-endpoints.js';
+import { PublicOrigin } from './public-origin.js';
 import { contextOf, type RequestContext } from '../request-context.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -38,7 +39,7 @@ export class AuthGate {
     /** Which pages may write: the session cookie's writes must come from one of them. */
     private readonly guard: CrossSiteGuard,
   ) {
-    this.endpoints = new AuthEndpoints(reactor.auth);
+    this.endpoints = new AuthEndpoints(reactor.auth, new PublicOrigin(reactor));
   }
 
   static of(reactor: Reactor, guard: CrossSiteGuard): AuthGate | undefined {

@@ -1,0 +1,51 @@
+import type { IncomingMessage } from 'node:http';
+import { isOwnHost, reactorNames } from '../../../domain/auth/same-origin.js';
+import { MisdirectedRequestError } from '../../../domain/errors.js';
+import type { Reactor } from '../../../application/serving/reactor.js';
+
+/**
+ * The address browsers reach the reactor at, which a login sends the provider as its
+ * redirect URI and which says whether cookies are `Secure`: deploy.json's baseUrl, else the
+ * `Host` the request was sent to, over http, or with `--trust-proxy` over the scheme the
+ * proxy puts in `X-Forwarded-Proto` (a TLS-terminating proxy speaks http to the reactor).
+ */
+export class PublicOrigin {
+  private readonly names: string[];
+
+  constructor(private readonly reactor: Reactor) {
+    this.names = reactorNames(reactor.settings.host, reactor.auth.deploy.baseUrl);
+  }
+
+  /**
+   * Only a `Host` that is one of the reactor's names (isOwnHost) is taken: any other may be an
+   * attacker's pointed at this machine, and the provider would send the code there.
+   */
+  of(request: IncomingMessage): string {
+    const base = this.reactor.auth.deploy.baseUrl;
+    if (base !== undefined) return base;
+    const host = request.headers.host ?? '';
+    if (!isOwnHost(host, this.names)) {
+      throw new MisdirectedRequestError(`${host === '' ? 'a request without Host' : host} is not one of this reactor's names, and a login cannot send the provider back to it: set deploy.json "baseUrl" to the reactor's public address`);
+    }
+    return `${this.scheme(request)}://${host}`;
+  }
+
+  /** Whether the answer's cookies must carry `Secure`: the browser reached the reactor over https. */
+  secure(request: IncomingMessage): boolean {
+    const base = this.reactor.auth.deploy.baseUrl;
+    // `HTTPS://` too: baseUrl is kept as written.
+    return base !== undefined ? new URL(base).protocol === 'https:' : this.scheme(request) === 'https';
+  }
+
+  /**
+   * The last value of `X-Forwarded-Proto`, the one the proxy nearest the reactor set (as
+   * clientOf reads `X-Forwarded-For`): one that appends keeps a client's own value before it.
+   */
+  private scheme(request: IncomingMessage): 'http' | 'https' {
+    if (this.reactor.settings.trustProxy !== true) return 'http';
+    const forwarded = request.headers['x-forwarded-proto'];
+    const header = Array.isArray(forwarded) ? forwarded.join(',') : forwarded;
+    const last = header?.slice(header.lastIndexOf(',') + 1).trim().toLowerCase();
+    return last === 'https' ? 'https' : 'http';
+  }
+}
