@@ -218,6 +218,26 @@ describe('trusted signers', () => {
     expect(after.status).toBe(1);
     expect(after.stdout).toContain(`the package is signed by key ${gone}, which ${at('both-public.asc')} says is revoked`);
   });
+
+  it('a package whose own copy of its key carries the revocation is refused as revoked, naming that copy, with or without --trust', () => {
+    gpg(['--quick-gen-key', 'Self <self@example.org>', 'future-default', 'default', 'never']);
+    const self = gpg(['--with-colons', '--list-keys', 'self@example.org']).split('\n').find((line) => line.startsWith('fpr:'))!.split(':')[9]!;
+    writeFileSync(at('self-secret.asc'), gpg(['--armor', '--export-secret-keys', 'self@example.org']));
+    writeFileSync(at('self-public.asc'), gpg(['--armor', '--export', 'self@example.org']));
+    const directory = unpacked(cap, 'self-revoked');
+    expect(runPkg(['package', 'sign', directory, '--openpgp', '--key', at('self-secret.asc')]).status).toBe(0);
+    // The signer has since revoked the key, and the package now embeds the revoked copy.
+    writeFileSync(at('self.rev'), readFileSync(join(gnupg, 'openpgp-revocs.d', `${self}.rev`), 'utf8').replace(/^:-----BEGIN/m, '-----BEGIN'));
+    gpg(['--import', at('self.rev')]);
+    writeFileSync(join(directory, 'signature.pub.asc'), gpg(['--armor', '--export', 'self@example.org']));
+    const expected = `the package is signed by key ${self}, which the package's own copy of it, signature.pub.asc, says is revoked`;
+    for (const trust of [[], ['--trust', at('self-public.asc')]]) {
+      const run = runPkg(['package', 'verify-signature', directory, ...trust]);
+      expect(run.status).toBe(1);
+      expect(run.stdout).toContain(expected);
+      expect(run.stdout).not.toContain('does not match');
+    }
+  });
 });
 
 describe('passphrases kept out of the process list', () => {

@@ -305,9 +305,14 @@ describe('OpenPgpSignatureScheme', () => {
     const after = gpg(gnupgHome, ['--armor', '--export', 'r@example.org']);
     await expect(scheme.verify(payload(), signature, signer.publicKey)).resolves.toBe(true);
     await expect(scheme.verify(payload(), signature, signer.publicKey, before)).resolves.toBe(true);
-    await expect(scheme.revoked(signature, signer.publicKey, before)).resolves.toBe(false);
+    await expect(scheme.revokedBy(signature, signer.publicKey, before)).resolves.toBeUndefined();
     await expect(scheme.verify(payload(), signature, signer.publicKey, after)).resolves.toBe(false);
-    await expect(scheme.revoked(signature, signer.publicKey, after)).resolves.toBe(true);
+    await expect(scheme.revokedBy(signature, signer.publicKey, after)).resolves.toBe('trusted');
+    // The package's own copy may carry the revocation: it is the one that says so, not an unrevoked trusted copy.
+    await expect(scheme.verify(payload(), signature, after)).resolves.toBe(false);
+    await expect(scheme.revokedBy(signature, after)).resolves.toBe('embedded');
+    await expect(scheme.revokedBy(signature, after, before)).resolves.toBe('embedded');
+    await expect(scheme.revokedBy(signature, after, after)).resolves.toBe('trusted');
     // A trusted file holding other keys too: the copy with this fingerprint is the one that counts.
     await expect(scheme.verify(payload(), signature, signer.publicKey, Buffer.concat([file('sign.pub.asc'), after]))).resolves.toBe(false);
   });
@@ -323,13 +328,17 @@ describe('OpenPgpSignatureScheme', () => {
     gpg(gnupgHome, ['--command-fd', '0', '--edit-key', primary], '', 'key 1\nrevkey\ny\n0\n\ny\nsave\n');
     const after = gpg(gnupgHome, ['--armor', '--export', 's@example.org']);
     await expect(scheme.verify(payload(), signature, signer.publicKey, before)).resolves.toBe(true);
-    await expect(scheme.revoked(signature, signer.publicKey, before)).resolves.toBe(false);
+    await expect(scheme.revokedBy(signature, signer.publicKey, before)).resolves.toBeUndefined();
     await expect(scheme.verify(payload(), signature, signer.publicKey, after)).resolves.toBe(false);
-    await expect(scheme.revoked(signature, signer.publicKey, after)).resolves.toBe(true);
+    await expect(scheme.revokedBy(signature, signer.publicKey, after)).resolves.toBe('trusted');
     // A signature by another key's subkey is not this revocation's.
     const other = await (await scheme.prepare({ key: file('sign.sec.asc') })).sign(payload());
-    await expect(scheme.revoked(other, signer.publicKey, after)).resolves.toBe(false);
-    await expect(scheme.revoked(encoder.encode('not a signature'), signer.publicKey, after)).resolves.toBe(false);
+    await expect(scheme.revokedBy(other, signer.publicKey, after)).resolves.toBeUndefined();
+    await expect(scheme.revokedBy(encoder.encode('not a signature'), signer.publicKey, after)).resolves.toBeUndefined();
+    // The package's own copy may carry the subkey's revocation: it is the one that says so, whatever the user's copy says.
+    await expect(scheme.verify(payload(), signature, after)).resolves.toBe(false);
+    await expect(scheme.revokedBy(signature, after)).resolves.toBe('embedded');
+    await expect(scheme.revokedBy(signature, after, before)).resolves.toBe('embedded');
   });
 
   it('raises OpenPgpUnavailableError with install guidance when openpgp cannot be loaded, and retries later', async () => {
