@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
-import { createDecipheriv, privateDecrypt, constants } from 'node:crypto';
+import { createDecipheriv, createHash, privateDecrypt, constants } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EXAMPLE_SITE, temporaryDirectory } from '../support/paths.js';
@@ -325,6 +325,31 @@ describe('encryption', () => {
     const out = at('pgp-decrypted.cap');
     expect(runPkg(['package', 'decrypt', pgp, '--key', at('gpg-secret.asc'), '-o', out]).status).toBe(0);
     expect(runPkg(['package', 'validate', out]).status).toBe(0);
+  });
+
+  it('refuses to encrypt a tampered .cap, as the reactor refuses to serve it: IntegrityError or SignatureMismatchError, exit 1, and no output', () => {
+    const changed = at('encrypt-tampered.cap');
+    const entries = readZipEntries(cap);
+    entries['content/about.html'] = Buffer.from('<p>tampered</p>');
+    writeZipEntries(changed, entries);
+    // Signed, then a file changed and its checksum fixed, so only the signature can tell.
+    const signed = at('encrypt-resigned.cap');
+    expect(runPkg(['package', 'sign', cap, '--key', at('key.pem'), '-o', signed]).status).toBe(0);
+    const signedEntries = readZipEntries(signed);
+    signedEntries['content/about.html'] = Buffer.from('<p>tampered</p>');
+    const security = JSON.parse(signedEntries['security.json']!.toString());
+    security.security.integrityChecks.checksums['content/about.html'] = createHash('sha256').update(signedEntries['content/about.html']).digest('hex');
+    signedEntries['security.json'] = Buffer.from(JSON.stringify(security));
+    const forged = at('encrypt-forged.cap');
+    writeZipEntries(forged, signedEntries);
+    for (const [source, error] of [[changed, /IntegrityError.*content\/about\.html/], [forged, /SignatureMismatchError/]] as const) {
+      const output = at(`${source}.enc.cap`);
+      const run = runPkg(['package', 'encrypt', source, '--public-key', at('pub.pem'), '-o', output]);
+      expect(run.status).toBe(1);
+      expect(run.stderr).toMatch(error);
+      expect(existsSync(output)).toBe(false);
+    }
+    expect(runPkg(['package', 'encrypt', signed, '--public-key', at('pub.pem'), '-o', at('encrypt-signed.enc.cap')]).status).toBe(0);
   });
 
   const tamper = (name: string, change: (entries: Record<string, Buffer>) => void) => {
