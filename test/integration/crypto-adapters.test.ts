@@ -417,6 +417,10 @@ describe('RsaOaepKeyWrapping', () => {
     await keyErrorOf(wrapping.wrap(dek, text), text);
     await expect(wrapping.wrap(dek, file('weak.pub.pem'))).rejects.toThrow(/1024-bit/);
   });
+
+  it('refuses a private key as the recipient, though its public part would do: the file is mixed up', async () => {
+    for (const name of ['pkcs8.pem', 'pkcs1.pem', 'locked.pem']) expect((await keyErrorOf(wrapping.wrap(dek, file(name)), file(name))).message).toMatch(/recipient key is a private key/);
+  });
 });
 
 describe('OpenPgpKeyWrapping', () => {
@@ -428,6 +432,11 @@ describe('OpenPgpKeyWrapping', () => {
     const wrapped = await wrapping.wrap(dek, file('enc.pub.asc'));
     expect(wrapped.message).toMatch(/^-----BEGIN PGP MESSAGE-----/);
     await expect(wrapping.unwrap(wrapped, file('enc.sec.asc'))).resolves.toEqual(dek);
+  });
+
+  it('refuses a secret key as the recipient, armored or binary, though its public part would do: the file is mixed up', async () => {
+    writeFileSync(at('enc.sec.gpg'), gpg(gnupgHome, ['--export-secret-keys', 'e@example.org']));
+    for (const name of ['enc.sec.asc', 'enc.sec.gpg']) expect((await keyErrorOf(wrapping.wrap(dek, file(name)), file(name))).message).toMatch(/recipient key is an OpenPGP secret key/);
   });
 
   it('wraps so that gpg --decrypt gives the DEK bytes', async () => {

@@ -18,6 +18,8 @@ export class OpenPgpKeyWrapping implements KeyWrapping {
   async wrap(dek: Uint8Array, recipient: Uint8Array): Promise<{ message: string }> {
     const openpgp = await this.openpgp();
     const key = await readAnyKey(openpgp, recipient, 'the recipient key');
+    // As for an RSA recipient: a secret key here is a mixed-up file, though its public part would do.
+    if (key.isPrivate()) throw new KeyError("the recipient key is an OpenPGP secret key: give the recipient's public key (`gpg --armor --export`)");
     try {
       // Found first so that a key that cannot encrypt is a KeyError, not a failure of encrypt.
       await key.getEncryptionKey();
