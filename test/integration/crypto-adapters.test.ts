@@ -439,6 +439,12 @@ describe('OpenPgpKeyWrapping', () => {
     for (const name of ['enc.sec.asc', 'enc.sec.gpg']) expect((await keyErrorOf(wrapping.wrap(dek, file(name)), file(name))).message).toMatch(/recipient key is an OpenPGP secret key/);
   });
 
+  it('refuses a recipient file of several keys, armored or binary, rather than encrypting for the first alone', async () => {
+    writeFileSync(at('recipients.asc'), gpg(gnupgHome, ['--armor', '--export', 'e@example.org', 't@example.org']));
+    writeFileSync(at('recipients.gpg'), gpg(gnupgHome, ['--export', 'e@example.org', 't@example.org']));
+    for (const name of ['recipients.asc', 'recipients.gpg']) expect((await keyErrorOf(wrapping.wrap(dek, file(name)), file(name))).message).toMatch(/holds 2 OpenPGP keys/);
+  });
+
   it('wraps so that gpg --decrypt gives the DEK bytes', async () => {
     const { message } = await wrapping.wrap(dek, file('enc.pub.asc'));
     writeFileSync(at('dek.pgp.asc'), message);

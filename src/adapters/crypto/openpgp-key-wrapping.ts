@@ -1,6 +1,6 @@
 import type { KeyWrapping } from '../../application/ports/envelope-crypto.js';
 import { DecryptionError, KeyError } from '../../domain/errors.js';
-import { importOpenPgp, lazyOpenPgp, readAnyKey, readSecretKey } from './openpgp-loader.js';
+import { importOpenPgp, lazyOpenPgp, readEveryKey, readSecretKey } from './openpgp-loader.js';
 import type { OpenPgp, OpenPgpLoader } from './openpgp-loader.js';
 
 /** More than any data encryption key, wrapped or not, can take. */
@@ -17,7 +17,12 @@ export class OpenPgpKeyWrapping implements KeyWrapping {
 
   async wrap(dek: Uint8Array, recipient: Uint8Array): Promise<{ message: string }> {
     const openpgp = await this.openpgp();
-    const key = await readAnyKey(openpgp, recipient, 'the recipient key');
+    const keys = await readEveryKey(openpgp, recipient, 'the recipient key');
+    // openpgp would take the first alone, and the holders of the others could not decrypt what they were meant to.
+    if (keys.length > 1) {
+      throw new KeyError(`the recipient key file holds ${keys.length} OpenPGP keys, and a package is encrypted for one recipient: export only theirs (\`gpg --armor --export FINGERPRINT\`)`);
+    }
+    const key = keys[0]!;
     // As for an RSA recipient: a secret key here is a mixed-up file, though its public part would do.
     if (key.isPrivate()) throw new KeyError("the recipient key is an OpenPGP secret key: give the recipient's public key (`gpg --armor --export`)");
     try {
