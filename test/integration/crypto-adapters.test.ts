@@ -439,6 +439,15 @@ describe('OpenPgpKeyWrapping', () => {
     for (const name of ['enc.sec.asc', 'enc.sec.gpg']) expect((await keyErrorOf(wrapping.wrap(dek, file(name)), file(name))).message).toMatch(/recipient key is an OpenPGP secret key/);
   });
 
+  it('unwraps with a secret key file of several keys whichever of them the package is for: one export, binary, or blocks put one after another', async () => {
+    const wrapped = await wrapping.wrap(dek, file('enc.pub.asc'));
+    writeFileSync(at('keyring.sec.asc'), gpg(gnupgHome, ['--armor', '--export-secret-keys', 't@example.org', 'e@example.org']));
+    writeFileSync(at('keyring.sec.gpg'), gpg(gnupgHome, ['--export-secret-keys', 't@example.org', 'e@example.org']));
+    writeFileSync(at('keyring.concatenated.asc'), Buffer.concat([file('sign.sec.asc'), file('enc.sec.asc')]));
+    for (const name of ['keyring.sec.asc', 'keyring.sec.gpg', 'keyring.concatenated.asc']) await expect(wrapping.unwrap(wrapped, file(name))).resolves.toEqual(dek);
+    await keyErrorOf(wrapping.unwrap(wrapped, file('enc.pub.asc')), file('enc.pub.asc'));
+  });
+
   it('refuses a recipient file of several keys, armored or binary, rather than encrypting for the first alone', async () => {
     writeFileSync(at('recipients.asc'), gpg(gnupgHome, ['--armor', '--export', 'e@example.org', 't@example.org']));
     writeFileSync(at('recipients.gpg'), gpg(gnupgHome, ['--export', 'e@example.org', 't@example.org']));

@@ -1,6 +1,6 @@
 import type { KeyWrapping } from '../../application/ports/envelope-crypto.js';
 import { DecryptionError, KeyError } from '../../domain/errors.js';
-import { importOpenPgp, lazyOpenPgp, readEveryKey, readSecretKey } from './openpgp-loader.js';
+import { importOpenPgp, lazyOpenPgp, readEveryKey, readEverySecretKey } from './openpgp-loader.js';
 import type { OpenPgp, OpenPgpLoader } from './openpgp-loader.js';
 
 /** More than any data encryption key, wrapped or not, can take. */
@@ -44,7 +44,7 @@ export class OpenPgpKeyWrapping implements KeyWrapping {
   async unwrap(wrapped: { encryptedDek?: string; message?: string }, key: Uint8Array, passphrase?: string): Promise<Uint8Array> {
     if (typeof wrapped.message !== 'string') throw new DecryptionError('the envelope has no OpenPGP message to unwrap');
     const openpgp = await this.openpgp();
-    const privateKey = await readSecretKey(openpgp, key, passphrase, 'the OpenPGP decryption key');
+    const privateKeys = await readEverySecretKey(openpgp, key, passphrase, 'the OpenPGP decryption key');
     let message: Awaited<ReturnType<OpenPgp['readMessage']>>;
     try {
       message = await openpgp.readMessage({ armoredMessage: wrapped.message });
@@ -53,7 +53,7 @@ export class OpenPgpKeyWrapping implements KeyWrapping {
     }
     try {
       // A data encryption key is 32 bytes: a compressed packet inflating to gigabytes (openpgp's default limit is none) stops here.
-      const { data } = await openpgp.decrypt({ message, decryptionKeys: privateKey, format: 'binary', config: { maxDecompressedMessageSize: MAX_WRAPPED_KEY_BYTES } });
+      const { data } = await openpgp.decrypt({ message, decryptionKeys: privateKeys, format: 'binary', config: { maxDecompressedMessageSize: MAX_WRAPPED_KEY_BYTES } });
       return new Uint8Array(data);
     } catch (error) {
       throw new DecryptionError('the OpenPGP key does not decrypt the data encryption key: it is not the key the package was encrypted for, or the message was altered', {
