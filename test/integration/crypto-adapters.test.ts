@@ -269,6 +269,12 @@ describe('OpenPgpSignatureScheme', () => {
     await expect(scheme.verify(payload(), await signer.sign(payload()), signer.publicKey)).resolves.toBe(true);
   });
 
+  it('refuses a signing key file of several secret keys rather than signing with the first alone', async () => {
+    writeFileSync(at('two.sec.asc'), gpg(gnupgHome, ['--armor', '--export-secret-keys', 't@example.org', 'e@example.org']));
+    writeFileSync(at('two.sec.gpg'), gpg(gnupgHome, ['--export-secret-keys', 't@example.org', 'e@example.org']));
+    for (const name of ['two.sec.asc', 'two.sec.gpg']) expect((await keyErrorOf(scheme.prepare({ key: file(name) }), file(name))).message).toMatch(/holds 2 secret keys/);
+  });
+
   it('refuses a public key or something else as the signing key', async () => {
     await keyErrorOf(scheme.prepare({ key: file('sign.pub.asc') }), file('sign.pub.asc'));
     await keyErrorOf(scheme.prepare({ key: file('pkcs8.pem') }), file('pkcs8.pem'));

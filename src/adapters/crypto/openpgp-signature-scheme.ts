@@ -59,6 +59,9 @@ export class OpenPgpSignatureScheme implements SignatureScheme {
 
   async prepare(key: SigningKey): Promise<PreparedSigner> {
     const openpgp = await this.openpgp();
+    // openpgp would sign with the first alone: which one the user meant, the file does not say.
+    const secrets = (await readEveryKey(openpgp, key.key, 'the OpenPGP signing key').catch(() => [])).filter((each) => each.isPrivate()).length;
+    if (secrets > 1) throw new KeyError(`the OpenPGP signing key file holds ${secrets} secret keys: export only the one to sign with (\`gpg --armor --export-secret-keys FINGERPRINT\`)`);
     const privateKey = await readSecretKey(openpgp, key.key, key.passphrase, 'the OpenPGP signing key');
     try {
       // Checked now rather than at sign time, so an expired, revoked, encrypt-only or
