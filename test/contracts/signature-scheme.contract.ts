@@ -61,7 +61,8 @@ export function describeSignatureSchemeContract(name: string, makeSubject: () =>
       const signer = await subject().scheme.prepare(subject().key);
       const signature = await signer.sign(payload());
       expect(await subject().scheme.fingerprints(signer.publicKey, 'the trust file')).toEqual([await subject().scheme.fingerprint(signer.publicKey, 'the public key')]);
-      expect(await subject().scheme.revoked(signature, signer.publicKey, signer.publicKey)).toBe(false);
+      expect(await subject().scheme.revokedBy(signature, signer.publicKey, signer.publicKey)).toBeUndefined();
+      expect(await subject().scheme.revokedBy(signature, signer.publicKey)).toBeUndefined();
       expect(await subject().scheme.verify(payload(), signature, signer.publicKey, signer.publicKey)).toBe(true);
       await expect(subject().scheme.fingerprints(subject().notAKey, 'the trust file')).rejects.toThrow(KeyError);
     });

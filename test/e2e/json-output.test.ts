@@ -20,10 +20,11 @@ function json(args: string[]): Record<string, unknown> {
 describe('--json on every command that reports', () => {
   it('pack, sign, encrypt, decrypt, push and install each print their outcome as one JSON document', () => {
     execFileSync('openssl', ['genpkey', '-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048', '-out', at('key.pem')], { stdio: 'pipe' });
+    execFileSync('openssl', ['pkey', '-in', at('key.pem'), '-pubout', '-out', at('pub.pem')], { stdio: 'pipe' });
     const packed = json(['package', 'pack', EXAMPLE_SITE, '-o', work.path]);
     expect(packed).toMatchObject({ name: 'example-site', version: '1.0.0', path: at('example-site-1.0.0.cap'), sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
     expect(json(['package', 'sign', at('example-site-1.0.0.cap'), '--key', at('key.pem'), '-o', at('signed.cap')])).toMatchObject({ path: at('signed.cap'), scheme: 'RSA-SHA256' });
-    expect(json(['package', 'encrypt', at('signed.cap'), '--public-key', at('key.pem'), '-o', at('sealed.cap')])).toMatchObject({ path: at('sealed.cap'), keyManagement: 'RSA-OAEP-SHA256' });
+    expect(json(['package', 'encrypt', at('signed.cap'), '--public-key', at('pub.pem'), '-o', at('sealed.cap')])).toMatchObject({ path: at('sealed.cap'), keyManagement: 'RSA-OAEP-SHA256' });
     expect(json(['package', 'decrypt', at('sealed.cap'), '--private-key', at('key.pem'), '-o', at('opened.cap')])).toMatchObject({ name: 'example-site', path: at('opened.cap') });
     expect(readFileSync(at('opened.cap')).equals(readFileSync(at('signed.cap')))).toBe(true);
     const pushed = json(['package', 'push', at('example-site-1.0.0.cap'), '--registry', at('registry')]);

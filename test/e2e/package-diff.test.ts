@@ -60,8 +60,9 @@ describe('pkg package diff', () => {
 
   it('reports signing and encryption state', () => {
     execFileSync('openssl', ['genpkey', '-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048', '-out', at('key.pem')], { stdio: 'pipe' });
+    execFileSync('openssl', ['pkey', '-in', at('key.pem'), '-pubout', '-out', at('pub.pem')], { stdio: 'pipe' });
     expect(runPkg(['package', 'sign', cap, '--key', at('key.pem'), '-o', at('signed.cap')]).status).toBe(0);
-    expect(runPkg(['package', 'encrypt', cap, '--public-key', at('key.pem'), '-o', at('encrypted.cap')]).status).toBe(0);
+    expect(runPkg(['package', 'encrypt', cap, '--public-key', at('pub.pem'), '-o', at('encrypted.cap')]).status).toBe(0);
     const signed = runPkg(['package', 'diff', cap, at('signed.cap')]);
     expect(signed.status).toBe(1);
     expect(signed.stdout).toContain('signature: unsigned -> RSA-SHA256');

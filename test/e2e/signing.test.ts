@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
-import { createDecipheriv, privateDecrypt, constants } from 'node:crypto';
+import { createDecipheriv, createHash, privateDecrypt, constants } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EXAMPLE_SITE, temporaryDirectory } from '../support/paths.js';
@@ -218,6 +218,26 @@ describe('trusted signers', () => {
     expect(after.status).toBe(1);
     expect(after.stdout).toContain(`the package is signed by key ${gone}, which ${at('both-public.asc')} says is revoked`);
   });
+
+  it('a package whose own copy of its key carries the revocation is refused as revoked, naming that copy, with or without --trust', () => {
+    gpg(['--quick-gen-key', 'Self <self@example.org>', 'future-default', 'default', 'never']);
+    const self = gpg(['--with-colons', '--list-keys', 'self@example.org']).split('\n').find((line) => line.startsWith('fpr:'))!.split(':')[9]!;
+    writeFileSync(at('self-secret.asc'), gpg(['--armor', '--export-secret-keys', 'self@example.org']));
+    writeFileSync(at('self-public.asc'), gpg(['--armor', '--export', 'self@example.org']));
+    const directory = unpacked(cap, 'self-revoked');
+    expect(runPkg(['package', 'sign', directory, '--openpgp', '--key', at('self-secret.asc')]).status).toBe(0);
+    // The signer has since revoked the key, and the package now embeds the revoked copy.
+    writeFileSync(at('self.rev'), readFileSync(join(gnupg, 'openpgp-revocs.d', `${self}.rev`), 'utf8').replace(/^:-----BEGIN/m, '-----BEGIN'));
+    gpg(['--import', at('self.rev')]);
+    writeFileSync(join(directory, 'signature.pub.asc'), gpg(['--armor', '--export', 'self@example.org']));
+    const expected = `the package is signed by key ${self}, which the package's own copy of it, signature.pub.asc, says is revoked`;
+    for (const trust of [[], ['--trust', at('self-public.asc')]]) {
+      const run = runPkg(['package', 'verify-signature', directory, ...trust]);
+      expect(run.status).toBe(1);
+      expect(run.stdout).toContain(expected);
+      expect(run.stdout).not.toContain('does not match');
+    }
+  });
 });
 
 describe('passphrases kept out of the process list', () => {
@@ -305,6 +325,31 @@ describe('encryption', () => {
     const out = at('pgp-decrypted.cap');
     expect(runPkg(['package', 'decrypt', pgp, '--key', at('gpg-secret.asc'), '-o', out]).status).toBe(0);
     expect(runPkg(['package', 'validate', out]).status).toBe(0);
+  });
+
+  it('refuses to encrypt a tampered .cap, as the reactor refuses to serve it: IntegrityError or SignatureMismatchError, exit 1, and no output', () => {
+    const changed = at('encrypt-tampered.cap');
+    const entries = readZipEntries(cap);
+    entries['content/about.html'] = Buffer.from('<p>tampered</p>');
+    writeZipEntries(changed, entries);
+    // Signed, then a file changed and its checksum fixed, so only the signature can tell.
+    const signed = at('encrypt-resigned.cap');
+    expect(runPkg(['package', 'sign', cap, '--key', at('key.pem'), '-o', signed]).status).toBe(0);
+    const signedEntries = readZipEntries(signed);
+    signedEntries['content/about.html'] = Buffer.from('<p>tampered</p>');
+    const security = JSON.parse(signedEntries['security.json']!.toString());
+    security.security.integrityChecks.checksums['content/about.html'] = createHash('sha256').update(signedEntries['content/about.html']).digest('hex');
+    signedEntries['security.json'] = Buffer.from(JSON.stringify(security));
+    const forged = at('encrypt-forged.cap');
+    writeZipEntries(forged, signedEntries);
+    for (const [source, error] of [[changed, /IntegrityError.*content\/about\.html/], [forged, /SignatureMismatchError/]] as const) {
+      const output = at(`${source}.enc.cap`);
+      const run = runPkg(['package', 'encrypt', source, '--public-key', at('pub.pem'), '-o', output]);
+      expect(run.status).toBe(1);
+      expect(run.stderr).toMatch(error);
+      expect(existsSync(output)).toBe(false);
+    }
+    expect(runPkg(['package', 'encrypt', signed, '--public-key', at('pub.pem'), '-o', at('encrypt-signed.enc.cap')]).status).toBe(0);
   });
 
   const tamper = (name: string, change: (entries: Record<string, Buffer>) => void) => {

@@ -45,7 +45,8 @@ export function fakeScheme(certificateType?: 'OpenPGP'): SignatureScheme {
       if (trusted && (await revoked(publicKey, trusted))) return false;
       return new TextDecoder().decode(signature) === `signed:${await digest(payload)}:${text}`;
     },
-    revoked: (_signature, publicKey, trusted) => revoked(publicKey, trusted),
+    // Its embedded keys carry no revocations: only a trust file's copy revokes.
+    revokedBy: async (_signature, publicKey, trusted) => (trusted && (await revoked(publicKey, trusted)) ? 'trusted' : undefined),
     fingerprint,
     fingerprints: async (file, role) => {
       const lines = new TextDecoder().decode(file).split('\n').filter((line) => line.startsWith(KEY_PREFIX));

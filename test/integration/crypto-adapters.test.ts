@@ -269,6 +269,12 @@ describe('OpenPgpSignatureScheme', () => {
     await expect(scheme.verify(payload(), await signer.sign(payload()), signer.publicKey)).resolves.toBe(true);
   });
 
+  it('refuses a signing key file of several secret keys rather than signing with the first alone', async () => {
+    writeFileSync(at('two.sec.asc'), gpg(gnupgHome, ['--armor', '--export-secret-keys', 't@example.org', 'e@example.org']));
+    writeFileSync(at('two.sec.gpg'), gpg(gnupgHome, ['--export-secret-keys', 't@example.org', 'e@example.org']));
+    for (const name of ['two.sec.asc', 'two.sec.gpg']) expect((await keyErrorOf(scheme.prepare({ key: file(name) }), file(name))).message).toMatch(/holds 2 secret keys/);
+  });
+
   it('refuses a public key or something else as the signing key', async () => {
     await keyErrorOf(scheme.prepare({ key: file('sign.pub.asc') }), file('sign.pub.asc'));
     await keyErrorOf(scheme.prepare({ key: file('pkcs8.pem') }), file('pkcs8.pem'));
@@ -305,9 +311,14 @@ describe('OpenPgpSignatureScheme', () => {
     const after = gpg(gnupgHome, ['--armor', '--export', 'r@example.org']);
     await expect(scheme.verify(payload(), signature, signer.publicKey)).resolves.toBe(true);
     await expect(scheme.verify(payload(), signature, signer.publicKey, before)).resolves.toBe(true);
-    await expect(scheme.revoked(signature, signer.publicKey, before)).resolves.toBe(false);
+    await expect(scheme.revokedBy(signature, signer.publicKey, before)).resolves.toBeUndefined();
     await expect(scheme.verify(payload(), signature, signer.publicKey, after)).resolves.toBe(false);
-    await expect(scheme.revoked(signature, signer.publicKey, after)).resolves.toBe(true);
+    await expect(scheme.revokedBy(signature, signer.publicKey, after)).resolves.toBe('trusted');
+    // The package's own copy may carry the revocation: it is the one that says so, not an unrevoked trusted copy.
+    await expect(scheme.verify(payload(), signature, after)).resolves.toBe(false);
+    await expect(scheme.revokedBy(signature, after)).resolves.toBe('embedded');
+    await expect(scheme.revokedBy(signature, after, before)).resolves.toBe('embedded');
+    await expect(scheme.revokedBy(signature, after, after)).resolves.toBe('trusted');
     // A trusted file holding other keys too: the copy with this fingerprint is the one that counts.
     await expect(scheme.verify(payload(), signature, signer.publicKey, Buffer.concat([file('sign.pub.asc'), after]))).resolves.toBe(false);
   });
@@ -323,13 +334,17 @@ describe('OpenPgpSignatureScheme', () => {
     gpg(gnupgHome, ['--command-fd', '0', '--edit-key', primary], '', 'key 1\nrevkey\ny\n0\n\ny\nsave\n');
     const after = gpg(gnupgHome, ['--armor', '--export', 's@example.org']);
     await expect(scheme.verify(payload(), signature, signer.publicKey, before)).resolves.toBe(true);
-    await expect(scheme.revoked(signature, signer.publicKey, before)).resolves.toBe(false);
+    await expect(scheme.revokedBy(signature, signer.publicKey, before)).resolves.toBeUndefined();
     await expect(scheme.verify(payload(), signature, signer.publicKey, after)).resolves.toBe(false);
-    await expect(scheme.revoked(signature, signer.publicKey, after)).resolves.toBe(true);
+    await expect(scheme.revokedBy(signature, signer.publicKey, after)).resolves.toBe('trusted');
     // A signature by another key's subkey is not this revocation's.
     const other = await (await scheme.prepare({ key: file('sign.sec.asc') })).sign(payload());
-    await expect(scheme.revoked(other, signer.publicKey, after)).resolves.toBe(false);
-    await expect(scheme.revoked(encoder.encode('not a signature'), signer.publicKey, after)).resolves.toBe(false);
+    await expect(scheme.revokedBy(other, signer.publicKey, after)).resolves.toBeUndefined();
+    await expect(scheme.revokedBy(encoder.encode('not a signature'), signer.publicKey, after)).resolves.toBeUndefined();
+    // The package's own copy may carry the subkey's revocation: it is the one that says so, whatever the user's copy says.
+    await expect(scheme.verify(payload(), signature, after)).resolves.toBe(false);
+    await expect(scheme.revokedBy(signature, after)).resolves.toBe('embedded');
+    await expect(scheme.revokedBy(signature, after, before)).resolves.toBe('embedded');
   });
 
   it('raises OpenPgpUnavailableError with install guidance when openpgp cannot be loaded, and retries later', async () => {
@@ -408,6 +423,10 @@ describe('RsaOaepKeyWrapping', () => {
     await keyErrorOf(wrapping.wrap(dek, text), text);
     await expect(wrapping.wrap(dek, file('weak.pub.pem'))).rejects.toThrow(/1024-bit/);
   });
+
+  it('refuses a private key as the recipient, though its public part would do: the file is mixed up', async () => {
+    for (const name of ['pkcs8.pem', 'pkcs1.pem', 'locked.pem']) expect((await keyErrorOf(wrapping.wrap(dek, file(name)), file(name))).message).toMatch(/recipient key is a private key/);
+  });
 });
 
 describe('OpenPgpKeyWrapping', () => {
@@ -419,6 +438,26 @@ describe('OpenPgpKeyWrapping', () => {
     const wrapped = await wrapping.wrap(dek, file('enc.pub.asc'));
     expect(wrapped.message).toMatch(/^-----BEGIN PGP MESSAGE-----/);
     await expect(wrapping.unwrap(wrapped, file('enc.sec.asc'))).resolves.toEqual(dek);
+  });
+
+  it('refuses a secret key as the recipient, armored or binary, though its public part would do: the file is mixed up', async () => {
+    writeFileSync(at('enc.sec.gpg'), gpg(gnupgHome, ['--export-secret-keys', 'e@example.org']));
+    for (const name of ['enc.sec.asc', 'enc.sec.gpg']) expect((await keyErrorOf(wrapping.wrap(dek, file(name)), file(name))).message).toMatch(/recipient key is an OpenPGP secret key/);
+  });
+
+  it('unwraps with a secret key file of several keys whichever of them the package is for: one export, binary, or blocks put one after another', async () => {
+    const wrapped = await wrapping.wrap(dek, file('enc.pub.asc'));
+    writeFileSync(at('keyring.sec.asc'), gpg(gnupgHome, ['--armor', '--export-secret-keys', 't@example.org', 'e@example.org']));
+    writeFileSync(at('keyring.sec.gpg'), gpg(gnupgHome, ['--export-secret-keys', 't@example.org', 'e@example.org']));
+    writeFileSync(at('keyring.concatenated.asc'), Buffer.concat([file('sign.sec.asc'), file('enc.sec.asc')]));
+    for (const name of ['keyring.sec.asc', 'keyring.sec.gpg', 'keyring.concatenated.asc']) await expect(wrapping.unwrap(wrapped, file(name))).resolves.toEqual(dek);
+    await keyErrorOf(wrapping.unwrap(wrapped, file('enc.pub.asc')), file('enc.pub.asc'));
+  });
+
+  it('refuses a recipient file of several keys, armored or binary, rather than encrypting for the first alone', async () => {
+    writeFileSync(at('recipients.asc'), gpg(gnupgHome, ['--armor', '--export', 'e@example.org', 't@example.org']));
+    writeFileSync(at('recipients.gpg'), gpg(gnupgHome, ['--export', 'e@example.org', 't@example.org']));
+    for (const name of ['recipients.asc', 'recipients.gpg']) expect((await keyErrorOf(wrapping.wrap(dek, file(name)), file(name))).message).toMatch(/holds 2 OpenPGP keys/);
   });
 
   it('wraps so that gpg --decrypt gives the DEK bytes', async () => {

@@ -98,7 +98,7 @@ export function signingCommands(yargs: Argv, useCases: SigningUseCases, output: 
         // One envelope, one recipient: the other flag would be ignored without a word.
         if (argv.openpgp ? argv['public-key'] !== undefined : argv.recipient !== undefined) throw new UsageError('--public-key is the RSA recipient, --openpgp --recipient the OpenPGP one: give one of them');
         const recipient = argv.openpgp ? argv.recipient : argv['public-key'];
-        if (!recipient) throw new UsageError(argv.openpgp ? '--openpgp needs --recipient <OpenPGP public key file>' : 'give --public-key <PEM key or certificate>, or --openpgp --recipient <public key file>');
+        if (!recipient) throw new UsageError(argv.openpgp ? '--openpgp needs --recipient <OpenPGP public key file>' : 'give --public-key <PEM public key or certificate>, or --openpgp --recipient <public key file>');
         const result = await useCases.encrypt().execute({ location: argv.path, recipient: await readUserFile(recipient, argv.openpgp ? '--recipient' : '--public-key'), openpgp: argv.openpgp, output: resolve(argv.output), force: argv.force });
         if (argv.json) return printJson(output, result);
         output.out(`Encrypted ${argv.path} into ${result.path} (AES-256-GCM, key management ${result.keyManagement})`);

@@ -1,6 +1,6 @@
 import type { KeyWrapping } from '../../application/ports/envelope-crypto.js';
 import { DecryptionError, KeyError } from '../../domain/errors.js';
-import { importOpenPgp, lazyOpenPgp, readAnyKey, readSecretKey } from './openpgp-loader.js';
+import { importOpenPgp, lazyOpenPgp, readEveryKey, readEverySecretKey } from './openpgp-loader.js';
 import type { OpenPgp, OpenPgpLoader } from './openpgp-loader.js';
 
 /** More than any data encryption key, wrapped or not, can take. */
@@ -17,7 +17,14 @@ export class OpenPgpKeyWrapping implements KeyWrapping {
 
   async wrap(dek: Uint8Array, recipient: Uint8Array): Promise<{ message: string }> {
     const openpgp = await this.openpgp();
-    const key = await readAnyKey(openpgp, recipient, 'the recipient key');
+    const keys = await readEveryKey(openpgp, recipient, 'the recipient key');
+    // openpgp would take the first alone, and the holders of the others could not decrypt what they were meant to.
+    if (keys.length > 1) {
+      throw new KeyError(`the recipient key file holds ${keys.length} OpenPGP keys, and a package is encrypted for one recipient: export only theirs (\`gpg --armor --export FINGERPRINT\`)`);
+    }
+    const key = keys[0]!;
+    // As for an RSA recipient: a secret key here is a mixed-up file, though its public part would do.
+    if (key.isPrivate()) throw new KeyError("the recipient key is an OpenPGP secret key: give the recipient's public key (`gpg --armor --export`)");
     try {
       // Found first so that a key that cannot encrypt is a KeyError, not a failure of encrypt.
       await key.getEncryptionKey();
@@ -37,7 +44,7 @@ export class OpenPgpKeyWrapping implements KeyWrapping {
   async unwrap(wrapped: { encryptedDek?: string; message?: string }, key: Uint8Array, passphrase?: string): Promise<Uint8Array> {
     if (typeof wrapped.message !== 'string') throw new DecryptionError('the envelope has no OpenPGP message to unwrap');
     const openpgp = await this.openpgp();
-    const privateKey = await readSecretKey(openpgp, key, passphrase, 'the OpenPGP decryption key');
+    const privateKeys = await readEverySecretKey(openpgp, key, passphrase, 'the OpenPGP decryption key');
     let message: Awaited<ReturnType<OpenPgp['readMessage']>>;
     try {
       message = await openpgp.readMessage({ armoredMessage: wrapped.message });
@@ -46,7 +53,7 @@ export class OpenPgpKeyWrapping implements KeyWrapping {
     }
     try {
       // A data encryption key is 32 bytes: a compressed packet inflating to gigabytes (openpgp's default limit is none) stops here.
-      const { data } = await openpgp.decrypt({ message, decryptionKeys: privateKey, format: 'binary', config: { maxDecompressedMessageSize: MAX_WRAPPED_KEY_BYTES } });
+      const { data } = await openpgp.decrypt({ message, decryptionKeys: privateKeys, format: 'binary', config: { maxDecompressedMessageSize: MAX_WRAPPED_KEY_BYTES } });
       return new Uint8Array(data);
     } catch (error) {
       throw new DecryptionError('the OpenPGP key does not decrypt the data encryption key: it is not the key the package was encrypted for, or the message was altered', {

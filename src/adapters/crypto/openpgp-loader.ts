@@ -83,6 +83,30 @@ export async function readSecretKey(
   } catch (error) {
     throw new KeyError(`${role} is not an OpenPGP secret key`, { cause: error });
   }
+  return unlocked(openpgp, key, passphrase, role);
+}
+
+/**
+ * Every secret key of a key file, each unlocked as readSecretKey unlocks one: an export of
+ * a keyring (`gpg --export-secret-keys` with no name) holds several, and any may be the one needed.
+ */
+export async function readEverySecretKey(
+  openpgp: OpenPgp,
+  bytes: Uint8Array,
+  passphrase: string | undefined,
+  role: string,
+): Promise<OpenPgpModule.PrivateKey[]> {
+  let keys: OpenPgpModule.PrivateKey[];
+  try {
+    keys = (await readEveryKey(openpgp, bytes, role)).filter((key): key is OpenPgpModule.PrivateKey => key.isPrivate());
+  } catch (error) {
+    throw new KeyError(`${role} is not an OpenPGP secret key`, { cause: error });
+  }
+  if (keys.length === 0) throw new KeyError(`${role} is not an OpenPGP secret key`);
+  return Promise.all(keys.map((key) => unlocked(openpgp, key, passphrase, role)));
+}
+
+async function unlocked(openpgp: OpenPgp, key: OpenPgpModule.PrivateKey, passphrase: string | undefined, role: string): Promise<OpenPgpModule.PrivateKey> {
   if (key.isDecrypted()) return key;
   if (passphrase === undefined) throw new KeyError(`${role} is protected by a passphrase, and none was given`);
   try {

@@ -59,6 +59,9 @@ export class OpenPgpSignatureScheme implements SignatureScheme {
 
   async prepare(key: SigningKey): Promise<PreparedSigner> {
     const openpgp = await this.openpgp();
+    // openpgp would sign with the first alone: which one the user meant, the file does not say.
+    const secrets = (await readEveryKey(openpgp, key.key, 'the OpenPGP signing key').catch(() => [])).filter((each) => each.isPrivate()).length;
+    if (secrets > 1) throw new KeyError(`the OpenPGP signing key file holds ${secrets} secret keys: export only the one to sign with (\`gpg --armor --export-secret-keys FINGERPRINT\`)`);
     const privateKey = await readSecretKey(openpgp, key.key, key.passphrase, 'the OpenPGP signing key');
     try {
       // Checked now rather than at sign time, so an expired, revoked, encrypt-only or
@@ -115,17 +118,15 @@ export class OpenPgpSignatureScheme implements SignatureScheme {
     return false;
   }
 
-  async revoked(signature: Uint8Array, publicKey: Uint8Array, trusted: Uint8Array): Promise<boolean> {
+  async revokedBy(signature: Uint8Array, publicKey: Uint8Array, trusted?: Uint8Array): Promise<'trusted' | 'embedded' | undefined> {
     const openpgp = await this.openpgp();
-    const key = await this.keyToCheck(openpgp, publicKey, trusted);
-    if (await key.isRevoked()) return true;
-    // A key usually signs with a subkey of its own: the user's copy may revoke that one alone.
+    const embedded = await readAnyKey(openpgp, publicKey, 'the embedded public key');
     const signers = (await readDetached(openpgp, signature))?.getSigningKeyIDs() ?? [];
-    for (const subkey of key.getSubkeys()) {
-      if (!signers.some((id) => id.equals(subkey.getKeyID()))) continue;
-      for (const binding of subkey.bindingSignatures) if (await subkey.isRevoked(binding, key.keyPacket)) return true;
-    }
-    return false;
+    // Each copy on its own: their merge would not say which of them carries the revocation.
+    const own = trusted === undefined ? undefined : await this.trustedCopy(openpgp, embedded, trusted);
+    if (own !== undefined && (await revokesSigner(own, signers))) return 'trusted';
+    if (await revokesSigner(embedded, signers)) return 'embedded';
+    return undefined;
   }
 
   /** The primary key's fingerprint, in the upper-case hex gpg prints. */
@@ -145,8 +146,7 @@ export class OpenPgpSignatureScheme implements SignatureScheme {
    */
   private async keyToCheck(openpgp: OpenPgp, publicKey: Uint8Array, trusted: Uint8Array | undefined): Promise<OpenPgpModule.Key> {
     const embedded = await readAnyKey(openpgp, publicKey, 'the embedded public key');
-    if (trusted === undefined) return embedded;
-    const own = (await readEveryKey(openpgp, trusted, 'the trusted key')).find((key) => key.getFingerprint() === embedded.getFingerprint());
+    const own = trusted === undefined ? undefined : await this.trustedCopy(openpgp, embedded, trusted);
     if (own === undefined) return embedded;
     try {
       return await own.update(embedded);
@@ -154,4 +154,19 @@ export class OpenPgpSignatureScheme implements SignatureScheme {
       throw new KeyError('the embedded public key does not merge with the trusted copy of it', { cause: error });
     }
   }
+
+  /** The trust file's copy of the embedded key, found by fingerprint: the file may hold other keys too. */
+  private async trustedCopy(openpgp: OpenPgp, embedded: OpenPgpModule.Key, trusted: Uint8Array): Promise<OpenPgpModule.Key | undefined> {
+    return (await readEveryKey(openpgp, trusted, 'the trusted key')).find((key) => key.getFingerprint() === embedded.getFingerprint());
+  }
+}
+
+/** Whether this copy of a key revokes it, or the subkey that made one of `signers`' signatures (a key usually signs with a subkey, and its owner may revoke that one alone). */
+async function revokesSigner(key: OpenPgpModule.Key, signers: readonly OpenPgpModule.KeyID[]): Promise<boolean> {
+  if (await key.isRevoked()) return true;
+  for (const subkey of key.getSubkeys()) {
+    if (!signers.some((id) => id.equals(subkey.getKeyID()))) continue;
+    for (const binding of subkey.bindingSignatures) if (await subkey.isRevoked(binding, key.keyPacket)) return true;
+  }
+  return false;
 }

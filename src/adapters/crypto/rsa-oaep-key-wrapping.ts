@@ -1,9 +1,12 @@
 import { constants, privateDecrypt, publicEncrypt } from 'node:crypto';
 import type { KeyWrapping } from '../../application/ports/envelope-crypto.js';
-import { DecryptionError } from '../../domain/errors.js';
+import { DecryptionError, KeyError } from '../../domain/errors.js';
 import { readRsaPrivateKey, readRsaPublicKey } from './rsa-signature-scheme.js';
 
 const OAEP = { padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' } as const;
+
+/** `PRIVATE KEY`, `RSA PRIVATE KEY`, `ENCRYPTED PRIVATE KEY` and the like: PEM labels of a private key. */
+const PRIVATE_KEY_PEM = /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----/;
 
 /**
  * The RSA variant of the envelope: the DEK encrypted with RSA-OAEP, SHA-256 for both the
@@ -13,6 +16,10 @@ export class RsaOaepKeyWrapping implements KeyWrapping {
   readonly keyManagement = 'RSA-OAEP-SHA256' as const;
 
   async wrap(dek: Uint8Array, recipient: Uint8Array): Promise<{ encryptedDek: string }> {
+    // Its public part would do, but a private key where the recipient's public key belongs is a mixed-up file, as a public key given to sign with is.
+    if (PRIVATE_KEY_PEM.test(Buffer.from(recipient).toString('latin1'))) {
+      throw new KeyError("the recipient key is a private key: give the recipient's public key or certificate (`openssl pkey -in KEY -pubout` writes the public key)");
+    }
     const key = readRsaPublicKey(recipient, 'the recipient key');
     return { encryptedDek: publicEncrypt({ key, ...OAEP }, dek).toString('base64') };
   }

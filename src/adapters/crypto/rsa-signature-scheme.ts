@@ -129,7 +129,7 @@ export class RsaSignatureScheme implements SignatureScheme {
   }
 
   /** X.509 revocation (CRLs, OCSP) is not read: a pinned RSA key is trusted until unpinned. */
-  async revoked(): Promise<boolean> {
-    return false;
+  async revokedBy(): Promise<undefined> {
+    return undefined;
   }
 }

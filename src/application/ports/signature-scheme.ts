@@ -32,11 +32,11 @@ export interface SignatureScheme {
    */
   verify(payload: AsyncIterable<Uint8Array>, signature: Uint8Array, publicKey: Uint8Array, trusted?: Uint8Array): Promise<boolean>;
   /**
-   * Whether the user's copy of the embedded key (`trusted`, a trust file) says the key that
-   * made `signature` is revoked: the key itself, or the part of it that signed (an OpenPGP
-   * signing subkey).
+   * Which copy of the key says the key that made `signature` is revoked (the key itself, or
+   * the part of it that signed, an OpenPGP signing subkey): `trusted`, the user's own copy
+   * from a trust file, else `publicKey`, the package's embedded one; undefined when neither does.
    */
-  revoked(signature: Uint8Array, publicKey: Uint8Array, trusted: Uint8Array): Promise<boolean>;
+  revokedBy(signature: Uint8Array, publicKey: Uint8Array, trusted?: Uint8Array): Promise<'trusted' | 'embedded' | undefined>;
   /**
    * The fingerprint of the public key in a key file (a public or private key, or a
    * certificate): what a user compares and pins. KeyError when the file holds no key of

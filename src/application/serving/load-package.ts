@@ -19,6 +19,7 @@ import type { VerifyMode } from '../../domain/serving/verify-mode.js';
 import type { Hasher } from '../ports/hasher.js';
 import type { PackageOpener, PackageSource } from '../ports/package-source.js';
 import type { PackageVerifier } from '../ports/package-verifier.js';
+import { assertVerified } from '../signing/verified-package.js';
 import type { OverlayMount, OverlayStore } from '../ports/overlay-store.js';
 import { emptyLayer } from '../../domain/serving/layer-stack.js';
 import type { ByteBudget } from './byte-budget.js';
@@ -155,14 +156,9 @@ export class LoadPackage {
     }
   }
 
-  /** Checksums, and the signature when one is declared or trusted keys demand one: before anything of the package is served. */
-  private async verify(source: PackageSource, model: PackageModel, trusted: TrustedKeys | undefined): Promise<void> {
-    if (model.security?.digitalSignatures || trusted) {
-      // The signed payload is every covered file, so one read checks the checksums and the signature.
-      const verdict = await this.security.signatures.check(source, model.security, trusted ? { trusted } : {});
-      if (verdict.integrity) assertIntact(source.location, verdict.integrity);
-      if (!verdict.valid) throw new SignatureMismatchError(`${source.location}: ${verdict.reason}`);
-    } else if (model.security) assertIntact(source.location, await this.verifier.verify(source, model.security));
+  /** Checksums and signature, before anything of the package is served. */
+  private verify(source: PackageSource, model: PackageModel, trusted: TrustedKeys | undefined): Promise<void> {
+    return assertVerified(source, model.security, { signatures: this.security.signatures, verifier: this.verifier }, trusted);
   }
 
   /**

@@ -83,12 +83,13 @@ export class SignatureCheck {
     let matches: boolean;
     let signer: string;
     let pinned: TrustFile | undefined;
-    let revoked = false;
+    let revokedBy: 'trusted' | 'embedded' | undefined;
     try {
       signer = await scheme.fingerprint(publicKey, declared.publicKey);
       pinned = options.trusted?.fileOf(signer);
       matches = await scheme.verify(concatenated(paths, hashed), signature, publicKey, pinned?.bytes);
-      if (!matches && pinned) revoked = await scheme.revoked(signature, publicKey, pinned.bytes);
+      // A revoked signer fails the check too; saying so keeps it from reading as tampering.
+      if (!matches) revokedBy = await scheme.revokedBy(signature, publicKey, pinned?.bytes);
     } catch (error) {
       // The package's own key file, altered or not a key of its scheme: a signature that proves nothing, as a garbage signature file is.
       if (error instanceof KeyError) return verdict(false, `the embedded key ${declared.publicKey} cannot check the signature: ${error.message}`);
@@ -97,7 +98,10 @@ export class SignatureCheck {
     // A scheme may stop reading early (an OpenPGP signature file that does not parse proves nothing), but the checksums still need every file: unread, they would all be "missing".
     for (const path of paths) if (!digests.has(path)) for await (const _chunk of hashed(path));
     const integrity = { ...compareChecksums(security.checksums, digests), uncovered };
-    if (revoked) return { ...verdict(false, `the package is signed by key ${signer}, which ${pinned?.name} says is revoked`), signer, trusted: false, integrity };
+    if (revokedBy) {
+      const copy = revokedBy === 'trusted' ? pinned?.name : `the package's own copy of it, ${declared.publicKey},`;
+      return { ...verdict(false, `the package is signed by key ${signer}, which ${copy} says is revoked`), signer, trusted: false, integrity };
+    }
     if (!matches) {
       return { ...verdict(false, `the ${openpgp ? 'OpenPGP' : 'RSA-SHA256'} signature does not match the package content and its embedded key ${declared.publicKey}`), integrity };
     }

@@ -1,7 +1,8 @@
 import { UsageError } from '../../domain/errors.js';
 import { CIPHERTEXT_FILE, ENVELOPE_FILE, envelopeDocument, isEncryptedPackage, type Envelope } from '../../domain/integrity/envelope.js';
-import { METADATA_FILE } from '../../domain/package/package-paths.js';
-import { readMetadata, toJsonBytes } from '../package/package-reader.js';
+import { normalizeSecurity } from '../../domain/integrity/security.js';
+import { METADATA_FILE, SECURITY_FILE } from '../../domain/package/package-paths.js';
+import { readMetadata, readOptional, toJsonBytes } from '../package/package-reader.js';
 import type { ArchiveWriter } from '../ports/archive-writer.js';
 import type { ContentCipher } from '../ports/envelope-crypto.js';
 import type { FileWriter } from '../ports/file-writer.js';
@@ -9,6 +10,7 @@ import type { PackageOpener, PackageSource } from '../ports/package-source.js';
 import { toBase64 } from '../shared/bytes.js';
 import { splitFilePath } from '../shared/file-path.js';
 import type { KeyWrappings } from '../signing/signature-schemes.js';
+import { assertVerified, type PackageChecks } from '../signing/verified-package.js';
 import type { PackPackage } from './pack-package.js';
 
 export interface EncryptRequest {
@@ -26,6 +28,10 @@ export interface EncryptRequest {
  * wrapped for the recipient; the output holds `metadata.json` in clear,
  * `signature.json` (the envelope) and `package.enc`. The recipient key is checked
  * before anything is read, and a failure leaves no output behind.
+ *
+ * A `.cap` is sealed as it is, its security.json and signature with it, so they are checked
+ * first, as the reactor checks them: sealed, a tampered package would be found only by
+ * whoever decrypts it. A directory is packed, which writes its checksums anew, as `pack` does.
  */
 export class EncryptPackage {
   constructor(
@@ -35,6 +41,7 @@ export class EncryptPackage {
     private readonly files: FileWriter,
     private readonly wrappings: KeyWrappings,
     private readonly cipher: ContentCipher,
+    private readonly checks: PackageChecks,
   ) {}
 
   async execute(request: EncryptRequest): Promise<{ path: string; keyManagement: Envelope['keyManagement']; sha256: string }> {
@@ -48,6 +55,7 @@ export class EncryptPackage {
       if (isEncryptedPackage((path) => source.has(path))) throw new UsageError(`${request.location} is already encrypted`);
       const metadata = await source.read(METADATA_FILE);
       await readMetadata(source);
+      if (source.archiveBytes) await assertVerified(source, await readOptional(source, SECURITY_FILE, normalizeSecurity), this.checks);
       const plain = source.archiveBytes ? source : await this.packed(source, scratch);
       try {
         const encrypted = this.cipher.encrypt(plain.archiveBytes!(), dek, iv);

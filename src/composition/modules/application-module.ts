@@ -119,6 +119,7 @@ export const applicationModule = new ContainerModule(({ bind }) => {
       c.get(PORT.FileWriter),
       c.get(PORT.KeyWrappings),
       c.get(PORT.ContentCipher),
+      { signatures: c.get(SERVICE.SignatureCheck), verifier: c.get(PORT.PackageVerifier) },
     ),
   );
   single(USE_CASE.DecryptPackage, (c) => new DecryptPackage(c.get(PORT.PackageOpener), c.get(PORT.FileWriter), c.get(PORT.KeyWrappings), c.get(PORT.ContentCipher)));
