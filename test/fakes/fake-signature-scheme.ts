@@ -47,6 +47,8 @@ export function fakeScheme(certificateType?: 'OpenPGP'): SignatureScheme {
     },
     // Its embedded keys carry no revocations: only a trust file's copy revokes.
     revokedBy: async (_signature, publicKey, trusted) => (trusted && (await revoked(publicKey, trusted)) ? 'trusted' : undefined),
+    // A signature `weak:...` stands for one made with a hash the scheme refuses.
+    weakHash: async (signature) => (new TextDecoder().decode(signature).startsWith('weak:') ? 'SHA1' : undefined),
     fingerprint,
     fingerprints: async (file, role) => {
       const lines = new TextDecoder().decode(file).split('\n').filter((line) => line.startsWith(KEY_PREFIX));

@@ -243,6 +243,15 @@ describe('OpenPgpSignatureScheme', () => {
     await expect(scheme.verify(payload(TAMPERED), file('gpg.sig.asc'), file('sign.pub.asc'))).resolves.toBe(false);
   });
 
+  it('refuses a gpg signature made with SHA-1, and names that hash as the reason', async () => {
+    gpg(gnupgHome, ['--armor', '--digest-algo', 'SHA1', '--local-user', 't@example.org', '--output', 'sha1.sig.asc', '--detach-sign', PAYLOAD_FILE]);
+    await expect(scheme.verify(payload(), file('sha1.sig.asc'), file('sign.pub.asc'))).resolves.toBe(false);
+    await expect(scheme.weakHash(file('sha1.sig.asc'))).resolves.toBe('SHA1');
+    gpg(gnupgHome, ['--armor', '--digest-algo', 'SHA256', '--local-user', 't@example.org', '--output', 'sha256.sig.asc', '--detach-sign', PAYLOAD_FILE]);
+    await expect(scheme.weakHash(file('sha256.sig.asc'))).resolves.toBeUndefined();
+    await expect(scheme.weakHash(encoder.encode('not a signature'))).resolves.toBeUndefined();
+  });
+
   it('does not verify a tampered payload, another key, or a signature that is not one', async () => {
     const signer = await scheme.prepare({ key: file('sign.sec.asc') });
     const signature = await signer.sign(payload());

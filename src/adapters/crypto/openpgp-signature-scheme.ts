@@ -129,6 +129,14 @@ export class OpenPgpSignatureScheme implements SignatureScheme {
     return undefined;
   }
 
+  /** openpgp refuses the hashes of its rejectMessageHashAlgorithms (MD5, RIPEMD-160, SHA-1): weak when every signature in the file uses one. */
+  async weakHash(signature: Uint8Array): Promise<string | undefined> {
+    const openpgp = await this.openpgp();
+    const hashes = (await readDetached(openpgp, signature))?.packets.map((packet) => packet.hashAlgorithm).filter((hash) => hash !== null) ?? [];
+    if (hashes.length === 0 || !hashes.every((hash) => openpgp.config.rejectMessageHashAlgorithms.has(hash))) return undefined;
+    return openpgp.enums.read(openpgp.enums.hash, hashes[0]!).toUpperCase();
+  }
+
   /** The primary key's fingerprint, in the upper-case hex gpg prints. */
   async fingerprint(key: Uint8Array, role: string): Promise<string> {
     return (await readAnyKey(await this.openpgp(), key, role)).getFingerprint().toUpperCase();

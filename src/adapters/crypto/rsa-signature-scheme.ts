@@ -132,4 +132,9 @@ export class RsaSignatureScheme implements SignatureScheme {
   async revokedBy(): Promise<undefined> {
     return undefined;
   }
+
+  /** Always SHA-256: RSA-SHA256 is the scheme. */
+  async weakHash(): Promise<undefined> {
+    return undefined;
+  }
 }

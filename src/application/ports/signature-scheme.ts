@@ -38,6 +38,12 @@ export interface SignatureScheme {
    */
   revokedBy(signature: Uint8Array, publicKey: Uint8Array, trusted?: Uint8Array): Promise<'trusted' | 'embedded' | undefined>;
   /**
+   * The hash `signature` was made with, when it is one this scheme refuses as too weak
+   * (an OpenPGP signature made with SHA-1, say), so that a refused one does not read as
+   * tampering; undefined otherwise.
+   */
+  weakHash(signature: Uint8Array): Promise<string | undefined>;
+  /**
    * The fingerprint of the public key in a key file (a public or private key, or a
    * certificate): what a user compares and pins. KeyError when the file holds no key of
    * this scheme; `role` names the file in that error.

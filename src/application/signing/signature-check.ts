@@ -84,12 +84,15 @@ export class SignatureCheck {
     let signer: string;
     let pinned: TrustFile | undefined;
     let revokedBy: 'trusted' | 'embedded' | undefined;
+    let weakHash: string | undefined;
     try {
       signer = await scheme.fingerprint(publicKey, declared.publicKey);
       pinned = options.trusted?.fileOf(signer);
       matches = await scheme.verify(concatenated(paths, hashed), signature, publicKey, pinned?.bytes);
       // A revoked signer fails the check too; saying so keeps it from reading as tampering.
       if (!matches) revokedBy = await scheme.revokedBy(signature, publicKey, pinned?.bytes);
+      // So does one made with a hash too weak to trust.
+      if (!matches && !revokedBy) weakHash = await scheme.weakHash(signature);
     } catch (error) {
       // The package's own key file, altered or not a key of its scheme: a signature that proves nothing, as a garbage signature file is.
       if (error instanceof KeyError) return verdict(false, `the embedded key ${declared.publicKey} cannot check the signature: ${error.message}`);
@@ -102,6 +105,7 @@ export class SignatureCheck {
       const copy = revokedBy === 'trusted' ? pinned?.name : `the package's own copy of it, ${declared.publicKey},`;
       return { ...verdict(false, `the package is signed by key ${signer}, which ${copy} says is revoked`), signer, trusted: false, integrity };
     }
+    if (weakHash) return { ...verdict(false, `the OpenPGP signature ${declared.signatureFile} is made with ${weakHash}, a hash too weak to trust: sign again with SHA-256 (gpg --digest-algo SHA256, or pkg package sign --openpgp)`), integrity };
     if (!matches) {
       return { ...verdict(false, `the ${openpgp ? 'OpenPGP' : 'RSA-SHA256'} signature does not match the package content and its embedded key ${declared.publicKey}`), integrity };
     }

@@ -98,4 +98,16 @@ describe('signing and encryption use cases', () => {
     expect(revoked).toMatchObject({ valid: false, trusted: false });
     expect(revoked.reason).toMatch(/signed by key FAKE:\w+, which keys.txt says is revoked/);
   });
+
+  it('says a signature made with a hash too weak to trust is that, not a mismatch with the content', async () => {
+    const archives = new MemoryArchiveWriter();
+    const opener = new MemoryOpener().add('/in/pkg.cap', demoPackage());
+    const container = productionContainer(swap(PORT.PackageOpener, opener), swap(PORT.ArchiveWriter, archives), swap(PORT.SignatureSchemes, { rsa: fakeScheme(), openpgp: fakeScheme('OpenPGP') }));
+    await container.get(USE_CASE.SignPackage).execute({ location: '/in/pkg.cap', key: { key: fakeKey('k') }, openpgp: true, output: '/out/signed.cap' });
+    const signed = Object.fromEntries(archives.archives.get('/out/signed.cap')!.entries.map((entry) => [entry.path, entry.bytes]));
+    opener.add('/out/weak.cap', { ...signed, 'signature.sig': new TextEncoder().encode('weak:signature') });
+    const report = await container.get(USE_CASE.VerifySignature).execute('/out/weak.cap');
+    expect(report).toMatchObject({ valid: false, integrity: { mismatched: [], missing: [] } });
+    expect(report.reason).toMatch(/signature\.sig is made with SHA1, a hash too weak to trust: sign again with SHA-256/);
+  });
 });
