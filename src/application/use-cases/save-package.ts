@@ -24,6 +24,11 @@ export interface SaveRequest {
   content: ContentWrites;
   /** The saved package goes to `<workdir>/saved/`. */
   workdir: string;
+  /**
+   * Given when the package's name is mounted more than once: each mount has its own overlay,
+   * so its saved packages go to `saved/<mountKey>/`, and saving one never replaces another's.
+   */
+  mountKey?: string;
 }
 
 /**
@@ -39,7 +44,7 @@ export class SavePackage {
   execute(request: SaveRequest): Promise<SavedPackage> {
     // Between content writes, so files and tombstones hold still; datasets are read at once.
     return request.content.quiet(async () => {
-      const { pkg, datasets, workdir } = request;
+      const { pkg, datasets, workdir, mountKey } = request;
       const { source, model } = pkg;
       const version = incrementPatch(model.metadata.version);
       const files = new Map<string, FileSetEntry>();
@@ -53,7 +58,7 @@ export class SavePackage {
         files.set(definition.source, FileSetSource.bytes(datasetFile(dataset.id, dataset.itemsToSave(), definition.source)));
       }
       if (pkg.overlay) await foldOverlay(pkg, files);
-      const saved = await this.packer.pack(new FileSetSource(files, `${source.location} with its overlay`), { directory: `${workdir}/saved`, overwrite: true });
+      const saved = await this.packer.pack(new FileSetSource(files, `${source.location} with its overlay`), { directory: mountKey === undefined ? `${workdir}/saved` : `${workdir}/saved/${mountKey}`, overwrite: true });
       return { path: saved.path, sha256: saved.sha256, name: saved.name, version: saved.version };
     });
   }
