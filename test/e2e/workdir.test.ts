@@ -162,6 +162,19 @@ describe('what a killed reactor leaves behind', () => {
     expect(readdirSync(join(workdir, 'decrypted'))).toEqual([]);
   });
 
+  it('the package saved from an encrypted one is plaintext that only the reactor\'s user may read', async () => {
+    const workdir = at('plaintext-saved');
+    const reactor = await startServe([at('sealed.cap'), '--private-key', at('key.pem'), '--workdir', workdir]);
+    try {
+      const saved = await fetch(`${reactor.url}/package/example-site/save`, { method: 'POST' });
+      expect(saved.status).toBe(200);
+      const { path } = (await saved.json()) as { path: string };
+      expect(statSync(path).mode & 0o777).toBe(0o600);
+    } finally {
+      expect(await reactor.stop()).toBe(0);
+    }
+  });
+
   it('with --workers, the plaintext of a worker killed while it served is gone after a clean stop', async () => {
     const workdir = at('plaintext-workers');
     const reactor = await startServe([at('sealed.cap'), '--private-key', at('key.pem'), '--workdir', workdir, '--workers', '2', '--log-format', 'json']);

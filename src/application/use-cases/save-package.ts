@@ -58,7 +58,12 @@ export class SavePackage {
         files.set(definition.source, FileSetSource.bytes(datasetFile(dataset.id, dataset.itemsToSave(), definition.source)));
       }
       if (pkg.overlay) await foldOverlay(pkg, files);
-      const saved = await this.packer.pack(new FileSetSource(files, `${source.location} with its overlay`), { directory: mountKey === undefined ? `${workdir}/saved` : `${workdir}/saved/${mountKey}`, overwrite: true });
+      const saved = await this.packer.pack(new FileSetSource(files, `${source.location} with its overlay`), {
+        directory: mountKey === undefined ? `${workdir}/saved` : `${workdir}/saved/${mountKey}`,
+        overwrite: true,
+        // The plaintext of an encrypted package, kept as the workdir keeps what it decrypts: from other users.
+        ...(pkg.encrypted ? { ownerOnly: true } : {}),
+      });
       return { path: saved.path, sha256: saved.sha256, name: saved.name, version: saved.version };
     });
   }
