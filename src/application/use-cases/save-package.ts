@@ -6,7 +6,8 @@ import { routesDocument } from '../../domain/package/routes.js';
 import { incrementPatch } from '../../domain/package/version-range.js';
 import type { PackageDatasets } from '../data/package-datasets.js';
 import { FileSetSource, type FileSetEntry } from '../package/file-set-source.js';
-import { MAX_DATA_DOCUMENT_BYTES, readDocument, toJsonBytes } from '../package/package-reader.js';
+import { readTombstones } from '../package/package-layer-stack.js';
+import { MAX_DATA_DOCUMENT_BYTES, toJsonBytes } from '../package/package-reader.js';
 import type { ContentWrites } from '../serving/content-writes.js';
 import { layerRoots, type ServedPackage } from '../serving/served-package.js';
 import type { PackPackage } from './pack-package.js';
@@ -57,7 +58,9 @@ export class SavePackage {
         if (definition?.kind !== 'schema' || !dataset.isCollection) continue;
         files.set(definition.source, FileSetSource.bytes(datasetFile(dataset.id, dataset.itemsToSave(), definition.source)));
       }
-      if (pkg.overlay) await foldOverlay(pkg, files);
+      // Read again and checked again: a directory source's tombstone files may have been edited since load, and the saved package must load.
+      const tombstones = await readTombstones(source, model);
+      if (pkg.overlay) foldOverlay(pkg, files, tombstones);
       const saved = await this.packer.pack(new FileSetSource(files, `${source.location} with its overlay`), {
         directory: mountKey === undefined ? `${workdir}/saved` : `${workdir}/saved/${mountKey}`,
         overwrite: true,
@@ -69,8 +72,9 @@ export class SavePackage {
   }
 }
 
-async function foldOverlay(pkg: ServedPackage, files: Map<string, FileSetEntry>): Promise<void> {
-  const { source, model } = pkg;
+/** `tombstones`: the package's own, by layer root (readTombstones). */
+function foldOverlay(pkg: ServedPackage, files: Map<string, FileSetEntry>, tombstones: ReadonlyMap<string, string[]>): void {
+  const { model } = pkg;
   const overlay = pkg.overlay!;
   const roots = layerRoots(model);
   const top = roots[roots.length - 1]!.root;
@@ -83,8 +87,7 @@ async function foldOverlay(pkg: ServedPackage, files: Map<string, FileSetEntry>)
   }
   if (overlay.layer.tombstones.size > 0) {
     const tombstonesFile = top + TOMBSTONES_FILE;
-    // Checked when the package was loaded: a JSON array of paths.
-    const earlier = source.has(tombstonesFile) ? (await readDocument(source, tombstonesFile) as string[]) : [];
+    const earlier = tombstones.get(top) ?? [];
     const merged = sortPaths(new Set([...earlier, ...overlay.layer.tombstones].filter((path) => !overlay.layer.files.has(path))));
     files.set(tombstonesFile, FileSetSource.bytes(toJsonBytes(merged)));
   }
