@@ -130,6 +130,19 @@ describe('the workdir belongs to one reactor', () => {
     expect(refused.stderr).toMatch(/^error: UsageError: --workdir .*work is inside the package directory .*site-with-workdir/);
   });
 
+  it('a save whose folder cannot be made in the workdir answers 503 OVERLAY naming it, not 500', async () => {
+    const workdir = at('saved-blocked');
+    const reactor = await startServe([EXAMPLE_SITE, '--workdir', workdir]);
+    try {
+      writeFileSync(join(workdir, 'saved'), 'a file where the folder goes');
+      const answer = await fetch(`${reactor.url}/package/example-site/save`, { method: 'POST' });
+      expect(answer.status).toBe(503);
+      expect(((await answer.json()) as { error: { code: string; message: string } }).error).toMatchObject({ code: 'OVERLAY', message: expect.stringContaining(join(workdir, 'saved')) });
+    } finally {
+      expect(await reactor.stop()).toBe(0);
+    }
+  });
+
   it('a lock left by a reactor that died (SIGKILL) does not keep the next one out', async () => {
     const workdir = at('stale');
     const killed = await startServe([EXAMPLE_SITE, '--workdir', workdir]);
