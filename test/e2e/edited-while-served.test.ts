@@ -101,6 +101,28 @@ describe('a directory source edited while it is served', () => {
     }
   });
 
+  it('a save after the package\'s .pkg-tombstones was edited into no list of paths answers 409 CONFIG_INVALID, not 500 or a package hiding its letters', async () => {
+    const own = join(work.path, 'tombstoned');
+    cpSync(EXAMPLE_SITE, own, { recursive: true });
+    writeFileSync(join(own, 'content/.pkg-tombstones'), '[]');
+    const other = await startServe([own]);
+    try {
+      // With no tombstone of its own, the overlay would save the edited file as it is: a package that does not load.
+      expect((await fetch(`${other.url}/written.txt`, { method: 'PUT', body: 'x' })).status).toBe(200);
+      writeFileSync(join(own, 'content/.pkg-tombstones'), '{"a": 1}');
+      expect((await fetch(`${other.url}/package/example-site/save`, { method: 'POST' })).status).toBe(409);
+      expect((await fetch(`${other.url}/about.html`, { method: 'DELETE' })).status).toBe(204);
+      for (const edited of ['{"a": 1}', '"abc"']) {
+        writeFileSync(join(own, 'content/.pkg-tombstones'), edited);
+        const answer = await fetch(`${other.url}/package/example-site/save`, { method: 'POST' });
+        expect(answer.status).toBe(409);
+        expect(((await answer.json()) as { error: { code: string; message: string } }).error).toMatchObject({ code: 'CONFIG_INVALID', message: expect.stringContaining('content/.pkg-tombstones') });
+      }
+    } finally {
+      await other.stop();
+    }
+  });
+
   it('with security.json, a file edited after the eager check at start to bytes it does not list is never served: the package goes out of service', async () => {
     const signed = join(work.path, 'checked');
     expect(runPkg(['package', 'pack', EXAMPLE_SITE, '-o', work.path]).status).toBe(0);

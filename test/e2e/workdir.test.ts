@@ -130,6 +130,19 @@ describe('the workdir belongs to one reactor', () => {
     expect(refused.stderr).toMatch(/^error: UsageError: --workdir .*work is inside the package directory .*site-with-workdir/);
   });
 
+  it('a save whose folder cannot be made in the workdir answers 503 OVERLAY naming it, not 500', async () => {
+    const workdir = at('saved-blocked');
+    const reactor = await startServe([EXAMPLE_SITE, '--workdir', workdir]);
+    try {
+      writeFileSync(join(workdir, 'saved'), 'a file where the folder goes');
+      const answer = await fetch(`${reactor.url}/package/example-site/save`, { method: 'POST' });
+      expect(answer.status).toBe(503);
+      expect(((await answer.json()) as { error: { code: string; message: string } }).error).toMatchObject({ code: 'OVERLAY', message: expect.stringContaining(join(workdir, 'saved')) });
+    } finally {
+      expect(await reactor.stop()).toBe(0);
+    }
+  });
+
   it('a lock left by a reactor that died (SIGKILL) does not keep the next one out', async () => {
     const workdir = at('stale');
     const killed = await startServe([EXAMPLE_SITE, '--workdir', workdir]);
@@ -160,6 +173,19 @@ describe('what a killed reactor leaves behind', () => {
       expect(await next.stop()).toBe(0);
     }
     expect(readdirSync(join(workdir, 'decrypted'))).toEqual([]);
+  });
+
+  it('the package saved from an encrypted one is plaintext that only the reactor\'s user may read', async () => {
+    const workdir = at('plaintext-saved');
+    const reactor = await startServe([at('sealed.cap'), '--private-key', at('key.pem'), '--workdir', workdir]);
+    try {
+      const saved = await fetch(`${reactor.url}/package/example-site/save`, { method: 'POST' });
+      expect(saved.status).toBe(200);
+      const { path } = (await saved.json()) as { path: string };
+      expect(statSync(path).mode & 0o777).toBe(0o600);
+    } finally {
+      expect(await reactor.stop()).toBe(0);
+    }
   });
 
   it('with --workers, the plaintext of a worker killed while it served is gone after a clean stop', async () => {

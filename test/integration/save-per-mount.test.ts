@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import request from 'supertest';
 import { MemoryOpener } from '../fakes/memory-package-opener.js';
 import { demoPackage } from '../support/demo-package.js';
@@ -41,9 +43,12 @@ describe('save of a package mounted twice', () => {
     const ambiguous = await http.post('/package/demo-site/save').expect(409);
     expect(ambiguous.body.error).toMatchObject({ code: 'AMBIGUOUS_PACKAGE', message: expect.stringContaining('mounted at /, /v2/') });
     const second = await http.post('/package/demo-site/save?mount=/v2').expect(200);
-    expect(await savedNotes(second.body.path, 'second')).toEqual([{ id: 'a', x: 1 }, { id: 'second' }]);
     const root = await http.post('/package/demo-site/save?mount=/').expect(200);
     expect(await savedNotes(root.body.path, 'root')).toEqual([{ id: 'a', x: 1 }, { id: 'root' }]);
+    // Saving one mount leaves the other's saved package as its answer said.
+    expect(await savedNotes(second.body.path, 'second')).toEqual([{ id: 'a', x: 1 }, { id: 'second' }]);
+    expect(createHash('sha256').update(readFileSync(second.body.path)).digest('hex')).toBe(second.body.sha256);
+    expect(second.body.path).toBe(`${work.path}/saved/v2~demo-site/demo-site-${second.body.version}.cap`);
   });
 
   it('answers 404 for a mount the package does not have, 400 for two, and reads of status by mount', async () => {

@@ -41,7 +41,7 @@ export class ZipArchiveWriter implements ArchiveWriter {
     const temporary = join(directory, `.${fileName}.${randomBytes(6).toString('hex')}.partial`);
     try {
       await makeDirectories(directory);
-      return new ZipSink(destination, temporary, await open(temporary, 'wx+', 0o644), limits);
+      return new ZipSink(destination, temporary, await open(temporary, 'wx+', options.ownerOnly ? 0o600 : 0o644), limits);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === undefined) throw error;

@@ -25,6 +25,8 @@ export interface PackTarget {
   directory: string;
   fileName: string;
   overwrite: boolean;
+  /** See ArchiveCreateOptions. */
+  ownerOnly?: boolean;
 }
 
 export interface PackResult {
@@ -59,7 +61,7 @@ export class PackPipeline {
     if (clash) throw new UnsafeEntryError(clash.name, clash.reason);
     // security.json is one more entry; files not read yet count by their size when it is known.
     const expected = { entries: ordered.length + 1, expandedSize: ordered.reduce((sum, file) => sum + (file.data instanceof Uint8Array ? file.data.byteLength : (file.size ?? 0)), 0) };
-    const sink = await this.writer.create(target.directory, target.fileName, { overwrite: target.overwrite, expected });
+    const sink = await this.writer.create(target.directory, target.fileName, { overwrite: target.overwrite, ...(target.ownerOnly ? { ownerOnly: true } : {}), expected });
     try {
       // Defined, not assigned: a file named __proto__ would set the prototype and have no checksum.
       const checksums: Record<string, string> = {};

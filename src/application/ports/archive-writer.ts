@@ -15,6 +15,8 @@ export interface ArchiveSink {
 
 export interface ArchiveCreateOptions {
   overwrite: boolean;
+  /** Readable by its owner alone (0600): for the plaintext of an encrypted package. */
+  ownerOnly?: boolean;
   /** What the archive will hold, as far as known before it is written: its entries, and the size of those whose size is known. */
   expected?: { entries: number; expandedSize: number };
 }

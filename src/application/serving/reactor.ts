@@ -3,6 +3,7 @@ import { MountConflictError, OverlayError, PackageError, ReadOnlyError, UsageErr
 import { canonicalChecksumJson, describeIntegrity, isIntact } from '../../domain/integrity/security.js';
 import { MountTable, normalizePrefix } from '../../domain/serving/mount-table.js';
 import type { IntrospectionPath } from '../../domain/serving/reactor-paths.js';
+import { overlayKey } from '../../domain/serving/overlay-key.js';
 import type { TrustedKeys } from '../signing/trusted-keys.js';
 import type { SourceWatcher } from '../ports/source-watcher.js';
 import type { MountFailure, MountRequest, ReactorSettings } from '../ports/reactor-host.js';
@@ -464,7 +465,9 @@ export class Reactor {
     mount.content.assertWritable();
     const { workdir } = this.settings;
     if (workdir === undefined) throw new OverlayError('this reactor has no workdir to save into');
-    return this.saves.run(mount, () => this.dependencies.saver.execute({ pkg: mount.pkg, datasets: mount.datasets, content: mount.content, workdir }));
+    const { name } = mount.pkg;
+    const mountKey = this.mountsNamed(name).length > 1 ? overlayKey(mount.prefix, name) : undefined;
+    return this.saves.run(mount, () => this.dependencies.saver.execute({ pkg: mount.pkg, datasets: mount.datasets, content: mount.content, workdir, ...(mountKey ? { mountKey } : {}) }));
   }
 
   /** Hears reloads of sources edited while served (`--watch`). */

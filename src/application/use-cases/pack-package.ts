@@ -1,5 +1,5 @@
 import { SECURITY_FILE, isSigningArtifact } from '../../domain/package/package-paths.js';
-import type { PackFile, PackPipeline, PackResult } from '../package/pack-pipeline.js';
+import type { PackFile, PackPipeline, PackResult, PackTarget } from '../package/pack-pipeline.js';
 import { readPackage, toJsonBytes } from '../package/package-reader.js';
 import { identified } from '../../domain/package/metadata.js';
 import { packedConfigFiles } from '../package/generated-files.js';
@@ -11,6 +11,9 @@ import type { DependencyContext, DependencyLoader } from '../package/dependency-
 import type { PackageModel } from '../package/package-reader.js';
 import type { Hasher } from '../ports/hasher.js';
 import { digestOf } from '../package/verified-bytes.js';
+
+/** Where a pack goes: the file is named after the package. */
+export type PackOutput = Omit<PackTarget, 'fileName'>;
 
 export interface PackRequest {
   source: string;
@@ -55,7 +58,7 @@ export class PackPackage {
   }
 
   /** Packs any package source into `<directory>/<name>-<version>.cap`: CLI pack and the reactor's save both come here. */
-  async pack(source: PackageSource, target: { directory: string; overwrite: boolean }, bundle?: DependencyContext): Promise<PackOutcome> {
+  async pack(source: PackageSource, target: PackOutput, bundle?: DependencyContext): Promise<PackOutcome> {
     const model = await readPackage(source, { security: false });
     // A package is written only with its identity: 0.1.x metadata is read, never packed as it is.
     identified(model.metadata);
@@ -98,7 +101,7 @@ export class PackPackage {
     }
   }
 
-  private async write(model: PackageModel, files: PackFile[], target: { directory: string; overwrite: boolean }, bundled: PackOutcome['bundled']): Promise<PackOutcome> {
+  private async write(model: PackageModel, files: PackFile[], target: PackOutput, bundled: PackOutcome['bundled']): Promise<PackOutcome> {
     const generated: string[] = [];
     const present = new Set(files.map((file) => file.path));
     // Configuration files go in their canonical form, whatever form they were read in; the source is never touched.
@@ -107,7 +110,7 @@ export class PackPackage {
     files = [...files.filter((file) => !replaced.has(file.path)), ...configs.map(({ path, data }) => ({ path, data }))];
     for (const config of configs) if (config.generated) generated.push(config.path);
     const { name, version } = model.metadata;
-    const result = await this.pipeline.write(files, { directory: target.directory, fileName: `${name}-${version}.cap`, overwrite: target.overwrite });
+    const result = await this.pipeline.write(files, { ...target, fileName: `${name}-${version}.cap` });
     return { ...result, name, version, generated, bundled };
   }
 }

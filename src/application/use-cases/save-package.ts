@@ -1,12 +1,13 @@
 import { serializeDocument } from '../../domain/package/documents.js';
 import { detectType } from '../../domain/package/media-types.js';
 import { CONTENT_DIR, MANIFEST_FILE, METADATA_FILE, ROUTES_FILE, SECURITY_FILE, TOMBSTONES_FILE, isSigningArtifact, sortPaths, utf8Length } from '../../domain/package/package-paths.js';
-import { DatasetFullError } from '../../domain/errors.js';
+import { DatasetFullError, OverlayError, UsageError } from '../../domain/errors.js';
 import { routesDocument } from '../../domain/package/routes.js';
 import { incrementPatch } from '../../domain/package/version-range.js';
 import type { PackageDatasets } from '../data/package-datasets.js';
 import { FileSetSource, type FileSetEntry } from '../package/file-set-source.js';
-import { MAX_DATA_DOCUMENT_BYTES, readDocument, toJsonBytes } from '../package/package-reader.js';
+import { readTombstones } from '../package/package-layer-stack.js';
+import { MAX_DATA_DOCUMENT_BYTES, toJsonBytes } from '../package/package-reader.js';
 import type { ContentWrites } from '../serving/content-writes.js';
 import { layerRoots, type ServedPackage } from '../serving/served-package.js';
 import type { PackPackage } from './pack-package.js';
@@ -24,6 +25,11 @@ export interface SaveRequest {
   content: ContentWrites;
   /** The saved package goes to `<workdir>/saved/`. */
   workdir: string;
+  /**
+   * Given when the package's name is mounted more than once: each mount has its own overlay,
+   * so its saved packages go to `saved/<mountKey>/`, and saving one never replaces another's.
+   */
+  mountKey?: string;
 }
 
 /**
@@ -39,7 +45,7 @@ export class SavePackage {
   execute(request: SaveRequest): Promise<SavedPackage> {
     // Between content writes, so files and tombstones hold still; datasets are read at once.
     return request.content.quiet(async () => {
-      const { pkg, datasets, workdir } = request;
+      const { pkg, datasets, workdir, mountKey } = request;
       const { source, model } = pkg;
       const version = incrementPatch(model.metadata.version);
       const files = new Map<string, FileSetEntry>();
@@ -52,15 +58,30 @@ export class SavePackage {
         if (definition?.kind !== 'schema' || !dataset.isCollection) continue;
         files.set(definition.source, FileSetSource.bytes(datasetFile(dataset.id, dataset.itemsToSave(), definition.source)));
       }
-      if (pkg.overlay) await foldOverlay(pkg, files);
-      const saved = await this.packer.pack(new FileSetSource(files, `${source.location} with its overlay`), { directory: `${workdir}/saved`, overwrite: true });
+      // Read again and checked again: a directory source's tombstone files may have been edited since load, and the saved package must load.
+      const tombstones = await readTombstones(source, model);
+      if (pkg.overlay) foldOverlay(pkg, files, tombstones);
+      const directory = mountKey === undefined ? `${workdir}/saved` : `${workdir}/saved/${mountKey}`;
+      const saved = await this.packer
+        .pack(new FileSetSource(files, `${source.location} with its overlay`), {
+          directory,
+          overwrite: true,
+          // The plaintext of an encrypted package, kept as the workdir keeps what it decrypts: from other users.
+          ...(pkg.encrypted ? { ownerOnly: true } : {}),
+        })
+        .catch((error: unknown) => {
+          // The workdir is the reactor's, not the client's: a folder that cannot be written there is the reactor's trouble (503).
+          if (error instanceof UsageError) throw new OverlayError(`the saved package cannot be written into the workdir: ${error.message}`, { cause: error });
+          throw error;
+        });
       return { path: saved.path, sha256: saved.sha256, name: saved.name, version: saved.version };
     });
   }
 }
 
-async function foldOverlay(pkg: ServedPackage, files: Map<string, FileSetEntry>): Promise<void> {
-  const { source, model } = pkg;
+/** `tombstones`: the package's own, by layer root (readTombstones). */
+function foldOverlay(pkg: ServedPackage, files: Map<string, FileSetEntry>, tombstones: ReadonlyMap<string, string[]>): void {
+  const { model } = pkg;
   const overlay = pkg.overlay!;
   const roots = layerRoots(model);
   const top = roots[roots.length - 1]!.root;
@@ -73,8 +94,7 @@ async function foldOverlay(pkg: ServedPackage, files: Map<string, FileSetEntry>)
   }
   if (overlay.layer.tombstones.size > 0) {
     const tombstonesFile = top + TOMBSTONES_FILE;
-    // Checked when the package was loaded: a JSON array of paths.
-    const earlier = source.has(tombstonesFile) ? (await readDocument(source, tombstonesFile) as string[]) : [];
+    const earlier = tombstones.get(top) ?? [];
     const merged = sortPaths(new Set([...earlier, ...overlay.layer.tombstones].filter((path) => !overlay.layer.files.has(path))));
     files.set(tombstonesFile, FileSetSource.bytes(toJsonBytes(merged)));
   }
