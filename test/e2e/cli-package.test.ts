@@ -61,6 +61,8 @@ describe('pkg package, as a newcomer uses it', () => {
     usage(['package', 'info', cap, '--max-entries', '2K'], /^error: UsageError: --max-entries must be a positive whole number, not "2K"\n/);
     usage(['package', 'info', cap, '--max-expanded-size', 'lots'], /^error: UsageError: --max-expanded-size must be a positive whole number \(sizes may end in K, M, G or T\), not "lots"/);
     usage(['reactor', 'overlay', 'copy', work.path, `${work.path}/`], /^error: UsageError: overlay copy needs two places/);
+    usage(['reactor', 'overlay', 'copy', work.path, join(work.path, 'overlays', 'inner')], /^error: UsageError: overlay copy needs two workdirs apart; \S+inner is inside /);
+    usage(['reactor', 'overlay', 'copy', join(work.path, 'sub'), work.path], /^error: UsageError: overlay copy needs two workdirs apart; \S+sub is inside /);
     usage(['package', 'encrypt', cap, '--public-key', 'a.pem', '--openpgp', '--recipient', 'b.asc', '-o', join(work.path, 'x.cap')], /^error: UsageError: --public-key is the RSA recipient, --openpgp --recipient the OpenPGP one/);
   });
 

@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { relative, resolve, isAbsolute } from 'node:path';
 import type { Argv } from 'yargs';
 import type { CopyOverlays, OverlayPlace } from '../../application/use-cases/copy-overlays.js';
 import { redactCredentials } from '../../domain/dependencies/registry-reference.js';
@@ -25,6 +25,11 @@ export function overlayCommands(yargs: Argv, copyOverlays: Lazy<CopyOverlays>, o
         const to = place(argv.to);
         // Claiming one workdir twice reads as another reactor holding it.
         if (from.overlay === to.overlay && from.workdir === to.workdir) throw new UsageError(`overlay copy needs two places; ${describe(from)} is both <from> and <to>`);
+        // A workdir inside the other would be read as one of its overlays (or hold the copy's source).
+        if (from.overlay === undefined && to.overlay === undefined) {
+          const [outer, inner] = isInside(to.workdir, from.workdir) ? [from, to] : isInside(from.workdir, to.workdir) ? [to, from] : [];
+          if (outer && inner) throw new UsageError(`overlay copy needs two workdirs apart; ${inner.workdir} is inside ${outer.workdir}`);
+        }
         const copied = await copyOverlays().execute(from, to);
         for (const { mount, files, tombstones, operations } of copied) {
           const logs = Object.entries(operations).map(([dataset, count]) => `${dataset} ${count} operation${count === 1 ? '' : 's'}`);
@@ -43,4 +48,9 @@ function place(argument: string): OverlayPlace {
 
 function describe(place: OverlayPlace): string {
   return place.overlay === undefined ? place.workdir : redactCredentials(place.overlay);
+}
+
+function isInside(path: string, folder: string): boolean {
+  const below = relative(folder, path);
+  return below !== '' && !below.startsWith('..') && !isAbsolute(below);
 }
