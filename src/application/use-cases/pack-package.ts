@@ -1,6 +1,7 @@
 import { SECURITY_FILE, isSigningArtifact } from '../../domain/package/package-paths.js';
 import type { PackFile, PackPipeline, PackResult, PackTarget } from '../package/pack-pipeline.js';
 import { readPackage, toJsonBytes } from '../package/package-reader.js';
+import { readTombstones } from '../package/package-layer-stack.js';
 import { identified } from '../../domain/package/metadata.js';
 import { packedConfigFiles } from '../package/generated-files.js';
 import type { PackageOpener, PackageSource } from '../ports/package-source.js';
@@ -62,6 +63,8 @@ export class PackPackage {
     const model = await readPackage(source, { security: false });
     // A package is written only with its identity: 0.1.x metadata is read, never packed as it is.
     identified(model.metadata);
+    // Nor with a tombstones file the reactor would refuse to load.
+    await readTombstones(source, model);
     const files: PackFile[] = source
       .entries()
       .filter(({ path }) => path !== SECURITY_FILE && !isSigningArtifact(path) && !(bundle && isBundleEntry(path)))

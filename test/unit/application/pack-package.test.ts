@@ -4,7 +4,7 @@ import { NodeHasher } from '../../../src/adapters/crypto/node-hasher.js';
 import { PackPipeline } from '../../../src/application/package/pack-pipeline.js';
 import { PackPackage } from '../../../src/application/use-cases/pack-package.js';
 import { normalizeSecurity } from '../../../src/domain/integrity/security.js';
-import { OutputExistsError, PackageFormatError, UnsafeEntryError } from '../../../src/domain/errors.js';
+import { ConfigValidationError, OutputExistsError, PackageFormatError, UnsafeEntryError } from '../../../src/domain/errors.js';
 import { MemoryOpener } from '../../fakes/memory-package-opener.js';
 import { demoPackage } from '../../support/demo-package.js';
 
@@ -32,6 +32,14 @@ describe('PackPackage', () => {
     for (const e of archive().entries.slice(0, -1)) expect(checksums[e.path]).toBe(hasher.sha256(e.bytes));
     expect(entry('manifest.json')['content/style.css']).toEqual({ type: 'text/css', visibility: 'exported' });
     expect(entry('routes.json').index).toBe('content/index.html');
+  });
+
+  it('refuses a tombstones file the reactor would refuse, and packs one it reads', async () => {
+    await expect(setup(demoPackage({ 'content/.pkg-tombstones': '{"docs/guide.html": true}' })).run()).rejects.toThrow(ConfigValidationError);
+    await expect(setup(demoPackage({ 'content/.pkg-tombstones': '"abc"' })).run()).rejects.toThrow(/content\/\.pkg-tombstones.*must be a JSON array of content-relative paths/);
+    const { run, archive } = setup(demoPackage({ 'content/.pkg-tombstones': '["docs/guide.html"]' }));
+    await run();
+    expect(archive().entries.map((e) => e.path)).toContain('content/.pkg-tombstones');
   });
 
   it('writes hand-written manifest and routes in their canonical form and drops stale signing artifacts and security.json', async () => {
