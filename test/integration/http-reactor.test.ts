@@ -187,6 +187,22 @@ describe('mounts', () => {
     expect((await request(fixture.http).get('/manual').redirects(0).expect(301)).headers.location).toBe('/manual/');
   });
 
+  it('warns at start of a route the reactor answers itself, at the root mount and at any mount', async () => {
+    const routes = { routes: [{ path: '/healthz', resource: 'content/index.html' }, { path: '/api/v1/data/items', resource: 'content/index.html' }] };
+    const shadowing = (name: string) => demoPackage({ 'metadata.json': metadata(name), 'routes.json': JSON.stringify(routes) });
+    const own = await startReactor(new MemoryOpener().add('a', shadowing('a')).add('b', shadowing('b')), [{ source: 'a' }, { source: 'b' }]);
+    try {
+      expect(own.warnings.filter((warning) => warning.includes('itself'))).toEqual([
+        'a: route "/healthz" is never served: the reactor answers that path itself (its health probe, where the package is mounted at /)',
+        'a: route "/api/v1/data/items" is never served: the reactor answers that path itself (the data API of dataset items)',
+        'b: route "/api/v1/data/items" is never served: the reactor answers that path itself (the data API of dataset items)',
+      ]);
+      expect((await request(own.http).get('/b/healthz').expect(200)).text).toContain('<title>Demo</title>');
+    } finally {
+      await own.stop();
+    }
+  });
+
   it('refuses two mounts on one prefix', async () => {
     const opener = new MemoryOpener().add('a', demoPackage()).add('b', demoPackage());
     await expect(startReactor(opener, [{ source: 'a', prefix: '/x' }, { source: 'b', prefix: '/x/' }])).rejects.toBeInstanceOf(MountConflictError);

@@ -2,6 +2,7 @@ import { datasetViolations } from '../data/dataset-violations.js';
 import { metadataGaps } from '../../domain/package/metadata.js';
 import { compareChecksums, describeIntegrity, normalizeSecurity, type Security } from '../../domain/integrity/security.js';
 import { checkResult, validationReport, type CheckResult, type ValidationReport } from '../../domain/validation/check-report.js';
+import { reactorPathRouteWarnings } from '../../domain/validation/reactor-path-routes.js';
 import { datasetRouteAttributeWarnings, duplicateRoutePaths, handlerRouteWarnings, manifestErrors, resourceExists, routeErrors, storageFileErrors, unreachableRouteWarnings, type ResourceExists } from '../../domain/validation/package-checks.js';
 import { LayerStack, type Layer } from '../../domain/serving/layer-stack.js';
 import { readPackageLayers, readTombstones } from '../package/package-layer-stack.js';
@@ -175,6 +176,7 @@ export class ValidatePackage {
       `${routes.value.routes.length} routes`,
       ...duplicates,
       ...unreachableRouteWarnings(routes.value),
+      ...reactorPathRouteWarnings(routes.value, { root: true, datasets: Object.keys(storage?.dataSets ?? {}).length > 0 }).map((warning) => `warning: ${warning}`),
       ...handlerRouteWarnings(routes.value),
       ...datasetRouteAttributeWarnings(routes.value),
       ...uncheckedWarning(findings.unchecked),

@@ -220,6 +220,42 @@ describe('ValidatePackage', () => {
     expect(check('routes').passed).toBe(true);
   });
 
+  it('warns of routes at paths the reactor answers itself, which are never served, and not of the data API route of their own dataset', async () => {
+    const file = (path: string, extra: object = {}) => ({ path, resource: 'content/index.html', ...extra });
+    const routes = {
+      routes: [
+        file('/healthz'),
+        file('/metrics'),
+        file('/introspect/status'),
+        file('/package/site/logs'),
+        file('/__pkg/graphiql/x.js'),
+        file('/graphql'),
+        file('/api/v1/openapi.json'),
+        file('/api/v1/data/items'),
+        file('/page', { remap: '/api/v1/data/items/a' }),
+        { path: '/api/v1/data/other', dataset: 'items' },
+        { path: '/api/v1/data/items', dataset: 'items' },
+        file('/introspect/page.html'),
+        file('/package/index.html'),
+      ],
+    };
+    const { check } = await validate(demoPackage({ ...DATASET, 'data/items.json': '[]', 'routes.json': JSON.stringify(routes) }));
+    const never = (route: string, owner: string) => `warning: route ${route} is never served: the reactor answers that path itself (${owner})`;
+    expect(check('routes').notes.filter((note) => note.includes('itself'))).toEqual([
+      never('"/healthz"', 'its health probe, where the package is mounted at /'),
+      never('"/metrics"', 'its metrics, where the package is mounted at /'),
+      never('"/introspect/status"', 'introspection, where the package is mounted at /'),
+      never('"/package/site/logs"', 'introspection, where the package is mounted at /'),
+      never('"/__pkg/graphiql/x.js"', 'its bundled assets, where the package is mounted at /'),
+      never('"/graphql"', 'GraphQL'),
+      never('"/api/v1/openapi.json"', 'the data API description'),
+      never('"/api/v1/data/items"', 'the data API of dataset items'),
+      never('"/page" (remapped to "/api/v1/data/items/a")', 'the data API of dataset items'),
+      never('"/api/v1/data/other"', 'the data API of dataset other, not items'),
+    ]);
+    expect(check('routes').passed).toBe(true);
+  });
+
   it('flags external http(s) references in content', async () => {
     const { check } = await validate(demoPackage({ 'content/index.html': '<p>\n<script src="https://cdn.example.com/x.js"></script>' }));
     expect(check('content').errors).toEqual(['content/index.html:2: external reference https://cdn.example.com/x.js']);
