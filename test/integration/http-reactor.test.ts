@@ -140,6 +140,25 @@ describe('static routes', () => {
     expect(headers.headers['cache-control']).toBe('no-cache');
   });
 
+  it('keeps to a route\'s Accept-Ranges: none (whole answers to a Range), and sends the Accept-Ranges it keeps to, whatever a route says', async () => {
+    const routes = {
+      routes: [
+        { path: '/whole', resource: 'content/page.html', responseHeaders: { 'accept-ranges': 'None' } },
+        { path: '/claimed', resource: 'content/big.bin', responseRewrite: { headers: { 'Accept-Ranges': 'bytes' } } },
+      ],
+    };
+    const pkg = demoPackage({ 'content/page.html': '<p>page</p>', 'content/big.bin': BIG, 'routes.json': JSON.stringify(routes) });
+    const own = await startReactor(new MemoryOpener().add('ranges', pkg), [{ source: 'ranges' }]);
+    try {
+      const whole = await request(own.http).get('/whole').set('Range', 'bytes=0-2').expect(200);
+      expect([whole.text, whole.headers['accept-ranges'], whole.headers['content-range']]).toEqual(['<p>page</p>', 'none', undefined]);
+      expect((await request(own.http).get('/page.html').set('Range', 'bytes=0-2').expect(206)).text).toBe('<p>');
+      expect((await request(own.http).get('/claimed').set('Range', 'bytes=0-2').expect(206)).headers['accept-ranges']).toBe('bytes');
+    } finally {
+      await own.stop();
+    }
+  });
+
   it('resolves layers top down with tombstones', async () => {
     expect((await request(fixture.http).get('/over.txt').expect(200)).text).toBe('top over');
     await request(fixture.http).get('/hidden.txt').expect(404);
