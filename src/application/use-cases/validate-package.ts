@@ -170,7 +170,7 @@ export class ValidatePackage {
         ...generated.collisions.map((path) => `warning: generated route ${path} is claimed by two files; the first wins`),
       ]);
     }
-    const duplicates = duplicateRoutePaths(routes.value).map((path) => `warning: route ${path} is declared more than once; the first wins`);
+    const duplicates = duplicateRoutePaths(routes.value).map((path) => `warning: route ${path} is declared (or remapped to) more than once; the first wins`);
     const findings = routeErrors(routes.value, resources.exists, storage);
     return checkResult('routes', [...findings.errors, ...unresolved], [
       `${routes.value.routes.length} routes`,

@@ -256,6 +256,16 @@ describe('ValidatePackage', () => {
     expect(check('routes').passed).toBe(true);
   });
 
+  it('warns of two routes serving one path, a remap\'s included, and not of a path a remap left to another route', async () => {
+    const file = (path: string, extra: object = {}) => ({ path, resource: 'content/index.html', ...extra });
+    const routes = { routes: [file('/a', { remap: '/b' }), file('/b'), file('/c'), file('/c'), file('/d', { remap: '/e' }), file('/d')] };
+    const { check } = await validate(demoPackage({ 'routes.json': JSON.stringify(routes) }));
+    expect(check('routes').notes.filter((note) => note.includes('more than once'))).toEqual([
+      'warning: route /b is declared (or remapped to) more than once; the first wins',
+      'warning: route /c is declared (or remapped to) more than once; the first wins',
+    ]);
+  });
+
   it('flags external http(s) references in content', async () => {
     const { check } = await validate(demoPackage({ 'content/index.html': '<p>\n<script src="https://cdn.example.com/x.js"></script>' }));
     expect(check('content').errors).toEqual(['content/index.html:2: external reference https://cdn.example.com/x.js']);
