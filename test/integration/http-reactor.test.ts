@@ -206,11 +206,15 @@ describe('mounts', () => {
     expect((await request(fixture.http).get('/manual').redirects(0).expect(301)).headers.location).toBe('/manual/');
   });
 
-  it('warns at start of a route the reactor answers itself, at the root mount and at any mount', async () => {
-    const routes = { routes: [{ path: '/healthz', resource: 'content/index.html' }, { path: '/api/v1/data/items', resource: 'content/index.html' }] };
+  it('warns at start of a route the reactor answers itself, at the root mount and at any mount, and of one no identity can pass', async () => {
+    const routes = { routes: [{ path: '/healthz', resource: 'content/index.html' }, { path: '/api/v1/data/items', resource: 'content/index.html' }, { path: '/team', resource: 'content/style.css', accessControl: {} }] };
     const shadowing = (name: string) => demoPackage({ 'metadata.json': metadata(name), 'routes.json': JSON.stringify(routes) });
     const own = await startReactor(new MemoryOpener().add('a', shadowing('a')).add('b', shadowing('b')), [{ source: 'a' }, { source: 'b' }]);
     try {
+      expect(own.warnings.filter((warning) => warning.includes('/team'))).toEqual([
+        'a: routes /team need an identity, but the package enables no authentication (basicAuth or oauth2 in authentication.json): they answer 401 to every request',
+        'b: routes /team need an identity, but the package enables no authentication (basicAuth or oauth2 in authentication.json): they answer 401 to every request',
+      ]);
       expect(own.warnings.filter((warning) => warning.includes('itself'))).toEqual([
         'a: route "/healthz" is never served: the reactor answers that path itself (its health probe, where the package is mounted at /)',
         'a: route "/api/v1/data/items" is never served: the reactor answers that path itself (the data API of dataset items)',

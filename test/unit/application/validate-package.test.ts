@@ -266,6 +266,17 @@ describe('ValidatePackage', () => {
     ]);
   });
 
+  it('warns of routes that need an identity in a package that enables no authentication, which answer 401 to everyone', async () => {
+    const file = (path: string, accessControl: object) => ({ path, resource: 'content/index.html', accessControl });
+    const routes = { routes: [file('/a', { roles: ['admin'] }), file('/b', {}), file('/open', { authenticationRequired: false }), ...[1, 2, 3, 4, 5].map((n) => file(`/n${n}`, {}))] };
+    const locked = (files: Record<string, string>) => validate(demoPackage({ 'routes.json': JSON.stringify(routes), ...files })).then(({ check }) => check('routes').notes.filter((note) => note.includes('401')));
+    expect(await locked({})).toEqual([
+      'warning: routes /a, /b, /n1, /n2, /n3 and 2 more need an identity, but the package enables no authentication (basicAuth or oauth2 in authentication.json): they answer 401 to every request',
+    ]);
+    expect(await locked({ 'authentication.json': JSON.stringify({ authentication: { basicAuth: { enabled: false } } }) })).toHaveLength(1);
+    expect(await locked({ 'authentication.json': JSON.stringify({ authentication: { basicAuth: { enabled: true, passwdFile: 'htpasswd' } } }), htpasswd: 'a:b\n' })).toEqual([]);
+  });
+
   it('flags external http(s) references in content', async () => {
     const { check } = await validate(demoPackage({ 'content/index.html': '<p>\n<script src="https://cdn.example.com/x.js"></script>' }));
     expect(check('content').errors).toEqual(['content/index.html:2: external reference https://cdn.example.com/x.js']);
