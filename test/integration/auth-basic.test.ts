@@ -290,3 +290,33 @@ describe('mounts and folders under the reactor\'s own prefixes (/auth, /package,
     }
   });
 });
+
+describe('several routes to one dataset', () => {
+  it('keep the rule of its /api/v1/data/<id> route: a laxer route to the same dataset, before or after it, opens neither the data API, GraphQL nor itself', async () => {
+    const items = (routes: object[]) =>
+      demoPackage({
+        'authentication.json': JSON.stringify({ authentication: { basicAuth: { enabled: true, passwdFile: 'auth/htpasswd' } } }),
+        'auth/htpasswd': htpasswd('-B', '-C', '4', 'alice', 'alice-pw') + '\n' + htpasswd('-B', '-C', '4', 'dave', 'dave-pw') + '\n',
+        'data/items.json': JSON.stringify([{ id: 'a' }]),
+        'storage.json': JSON.stringify({ storage: { dataSets: { items: { source: 'data/items.json' } } } }),
+        'routes.json': JSON.stringify({ routes }),
+      });
+    const canonical = { path: '/api/v1/data/items', dataset: 'items', accessControl: { roles: ['admin'] } };
+    const lax = { path: '/api/v1/data/public-items', dataset: 'items', accessControl: { authenticationRequired: false } };
+    const alias = { path: '/items', dataset: 'items' };
+    for (const routes of [[canonical, lax, alias], [lax, alias, canonical]]) {
+      const own = await startReactor(new MemoryOpener().add('items', items(routes)), [{ source: 'items' }], { deploy: deployFile });
+      try {
+        for (const path of ['/api/v1/data/items', '/api/v1/data/items/a', '/items']) {
+          await request(own.http).get(path).expect(401);
+          await request(own.http).get(path).set('Authorization', basic('dave', 'dave-pw')).expect(403);
+          await request(own.http).get(path).set('Authorization', basic('alice', 'alice-pw')).expect(200);
+        }
+        const refused = await request(own.http).post('/graphql').set('Authorization', basic('dave', 'dave-pw')).send({ query: '{ items }' }).expect(200);
+        expect(refused.body.errors[0].extensions.code).toBe('FORBIDDEN');
+      } finally {
+        await own.stop();
+      }
+    }
+  });
+});

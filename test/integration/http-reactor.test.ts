@@ -140,6 +140,25 @@ describe('static routes', () => {
     expect(headers.headers['cache-control']).toBe('no-cache');
   });
 
+  it('keeps to a route\'s Accept-Ranges: none (whole answers to a Range), and sends the Accept-Ranges it keeps to, whatever a route says', async () => {
+    const routes = {
+      routes: [
+        { path: '/whole', resource: 'content/page.html', responseHeaders: { 'accept-ranges': 'None' } },
+        { path: '/claimed', resource: 'content/big.bin', responseRewrite: { headers: { 'Accept-Ranges': 'bytes' } } },
+      ],
+    };
+    const pkg = demoPackage({ 'content/page.html': '<p>page</p>', 'content/big.bin': BIG, 'routes.json': JSON.stringify(routes) });
+    const own = await startReactor(new MemoryOpener().add('ranges', pkg), [{ source: 'ranges' }]);
+    try {
+      const whole = await request(own.http).get('/whole').set('Range', 'bytes=0-2').expect(200);
+      expect([whole.text, whole.headers['accept-ranges'], whole.headers['content-range']]).toEqual(['<p>page</p>', 'none', undefined]);
+      expect((await request(own.http).get('/page.html').set('Range', 'bytes=0-2').expect(206)).text).toBe('<p>');
+      expect((await request(own.http).get('/claimed').set('Range', 'bytes=0-2').expect(206)).headers['accept-ranges']).toBe('bytes');
+    } finally {
+      await own.stop();
+    }
+  });
+
   it('resolves layers top down with tombstones', async () => {
     expect((await request(fixture.http).get('/over.txt').expect(200)).text).toBe('top over');
     await request(fixture.http).get('/hidden.txt').expect(404);
@@ -185,6 +204,26 @@ describe('mounts', () => {
     expect((await request(fixture.http).get('/manual/index.html').expect(200)).text).toBe('<p>manual home</p>');
     // Its root without the slash is sent to it, so the index's relative links resolve below the mount.
     expect((await request(fixture.http).get('/manual').redirects(0).expect(301)).headers.location).toBe('/manual/');
+  });
+
+  it('warns at start of a route the reactor answers itself, at the root mount and at any mount, and of one no identity can pass', async () => {
+    const routes = { routes: [{ path: '/healthz', resource: 'content/index.html' }, { path: '/api/v1/data/items', resource: 'content/index.html' }, { path: '/team', resource: 'content/style.css', accessControl: {} }] };
+    const shadowing = (name: string) => demoPackage({ 'metadata.json': metadata(name), 'routes.json': JSON.stringify(routes) });
+    const own = await startReactor(new MemoryOpener().add('a', shadowing('a')).add('b', shadowing('b')), [{ source: 'a' }, { source: 'b' }]);
+    try {
+      expect(own.warnings.filter((warning) => warning.includes('/team'))).toEqual([
+        'a: routes /team need an identity, but the package enables no authentication (basicAuth or oauth2 in authentication.json): they answer 401 to every request',
+        'b: routes /team need an identity, but the package enables no authentication (basicAuth or oauth2 in authentication.json): they answer 401 to every request',
+      ]);
+      expect(own.warnings.filter((warning) => warning.includes('itself'))).toEqual([
+        'a: route "/healthz" is never served: the reactor answers that path itself (its health probe, where the package is mounted at /)',
+        'a: route "/api/v1/data/items" is never served: the reactor answers that path itself (the data API of dataset items)',
+        'b: route "/api/v1/data/items" is never served: the reactor answers that path itself (the data API of dataset items)',
+      ]);
+      expect((await request(own.http).get('/b/healthz').expect(200)).text).toContain('<title>Demo</title>');
+    } finally {
+      await own.stop();
+    }
   });
 
   it('refuses two mounts on one prefix', async () => {

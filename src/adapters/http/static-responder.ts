@@ -57,8 +57,8 @@ function variantOf({ cors, access }: RequestContext): number {
 
 /**
  * A file's headers: its type; the route's `headers` (which replace the default cache
- * header) or `Cache-Control`; `Accept-Ranges`; the route's `responseHeaders` and
- * `responseRewrite.headers` over those; `Vary` with `Accept-Encoding` when the answer
+ * header) or `Cache-Control`; the route's `responseHeaders` and `responseRewrite.headers`
+ * over those; `Accept-Ranges`, as ranges are answered; `Vary` with `Accept-Encoding` when the answer
  * depends on it and `Origin` for the variant that does; its ETag. An encoded form differs
  * in its ETag, `Content-Encoding` and length.
  */
@@ -71,9 +71,10 @@ function headersOf(file: StaticFile, variant: number): FileHeaders {
   set('Content-Type', file.contentType);
   if (route?.headers) for (const [name, value] of Object.entries(route.headers)) set(name, value);
   else set('Cache-Control', variant & PRIVATE ? privateCacheControl(file.cacheControl) : file.cacheControl);
-  set('Accept-Ranges', file.ranges === false ? 'none' : 'bytes');
   for (const [name, value] of Object.entries(route?.responseHeaders ?? {})) set(name, value);
   for (const [name, value] of Object.entries(route?.responseRewrite?.headers ?? {})) set(name, value);
+  // What is done with a Range header, which a route's own `Accept-Ranges: bytes` would misstate.
+  set('Accept-Ranges', file.ranges === false ? 'none' : 'bytes');
   if (file.encodings) set('Vary', withVary(byName.get('vary')?.[1], 'Accept-Encoding'));
   if (variant & VARY_ORIGIN) set('Vary', withVary(byName.get('vary')?.[1], 'Origin'));
   set('ETag', file.etag);

@@ -82,16 +82,11 @@ export class ReactorAuth {
   /** Undefined when the package neither enables authentication nor restricts a route. */
   async forPackage(pkg: ServedPackage, prefix: string): Promise<MountAuth | undefined> {
     const { authentication } = pkg.model;
-    const datasetRules = new Map<string, AccessControl>();
     let restricted = false;
-    for (const target of pkg.routes.restricted ? pkg.routes.targets() : []) {
-      if (target.route?.accessControl === undefined) continue;
-      restricted = true;
-      if (target.kind === 'dataset') datasetRules.set(target.dataset, target.route.accessControl);
-    }
+    for (const target of pkg.routes.restricted ? pkg.routes.targets() : []) if (target.route?.accessControl !== undefined) restricted = true;
     const enabled = isAuthenticationEnabled(authentication);
     if (!enabled && !restricted) return undefined;
-    const auth: MountAuth = { enabled, datasetRules };
+    const auth: MountAuth = { enabled, datasetRules: pkg.routes.datasetRules };
     if (authentication?.basicAuth?.enabled) auth.basic = { realm: authentication.basicAuth.realm ?? pkg.name, authenticator: await this.basicFor(pkg) };
     const oauth = authentication?.oauth2;
     if (oauth?.enabled) {

@@ -10,6 +10,8 @@ import type { MountFailure, MountRequest, ReactorSettings } from '../ports/react
 import { redactCredentials } from '../../domain/dependencies/registry-reference.js';
 import { sortPaths } from '../../domain/package/package-paths.js';
 import { CoalescedRuns } from './coalesced-runs.js';
+import { reactorPathRouteWarnings } from '../../domain/validation/reactor-path-routes.js';
+import { lockedRouteWarning } from '../../domain/validation/locked-routes.js';
 import { coveredPaths, digestEntries } from '../integrity/digest-entries.js';
 import type { Clock } from '../ports/clock.js';
 import type { Hasher } from '../ports/hasher.js';
@@ -177,6 +179,8 @@ export class Reactor {
         }
         const prefix = normalizePrefix(request.prefix ?? (first ? '/' : pkg.name));
         warnings.push(...pkg.model.warnings.map((warning) => `${request.source}: ${warning}`));
+        const shadowed = reactorPathRouteWarnings(pkg.model.routes, { root: prefix === '/', datasets: Object.keys(pkg.model.storage?.dataSets ?? {}).length > 0 });
+        warnings.push(...[...shadowed, ...lockedRouteWarning(pkg.model.routes, pkg.model.authentication)].map((warning) => `${request.source}: ${warning}`));
         let datasets: PackageDatasets | undefined;
         try {
           const lock = settings.readOnly ? 'this reactor was started with --read-only' : request.writable === false ? `its mount ${prefix} says "writable": false` : undefined;

@@ -2,7 +2,7 @@ import { CONTENT_DIR, TOMBSTONES_FILE } from '../../domain/package/package-paths
 import type { PackageModel } from '../package/package-reader.js';
 import { LayerStack, type Layer, type LayerFile, type WritableLayer } from '../../domain/serving/layer-stack.js';
 import { RouteTable, type RouteTarget } from '../../domain/serving/route-table.js';
-import type { Route } from '../../domain/package/routes.js';
+import { routeHeader, type Route } from '../../domain/package/routes.js';
 import type { Hasher } from '../ports/hasher.js';
 import type { DeflatedEntry, PackageSource } from '../ports/package-source.js';
 import type { OverlayEntry, PackageOverlay } from '../ports/overlay-store.js';
@@ -62,7 +62,8 @@ export interface StaticFile {
    * False for a file any part of which costs what the whole does (an entry a `.cap`
    * stores deflated, too large to hold in memory, inflates from its start): a range of it
    * is answered with the whole file, as nginx does with what it gunzips, so one small
-   * request cannot cost a large inflate.
+   * request cannot cost a large inflate. False too for a route that sends
+   * `Accept-Ranges: none`: its answers say so, and keep to it.
    */
   ranges?: false;
 }
@@ -357,7 +358,7 @@ export class ServedPackage {
         // The whole file streams from its start, so an archive holds it to its CRC-32; a part is read where it lies when the source can.
         stream: (start, end) => exactly((start > 0 || end < size - 1 ? reader.range?.(file.key, start, end) : undefined) ?? streamRange(reader.stream(file.key), start, end), end - start + 1, file.key),
         ...(encodings ? { encodings } : {}),
-        ...(!body && size > MEMORY_FILE_LIMIT && reader.deflated?.(file.key) ? { ranges: false as const } : {}),
+        ...((!body && size > MEMORY_FILE_LIMIT && reader.deflated?.(file.key)) || refusesRanges(route) ? { ranges: false as const } : {}),
       },
     };
   }
@@ -496,6 +497,10 @@ export function layerRoots(model: Pick<PackageModel, 'storage'>): Array<{ root: 
 }
 
 /** A file removed from a directory source since it was listed: answered as a path that has no file. */
+function refusesRanges(route: Route | undefined): boolean {
+  return route !== undefined && routeHeader(route, 'Accept-Ranges')?.trim().toLowerCase() === 'none';
+}
+
 function missing(error: unknown): undefined {
   if (error instanceof SourceNotFoundError) return undefined;
   throw error;

@@ -2,6 +2,8 @@ import { datasetViolations } from '../data/dataset-violations.js';
 import { metadataGaps } from '../../domain/package/metadata.js';
 import { compareChecksums, describeIntegrity, normalizeSecurity, type Security } from '../../domain/integrity/security.js';
 import { checkResult, validationReport, type CheckResult, type ValidationReport } from '../../domain/validation/check-report.js';
+import { reactorPathRouteWarnings } from '../../domain/validation/reactor-path-routes.js';
+import { lockedRouteWarning } from '../../domain/validation/locked-routes.js';
 import { datasetRouteAttributeWarnings, duplicateRoutePaths, handlerRouteWarnings, manifestErrors, resourceExists, routeErrors, storageFileErrors, unreachableRouteWarnings, type ResourceExists } from '../../domain/validation/package-checks.js';
 import { LayerStack, type Layer } from '../../domain/serving/layer-stack.js';
 import { readPackageLayers, readTombstones } from '../package/package-layer-stack.js';
@@ -84,7 +86,7 @@ export class ValidatePackage {
       return validationReport(source.location, [
         this.checkMetadata(metadata),
         this.checkManifest(manifest, resources.exists),
-        this.checkRoutes(routes, files, storageValue, resources),
+        this.checkRoutes(routes, files, storageValue, resources, 'value' in authentication ? authentication.value : undefined),
         await this.checkStorage(source, storage, files, resources.layers),
         this.checkSecurity(security, digests),
         ...('value' in security && security.value.digitalSignatures ? [await this.checkSignature(source, security.value)] : []),
@@ -158,7 +160,7 @@ export class ValidatePackage {
     return checkResult('manifest', findings.errors, [`${Object.keys(manifest.value).length} resources`, ...uncheckedWarning(findings.unchecked), ...deletedWarning(findings.deleted)]);
   }
 
-  private checkRoutes(routes: Parsed<Routes>, files: ReadonlySet<string>, storage: Storage | undefined, resources: { exists: ResourceExists; problem?: string }): CheckResult {
+  private checkRoutes(routes: Parsed<Routes>, files: ReadonlySet<string>, storage: Storage | undefined, resources: { exists: ResourceExists; problem?: string }, authentication: Authentication | undefined): CheckResult {
     if ('error' in routes) return checkResult('routes', [routes.error]);
     // Dependencies the reactor could not resolve refuse the package whether routes.json is written or generated.
     const unresolved = resources.problem ? [resources.problem] : [];
@@ -169,12 +171,13 @@ export class ValidatePackage {
         ...generated.collisions.map((path) => `warning: generated route ${path} is claimed by two files; the first wins`),
       ]);
     }
-    const duplicates = duplicateRoutePaths(routes.value).map((path) => `warning: route ${path} is declared more than once; the first wins`);
+    const duplicates = duplicateRoutePaths(routes.value).map((path) => `warning: route ${path} is declared (or remapped to) more than once; the first wins`);
     const findings = routeErrors(routes.value, resources.exists, storage);
     return checkResult('routes', [...findings.errors, ...unresolved], [
       `${routes.value.routes.length} routes`,
       ...duplicates,
       ...unreachableRouteWarnings(routes.value),
+      ...[...reactorPathRouteWarnings(routes.value, { root: true, datasets: Object.keys(storage?.dataSets ?? {}).length > 0 }), ...lockedRouteWarning(routes.value, authentication)].map((warning) => `warning: ${warning}`),
       ...handlerRouteWarnings(routes.value),
       ...datasetRouteAttributeWarnings(routes.value),
       ...uncheckedWarning(findings.unchecked),

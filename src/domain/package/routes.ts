@@ -181,6 +181,15 @@ function headerMap(value: unknown, where: string, issues: string[], sent: boolea
   return { ...(value as Record<string, string>) };
 }
 
+/** The value a route sends for a header, as its answers carry it: `responseRewrite.headers` over `responseHeaders` over `headers`. */
+export function routeHeader(route: Route, name: string): string | undefined {
+  const lower = name.toLowerCase();
+  let value: string | undefined;
+  for (const headers of [route.headers, route.responseHeaders, route.responseRewrite?.headers])
+    for (const [key, v] of Object.entries(headers ?? {})) if (key.toLowerCase() === lower) value = v;
+  return value;
+}
+
 export interface GeneratedRoutes {
   routes: Routes;
   /** Paths that two files claimed: the first one won. */

@@ -1,5 +1,5 @@
 import { CONTENT_DIR } from '../package/package-paths.js';
-import { dependencyReference, type AccessControl, type Route, type Routes } from '../package/routes.js';
+import { DATA_API_PREFIX, dependencyReference, type AccessControl, type Route, type Routes } from '../package/routes.js';
 
 export type RouteTarget =
   /** A file of the layered content tree, by its path below content/. */
@@ -23,6 +23,12 @@ export class RouteTable {
   private readonly byPath = new Map<string, RouteTarget>();
   /** The first rule a route sets on each file below content/ it names: the file keeps it on every path that reaches it. */
   private readonly fileRules = new Map<string, AccessControl>();
+  /**
+   * Each dataset's rule, which its whole data API and GraphQL keep: that of its route at
+   * `/api/v1/data/<id>`, else the first another route to it sets. Never the last: a second
+   * route to the dataset with a laxer rule would otherwise open what the first one closed.
+   */
+  private readonly datasetRuleOf = new Map<string, AccessControl>();
 
   /** Whether any route restricts access: a mount without one need not look through them all. */
   readonly restricted: boolean;
@@ -53,8 +59,16 @@ export class RouteTable {
     }
     this.restricted = restricted;
     if (restricted)
-      for (const target of this.byPath.values())
-        if ((target.kind === 'content' || target.kind === 'dependency') && target.route?.accessControl && !this.fileRules.has(target.contentPath)) this.fileRules.set(target.contentPath, target.route.accessControl);
+      for (const [path, target] of this.byPath) {
+        const rule = target.route?.accessControl;
+        if (rule === undefined) continue;
+        if ((target.kind === 'content' || target.kind === 'dependency') && !this.fileRules.has(target.contentPath)) this.fileRules.set(target.contentPath, rule);
+        if (target.kind === 'dataset' && (path === DATA_API_PREFIX + target.dataset || !this.datasetRuleOf.has(target.dataset))) this.datasetRuleOf.set(target.dataset, rule);
+      }
+  }
+
+  get datasetRules(): ReadonlyMap<string, AccessControl> {
+    return this.datasetRuleOf;
   }
 
   /** The declared target of a path, if routes.json names one. */
@@ -69,6 +83,7 @@ export class RouteTable {
    */
   ruleOf(path: string): AccessControl | undefined {
     const target = this.byPath.get(path);
+    if (target?.kind === 'dataset') return target.route.accessControl ?? this.datasetRuleOf.get(target.dataset);
     if (target?.route?.accessControl || this.fileRules.size === 0) return target?.route?.accessControl;
     if (target === undefined) return this.fileRules.get(RouteTable.mirrored(path));
     return target.kind === 'content' || target.kind === 'dependency' ? this.fileRules.get(target.contentPath) : undefined;

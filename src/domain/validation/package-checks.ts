@@ -94,10 +94,14 @@ export function datasetRouteAttributeWarnings(routes: Routes): string[] {
   });
 }
 
+/** Paths two routes serve, a remap's included (`/a` remapped to `/b` beside a route at `/b`): only the first is served. */
 export function duplicateRoutePaths(routes: Routes): string[] {
   const seen = new Set<string>();
   const duplicates = new Set<string>();
-  for (const route of routes.routes) (seen.has(route.path) ? duplicates : seen).add(route.path);
+  for (const route of routes.routes) {
+    const served = route.remap ?? route.path;
+    (seen.has(served) ? duplicates : seen).add(served);
+  }
   return [...duplicates];
 }
 

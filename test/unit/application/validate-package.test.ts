@@ -220,6 +220,63 @@ describe('ValidatePackage', () => {
     expect(check('routes').passed).toBe(true);
   });
 
+  it('warns of routes at paths the reactor answers itself, which are never served, and not of the data API route of their own dataset', async () => {
+    const file = (path: string, extra: object = {}) => ({ path, resource: 'content/index.html', ...extra });
+    const routes = {
+      routes: [
+        file('/healthz'),
+        file('/metrics'),
+        file('/introspect/status'),
+        file('/package/site/logs'),
+        file('/__pkg/graphiql/x.js'),
+        file('/graphql'),
+        file('/api/v1/openapi.json'),
+        file('/api/v1/data/items'),
+        file('/page', { remap: '/api/v1/data/items/a' }),
+        { path: '/api/v1/data/other', dataset: 'items' },
+        { path: '/api/v1/data/items', dataset: 'items' },
+        file('/introspect/page.html'),
+        file('/package/index.html'),
+      ],
+    };
+    const { check } = await validate(demoPackage({ ...DATASET, 'data/items.json': '[]', 'routes.json': JSON.stringify(routes) }));
+    const never = (route: string, owner: string) => `warning: route ${route} is never served: the reactor answers that path itself (${owner})`;
+    expect(check('routes').notes.filter((note) => note.includes('itself'))).toEqual([
+      never('"/healthz"', 'its health probe, where the package is mounted at /'),
+      never('"/metrics"', 'its metrics, where the package is mounted at /'),
+      never('"/introspect/status"', 'introspection, where the package is mounted at /'),
+      never('"/package/site/logs"', 'introspection, where the package is mounted at /'),
+      never('"/__pkg/graphiql/x.js"', 'its bundled assets, where the package is mounted at /'),
+      never('"/graphql"', 'GraphQL'),
+      never('"/api/v1/openapi.json"', 'the data API description'),
+      never('"/api/v1/data/items"', 'the data API of dataset items'),
+      never('"/page" (remapped to "/api/v1/data/items/a")', 'the data API of dataset items'),
+      never('"/api/v1/data/other"', 'the data API of dataset other, not items'),
+    ]);
+    expect(check('routes').passed).toBe(true);
+  });
+
+  it('warns of two routes serving one path, a remap\'s included, and not of a path a remap left to another route', async () => {
+    const file = (path: string, extra: object = {}) => ({ path, resource: 'content/index.html', ...extra });
+    const routes = { routes: [file('/a', { remap: '/b' }), file('/b'), file('/c'), file('/c'), file('/d', { remap: '/e' }), file('/d')] };
+    const { check } = await validate(demoPackage({ 'routes.json': JSON.stringify(routes) }));
+    expect(check('routes').notes.filter((note) => note.includes('more than once'))).toEqual([
+      'warning: route /b is declared (or remapped to) more than once; the first wins',
+      'warning: route /c is declared (or remapped to) more than once; the first wins',
+    ]);
+  });
+
+  it('warns of routes that need an identity in a package that enables no authentication, which answer 401 to everyone', async () => {
+    const file = (path: string, accessControl: object) => ({ path, resource: 'content/index.html', accessControl });
+    const routes = { routes: [file('/a', { roles: ['admin'] }), file('/b', {}), file('/open', { authenticationRequired: false }), ...[1, 2, 3, 4, 5].map((n) => file(`/n${n}`, {}))] };
+    const locked = (files: Record<string, string>) => validate(demoPackage({ 'routes.json': JSON.stringify(routes), ...files })).then(({ check }) => check('routes').notes.filter((note) => note.includes('401')));
+    expect(await locked({})).toEqual([
+      'warning: routes /a, /b, /n1, /n2, /n3 and 2 more need an identity, but the package enables no authentication (basicAuth or oauth2 in authentication.json): they answer 401 to every request',
+    ]);
+    expect(await locked({ 'authentication.json': JSON.stringify({ authentication: { basicAuth: { enabled: false } } }) })).toHaveLength(1);
+    expect(await locked({ 'authentication.json': JSON.stringify({ authentication: { basicAuth: { enabled: true, passwdFile: 'htpasswd' } } }), htpasswd: 'a:b\n' })).toEqual([]);
+  });
+
   it('flags external http(s) references in content', async () => {
     const { check } = await validate(demoPackage({ 'content/index.html': '<p>\n<script src="https://cdn.example.com/x.js"></script>' }));
     expect(check('content').errors).toEqual(['content/index.html:2: external reference https://cdn.example.com/x.js']);
