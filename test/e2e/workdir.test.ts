@@ -156,7 +156,8 @@ describe('the workdir belongs to one reactor', () => {
 describe('what a killed reactor leaves behind', () => {
   it('decrypted plaintext is removed at the next start, kept in a 0700 directory, and gone after a clean stop', async () => {
     execFileSync('openssl', ['genpkey', '-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048', '-out', at('key.pem')], { stdio: 'pipe' });
-    expect(runPkg(['package', 'encrypt', EXAMPLE_SITE, '--public-key', at('key.pem'), '-o', at('sealed.cap')]).status).toBe(0);
+    execFileSync('openssl', ['pkey', '-in', at('key.pem'), '-pubout', '-out', at('pub.pem')], { stdio: 'pipe' });
+    expect(runPkg(['package', 'encrypt', EXAMPLE_SITE, '--public-key', at('pub.pem'), '-o', at('sealed.cap')]).status).toBe(0);
     const workdir = at('plaintext');
     const args = [at('sealed.cap'), '--private-key', at('key.pem'), '--workdir', workdir];
     const killed = await startServe(args);
