@@ -496,11 +496,12 @@ export function layerRoots(model: Pick<PackageModel, 'storage'>): Array<{ root: 
   return roots;
 }
 
-/** A file removed from a directory source since it was listed: answered as a path that has no file. */
+/** Whether the route sends `Accept-Ranges: none`: its answers keep to it. */
 function refusesRanges(route: Route | undefined): boolean {
   return route !== undefined && routeHeader(route, 'Accept-Ranges')?.trim().toLowerCase() === 'none';
 }
 
+/** A file removed from a directory source since it was listed: answered as a path that has no file. */
 function missing(error: unknown): undefined {
   if (error instanceof SourceNotFoundError) return undefined;
   throw error;
