@@ -5,7 +5,7 @@ import type { OAuth2Provider } from '../ports/oauth2-provider.js';
 import type { SessionClaims } from './sessions.js';
 import type { SessionRevocations } from '../ports/session-revocations.js';
 
-export const STATE_COOKIE = 'pkg_oauth_state';
+export { STATE_COOKIE } from '../../domain/auth/cookie-names.js';
 /** Ten minutes to sign in at the provider and come back. */
 export const STATE_MAX_AGE_S = 10 * 60;
 

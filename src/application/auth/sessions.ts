@@ -3,7 +3,7 @@ import { OAuth2ProviderError } from '../../domain/errors.js';
 import type { AuthCrypto } from '../ports/auth-crypto.js';
 import type { SessionRevocations } from '../ports/session-revocations.js';
 
-export const SESSION_COOKIE = 'pkg_session';
+export { SESSION_COOKIE } from '../../domain/auth/cookie-names.js';
 /** Eight hours: a working day, after which the browser signs in again. */
 export const SESSION_MAX_AGE_S = 8 * 60 * 60;
 /** Sessions one cookie holds, one per mount (or reactor on the host) signed in to (`~` between them, a character no signed session holds). */

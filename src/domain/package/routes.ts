@@ -2,6 +2,7 @@ import { ConfigValidationError } from '../errors.js';
 import { isRecord } from './documents.js';
 import { CONTENT_DIR, ROUTES_FILE, isContentPath, sortByPath, sortPaths, urlPathOfContent } from './package-paths.js';
 import { HTTP_FIELD_VALUE } from './field-rules.js';
+import { REACTOR_COOKIES } from '../auth/cookie-names.js';
 
 export const DATA_API_PREFIX = '/api/v1/data/';
 /** Where a mount describes its data API (OpenAPI 3.1), and the page that shows it to a browser. */
@@ -176,6 +177,12 @@ function headerMap(value: unknown, where: string, issues: string[], sent: boolea
   const reserved = sent ? Object.keys(value).filter((name) => REACTOR_HEADERS.has(name.toLowerCase())) : [];
   if (reserved.length > 0) {
     issues.push(`${where}: ${reserved.join(', ')} ${reserved.length === 1 ? 'is' : 'are'} the reactor's to set for the bytes it sends, not a route's`);
+    return undefined;
+  }
+  // One package setting them would sign visitors out of every mount, or out of a login under way.
+  const cookie = sent ? Object.entries(value).find(([name, v]) => name.toLowerCase() === 'set-cookie' && REACTOR_COOKIES.has((v as string).split('=', 1)[0]!.trim())) : undefined;
+  if (cookie) {
+    issues.push(`${where}: Set-Cookie of ${(cookie[1] as string).split('=', 1)[0]!.trim()} is the reactor's own cookie, not a route's`);
     return undefined;
   }
   return { ...(value as Record<string, string>) };

@@ -145,6 +145,10 @@ describe('routes.json', () => {
     expect(() => normalizeRoutes({ routes: [{ ...route, responseHeaders: { 'Content-Length': '5' } }] })).toThrow(/responseHeaders: Content-Length is the reactor's to set for the bytes it sends, not a route's/);
     expect(() => normalizeRoutes({ routes: [{ ...route, headers: { 'transfer-encoding': 'chunked', Connection: 'close' } }] })).toThrow(/transfer-encoding, Connection are the reactor's to set/);
     expect(() => normalizeRoutes({ routes: [{ ...route, responseRewrite: { headers: { 'Content-Encoding': 'gzip' } } }] })).toThrow(/responseRewrite\.headers: Content-Encoding is the reactor's/);
+    // The reactor's own cookies: one package would sign visitors out of every mount.
+    expect(() => normalizeRoutes({ routes: [{ ...route, responseHeaders: { 'Set-Cookie': 'pkg_session=; Max-Age=0; Path=/' } }] })).toThrow(/responseHeaders: Set-Cookie of pkg_session is the reactor's own cookie, not a route's/);
+    expect(() => normalizeRoutes({ routes: [{ ...route, headers: { 'set-cookie': ' pkg_oauth_state=x' } }] })).toThrow(/headers: Set-Cookie of pkg_oauth_state is the reactor's own cookie/);
+    expect(normalizeRoutes({ routes: [{ ...route, responseHeaders: { 'Set-Cookie': 'theme=dark; Path=/' } }] }).routes[0]!.responseHeaders).toEqual({ 'Set-Cookie': 'theme=dark; Path=/' });
     // Request headers are only exposed for forwarding reactors: nothing of this reactor's answer.
     expect(normalizeRoutes({ routes: [{ ...route, requestHeaders: { 'Content-Length': '5' } }] }).routes[0]!.requestHeaders).toEqual({ 'Content-Length': '5' });
   });
