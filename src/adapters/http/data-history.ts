@@ -7,6 +7,7 @@ import type { Dataset } from '../../application/data/dataset.js';
 import { datasetOf, pageLinks } from './data-api.js';
 import { sendTagged, taggedItem } from './data-entity-tags.js';
 import { badRequest, methodNotAllowed, sendProblem } from './http-problems.js';
+import { splitTarget } from './request-query.js';
 
 /** A read of the past: an item's versions (`/<id>/history`, any method, answered 405 but to reads), or a read of the data as it stood `?at=` a time. */
 export function readsThePast(history: boolean | undefined, request: IncomingMessage): boolean {
@@ -28,11 +29,8 @@ export function readThePast(mount: Mount, dataset: string, item: string | undefi
 async function answer(mount: Mount, id: string, item: string | undefined, history: boolean | undefined, request: IncomingMessage): Promise<{ value: unknown; headers?: Record<string, string | number> }> {
   if (request.method !== 'GET' && request.method !== 'HEAD') throw methodNotAllowed('GET, HEAD');
   const dataset = datasetOf(mount, id, item);
-  // The query is all after the first "?": a "?" within it is part of a value (RFC 3986).
-  const url = request.url ?? '';
-  const start = url.includes('?') ? url.indexOf('?') : url.length;
-  const query = new URLSearchParams(url.slice(start + 1));
-  if (history) return versions(dataset, id, item!, url.slice(0, start), query);
+  const { path, query } = splitTarget(request.url ?? '');
+  if (history) return versions(dataset, id, item!, path, query);
   return { value: await pastState(dataset, id, item, query) };
 }
 

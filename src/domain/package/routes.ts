@@ -180,9 +180,9 @@ function headerMap(value: unknown, where: string, issues: string[], sent: boolea
     return undefined;
   }
   // One package setting them would sign visitors out of every mount, or out of a login under way.
-  const cookie = sent ? Object.entries(value).find(([name, v]) => name.toLowerCase() === 'set-cookie' && REACTOR_COOKIES.has((v as string).split('=', 1)[0]!.trim())) : undefined;
+  const cookie = sent ? Object.entries(value as Record<string, string>).map(([name, v]) => (name.toLowerCase() === 'set-cookie' ? v.split('=', 1)[0]!.trim() : '')).find((named) => REACTOR_COOKIES.has(named)) : undefined;
   if (cookie) {
-    issues.push(`${where}: Set-Cookie of ${(cookie[1] as string).split('=', 1)[0]!.trim()} is the reactor's own cookie, not a route's`);
+    issues.push(`${where}: Set-Cookie of ${cookie} is the reactor's own cookie, not a route's`);
     return undefined;
   }
   return { ...(value as Record<string, string>) };

@@ -7,6 +7,7 @@ import type { MountAuth, ReactorAuth, SignInEndpoint } from '../../../applicatio
 import { SESSION_COOKIE, SESSION_MAX_AGE_S } from '../../../application/auth/sessions.js';
 import { HttpProblem, methodNotAllowed, sendProblem } from '../http-problems.js';
 import type { PublicOrigin } from './public-origin.js';
+import { splitTarget } from '../request-query.js';
 
 type OAuth2Endpoints = NonNullable<MountAuth['oauth2']>;
 
@@ -24,9 +25,7 @@ export class AuthEndpoints {
   /** Answers one of the mount's login endpoints; failures are answered too, never thrown. */
   async answer(request: IncomingMessage, response: ServerResponse, oauth2: OAuth2Endpoints, prefix: string, endpoint: SignInEndpoint): Promise<void> {
     const method = request.method ?? 'GET';
-    // The query is all after the first `?`: a `?` may come again inside it (RFC 3986), as in `returnTo=/find?q=x`.
-    const url = request.url ?? '';
-    const query = new URLSearchParams(url.includes('?') ? url.slice(url.indexOf('?') + 1) : '');
+    const { query } = splitTarget(request.url ?? '');
     const cookies = request.headers.cookie === undefined ? {} : parseCookie(request.headers.cookie);
     const cookie = (name: string, value: string, maxAge: number) => this.cookie(name, value, maxAge, this.origin.secure(request));
     // HEAD is GET without a body (RFC 9110 §9.3.2) where a GET changes nothing here: the login, whose

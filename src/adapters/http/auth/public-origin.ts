@@ -11,9 +11,13 @@ import type { Reactor } from '../../../application/serving/reactor.js';
  */
 export class PublicOrigin {
   private readonly names: string[];
+  /** Whether baseUrl is https (`HTTPS://` too: it is kept as written); undefined without one. */
+  private readonly baseSecure: boolean | undefined;
 
   constructor(private readonly reactor: Reactor) {
-    this.names = reactorNames(reactor.settings.host, reactor.auth.deploy.baseUrl);
+    const base = reactor.auth.deploy.baseUrl;
+    this.names = reactorNames(reactor.settings.host, base);
+    this.baseSecure = base === undefined ? undefined : new URL(base).protocol === 'https:';
   }
 
   /**
@@ -32,9 +36,7 @@ export class PublicOrigin {
 
   /** Whether the answer's cookies must carry `Secure`: the browser reached the reactor over https. */
   secure(request: IncomingMessage): boolean {
-    const base = this.reactor.auth.deploy.baseUrl;
-    // `HTTPS://` too: baseUrl is kept as written.
-    return base !== undefined ? new URL(base).protocol === 'https:' : this.scheme(request) === 'https';
+    return this.baseSecure ?? this.scheme(request) === 'https';
   }
 
   /**

@@ -11,6 +11,7 @@ import { ValueBudget } from './value-budget.js';
 import type { GraphqlContext } from './dataset-schema.js';
 import { DEFAULT_BODY_LIMIT } from '../../../application/serving/reactor.js';
 import { addedVary } from '../vary.js';
+import { splitTarget } from '../request-query.js';
 
 export interface GraphqlEndpointOptions {
   /** Largest JSON body accepted, in bytes or as `'1mb'`; larger ones answer 413 before anything is parsed. */
@@ -94,8 +95,7 @@ function jsonBody(bytes: Buffer): object {
 
 /** A GET's query as graphql-http reads it, the first of its `query` parameters (express would make two of them a list, which the depth check passed over). */
 function queryParameter(url: string): string | null {
-  const start = url.indexOf('?');
-  return start < 0 ? null : new URLSearchParams(url.slice(start + 1)).get('query');
+  return splitTarget(url).query.get('query');
 }
 
 function prefersHtml(request: Request): boolean {
