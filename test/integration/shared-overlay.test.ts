@@ -191,6 +191,7 @@ describe('sessions and saving on two reactors of one database', () => {
   const BASE = 'http://reactor.test';
   let provider: Awaited<ReturnType<typeof startProvider>>;
   let pair: Fixture[] = [];
+  const pairWorkdirs: Array<ReturnType<typeof temporaryDirectory>> = [];
   const authSite = (url: string) =>
     demoPackage({
       'authentication.json': JSON.stringify({ authentication: { oauth2: { enabled: true, provider: 'mock', clientId: 'reactor-client', authorizationUrl: `${url}/authorize`, tokenUrl: `${url}/token`, userinfoUrl: `${url}/userinfo` } } }),
@@ -205,8 +206,10 @@ describe('sessions and saving on two reactors of one database', () => {
   const startPair = async (deploy: string) => {
     const database = postgres.url(await postgres.createDatabase());
     const opener = new MemoryOpener().add('auth-site', authSite(provider.url));
+    const workdirs = [temporaryDirectory('cap-sessions-a-'), temporaryDirectory('cap-sessions-b-')];
+    pairWorkdirs.push(...workdirs);
     return Promise.all(
-      [temporaryDirectory('cap-sessions-a-'), temporaryDirectory('cap-sessions-b-')].map((workdir) =>
+      workdirs.map((workdir) =>
         startReactorIn(productionContainer(swap(PORT.PackageOpener, opener)), [{ source: 'auth-site' }], { workdir: workdir.path, overlay: database, deploy }),
       ),
     );
@@ -218,6 +221,7 @@ describe('sessions and saving on two reactors of one database', () => {
   afterAll(async () => {
     await Promise.all(pair.map((reactor) => reactor.stop()));
     await provider?.stop();
+    for (const workdir of pairWorkdirs) workdir.remove();
   });
 
   it('ends a session on every reactor when it logs out on one', async () => {

@@ -5,7 +5,10 @@
 set -euo pipefail
 __servers=()
 __line=''
-__output="$(mktemp)"
+# The session's own files (command output, server logs), removed at the end.
+__own="$(mktemp -d)"
+__output="$__own/output"
+: >"$__output"
 trap 'echo "[examples] failed at $__line: $BASH_COMMAND" >&2' ERR
 
 # Each command as a terminal shows it, and where it comes from.
@@ -45,7 +48,7 @@ __background() {
   shift
   if __listening "$port"; then echo "[examples] port $port is taken before $__line starts its server" >&2; return 1; fi
   local log
-  log="$(mktemp)"
+  log="$(mktemp -p "$__own")"
   setsid "$@" >"$log" 2>&1 &
   local pid=$!
   __servers+=("$pid")
@@ -76,6 +79,7 @@ __stop_servers() {
 # A keyring the examples made for themselves has an agent to stop.
 __finish() {
   __stop_servers
+  rm -rf "$__own"
   if [ -n "${GNUPGHOME:-}" ] && [ "${GNUPGHOME#"$EXAMPLES_SCRATCH"}" != "$GNUPGHOME" ]; then gpgconf --kill all 2>/dev/null || true; fi
 }
 trap __finish EXIT
