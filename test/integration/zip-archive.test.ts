@@ -414,6 +414,37 @@ describe('ZipPackageSource', () => {
   });
 });
 
+describe('the raw deflate bytes of an entry, checked before they answer gzip', () => {
+  // Two megabytes that deflate to about one: what a gzip answer may hold, expanding to more.
+  const LARGE = Buffer.from(randomBytes(1024 * 1024).toString('hex'));
+  const raw = deflateRawSync(LARGE);
+  const entry = (name: string, data: Buffer): RawZipEntry => ({ name, data, method: 8, crc: crc32(LARGE), size: LARGE.length });
+
+  it('inflate chunk by chunk, so a check never holds what a small entry declares it expands to', async () => {
+    const file = join(work.path, 'expanding.cap');
+    writeRawEntriesZip(file, [entry('content/log.txt', raw), entry('content/trailed.txt', Buffer.concat([raw, Buffer.from('a gzip trailer could hide here')]))]);
+    const source = await ZipPackageSource.open(file);
+    try {
+      const deflated = source.deflated('content/log.txt')!;
+      const hash = createHash('sha256');
+      let largest = 0;
+      for await (const chunk of deflated.inflate(await deflated.raw())) {
+        largest = Math.max(largest, chunk.length);
+        hash.update(chunk);
+      }
+      expect(largest).toBeLessThanOrEqual(LARGE.length / 4);
+      expect(hash.digest('hex')).toBe(createHash('sha256').update(LARGE).digest('hex'));
+      const trailed = source.deflated('content/trailed.txt')!;
+      const consume = async () => {
+        for await (const chunk of trailed.inflate(await trailed.raw())) expect(chunk.length).toBeGreaterThan(0);
+      };
+      await expect(consume()).rejects.toThrow(new CorruptEntryError('content/trailed.txt', 'its deflate stream ends 30 bytes before its data'));
+    } finally {
+      await source.close();
+    }
+  });
+});
+
 describe('a served archive written over in place', () => {
   it('fails its reads as corrupt entries that say what happened; one put in place with mv keeps the open file', async () => {
     const write = async (name: string, about: string) => {

@@ -17,10 +17,11 @@ export interface DeflatedEntry {
   /** A copy of the raw deflate bytes as stored. */
   raw(): Promise<Uint8Array>;
   /**
-   * What `raw` inflates to; PackageFormatError unless it is exactly one deflate stream
-   * (nothing after its last block) of the declared size and CRC-32.
+   * What `raw` inflates to, in chunks: a few hundred kilobytes of raw bytes may declare a
+   * gigabyte, which is never held whole. PackageFormatError, by the end, unless it is
+   * exactly one deflate stream (nothing after its last block) of the declared size and CRC-32.
    */
-  inflate(raw: Uint8Array): Promise<Uint8Array>;
+  inflate(raw: Uint8Array): AsyncIterable<Uint8Array>;
 }
 
 /** A read-only view of one package's files: a directory, a `.cap` read in place, or memory. */

@@ -22,6 +22,8 @@ const THOROUGH_BYTES = 8 * 1024 * 1024;
 /** An archive entry worth a brotli copy. */
 export interface BrotliCandidate {
   key: string;
+  /** The declared size of its bytes: what reading it would hold in memory. */
+  size: number;
   /** The verified SHA-256 of its bytes, when the package has one: a copy is only ever made of verified bytes. */
   sha256?: string;
   /** The size of its gzip answer: a brotli copy that is not smaller is not worth its memory. */
@@ -34,7 +36,7 @@ export interface BrotliCandidate {
  * thread pool, never on the event loop), at brotli's best quality since it is done once
  * (for the first THOROUGH_BYTES; the rest at a quality some 15 times faster), and within
  * the byte budget: the pass stops for good the first time the budget has no room, or
- * would be more than half used. Until an entry's copy is ready, the entry goes
+ * would be more than half used; an entry larger than that half alone is skipped unread. Until an entry's copy is ready, the entry goes
  * gzip-encoded (from its stored deflate bytes) or as identity. Cancelling (the package
  * closed or reloaded) stops the pending work and gives every copy's bytes back.
  */
@@ -109,15 +111,20 @@ export class BackgroundBrotli {
     await Promise.all(Array.from({ length: CONCURRENCY }, worker));
   }
 
-  private async compress({ key, sha256, gzipSize }: BrotliCandidate): Promise<void> {
-    // An entry that does not read (the source closed, a damaged entry) is left to the request path.
-    const bytes = await this.source.read(key).catch(() => undefined);
-    if (!bytes || this.cancelled) return;
+  private async compress({ key, size, sha256, gzipSize }: BrotliCandidate): Promise<void> {
     const { budget } = this.copies;
-    if (budget.inUse + bytes.length > budget.limit * BUDGET_SHARE) {
+    const share = budget.limit * BUDGET_SHARE;
+    // Judged by the declared size, before a byte is read: a few hundred kilobytes of deflate
+    // may declare hundreds of megabytes. One that could never fit the share is left to its
+    // gzip answer, and the pass goes on; one that does not fit beside the copies made stops it.
+    if (size > share) return;
+    if (budget.inUse + size > share) {
       this.full = true;
       return;
     }
+    // An entry that does not read (the source closed, a damaged entry) is left to the request path.
+    const bytes = await this.source.read(key).catch(() => undefined);
+    if (!bytes || this.cancelled) return;
     if (sha256 !== undefined && this.hasher.sha256(bytes) !== sha256) return;
     const effort = this.thoroughLeft > 0 ? 'thorough' : 'steady';
     this.thoroughLeft -= bytes.length;

@@ -22,9 +22,9 @@ export function worthGzip(entry: DeflatedEntry, memoryLimit: number): boolean {
  * those same bytes: data after its last block (which zlib ignores and a gzip reader
  * takes for the trailer), or a stream that inflates to anything else, would slip past
  * the verification that identity bytes get. So the raw bytes that will be sent are
- * inflated once and must give the identity SHA-256; if not, this entry is never sent
- * gzip-encoded. The checked bytes are held in memory (within the reactor's byte budget),
- * so what is sent is what was checked.
+ * inflated once (streamed through the hash, never held whole) and must give the identity
+ * SHA-256; if not, this entry is never sent gzip-encoded. The checked raw bytes are held
+ * in memory (within the reactor's byte budget), so what is sent is what was checked.
  */
 export class GzipRepresentation extends PreparedOnce {
   private readonly size: number;
@@ -50,8 +50,10 @@ export class GzipRepresentation extends PreparedOnce {
     if (!this.budget.take(this.size)) return undefined;
     try {
       const raw = await this.entry.raw();
-      const inflated = await this.entry.inflate(raw);
-      if (this.hasher.sha256(inflated) !== this.sha256) throw new Error('inflates to other bytes');
+      // Hashed as it inflates: the budget holds the raw bytes, not what they expand to.
+      const hash = this.hasher.createSha256();
+      for await (const chunk of this.entry.inflate(raw)) hash.update(chunk);
+      if (hash.digest() !== this.sha256) throw new Error('inflates to other bytes');
       // Released while it was being checked: nothing holds it any more.
       if (this.refused) throw new Error('released');
       this.body = gzipMember(raw, this.entry.crc32, this.entry.size);

@@ -165,7 +165,7 @@ export class ServedPackage {
           const entry = source.deflated!(key);
           if (!entry || !worthGzip(entry, MEMORY_FILE_LIMIT) || !isTextType(typeOf(this.model.manifest[key]?.type, key))) continue;
           const sha256 = this.digests.get(key);
-          listed.set(key, { key, gzipSize: entry.compressedSize + GZIP_FRAMING, ...(sha256 ? { sha256 } : {}) });
+          listed.set(key, { key, size: entry.size, gzipSize: entry.compressedSize + GZIP_FRAMING, ...(sha256 ? { sha256 } : {}) });
         }
       }
       return [...listed.values()];

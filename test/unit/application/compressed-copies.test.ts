@@ -143,7 +143,7 @@ describe('a served file compressed once per version', () => {
 describe('brotli copies of archive entries in the background', () => {
   const files = { 'content/a.css': text(3000, 'a'), 'content/b.js': text(3000, 'b'), 'content/c.svg': text(3000, 'c') };
   const source = new MemoryPackageSource(files);
-  const candidates = (overrides: Partial<BrotliCandidate> = {}): BrotliCandidate[] => Object.keys(files).map((key) => ({ key, gzipSize: 1500, ...overrides }));
+  const candidates = (overrides: Partial<BrotliCandidate> = {}): BrotliCandidate[] => Object.entries(files).map(([key, bytes]) => ({ key, size: bytes.length, gzipSize: 1500, ...overrides }));
 
   it('compresses one entry at a time, thoroughly, and hands each copy out once ready', async () => {
     const compressor = new CountingCompressor();
@@ -183,7 +183,7 @@ describe('brotli copies of archive entries in the background', () => {
   });
 
   it('makes no copy of bytes that are not the verified ones', async () => {
-    const pass = new BackgroundBrotli(source, [{ key: 'content/a.css', gzipSize: 1500, sha256: hasher.sha256('other bytes') }], new CompressedCopies(new CountingCompressor(), new ByteBudget(100_000)), hasher);
+    const pass = new BackgroundBrotli(source, [{ key: 'content/a.css', size: 3000, gzipSize: 1500, sha256: hasher.sha256('other bytes') }], new CompressedCopies(new CountingCompressor(), new ByteBudget(100_000)), hasher);
     await pass.done;
     expect(pass.copy('content/a.css')).toBeUndefined();
   });
@@ -202,6 +202,19 @@ describe('brotli copies of archive entries in the background', () => {
     busy.take(50_000);
     await new BackgroundBrotli(source, candidates(), new CompressedCopies(compressor, busy), hasher).done;
     expect(compressor.calls.length).toBe(1);
+  });
+
+  it('skips, unread, an entry too large for its half of the budget, and compresses the ones after it', async () => {
+    const compressor = new CountingCompressor();
+    const budget = new ByteBudget(2 * (3000 + 500));
+    // A few hundred kilobytes of deflate may declare hundreds of megabytes: reading it to find out is what must not happen.
+    const huge = { key: 'content/huge.json', size: 400_000_000, gzipSize: 600_000 };
+    const read: string[] = [];
+    const watched = Object.assign(Object.create(source) as MemoryPackageSource, { read: (key: string) => (read.push(key), source.read(key)) });
+    const pass = new BackgroundBrotli(watched, [huge, candidates()[0]!], new CompressedCopies(compressor, budget), hasher);
+    await pass.done;
+    expect(read).toEqual(['content/a.css']);
+    expect(pass.copy('content/a.css')).toEqual(encodeFake('br', files['content/a.css']));
   });
 
   it('reaches the deflated entries of a source owned by its package (a decrypted one, one with dependencies)', () => {
