@@ -38,14 +38,14 @@ export function openApiDocument(mount: Mount): JsonObject {
         304: NOT_MODIFIED,
         400: problem('BAD_QUERY (an unreadable parameter) or UNKNOWN_FIELD (a field no item has).'),
       }),
-      ...(writes ? { post: operation(`Creates an item of ${dataset.id}; without an id it gets the next free number.`, [], { 201: json('The stored item.', item, { Location: header('Where the item now is.') }), ...WRITE_ERRORS, 409: problem('DUPLICATE_ID: an item has that id.') }, item) } : {}),
+      ...(writes ? { post: operation(`Creates an item of ${dataset.id}; without an id it gets the next free number.`, [], { 201: json('The stored item.', item, { Location: header('Where the item now is.') }), ...WRITE_REFUSED, ...BODY_ERRORS, 409: problem('DUPLICATE_ID: an item has that id.') }, item) } : {}),
     };
     paths[`${base}/{id}`] = {
       get: operation(`One item of ${dataset.id}.`, [itemId, AT, IF_NONE_MATCH], { 200: json('The item.', item, { ETag: ETAG }), 304: NOT_MODIFIED, 404: problem('ITEM_NOT_FOUND.') }),
       ...(writes
         ? {
-            put: operation(`Replaces an item of ${dataset.id}.`, [itemId, IF_MATCH, WRITE_IF_NONE_MATCH], { 200: json('The stored item.', item, { ETag: ETAG }), ...WRITE_ERRORS, 404: problem('ITEM_NOT_FOUND.'), 412: PRECONDITION_FAILED }, item),
-            delete: operation(`Deletes an item of ${dataset.id}.`, [itemId, IF_MATCH, WRITE_IF_NONE_MATCH], { 204: { description: 'Deleted.' }, ...WRITE_ERRORS, 404: problem('ITEM_NOT_FOUND.'), 412: PRECONDITION_FAILED }),
+            put: operation(`Replaces an item of ${dataset.id}.`, [itemId, IF_MATCH, WRITE_IF_NONE_MATCH], { 200: json('The stored item.', item, { ETag: ETAG }), ...WRITE_REFUSED, ...BODY_ERRORS, 404: problem('ITEM_NOT_FOUND.'), 409: problem('ID_MISMATCH: the body names another id than the path.'), 412: PRECONDITION_FAILED }, item),
+            delete: operation(`Deletes an item of ${dataset.id}.`, [itemId, IF_MATCH, WRITE_IF_NONE_MATCH], { 204: { description: 'Deleted.' }, ...WRITE_REFUSED, 404: problem('ITEM_NOT_FOUND.'), 412: PRECONDITION_FAILED }),
           }
         : {}),
     };
@@ -86,10 +86,14 @@ const VERSION_SCHEMA = {
   properties: { op: { enum: ['base', 'create', 'replace', 'delete'] }, at: { type: ['string', 'null'], format: 'date-time', description: "The write's UTC time; null for the package's own item and for writes logged without one." }, item: { description: 'The item after this version; absent for a delete.' } },
 };
 
-const WRITE_ERRORS = {
-  400: problem('MALFORMED_JSON, INVALID_ITEM, ID_MISMATCH or SCHEMA_VIOLATION (with every violation in details).'),
-  403: problem('READ_ONLY, or CROSS_SITE_WRITE for a write from a page of another site.'),
+const WRITE_REFUSED = { 403: problem('READ_ONLY, or CROSS_SITE_WRITE for a write from a page of another site.') };
+
+/** What a write with an item in its body can meet, each under the status the server answers it with (http-problems.ts). */
+const BODY_ERRORS = {
+  400: problem('MALFORMED_JSON, or INVALID_ITEM (an array or scalar, or an id the API cannot carry).'),
   413: problem('BODY_TOO_LARGE.'),
+  415: problem('UNSUPPORTED_MEDIA_TYPE: a Content-Encoding other than identity, gzip, deflate or br.'),
+  422: problem('SCHEMA_VIOLATION: the item breaks the dataset\'s JSON schema; details lists every violation.'),
   507: problem('DATASET_FULL: the write would take the dataset past 128 MiB of JSON; nothing was written.'),
 };
 

@@ -1,0 +1,72 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import request from 'supertest';
+import { MemoryOpener } from '../fakes/memory-package-opener.js';
+import { demoPackage } from '../support/demo-package.js';
+import { startReactor } from '../support/reactor-fixture.js';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a parsed OpenAPI document, read field by field
+type OpenApi = Record<string, any>;
+
+const treeSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    name: { type: 'string' },
+    // Names the query reads otherwise: a reserved parameter, an operator's suffix, a dotted path.
+    page: { type: 'integer' },
+    sort: { type: 'string' },
+    price_gte: { type: 'number' },
+    'a.b': { type: 'string' },
+    // A tree: each child is an item again.
+    children: { type: 'array', items: { $ref: '#' } },
+    label: { $ref: '#/properties/name' },
+    kind: { $ref: '#/$defs/kind' },
+    mode: { $ref: '#/$defs/a%20b' },
+  },
+  $defs: { kind: { enum: ['leaf', 'node'] }, 'a b': { type: 'string' } },
+};
+
+const site = demoPackage({
+  'data/tree.json': JSON.stringify([{ id: 'root', name: 'r', children: [] }]),
+  'data/tree.schema.json': JSON.stringify(treeSchema),
+  // Another dataset whose name differs only in case: its items have no schema.
+  'data/Tree.json': JSON.stringify([{ id: 'x' }]),
+  'storage.json': JSON.stringify({
+    storage: { dataSets: { tree: { source: 'data/tree.json', schemaFile: 'data/tree.schema.json', schemaType: 'json-schema' }, Tree: { source: 'data/Tree.json' } } },
+  }),
+});
+
+let fixture: Awaited<ReturnType<typeof startReactor>>;
+let http: ReturnType<typeof request>;
+let document: OpenApi;
+
+beforeAll(async () => {
+  fixture = await startReactor(new MemoryOpener().add('site', site), [{ source: 'site' }]);
+  http = request(fixture.http);
+  const answer = await http.get('/api/v1/openapi.json');
+  expect(answer.status).toBe(200);
+  document = JSON.parse(answer.text) as OpenApi;
+});
+afterAll(() => fixture.stop());
+
+describe('the OpenAPI document of a mount', () => {
+  it('gives each write the status the server answers it with', async () => {
+    const statuses = (path: string, method: string) => Object.keys(document.paths[path][method].responses);
+    const json = (test: request.Test, body: unknown) => test.set('Content-Type', 'application/json').set('Sec-Fetch-Site', 'same-origin').send(JSON.stringify(body));
+    const answers = [
+      ['post', '/api/v1/data/tree', (await json(http.post('/api/v1/data/tree'), { id: 'n1', name: 7 })).status],
+      ['post', '/api/v1/data/tree', (await json(http.post('/api/v1/data/tree'), { id: 'root' })).status],
+      ['put', '/api/v1/data/tree/{id}', (await json(http.put('/api/v1/data/tree/root'), { id: 'other' })).status],
+      ['put', '/api/v1/data/tree/{id}', (await json(http.put('/api/v1/data/tree/root'), { id: 'root', name: 7 })).status],
+      ['put', '/api/v1/data/tree/{id}', (await json(http.put('/api/v1/data/tree/root'), { id: 'root', name: 'r' })).status],
+      ['get', '/api/v1/data/tree/{id}', (await http.get('/api/v1/data/tree/nobody')).status],
+      ['delete', '/api/v1/data/tree/{id}', (await http.delete('/api/v1/data/tree/root').set('Sec-Fetch-Site', 'same-origin')).status],
+    ] as const;
+    expect(answers.map(([, , status]) => status)).toEqual([422, 409, 409, 422, 200, 404, 204]);
+    for (const [method, path, status] of answers) expect([method, path, statuses(path, method)]).toEqual([method, path, expect.arrayContaining([String(status)])]);
+    // A status the document gives names the codes that come with it.
+    expect(document.paths['/api/v1/data/tree/{id}'].put.responses['409'].description).toMatch(/ID_MISMATCH/);
+    expect(document.paths['/api/v1/data/tree/{id}'].put.responses['422'].description).toMatch(/SCHEMA_VIOLATION/);
+    expect(document.paths['/api/v1/data/tree'].post.responses['400'].description).not.toMatch(/ID_MISMATCH|SCHEMA_VIOLATION/);
+  });
+});
