@@ -7,6 +7,21 @@ import { startReactor } from '../support/reactor-fixture.js';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a parsed OpenAPI document, read field by field
 type OpenApi = Record<string, any>;
 
+/** Parameters given twice in an operation: OpenAPI 3.1 §4.8.10.1 wants each name and location once. */
+function duplicateParameters(document: OpenApi): string[] {
+  const problems: string[] = [];
+  for (const [path, item] of Object.entries(document.paths as Record<string, Record<string, { parameters?: Array<{ name: string; in: string }> }>>)) {
+    for (const [method, operation] of Object.entries(item)) {
+      const seen = new Set<string>();
+      for (const { name, in: place } of operation.parameters ?? []) {
+        if (seen.has(`${place} ${name}`)) problems.push(`${method} ${path}: parameter ${name} in ${place} twice`);
+        seen.add(`${place} ${name}`);
+      }
+    }
+  }
+  return problems;
+}
+
 const treeSchema = {
   type: 'object',
   properties: {
@@ -50,6 +65,14 @@ beforeAll(async () => {
 afterAll(() => fixture.stop());
 
 describe('the OpenAPI document of a mount', () => {
+  it('lists as filters only the fields a query can name, and each filter it lists is answered', async () => {
+    const names: string[] = document.paths['/api/v1/data/tree'].get.parameters.map((parameter: { name: string }) => parameter.name);
+    expect(duplicateParameters(document)).toEqual([]);
+    expect(names).toEqual(expect.arrayContaining(['name', 'name_like', 'page', 'sort']));
+    expect(names.filter((name) => name.startsWith('a.b') || name.startsWith('price_gte'))).toEqual([]);
+    for (const name of names.filter((one) => one.startsWith('name'))) expect([name, (await http.get(`/api/v1/data/tree?${name}=r`)).status]).toEqual([name, 200]);
+  });
+
   it('gives each write the status the server answers it with', async () => {
     const statuses = (path: string, method: string) => Object.keys(document.paths[path][method].responses);
     const json = (test: request.Test, body: unknown) => test.set('Content-Type', 'application/json').set('Sec-Fetch-Site', 'same-origin').send(JSON.stringify(body));

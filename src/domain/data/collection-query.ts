@@ -123,6 +123,14 @@ function counted(terms: number, more: number): number {
   return terms + more;
 }
 
+/**
+ * Whether `<field>=<value>` filters on that top-level field: not when the name is a reserved
+ * parameter, ends in an operator's suffix or holds a dot, which the parser reads otherwise.
+ */
+export function isFilterableField(field: string): boolean {
+  return field !== '' && !RESERVED.has(field) && !field.includes('.') && splitOperator(field)[1] === 'eq';
+}
+
 function splitOperator(name: string): [string, Operator] {
   const underscore = name.lastIndexOf('_');
   if (underscore > 0) {

@@ -1,4 +1,5 @@
 import { isRecord } from '../../../domain/package/documents.js';
+import { isFilterableField } from '../../../domain/data/collection-query.js';
 import type { Dataset } from '../../../application/data/dataset.js';
 import type { Mount } from '../../../application/serving/reactor.js';
 
@@ -137,6 +138,8 @@ function queryParameters(dataset: Dataset): JsonObject[] {
   ];
   const properties = isRecord(dataset.schema?.raw) && isRecord(dataset.schema.raw.properties) ? dataset.schema.raw.properties : {};
   for (const [field, declared] of Object.entries(properties)) {
+    // A field named `page`, `price_gte` or `a.b` cannot be asked for by its name: no parameter of its own.
+    if (!isFilterableField(field)) continue;
     const type = isRecord(declared) ? scalarType(declared.type) : undefined;
     if (!type) continue;
     parameters.push({ name: field, in: 'query', schema: { type }, description: `Items whose ${field} is this; repeat for any of several values.` });
