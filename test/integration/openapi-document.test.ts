@@ -1,11 +1,63 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { MemoryOpener } from '../fakes/memory-package-opener.js';
 import { demoPackage } from '../support/demo-package.js';
 import { startReactor } from '../support/reactor-fixture.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a parsed OpenAPI document, read field by field
 type OpenApi = Record<string, any>;
+
+/**
+ * The shape OpenAPI 3.1 asks of what the reactor writes (§4.8): the fields a client
+ * generator reads, component names of the allowed characters, parameters with a location
+ * and path parameters required. The rules no JSON schema can say are checked below it.
+ */
+const OPENAPI_SHAPE = {
+  type: 'object',
+  required: ['openapi', 'info', 'paths'],
+  properties: {
+    openapi: { type: 'string', pattern: '^3\\.1\\.\\d+$' },
+    info: { type: 'object', required: ['title', 'version'], properties: { title: { type: 'string' }, version: { type: 'string' } } },
+    servers: { type: 'array', items: { type: 'object', required: ['url'] } },
+    paths: { type: 'object', propertyNames: { pattern: '^/' }, additionalProperties: { $ref: '#/$defs/pathItem' } },
+    components: { type: 'object', properties: { schemas: { type: 'object', propertyNames: { pattern: '^[A-Za-z0-9._-]+$' } } } },
+  },
+  $defs: {
+    pathItem: { type: 'object', propertyNames: { enum: ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace', 'parameters', 'summary', 'description', 'servers'] }, additionalProperties: { $ref: '#/$defs/operation' } },
+    operation: {
+      type: 'object',
+      required: ['responses'],
+      properties: {
+        parameters: { type: 'array', items: { $ref: '#/$defs/parameter' } },
+        responses: { type: 'object', minProperties: 1, propertyNames: { pattern: '^([1-5]\\d\\d|[1-5]XX|default)$' }, additionalProperties: { type: 'object', required: ['description'] } },
+      },
+    },
+    parameter: {
+      type: 'object',
+      required: ['name', 'in'],
+      properties: { name: { type: 'string', minLength: 1 }, in: { enum: ['query', 'header', 'path', 'cookie'] } },
+      if: { properties: { in: { const: 'path' } } },
+      then: { required: ['required'], properties: { required: { const: true } } },
+    },
+  },
+};
+
+/** Every `$ref` of the document, as [where, ref]. */
+function refsOf(value: unknown, at = '#'): Array<[string, string]> {
+  if (Array.isArray(value)) return value.flatMap((entry, index) => refsOf(entry, `${at}/${index}`));
+  if (typeof value !== 'object' || value === null) return [];
+  return Object.entries(value).flatMap(([key, entry]) => (key === '$ref' && typeof entry === 'string' ? [[at, entry] as [string, string]] : refsOf(entry, `${at}/${key}`)));
+}
+
+/** What a local `$ref` points at in the document, or undefined. */
+function resolve(document: OpenApi, ref: string): unknown {
+  return ref
+    .slice(2)
+    .split('/')
+    .map((part) => decodeURIComponent(part).replaceAll('~1', '/').replaceAll('~0', '~'))
+    .reduce<unknown>((node, key) => (typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[key] : undefined), document);
+}
 
 /** Parameters given twice in an operation: OpenAPI 3.1 §4.8.10.1 wants each name and location once. */
 function duplicateParameters(document: OpenApi): string[] {
@@ -20,6 +72,13 @@ function duplicateParameters(document: OpenApi): string[] {
     }
   }
   return problems;
+}
+
+/** References that reach nothing, or the whole document rather than a schema in it. */
+function danglingRefs(document: OpenApi): string[] {
+  return refsOf(document)
+    .filter(([, ref]) => ref === '#' || resolve(document, ref) === undefined)
+    .map(([where, ref]) => `${where}: $ref ${ref} does not reach a schema of the document`);
 }
 
 const treeSchema = {
@@ -65,6 +124,23 @@ beforeAll(async () => {
 afterAll(() => fixture.stop());
 
 describe('the OpenAPI document of a mount', () => {
+  it('has the shape OpenAPI 3.1 requires, and references that resolve', () => {
+    const validate = new Ajv2020({ allErrors: true, strict: false }).compile(OPENAPI_SHAPE);
+    expect([validate(document), validate.errors ?? []]).toEqual([true, []]);
+    expect(danglingRefs(document)).toEqual([]);
+  });
+
+  it('describes each dataset by its own schema, whatever their names', () => {
+    const schemaOf = (path: string) => resolve(document, document.paths[path].get.responses['200'].content['application/json'].schema.items.$ref) as OpenApi;
+    expect(schemaOf('/api/v1/data/tree').properties).toHaveProperty('children');
+    expect(schemaOf('/api/v1/data/Tree').properties).toBeUndefined();
+    const tree = schemaOf('/api/v1/data/tree');
+    expect(resolve(document, tree.properties.children.items.$ref)).toBe(tree);
+    expect(resolve(document, tree.properties.label.$ref)).toEqual({ type: 'string' });
+    expect(resolve(document, tree.properties.kind.$ref)).toEqual({ enum: ['leaf', 'node'] });
+    expect(resolve(document, tree.properties.mode.$ref)).toEqual({ type: 'string' });
+  });
+
   it('lists as filters only the fields a query can name, and each filter it lists is answered', async () => {
     const names: string[] = document.paths['/api/v1/data/tree'].get.parameters.map((parameter: { name: string }) => parameter.name);
     expect(duplicateParameters(document)).toEqual([]);

@@ -2,6 +2,7 @@ import { isRecord } from '../../../domain/package/documents.js';
 import { isFilterableField } from '../../../domain/data/collection-query.js';
 import type { Dataset } from '../../../application/data/dataset.js';
 import type { Mount } from '../../../application/serving/reactor.js';
+import { addItemSchema } from './openapi-schemas.js';
 
 type JsonObject = Record<string, unknown>;
 
@@ -24,13 +25,11 @@ export function openApiDocument(mount: Mount): JsonObject {
   const schemas: JsonObject = { Error: ERROR_SCHEMA, ItemVersion: VERSION_SCHEMA };
   for (const dataset of mount.datasets.all()) {
     const base = `/api/v1/data/${dataset.id}`;
-    const name = schemaName(dataset.id);
     if (!dataset.isCollection) {
       paths[base] = { get: operation(`The ${dataset.id} document, whole.`, [], { 200: json('The document.', {}) }) };
       continue;
     }
-    schemas[name] = itemSchema(dataset, name, schemas);
-    const item = { $ref: `#/components/schemas/${name}` };
+    const item = addItemSchema(dataset, schemas);
     const writes = dataset.writable;
     const itemId = { name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: "The item's id: its `id` field, or its 1-based position in the package's data." };
     paths[base] = {
@@ -152,30 +151,4 @@ function queryParameters(dataset: Dataset): JsonObject[] {
 function scalarType(type: unknown): string | undefined {
   const types = ([] as unknown[]).concat(type ?? []).filter((one) => one !== 'null');
   return types.length === 1 && ['string', 'number', 'integer', 'boolean'].includes(types[0] as string) ? (types[0] as string) : undefined;
-}
-
-/** The dataset's item schema as a component: draft-07 and 2020-12 agree on what it uses; its local definitions become components of their own. */
-function itemSchema(dataset: Dataset, name: string, schemas: JsonObject): unknown {
-  const raw = dataset.schema?.raw;
-  if (!isRecord(raw)) return { type: 'object', description: `An item of ${dataset.id} (its package gives no schema).` };
-  const { $schema: _schema, $id: _id, definitions, $defs, ...rest } = raw;
-  const lifted = { ...(isRecord(definitions) ? definitions : {}), ...(isRecord($defs) ? $defs : {}) };
-  for (const [key, value] of Object.entries(lifted)) schemas[`${name}_${key}`] = rewriteRefs(value, name);
-  return rewriteRefs(rest, name);
-}
-
-function rewriteRefs(value: unknown, name: string): unknown {
-  if (Array.isArray(value)) return value.map((entry) => rewriteRefs(entry, name));
-  if (!isRecord(value)) return value;
-  const out: JsonObject = {};
-  for (const [key, entry] of Object.entries(value)) {
-    const local = key === '$ref' && typeof entry === 'string' ? /^#\/(?:definitions|\$defs)\/(.+)$/.exec(entry) : null;
-    out[key] = local ? `#/components/schemas/${name}_${local[1]}` : rewriteRefs(entry, name);
-  }
-  return out;
-}
-
-function schemaName(id: string): string {
-  const name = id.replace(/[^A-Za-z0-9._-]/g, '_');
-  return /^[A-Za-z]/.test(name) ? `${name[0]!.toUpperCase()}${name.slice(1)}Item` : `Dataset_${name}Item`;
 }
