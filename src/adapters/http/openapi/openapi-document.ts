@@ -3,6 +3,7 @@ import { isFilterableField } from '../../../domain/data/collection-query.js';
 import type { Dataset } from '../../../application/data/dataset.js';
 import type { Mount } from '../../../application/serving/reactor.js';
 import { addItemSchema } from './openapi-schemas.js';
+import { datasetAccess, securitySchemes, type DatasetAccess } from './openapi-security.js';
 
 type JsonObject = Record<string, unknown>;
 
@@ -23,24 +24,34 @@ export function openApiDocument(mount: Mount): JsonObject {
   const { metadata } = mount.pkg.model;
   const paths: JsonObject = {};
   const schemas: JsonObject = { Error: ERROR_SCHEMA, ItemVersion: VERSION_SCHEMA };
-  for (const dataset of mount.datasets.all()) {
-    const base = `/api/v1/data/${dataset.id}`;
-    if (!dataset.isCollection) {
-      paths[base] = { get: operation(`The ${dataset.id} document, whole.`, [], { 200: json('The document.', {}) }) };
-      continue;
-    }
-    const item = addItemSchema(dataset, schemas);
-    const writes = dataset.writable;
-    const itemId = { name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: "The item's id: its `id` field, or its 1-based position in the package's data." };
-    paths[base] = {
+  for (const dataset of mount.datasets.all()) Object.assign(paths, guarded(datasetPaths(dataset, schemas), datasetAccess(mount.auth, dataset.id)));
+  const securities = securitySchemes(mount.auth);
+  return {
+    openapi: '3.1.0',
+    info: { title: `${metadata.name} data API`, version: metadata.version, description: metadata.description },
+    servers: [{ url: mount.prefix === '/' ? '/' : mount.prefix.replace(/\/$/, '') }],
+    paths,
+    components: { schemas, ...(Object.keys(securities).length > 0 ? { securitySchemes: securities } : {}) },
+  };
+}
+
+/** The paths of one dataset's API: its collection, items and their history, or the document of one that is no list. */
+function datasetPaths(dataset: Dataset, schemas: JsonObject): Record<string, Record<string, JsonObject>> {
+  const base = `/api/v1/data/${dataset.id}`;
+  if (!dataset.isCollection) return { [base]: { get: operation(`The ${dataset.id} document, whole.`, [], { 200: json('The document.', {}) }) } };
+  const item = addItemSchema(dataset, schemas);
+  const writes = dataset.writable;
+  const itemId = { name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: "The item's id: its `id` field, or its 1-based position in the package's data." };
+  return {
+    [base]: {
       get: operation(`Items of ${dataset.id}, filtered, sorted and paged as the query says.`, [...queryParameters(dataset), AT, IF_NONE_MATCH], {
         200: json('The items that match, in order: the page the window shows.', { type: 'array', items: item }, { ETag: ETAG, 'X-Total-Count': header('How many items matched, before the window.', 'integer'), Link: header('RFC 8288 links to the first, prev, next and last pages, when a window was asked for.') }),
         304: NOT_MODIFIED,
         400: problem('BAD_QUERY (an unreadable parameter) or UNKNOWN_FIELD (a field no item has).'),
       }),
       ...(writes ? { post: operation(`Creates an item of ${dataset.id}; without an id it gets the next free number.`, [], { 201: json('The stored item.', item, { Location: header('Where the item now is.') }), ...WRITE_REFUSED, ...BODY_ERRORS, 409: problem('DUPLICATE_ID: an item has that id.') }, item) } : {}),
-    };
-    paths[`${base}/{id}`] = {
+    },
+    [`${base}/{id}`]: {
       get: operation(`One item of ${dataset.id}.`, [itemId, AT, IF_NONE_MATCH], { 200: json('The item.', item, { ETag: ETAG }), 304: NOT_MODIFIED, 404: problem('ITEM_NOT_FOUND.') }),
       ...(writes
         ? {
@@ -48,22 +59,37 @@ export function openApiDocument(mount: Mount): JsonObject {
             delete: operation(`Deletes an item of ${dataset.id}.`, [itemId, IF_MATCH, WRITE_IF_NONE_MATCH], { 204: { description: 'Deleted.' }, ...WRITE_REFUSED, 404: problem('ITEM_NOT_FOUND.'), 412: PRECONDITION_FAILED }),
           }
         : {}),
-    };
-    paths[`${base}/{id}/history`] = {
+    },
+    [`${base}/{id}/history`]: {
       get: operation(`Each version of an item of ${dataset.id}, oldest first: the package's own, then every write.`, [itemId, ...PAGING], {
         200: json('The versions, or the page of them asked for; X-Total-Count counts them all.', { type: 'object', required: ['dataset', 'id', 'versions'], properties: { dataset: { type: 'string' }, id: { type: 'string' }, versions: { type: 'array', items: { $ref: '#/components/schemas/ItemVersion' } } } }),
         400: problem('HISTORY_TOO_LARGE: the versions asked for take more than 32 MiB; ask for a page. BAD_QUERY: another parameter.'),
         404: problem('ITEM_NOT_FOUND: no item had that id.'),
       }),
-    };
-  }
-  return {
-    openapi: '3.1.0',
-    info: { title: `${metadata.name} data API`, version: metadata.version, description: metadata.description },
-    servers: [{ url: mount.prefix === '/' ? '/' : mount.prefix.replace(/\/$/, '') }],
-    paths,
-    components: { schemas },
+    },
   };
+}
+
+/**
+ * Each operation of a dataset's paths with what the auth gate asks of it: the ways to sign
+ * in, 401 without an identity, 403 FORBIDDEN without one of the route's roles. A client
+ * reading the document learns it needs credentials before its first request is refused.
+ */
+function guarded(paths: Record<string, Record<string, JsonObject>>, access: DatasetAccess): JsonObject {
+  if (!access.identity) return paths;
+  const forbidden = access.roles.length > 0 ? `FORBIDDEN: the identity holds none of the roles ${access.roles.join(', ')}.` : undefined;
+  for (const item of Object.values(paths)) {
+    for (const [method, op] of Object.entries(item)) {
+      const responses = op.responses as JsonObject;
+      const refused = responses[403] as { description: string } | undefined;
+      item[method] = {
+        ...op,
+        ...(access.security.length > 0 ? { security: access.security } : {}),
+        responses: { ...responses, 401: problem('UNAUTHENTICATED: the request carries no identity the mount accepts.'), ...(forbidden ? { 403: problem(refused ? `${forbidden} ${refused.description}` : forbidden) } : {}) },
+      };
+    }
+  }
+  return paths;
 }
 
 const AT = { name: 'at', in: 'query', required: false, schema: { type: 'string', format: 'date-time' }, description: 'An RFC 3339 time: the data as it stood then.' };
