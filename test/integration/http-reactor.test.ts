@@ -302,6 +302,14 @@ describe('introspection', () => {
     expect(fixture.lines.length).toBeGreaterThan(0);
   });
 
+  it('refuses a logs count it cannot read as one: 0, -1, 1.5 and an empty value were read as 1 line', async () => {
+    for (const lines of ['0', '-1', '1.5', '', 'abc', '1&lines=2']) {
+      const refused = await request(fixture.http).get(`/package/manual/logs?lines=${lines}`);
+      expect([lines, refused.status, refused.body.error.code]).toEqual([lines, 400, 'BAD_QUERY']);
+    }
+    expect((await request(fixture.http).get('/package/manual/logs?lines=5000').expect(200)).body.logs.length).toBeLessThanOrEqual(1000);
+  });
+
   it.each(['/introspect/status', '/api/v1/introspect/metadata', '/package/manual/logs', '/healthz', '/readyz', '/metrics'])('answers 405 to a POST on %s', async (path) => {
     const response = await request(fixture.http).post(path).expect(405);
     expect(response.headers['allow']).toBe('GET, HEAD');
