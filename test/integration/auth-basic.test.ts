@@ -1,3 +1,4 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -172,6 +173,20 @@ describe('route access control', () => {
     expect(privateCacheControl('no-cache')).toBe('private, no-cache');
     expect(privateCacheControl('private, max-age=60')).toBe('private, max-age=60');
     expect(privateCacheControl('no-store')).toBe('no-store');
+  });
+
+  it('describes in its OpenAPI document the credentials, the 401 and the 403 the data API answers (it said nothing of them)', async () => {
+    const document = (await request(fixture.http).get('/api/v1/openapi.json').set('Authorization', basic('dave', 'dave-pw')).expect(200)).body;
+    expect(await new Validator().validate(document)).toEqual({ valid: true });
+    expect(document.components.securitySchemes).toEqual({ basicAuth: { type: 'http', scheme: 'basic', description: 'Realm Staff "only".' } });
+    for (const [path, method] of [['/api/v1/data/items', 'get'], ['/api/v1/data/items', 'post'], ['/api/v1/data/items/{id}', 'put'], ['/api/v1/data/items/{id}/history', 'get']]) {
+      const operation = document.paths[path!][method!];
+      expect([path, method, operation.security, Object.keys(operation.responses)]).toEqual([path, method, [{ basicAuth: [] }], expect.arrayContaining(['401', '403'])]);
+      expect(operation.responses['403'].description).toMatch(/^FORBIDDEN: the identity holds none of the roles editor\./);
+    }
+    // What the server answers is what the document says.
+    expect((await request(fixture.http).get('/api/v1/data/items')).status).toBe(401);
+    expect((await request(fixture.http).get('/api/v1/data/items').set('Authorization', basic('dave', 'dave-pw'))).status).toBe(403);
   });
 
   it('applies a dataset route rule to the whole data API of that dataset', async () => {

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { gzipSync } from 'node:zlib';
+import { mkdirSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { PORT, USE_CASE } from '../../src/composition/service-ids.js';
@@ -393,6 +395,20 @@ describe('save', () => {
       }
       expect((await http.post('/package/demo-site/save').expect(200)).body.path).toBe(secondSaves[0]!.path);
       expect(saver.calls).toBe(3);
+    } finally {
+      await fixture.stop();
+      own.remove();
+    }
+  });
+
+  it('answers 503 OVERLAY, not a 500, when a folder stands where the saved package goes, and leaves no partial file', async () => {
+    const own = temporaryDirectory('cap-save-folder-');
+    const fixture = await startReactor(new MemoryOpener().add('site', site), [{ source: 'site' }], { workdir: own.path }, swap(PORT.OverlayStore, new MemoryOverlayStore()));
+    try {
+      mkdirSync(join(own.path, 'saved', 'demo-site-1.2.4.cap'), { recursive: true });
+      const refused = await request(fixture.http).post('/package/demo-site/save');
+      expect([refused.status, refused.body.error.code, refused.body.error.message]).toEqual([503, 'OVERLAY', expect.stringMatching(/cannot write demo-site-1\.2\.4\.cap into .*saved: EISDIR/)]);
+      expect(readdirSync(join(own.path, 'saved'))).toEqual(['demo-site-1.2.4.cap']);
     } finally {
       await fixture.stop();
       own.remove();

@@ -421,11 +421,16 @@ describe('HTTP', () => {
     expect(answers).toEqual([unknown, unknown, [200, 'This anonymous operation must be the only defined operation.'], unknown]);
   });
 
-  it('answers other methods with 405 and Allow: GET, POST', async () => {
+  it('answers HEAD as GET without the body (it was a 405 whose Allow named GET), other methods with 405 and Allow: GET, HEAD, POST', async () => {
+    const browserAccept = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+    const page = await request(loaded.app).head('/graphql').set('Accept', browserAccept);
+    expect([page.status, page.headers['content-type'], page.headers['content-length'], page.text]).toEqual([200, 'text/html; charset=utf-8', (await request(loaded.app).get('/graphql').set('Accept', browserAccept)).headers['content-length'], undefined]);
+    const query = await request(loaded.app).head('/graphql?query=%7Bnotes%7D').set('Accept', 'application/json');
+    expect([query.status, query.headers['content-type'], query.text]).toEqual([200, 'application/json; charset=utf-8', undefined]);
     for (const method of ['put', 'delete', 'patch'] as const) {
       const response = await request(loaded.app)[method]('/graphql');
       expect(response.status).toBe(405);
-      expect(response.headers['allow']).toBe('GET, POST');
+      expect(response.headers['allow']).toBe('GET, HEAD, POST');
       expect(response.body.error.code).toBe('METHOD_NOT_ALLOWED');
     }
   });

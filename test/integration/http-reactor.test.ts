@@ -226,6 +226,21 @@ describe('mounts', () => {
     }
   });
 
+  it('warns at start of a mount that takes the data API, its description or GraphQL of a package mounted above it (a package named api hid the root\'s data API without a word)', async () => {
+    const withData = (name: string) => demoPackage({ 'metadata.json': metadata(name), 'data/notes.json': '[{"id":"n"}]', 'storage.json': JSON.stringify({ storage: { dataSets: { notes: { source: 'data/notes.json' } } } }) });
+    const opener = new MemoryOpener().add('site', withData('site')).add('api', withData('api')).add('docs', withData('docs')).add('gql', withData('gql')).add('plain', demoPackage({ 'metadata.json': metadata('plain') }));
+    const own = await startReactor(opener, [{ source: 'site' }, { source: 'api' }, { source: 'docs' }, { source: 'gql', prefix: '/docs/graphql' }, { source: 'plain', prefix: '/plain/api/v1' }]);
+    try {
+      expect(own.warnings.filter((warning) => warning.includes('takes every request below it'))).toEqual([
+        'the mount at /api/ (api (api)) takes every request below it: the data API (/api/v1/data/), OpenAPI description (/api/v1/openapi.json), API page (/api/v1/) of site (site) at / answer 404; mount one of them at another path (--mount PATH=SOURCE)',
+        'the mount at /docs/graphql/ (gql (gql)) takes every request below it: the GraphQL (/docs/graphql) of docs (docs) at /docs/ answer 404; mount one of them at another path (--mount PATH=SOURCE)',
+      ]);
+      expect((await request(own.http).get('/api/v1/data/notes')).status).toBe(404);
+    } finally {
+      await own.stop();
+    }
+  });
+
   it('refuses two mounts on one prefix', async () => {
     const opener = new MemoryOpener().add('a', demoPackage()).add('b', demoPackage());
     await expect(startReactor(opener, [{ source: 'a', prefix: '/x' }, { source: 'b', prefix: '/x/' }])).rejects.toBeInstanceOf(MountConflictError);
@@ -285,6 +300,14 @@ describe('introspection', () => {
     expect(logs.logs).toHaveLength(2);
     expect(logs.logs[0]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z [A-Z]+ \/\S* -> \d{3}$/);
     expect(fixture.lines.length).toBeGreaterThan(0);
+  });
+
+  it('refuses a logs count it cannot read as one: 0, -1, 1.5 and an empty value were read as 1 line', async () => {
+    for (const lines of ['0', '-1', '1.5', '', 'abc', '1&lines=2']) {
+      const refused = await request(fixture.http).get(`/package/manual/logs?lines=${lines}`);
+      expect([lines, refused.status, refused.body.error.code]).toEqual([lines, 400, 'BAD_QUERY']);
+    }
+    expect((await request(fixture.http).get('/package/manual/logs?lines=5000').expect(200)).body.logs.length).toBeLessThanOrEqual(1000);
   });
 
   it.each(['/introspect/status', '/api/v1/introspect/metadata', '/package/manual/logs', '/healthz', '/readyz', '/metrics'])('answers 405 to a POST on %s', async (path) => {

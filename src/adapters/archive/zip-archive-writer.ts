@@ -1,6 +1,6 @@
 import { createHash, randomBytes, type Hash } from 'node:crypto';
 import { open, access, rename, rm, type FileHandle } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { pipeline } from 'node:stream/promises';
 import { crc32, createDeflateRaw, createInflateRaw, deflateRaw } from 'node:zlib';
@@ -43,11 +43,16 @@ export class ZipArchiveWriter implements ArchiveWriter {
       await makeDirectories(directory);
       return new ZipSink(destination, temporary, await open(temporary, 'wx+', options.ownerOnly ? 0o600 : 0o644), limits);
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === undefined) throw error;
-      throw new UsageError(`cannot write ${fileName} into ${resolve(directory)}: ${code}`, { cause: error });
+      throw unwritable(destination, error);
     }
   }
+}
+
+/** A file system's refusal to put the archive in place, as the user's trouble to fix (a folder in the way, no permission), never an unexpected error. */
+function unwritable(destination: string, error: unknown): unknown {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === undefined) return error;
+  return new UsageError(`cannot write ${basename(destination)} into ${dirname(destination)}: ${code}`, { cause: error });
 }
 
 class ZipSink implements ArchiveSink {
@@ -223,7 +228,12 @@ class ZipSink implements ArchiveSink {
     await this.write(endRecords(this.records.length, centralOffset, this.offset - centralOffset));
     await this.flush();
     await this.file.close();
-    await rename(this.temporary, this.destination);
+    try {
+      await rename(this.temporary, this.destination);
+    } catch (error) {
+      // A folder where the archive goes (EISDIR): the temporary is left for abort() to remove.
+      throw unwritable(this.destination, error);
+    }
     return { path: this.destination, size: this.offset, sha256: this.hash.digest('hex') };
   }
 

@@ -5,6 +5,7 @@ import { readBody } from './request-body.js';
 import { writeStatic } from './static-responder.js';
 import { contextOf } from './request-context.js';
 import { preconditionsOf } from './preconditions.js';
+import { wholeNumber } from '../../domain/data/collection-query.js';
 
 const DEFAULT_LOG_LINES = 100;
 const MAX_LOG_LINES = 1000;
@@ -78,9 +79,9 @@ async function writeContent(mount: Mount, path: string, request: Request, respon
   sendJson(response, 200, { path: fullPath, resource: written.resource });
 }
 
+/** `?lines=N`: 1 or more, at most the ring's 1000; `0`, `-1`, `1.5` or an empty value is refused, not read as some other count. */
 function logLines(value: unknown): number {
   if (value === undefined) return DEFAULT_LOG_LINES;
-  const number = Number(value);
-  if (!Number.isFinite(number)) throw badRequest('BAD_QUERY', 'lines must be a number');
-  return Math.min(MAX_LOG_LINES, Math.max(1, Math.floor(number)));
+  if (typeof value !== 'string') throw badRequest('BAD_QUERY', 'lines is given more than once');
+  return Math.min(MAX_LOG_LINES, wholeNumber(value, 'lines', 1));
 }

@@ -2,6 +2,7 @@ import { unreadableReason } from '../integrity/unreadable-bytes.js';
 import { MountConflictError, OverlayError, PackageError, ReadOnlyError, UsageError } from '../../domain/errors.js';
 import { canonicalChecksumJson, describeIntegrity, isIntact } from '../../domain/integrity/security.js';
 import { MountTable, normalizePrefix } from '../../domain/serving/mount-table.js';
+import { hiddenByMountsWarnings } from '../../domain/serving/hidden-by-mounts.js';
 import type { IntrospectionPath } from '../../domain/serving/reactor-paths.js';
 import { overlayKey } from '../../domain/serving/overlay-key.js';
 import type { TrustedKeys } from '../signing/trusted-keys.js';
@@ -219,6 +220,7 @@ export class Reactor {
       }
     }
     reactor.failures = failures;
+    warnings.push(...hiddenByMountsWarnings(reactor.ordered.map((mount) => ({ prefix: mount.prefix, label: `${mount.location} (${mount.pkg.name})`, datasets: mount.datasets.all().length > 0 }))));
     if (backend.overlays.shared && reactor.authEnabled() && reactor.auth.deploy.sessionSecret === undefined) {
       warnings.push(`the overlay store (${backend.overlays.description}) is shared with other reactors, and deploy.json sets no sessionSecret: a session made here is refused by the others; set one in deploy.json`);
     }

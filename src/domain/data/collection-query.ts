@@ -62,7 +62,7 @@ export function parseCollectionQuery(parameters: Iterable<[string, string]>, fie
       else if (name === 'sort') {
         query.sort = parseSort(raw, fields);
         terms = counted(terms, query.sort.length);
-      } else if (name !== 'at') numbers[name] = whole(raw, name, name === 'page' || name === 'per_page' ? 1 : 0);
+      } else if (name !== 'at') numbers[name] = wholeNumber(raw, name, name === 'page' || name === 'per_page' ? 1 : 0);
       continue;
     }
     // Counted as they come, before a field is looked up: a million filter values are refused at the 101st.
@@ -123,6 +123,14 @@ function counted(terms: number, more: number): number {
   return terms + more;
 }
 
+/**
+ * Whether `<field>=<value>` filters on that top-level field: not when the name is a reserved
+ * parameter, ends in an operator's suffix or holds a dot, which the parser reads otherwise.
+ */
+export function isFilterableField(field: string): boolean {
+  return field !== '' && !RESERVED.has(field) && !field.includes('.') && splitOperator(field)[1] === 'eq';
+}
+
 function splitOperator(name: string): [string, Operator] {
   const underscore = name.lastIndexOf('_');
   if (underscore > 0) {
@@ -161,7 +169,8 @@ function jsonNumber(raw: string): number {
 }
 const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 
-function whole(raw: string, name: string, minimum: number): number {
+/** A query parameter's decimal digits as a number, refused (BAD_QUERY) when it is anything else or below `minimum`. */
+export function wholeNumber(raw: string, name: string, minimum: number): number {
   const number = /^\d+$/.test(raw) ? Number(raw) : NaN;
   if (!Number.isSafeInteger(number) || number < minimum) throw new InvalidQueryError(`${name} must be a whole number, ${minimum} or more (got ${JSON.stringify(raw)})`);
   return number;

@@ -20,7 +20,7 @@ export interface GraphqlEndpointOptions {
   authorize?: (request: IncomingMessage, datasetId: string) => void;
 }
 
-const ALLOWED = 'GET, POST';
+const ALLOWED = 'GET, HEAD, POST';
 const GRAPHIQL_BYTES = Buffer.from(GRAPHIQL_PAGE);
 
 /**
@@ -44,13 +44,15 @@ export function createGraphqlEndpoint(schema: GraphQLSchema, options: GraphqlEnd
     context: (request): GraphqlContext => ({ values: new ValueBudget(MAX_RESULT_VALUES), ...(authorize ? { authorize: (datasetId: string) => authorize(request.raw, datasetId) } : {}) }),
   });
   return (request, response) => {
-    if (request.method !== 'GET' && request.method !== 'POST') return sendProblem(response, methodNotAllowed(ALLOWED));
+    if (request.method !== 'GET' && request.method !== 'HEAD' && request.method !== 'POST') return sendProblem(response, methodNotAllowed(ALLOWED));
+    // RFC 9110 §9.3.2: a HEAD is answered as its GET would be, without the body (node sends none for a HEAD).
+    const method = request.method === 'HEAD' ? 'GET' : request.method;
     // One URL answers HTML or JSON by Accept; caches must keep them apart, and data changes.
     response.setHeader('Vary', addedVary(response, 'Accept'));
     response.setHeader('Cache-Control', 'no-store');
-    if (request.method === 'GET' && prefersHtml(request)) {
+    if (method === 'GET' && prefersHtml(request)) {
       response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': GRAPHIQL_BYTES.length, 'Content-Security-Policy': GRAPHIQL_PAGE_CSP });
-      response.end(GRAPHIQL_BYTES);
+      response.end(request.method === 'HEAD' ? undefined : GRAPHIQL_BYTES);
       return;
     }
     if (request.method === 'POST' && !request.is('application/json')) return sendProblem(response, new HttpProblem(415, 'UNSUPPORTED_MEDIA_TYPE', 'a GraphQL request body must be application/json'));
@@ -65,7 +67,7 @@ export function createGraphqlEndpoint(schema: GraphQLSchema, options: GraphqlEnd
         return;
       }
       // graphql-http answers its own failures; this only guards against a rejection escaping it.
-      handle({ url: request.url, method: request.method, headers: request.headers, body: () => request.body as Record<string, unknown>, raw: request, context: undefined }).then(
+      handle({ url: request.url, method, headers: request.headers, body: () => request.body as Record<string, unknown>, raw: request, context: undefined }).then(
         ([answer, init]) => (answer === null && init.status >= 400 ? sendProblem(response, bodilessRefusal(init)) : response.writeHead(init.status, init.statusText, init.headers).end(answer)),
         (failure: unknown) => sendProblem(response, failure),
       );

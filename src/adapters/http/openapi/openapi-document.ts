@@ -1,6 +1,9 @@
 import { isRecord } from '../../../domain/package/documents.js';
+import { isFilterableField } from '../../../domain/data/collection-query.js';
 import type { Dataset } from '../../../application/data/dataset.js';
 import type { Mount } from '../../../application/serving/reactor.js';
+import { addItemSchema } from './openapi-schemas.js';
+import { datasetAccess, securitySchemes, type DatasetAccess } from './openapi-security.js';
 
 type JsonObject = Record<string, unknown>;
 
@@ -21,49 +24,72 @@ export function openApiDocument(mount: Mount): JsonObject {
   const { metadata } = mount.pkg.model;
   const paths: JsonObject = {};
   const schemas: JsonObject = { Error: ERROR_SCHEMA, ItemVersion: VERSION_SCHEMA };
-  for (const dataset of mount.datasets.all()) {
-    const base = `/api/v1/data/${dataset.id}`;
-    const name = schemaName(dataset.id);
-    if (!dataset.isCollection) {
-      paths[base] = { get: operation(`The ${dataset.id} document, whole.`, [], { 200: json('The document.', {}) }) };
-      continue;
-    }
-    schemas[name] = itemSchema(dataset, name, schemas);
-    const item = { $ref: `#/components/schemas/${name}` };
-    const writes = dataset.writable;
-    const itemId = { name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: "The item's id: its `id` field, or its 1-based position in the package's data." };
-    paths[base] = {
-      get: operation(`Items of ${dataset.id}, filtered, sorted and paged as the query says.`, [...queryParameters(dataset), AT, IF_NONE_MATCH], {
-        200: json('The items that match, in order: the page the window shows.', { type: 'array', items: item }, { ETag: ETAG, 'X-Total-Count': header('How many items matched, before the window.', 'integer'), Link: header('RFC 8288 links to the first, prev, next and last pages, when a window was asked for.') }),
-        304: NOT_MODIFIED,
-        400: problem('BAD_QUERY (an unreadable parameter) or UNKNOWN_FIELD (a field no item has).'),
-      }),
-      ...(writes ? { post: operation(`Creates an item of ${dataset.id}; without an id it gets the next free number.`, [], { 201: json('The stored item.', item, { Location: header('Where the item now is.') }), ...WRITE_ERRORS, 409: problem('DUPLICATE_ID: an item has that id.') }, item) } : {}),
-    };
-    paths[`${base}/{id}`] = {
-      get: operation(`One item of ${dataset.id}.`, [itemId, AT, IF_NONE_MATCH], { 200: json('The item.', item, { ETag: ETAG }), 304: NOT_MODIFIED, 404: problem('ITEM_NOT_FOUND.') }),
-      ...(writes
-        ? {
-            put: operation(`Replaces an item of ${dataset.id}.`, [itemId, IF_MATCH, WRITE_IF_NONE_MATCH], { 200: json('The stored item.', item, { ETag: ETAG }), ...WRITE_ERRORS, 404: problem('ITEM_NOT_FOUND.'), 412: PRECONDITION_FAILED }, item),
-            delete: operation(`Deletes an item of ${dataset.id}.`, [itemId, IF_MATCH, WRITE_IF_NONE_MATCH], { 204: { description: 'Deleted.' }, ...WRITE_ERRORS, 404: problem('ITEM_NOT_FOUND.'), 412: PRECONDITION_FAILED }),
-          }
-        : {}),
-    };
-    paths[`${base}/{id}/history`] = {
-      get: operation(`Each version of an item of ${dataset.id}, oldest first: the package's own, then every write.`, [itemId, ...PAGING], {
-        200: json('The versions, or the page of them asked for; X-Total-Count counts them all.', { type: 'object', required: ['dataset', 'id', 'versions'], properties: { dataset: { type: 'string' }, id: { type: 'string' }, versions: { type: 'array', items: { $ref: '#/components/schemas/ItemVersion' } } } }),
-        400: problem('HISTORY_TOO_LARGE: the versions asked for take more than 32 MiB; ask for a page. BAD_QUERY: another parameter.'),
-        404: problem('ITEM_NOT_FOUND: no item had that id.'),
-      }),
-    };
-  }
+  for (const dataset of mount.datasets.all()) Object.assign(paths, guarded(datasetPaths(dataset, schemas), datasetAccess(mount.auth, dataset.id)));
+  const securities = securitySchemes(mount.auth);
   return {
     openapi: '3.1.0',
     info: { title: `${metadata.name} data API`, version: metadata.version, description: metadata.description },
     servers: [{ url: mount.prefix === '/' ? '/' : mount.prefix.replace(/\/$/, '') }],
     paths,
-    components: { schemas },
+    components: { schemas, ...(Object.keys(securities).length > 0 ? { securitySchemes: securities } : {}) },
   };
+}
+
+/** The paths of one dataset's API: its collection, items and their history, or the document of one that is no list. */
+function datasetPaths(dataset: Dataset, schemas: JsonObject): Record<string, Record<string, JsonObject>> {
+  const base = `/api/v1/data/${dataset.id}`;
+  if (!dataset.isCollection) return { [base]: { get: operation(`The ${dataset.id} document, whole.`, [], { 200: json('The document.', {}) }) } };
+  const item = addItemSchema(dataset, schemas);
+  const writes = dataset.writable;
+  const itemId = { name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: "The item's id: its `id` field, or its 1-based position in the package's data." };
+  return {
+    [base]: {
+      get: operation(`Items of ${dataset.id}, filtered, sorted and paged as the query says.`, [...queryParameters(dataset), AT, IF_NONE_MATCH], {
+        200: json('The items that match, in order: the page the window shows.', { type: 'array', items: item }, { ETag: ETAG, 'X-Total-Count': header('How many items matched, before the window.', 'integer'), Link: header('RFC 8288 links to the first, prev, next and last pages, when a window was asked for.') }),
+        304: NOT_MODIFIED,
+        400: problem('BAD_QUERY (an unreadable parameter) or UNKNOWN_FIELD (a field no item has).'),
+      }),
+      ...(writes ? { post: operation(`Creates an item of ${dataset.id}; without an id it gets the next free number.`, [], { 201: json('The stored item.', item, { Location: header('Where the item now is.') }), ...WRITE_REFUSED, ...BODY_ERRORS, 409: problem('DUPLICATE_ID: an item has that id.') }, item) } : {}),
+    },
+    [`${base}/{id}`]: {
+      get: operation(`One item of ${dataset.id}.`, [itemId, AT, IF_NONE_MATCH], { 200: json('The item.', item, { ETag: ETAG }), 304: NOT_MODIFIED, 404: problem('ITEM_NOT_FOUND.') }),
+      ...(writes
+        ? {
+            put: operation(`Replaces an item of ${dataset.id}.`, [itemId, IF_MATCH, WRITE_IF_NONE_MATCH], { 200: json('The stored item.', item, { ETag: ETAG }), ...WRITE_REFUSED, ...BODY_ERRORS, 404: problem('ITEM_NOT_FOUND.'), 409: problem('ID_MISMATCH: the body names another id than the path.'), 412: PRECONDITION_FAILED }, item),
+            delete: operation(`Deletes an item of ${dataset.id}.`, [itemId, IF_MATCH, WRITE_IF_NONE_MATCH], { 204: { description: 'Deleted.' }, ...WRITE_REFUSED, 404: problem('ITEM_NOT_FOUND.'), 412: PRECONDITION_FAILED }),
+          }
+        : {}),
+    },
+    [`${base}/{id}/history`]: {
+      get: operation(`Each version of an item of ${dataset.id}, oldest first: the package's own, then every write.`, [itemId, ...PAGING], {
+        200: json('The versions, or the page of them asked for; X-Total-Count counts them all.', { type: 'object', required: ['dataset', 'id', 'versions'], properties: { dataset: { type: 'string' }, id: { type: 'string' }, versions: { type: 'array', items: { $ref: '#/components/schemas/ItemVersion' } } } }),
+        400: problem('HISTORY_TOO_LARGE: the versions asked for take more than 32 MiB; ask for a page. BAD_QUERY: another parameter.'),
+        404: problem('ITEM_NOT_FOUND: no item had that id.'),
+      }),
+    },
+  };
+}
+
+/**
+ * Each operation of a dataset's paths with what the auth gate asks of it: the ways to sign
+ * in, 401 without an identity, 403 FORBIDDEN without one of the route's roles. A client
+ * reading the document learns it needs credentials before its first request is refused.
+ */
+function guarded(paths: Record<string, Record<string, JsonObject>>, access: DatasetAccess): JsonObject {
+  if (!access.identity) return paths;
+  const forbidden = access.roles.length > 0 ? `FORBIDDEN: the identity holds none of the roles ${access.roles.join(', ')}.` : undefined;
+  for (const item of Object.values(paths)) {
+    for (const [method, op] of Object.entries(item)) {
+      const responses = op.responses as JsonObject;
+      const refused = responses[403] as { description: string } | undefined;
+      item[method] = {
+        ...op,
+        ...(access.security.length > 0 ? { security: access.security } : {}),
+        responses: { ...responses, 401: problem('UNAUTHENTICATED: the request carries no identity the mount accepts.'), ...(forbidden ? { 403: problem(refused ? `${forbidden} ${refused.description}` : forbidden) } : {}) },
+      };
+    }
+  }
+  return paths;
 }
 
 const AT = { name: 'at', in: 'query', required: false, schema: { type: 'string', format: 'date-time' }, description: 'An RFC 3339 time: the data as it stood then.' };
@@ -86,10 +112,14 @@ const VERSION_SCHEMA = {
   properties: { op: { enum: ['base', 'create', 'replace', 'delete'] }, at: { type: ['string', 'null'], format: 'date-time', description: "The write's UTC time; null for the package's own item and for writes logged without one." }, item: { description: 'The item after this version; absent for a delete.' } },
 };
 
-const WRITE_ERRORS = {
-  400: problem('MALFORMED_JSON, INVALID_ITEM, ID_MISMATCH or SCHEMA_VIOLATION (with every violation in details).'),
-  403: problem('READ_ONLY, or CROSS_SITE_WRITE for a write from a page of another site.'),
+const WRITE_REFUSED = { 403: problem('READ_ONLY, or CROSS_SITE_WRITE for a write from a page of another site.') };
+
+/** What a write with an item in its body can meet, each under the status the server answers it with (http-problems.ts). */
+const BODY_ERRORS = {
+  400: problem('MALFORMED_JSON, or INVALID_ITEM (an array or scalar, or an id the API cannot carry).'),
   413: problem('BODY_TOO_LARGE.'),
+  415: problem('UNSUPPORTED_MEDIA_TYPE: a Content-Encoding other than identity, gzip, deflate or br.'),
+  422: problem('SCHEMA_VIOLATION: the item breaks the dataset\'s JSON schema; details lists every violation.'),
   507: problem('DATASET_FULL: the write would take the dataset past 128 MiB of JSON; nothing was written.'),
 };
 
@@ -133,6 +163,8 @@ function queryParameters(dataset: Dataset): JsonObject[] {
   ];
   const properties = isRecord(dataset.schema?.raw) && isRecord(dataset.schema.raw.properties) ? dataset.schema.raw.properties : {};
   for (const [field, declared] of Object.entries(properties)) {
+    // A field named `page`, `price_gte` or `a.b` cannot be asked for by its name: no parameter of its own.
+    if (!isFilterableField(field)) continue;
     const type = isRecord(declared) ? scalarType(declared.type) : undefined;
     if (!type) continue;
     parameters.push({ name: field, in: 'query', schema: { type }, description: `Items whose ${field} is this; repeat for any of several values.` });
@@ -145,30 +177,4 @@ function queryParameters(dataset: Dataset): JsonObject[] {
 function scalarType(type: unknown): string | undefined {
   const types = ([] as unknown[]).concat(type ?? []).filter((one) => one !== 'null');
   return types.length === 1 && ['string', 'number', 'integer', 'boolean'].includes(types[0] as string) ? (types[0] as string) : undefined;
-}
-
-/** The dataset's item schema as a component: draft-07 and 2020-12 agree on what it uses; its local definitions become components of their own. */
-function itemSchema(dataset: Dataset, name: string, schemas: JsonObject): unknown {
-  const raw = dataset.schema?.raw;
-  if (!isRecord(raw)) return { type: 'object', description: `An item of ${dataset.id} (its package gives no schema).` };
-  const { $schema: _schema, $id: _id, definitions, $defs, ...rest } = raw;
-  const lifted = { ...(isRecord(definitions) ? definitions : {}), ...(isRecord($defs) ? $defs : {}) };
-  for (const [key, value] of Object.entries(lifted)) schemas[`${name}_${key}`] = rewriteRefs(value, name);
-  return rewriteRefs(rest, name);
-}
-
-function rewriteRefs(value: unknown, name: string): unknown {
-  if (Array.isArray(value)) return value.map((entry) => rewriteRefs(entry, name));
-  if (!isRecord(value)) return value;
-  const out: JsonObject = {};
-  for (const [key, entry] of Object.entries(value)) {
-    const local = key === '$ref' && typeof entry === 'string' ? /^#\/(?:definitions|\$defs)\/(.+)$/.exec(entry) : null;
-    out[key] = local ? `#/components/schemas/${name}_${local[1]}` : rewriteRefs(entry, name);
-  }
-  return out;
-}
-
-function schemaName(id: string): string {
-  const name = id.replace(/[^A-Za-z0-9._-]/g, '_');
-  return /^[A-Za-z]/.test(name) ? `${name[0]!.toUpperCase()}${name.slice(1)}Item` : `Dataset_${name}Item`;
 }
