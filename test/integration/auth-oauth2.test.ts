@@ -446,6 +446,22 @@ describe('the public address, without deploy.json baseUrl', () => {
     });
   });
 
+  it('behind a proxy that sends RFC 7239 Forwarded (--trust-proxy) is https by its last element\'s proto, unless X-Forwarded-* come too', async () => {
+    await withReactor({ authentication: { sessionSecret: SECRET } }, { trustProxy: true }, async (http) => {
+      const login = (forwarded: string) => request(http).get('/auth/login').set('Host', 'localhost:8443').set('Forwarded', forwarded).expect(302);
+      const answer = await login('for="[2001:db8::1]:4711";proto=https;host=localhost:8443');
+      expect(redirectUri(answer)).toBe('https://localhost:8443/auth/callback');
+      expect(setCookies(answer).get('pkg_oauth_state')!.attributes).toContain('Secure');
+      expect(redirectUri(await login('proto=https, for=203.0.113.7;proto=http'))).toBe('http://localhost:8443/auth/callback');
+      expect(redirectUri(await login('proto=https, proto="https'))).toBe('http://localhost:8443/auth/callback');
+      // A proxy that sets X-Forwarded-For passes the client's Forwarded on: that is not the proxy's word.
+      expect(redirectUri(await login('proto=https').set('X-Forwarded-For', '203.0.113.7'))).toBe('http://localhost:8443/auth/callback');
+    });
+    await withReactor({ authentication: { sessionSecret: SECRET } }, {}, async (http) => {
+      expect(redirectUri(await request(http).get('/auth/login').set('Forwarded', 'proto=https').expect(302))).toMatch(/^http:\/\//);
+    });
+  });
+
   it('never takes X-Forwarded-Proto from a client without --trust-proxy', async () => {
     await withReactor({ authentication: { sessionSecret: SECRET } }, {}, async (http) => {
       const login = await request(http).get('/auth/login').set('X-Forwarded-Proto', 'https').expect(302);
