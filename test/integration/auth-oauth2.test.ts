@@ -122,7 +122,27 @@ describe('the login', () => {
     expect(page.text).toContain('url=/auth/login?returnTo=%2Fadmin.html');
     const api = await request(fixture.http).get('/api/v1/data/items').expect(401);
     expect(api.body.error.code).toBe('UNAUTHENTICATED');
-    expect(api.headers['www-authenticate']).toBeUndefined();
+    // RFC 9110 requires a challenge of every 401: the login and the cookie it sets, never Basic (a browser would ask for a password).
+    expect(api.headers['www-authenticate']).toBe('Cookie realm="demo-site", form-action="/auth/login", cookie-name=pkg_session');
+    expect(page.headers['www-authenticate']).toBe(api.headers['www-authenticate']);
+  });
+
+  it('challenges at a mount of its own with its login, its path percent-encoded, and with Basic too where basic auth is on as well', async () => {
+    const both = demoPackage({
+      'authentication.json': JSON.stringify({ authentication: { basicAuth: { enabled: true, passwdFile: 'auth/htpasswd', realm: 'Staff "only"' }, oauth2: { enabled: true, provider: 'mock', clientId: 'reactor-client', ...endpoints(provider.url) } } }),
+      'auth/htpasswd': 'zoe:{SHA}x\n',
+    });
+    const opener = new MemoryOpener().add('site', sitePackage(endpoints(provider.url))).add('both', both);
+    const own = await startReactor(opener, [{ prefix: '/café/', source: 'site' }, { prefix: '/both/', source: 'both' }], { deploy: writeDeploy('deploy-challenges.json', { baseUrl: BASE, authentication: { sessionSecret: SECRET } }), workdir: join(directory, 'challenges') });
+    try {
+      expect((await request(own.http).get('/caf%C3%A9/api/v1/data/items').expect(401)).headers['www-authenticate']).toBe('Cookie realm="demo-site", form-action="/caf%C3%A9/auth/login", cookie-name=pkg_session');
+      // Each challenge on a line of its own: browsers read one per line, and would miss a Basic one after another.
+      const mixed = await request(own.http).get('/both/').expect(401);
+      const lines = (mixed as unknown as { res: { rawHeaders: string[] } }).res.rawHeaders.filter((_value, index, raw) => index % 2 === 1 && raw[index - 1]!.toLowerCase() === 'www-authenticate');
+      expect(lines).toEqual(['Basic realm="Staff \\"only\\""', 'Cookie realm="demo-site", form-action="/both/auth/login", cookie-name=pkg_session']);
+    } finally {
+      await own.stop();
+    }
   });
 
   it('exchanges the code with the PKCE verifier, sets a signed pkg_session cookie and returns to the page', async () => {
@@ -270,10 +290,12 @@ describe('the login', () => {
 });
 
 describe('a callback that is not what this reactor started', () => {
-  it('answers 401 to a replayed state', async () => {
+  it('answers 401 to a replayed state, with the challenge to sign in again', async () => {
     const { callback, stateCookie } = await startLogin();
     await request(fixture.http).get(callback).set('Cookie', `pkg_oauth_state=${stateCookie}`).expect(302);
-    expect((await request(fixture.http).get(callback).set('Cookie', `pkg_oauth_state=${stateCookie}`).expect(401)).body.error.code).toBe('OAUTH2_STATE');
+    const replayed = await request(fixture.http).get(callback).set('Cookie', `pkg_oauth_state=${stateCookie}`).expect(401);
+    expect(replayed.body.error.code).toBe('OAUTH2_STATE');
+    expect(replayed.headers['www-authenticate']).toBe('Cookie realm="demo-site", form-action="/auth/login", cookie-name=pkg_session');
   });
 
   it('leaves the state cookie to its own login when another login\'s callback, or a stranger\'s, fails (tabs signing in at once)', async () => {

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseCookie, stringifySetCookie } from 'cookie';
-import { OAuth2CallbackError } from '../../../domain/errors.js';
+import { OAuth2CallbackError, OAuth2StateError } from '../../../domain/errors.js';
 import { safeReturnPath } from '../../../domain/auth/same-origin.js';
 import { STATE_COOKIE, STATE_MAX_AGE_S } from '../../../application/auth/oauth2-login.js';
 import type { MountAuth, ReactorAuth, SignInEndpoint } from '../../../application/auth/reactor-auth.js';
@@ -67,27 +67,28 @@ export class AuthEndpoints {
     } catch (error) {
       // A failed callback of another login leaves this browser's own login to complete.
       if (oauth2.login.isCookieLogin(callback.state, cookies[STATE_COOKIE])) response.setHeader('Set-Cookie', clearState);
+      if (error instanceof OAuth2StateError) response.setHeader('WWW-Authenticate', cookieChallenge(oauth2));
       sendProblem(response, error);
     }
   }
 
   /**
-   * 401 for a request without an identity: with `WWW-Authenticate: Basic` where basic
-   * auth is on; a browser page of an OAuth2 mount also gets a link on to the login.
+   * 401 for a request without an identity, with a challenge for each way in (challenges); a
+   * browser page of an OAuth2 mount also gets a link on to the login.
    */
   challenge(request: IncomingMessage, response: ServerResponse, auths: readonly MountAuth[]): void {
-    const basic = auths.find((auth) => auth.basic)?.basic;
     const oauth2 = auths.find((auth) => auth.oauth2)?.oauth2;
-    const headers: Record<string, string> = basic ? { 'WWW-Authenticate': `Basic realm="${basic.realm.replace(/["\\]/g, '\\$&')}"` } : {};
+    const schemes = challenges(auths);
+    if (schemes.length > 0) response.setHeader('WWW-Authenticate', schemes);
     const accept = request.headers.accept ?? '';
     if (oauth2 && (request.method === 'GET' || request.method === 'HEAD') && accept.includes('text/html')) {
       const login = `${oauth2.loginPath}?returnTo=${encodeURIComponent(request.url ?? '/')}`;
       const body = `<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0; url=${escapeHtml(login)}"><title>Sign in</title><p>This page needs you to <a href="${escapeHtml(login)}">sign in</a>.</p>\n`;
-      response.writeHead(401, { ...headers, 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store' });
+      response.writeHead(401, { 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store' });
       response.end(body);
       return;
     }
-    sendProblem(response, new HttpProblem(401, 'UNAUTHENTICATED', 'authentication required', undefined, headers));
+    sendProblem(response, new HttpProblem(401, 'UNAUTHENTICATED', 'authentication required'));
   }
 
   /** 302 to the location, or 204 without one. */
@@ -99,6 +100,35 @@ export class AuthEndpoints {
   private cookie(name: string, value: string, maxAge: number, secure: boolean): string {
     return stringifySetCookie({ name, value, httpOnly: true, sameSite: 'lax', path: '/', maxAge, secure });
   }
+}
+
+/**
+ * `WWW-Authenticate`, which RFC 9110 §11.6.1 requires of every 401: `Basic realm="..."` where
+ * basic auth is on (SPEC.md), and where OAuth2 is, cookieChallenge. A mount with both sends
+ * each in a field line of its own, Basic first: browsers read one challenge per line, and a
+ * Basic one after another scheme on the same line may go unseen (no password dialog). A
+ * mount with neither (a route needing an identity in a package that enables no
+ * authentication) has no way in to name, and gets no challenge.
+ */
+function challenges(auths: readonly MountAuth[]): string[] {
+  const basic = auths.find((auth) => auth.basic)?.basic;
+  const oauth2 = auths.find((auth) => auth.oauth2)?.oauth2;
+  return [...(basic ? [`Basic realm=${quoted(basic.realm)}`] : []), ...(oauth2 ? [cookieChallenge(oauth2)] : [])];
+}
+
+/**
+ * An OAuth2 mount's way in: sign in at its login, then send the session cookie, in the
+ * `Cookie` scheme of draft-broyer-http-cookie-auth. No registered scheme says that, and
+ * `Bearer` would promise tokens the reactor does not take. Browsers show their password
+ * dialog for Basic only: this one shows none.
+ */
+function cookieChallenge(oauth2: OAuth2Endpoints): string {
+  return `Cookie realm=${quoted(oauth2.realm)}, form-action=${quoted(encodeURI(oauth2.loginPath))}, cookie-name=${SESSION_COOKIE}`;
+}
+
+/** An RFC 9110 quoted-string. */
+function quoted(text: string): string {
+  return `"${text.replace(/["\\]/g, '\\$&')}"`;
 }
 
 function escapeHtml(text: string): string {
