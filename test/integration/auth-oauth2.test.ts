@@ -165,6 +165,21 @@ describe('the login', () => {
     expect(done.headers.location).toBe('/caf%C3%A9/%E2%82%AC.html');
   });
 
+  it('returns to the root of a mount whose path is not ASCII, percent-encoded, after a login without returnTo and a logout (they answered 500)', async () => {
+    const own = await startReactor(new MemoryOpener().add('site', sitePackage(endpoints(provider.url))), [{ prefix: '/文档/', source: 'site' }], { deploy: writeDeploy('deploy-unicode-mount.json', { baseUrl: BASE, authentication: { sessionSecret: SECRET } }), workdir: join(directory, 'unicode-mount') });
+    try {
+      const root = '/%E6%96%87%E6%A1%A3/';
+      const login = await request(own.http).get(`${root}auth/login`).expect(302);
+      const back = new URL((await fetch(login.headers.location!, { redirect: 'manual' })).headers.get('location')!);
+      const done = await request(own.http).get(`${back.pathname}${back.search}`).set('Cookie', `pkg_oauth_state=${setCookies(login).get('pkg_oauth_state')!.value}`).expect(302);
+      expect(done.headers.location).toBe(root);
+      const session = setCookies(done).get('pkg_session')!.value;
+      expect((await request(own.http).get(`${root}auth/logout`).set('Cookie', `pkg_session=${session}`).expect(302)).headers.location).toBe(root);
+    } finally {
+      await own.stop();
+    }
+  });
+
   it('returns to a page whose query was sent unencoded after returnTo (a "?" inside a query is allowed)', async () => {
     provider.server.service.once('beforeUserinfo', (userinfo: { body: Record<string, unknown> }) => (userinfo.body = { sub: 'jo-subject', email: 'jo@example.org', email_verified: true }));
     const login = await request(fixture.http).get('/auth/login?returnTo=/admin.html?tab=keys').expect(302);

@@ -28,6 +28,8 @@ export class AuthEndpoints {
     const { query } = splitTarget(request.url ?? '');
     const cookies = request.headers.cookie === undefined ? {} : parseCookie(request.headers.cookie);
     const cookie = (name: string, value: string, maxAge: number) => this.cookie(name, value, maxAge, this.origin.secure(request));
+    // The mount's root, where a logout and a login without returnTo go: as a Location carries it (`/文档/` percent-encoded).
+    const home = safeReturnPath(prefix, '/');
     // HEAD is GET without a body (RFC 9110 §9.3.2) where a GET changes nothing here: the login, whose
     // state lives in the cookie it sets. The callback's GET spends a one-time code and the logout
     // ends a session, which a HEAD (a safe method, sent by link checkers and prefetchers) must not do.
@@ -41,7 +43,7 @@ export class AuthEndpoints {
       } catch (error) {
         return sendProblem(response, error);
       }
-      return this.redirect(response, method === 'GET' ? prefix : undefined, [left === undefined ? cookie(SESSION_COOKIE, '', 0) : cookie(SESSION_COOKIE, left, SESSION_MAX_AGE_S)]);
+      return this.redirect(response, method === 'GET' ? home : undefined, [left === undefined ? cookie(SESSION_COOKIE, '', 0) : cookie(SESSION_COOKIE, left, SESSION_MAX_AGE_S)]);
     }
     if (endpoint === 'login') {
       if (method !== 'GET' && method !== 'HEAD') return sendProblem(response, methodNotAllowed('GET, HEAD'));
@@ -51,7 +53,7 @@ export class AuthEndpoints {
       } catch (error) {
         return sendProblem(response, error);
       }
-      const { location, stateCookie } = oauth2.login.begin(safeReturnPath(query.get('returnTo') ?? undefined, prefix), origin);
+      const { location, stateCookie } = oauth2.login.begin(safeReturnPath(query.get('returnTo') ?? undefined, home), origin);
       return this.redirect(response, location, [cookie(STATE_COOKIE, stateCookie, STATE_MAX_AGE_S)]);
     }
     if (method !== 'GET') return sendProblem(response, methodNotAllowed('GET'));
