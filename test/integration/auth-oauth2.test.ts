@@ -227,6 +227,18 @@ describe('the login', () => {
     await request(fixture.http).get('/admin.html').set('Cookie', `pkg_session=${await signIn()}`).expect(200);
   });
 
+  it('ends the session a new login replaces, so the logout that follows leaves none of this browser\'s alive', async () => {
+    provider.server.service.once('beforeUserinfo', (userinfo: { body: Record<string, unknown> }) => (userinfo.body = { sub: 'jo-subject', email: 'jo@example.org', email_verified: true }));
+    const first = await signIn();
+    provider.server.service.once('beforeUserinfo', (userinfo: { body: Record<string, unknown> }) => (userinfo.body = { sub: 'jo-subject', email: 'jo@example.org', email_verified: true }));
+    const { callback, stateCookie } = await startLogin();
+    const again = await request(fixture.http).get(callback).set('Cookie', `pkg_oauth_state=${stateCookie}; pkg_session=${first}`).expect(302);
+    const second = setCookies(again).get('pkg_session')!.value;
+    expect(second).not.toContain(first);
+    await request(fixture.http).get('/admin.html').set('Cookie', `pkg_session=${second}`).expect(200);
+    await request(fixture.http).get('/admin.html').set('Cookie', `pkg_session=${first}`).expect(401);
+  });
+
   it('logs out: the session cookie is cleared', async () => {
     const out = await request(fixture.http).get('/auth/logout').expect(302);
     expect(out.headers.location).toBe('/');

@@ -65,7 +65,10 @@ export class AuthEndpoints {
       const repeated = Object.keys(callback).find((name) => query.getAll(name).length > 1);
       if (repeated) throw new OAuth2CallbackError(`the callback carries "${repeated}" more than once`);
       const { claims, returnTo } = await oauth2.login.complete(callback, cookies[STATE_COOKIE]);
-      this.redirect(response, returnTo, [clearState, cookie(SESSION_COOKIE, this.auth.sessions!.issue(claims, oauth2.audience, cookies[SESSION_COOKIE]), SESSION_MAX_AGE_S)]);
+      // The session this login replaces is ended, as a logout would: out of the cookie, no later logout could reach it.
+      const earlier = cookies[SESSION_COOKIE];
+      const kept = earlier === undefined ? undefined : await this.auth.sessions!.revoke(earlier, oauth2.audience);
+      this.redirect(response, returnTo, [clearState, cookie(SESSION_COOKIE, this.auth.sessions!.issue(claims, oauth2.audience, kept), SESSION_MAX_AGE_S)]);
     } catch (error) {
       // A failed callback of another login leaves this browser's own login to complete.
       if (oauth2.login.isCookieLogin(callback.state, cookies[STATE_COOKIE])) response.setHeader('Set-Cookie', clearState);
