@@ -122,7 +122,27 @@ describe('the login', () => {
     expect(page.text).toContain('url=/auth/login?returnTo=%2Fadmin.html');
     const api = await request(fixture.http).get('/api/v1/data/items').expect(401);
     expect(api.body.error.code).toBe('UNAUTHENTICATED');
-    expect(api.headers['www-authenticate']).toBeUndefined();
+    // RFC 9110 requires a challenge of every 401: the login and the cookie it sets, never Basic (a browser would ask for a password).
+    expect(api.headers['www-authenticate']).toBe('Cookie realm="demo-site", form-action="/auth/login", cookie-name=pkg_session');
+    expect(page.headers['www-authenticate']).toBe(api.headers['www-authenticate']);
+  });
+
+  it('challenges at a mount of its own with its login, its path percent-encoded, and with Basic too where basic auth is on as well', async () => {
+    const both = demoPackage({
+      'authentication.json': JSON.stringify({ authentication: { basicAuth: { enabled: true, passwdFile: 'auth/htpasswd', realm: 'Staff "only"' }, oauth2: { enabled: true, provider: 'mock', clientId: 'reactor-client', ...endpoints(provider.url) } } }),
+      'auth/htpasswd': 'zoe:{SHA}x\n',
+    });
+    const opener = new MemoryOpener().add('site', sitePackage(endpoints(provider.url))).add('both', both);
+    const own = await startReactor(opener, [{ prefix: '/café/', source: 'site' }, { prefix: '/both/', source: 'both' }], { deploy: writeDeploy('deploy-challenges.json', { baseUrl: BASE, authentication: { sessionSecret: SECRET } }), workdir: join(directory, 'challenges') });
+    try {
+      expect((await request(own.http).get('/caf%C3%A9/api/v1/data/items').expect(401)).headers['www-authenticate']).toBe('Cookie realm="demo-site", form-action="/caf%C3%A9/auth/login", cookie-name=pkg_session');
+      // Each challenge on a line of its own: browsers read one per line, and would miss a Basic one after another.
+      const mixed = await request(own.http).get('/both/').expect(401);
+      const lines = (mixed as unknown as { res: { rawHeaders: string[] } }).res.rawHeaders.filter((_value, index, raw) => index % 2 === 1 && raw[index - 1]!.toLowerCase() === 'www-authenticate');
+      expect(lines).toEqual(['Basic realm="Staff \\"only\\""', 'Cookie realm="demo-site", form-action="/both/auth/login", cookie-name=pkg_session']);
+    } finally {
+      await own.stop();
+    }
   });
 
   it('exchanges the code with the PKCE verifier, sets a signed pkg_session cookie and returns to the page', async () => {
@@ -143,6 +163,21 @@ describe('the login', () => {
     const { callback, stateCookie } = await startLogin(fixture.http, '/caf\u00e9/\u20ac.html');
     const done = await request(fixture.http).get(callback).set('Cookie', `pkg_oauth_state=${stateCookie}`).expect(302);
     expect(done.headers.location).toBe('/caf%C3%A9/%E2%82%AC.html');
+  });
+
+  it('returns to the root of a mount whose path is not ASCII, percent-encoded, after a login without returnTo and a logout (they answered 500)', async () => {
+    const own = await startReactor(new MemoryOpener().add('site', sitePackage(endpoints(provider.url))), [{ prefix: '/文档/', source: 'site' }], { deploy: writeDeploy('deploy-unicode-mount.json', { baseUrl: BASE, authentication: { sessionSecret: SECRET } }), workdir: join(directory, 'unicode-mount') });
+    try {
+      const root = '/%E6%96%87%E6%A1%A3/';
+      const login = await request(own.http).get(`${root}auth/login`).expect(302);
+      const back = new URL((await fetch(login.headers.location!, { redirect: 'manual' })).headers.get('location')!);
+      const done = await request(own.http).get(`${back.pathname}${back.search}`).set('Cookie', `pkg_oauth_state=${setCookies(login).get('pkg_oauth_state')!.value}`).expect(302);
+      expect(done.headers.location).toBe(root);
+      const session = setCookies(done).get('pkg_session')!.value;
+      expect((await request(own.http).get(`${root}auth/logout`).set('Cookie', `pkg_session=${session}`).expect(302)).headers.location).toBe(root);
+    } finally {
+      await own.stop();
+    }
   });
 
   it('returns to a page whose query was sent unencoded after returnTo (a "?" inside a query is allowed)', async () => {
@@ -190,6 +225,18 @@ describe('the login', () => {
     }
     provider.server.service.once('beforeUserinfo', (userinfo: { body: Record<string, unknown> }) => (userinfo.body = { sub: 'jo-subject', email: 'jo@example.org', email_verified: 'true' }));
     await request(fixture.http).get('/admin.html').set('Cookie', `pkg_session=${await signIn()}`).expect(200);
+  });
+
+  it('ends the session a new login replaces, so the logout that follows leaves none of this browser\'s alive', async () => {
+    provider.server.service.once('beforeUserinfo', (userinfo: { body: Record<string, unknown> }) => (userinfo.body = { sub: 'jo-subject', email: 'jo@example.org', email_verified: true }));
+    const first = await signIn();
+    provider.server.service.once('beforeUserinfo', (userinfo: { body: Record<string, unknown> }) => (userinfo.body = { sub: 'jo-subject', email: 'jo@example.org', email_verified: true }));
+    const { callback, stateCookie } = await startLogin();
+    const again = await request(fixture.http).get(callback).set('Cookie', `pkg_oauth_state=${stateCookie}; pkg_session=${first}`).expect(302);
+    const second = setCookies(again).get('pkg_session')!.value;
+    expect(second).not.toContain(first);
+    await request(fixture.http).get('/admin.html').set('Cookie', `pkg_session=${second}`).expect(200);
+    await request(fixture.http).get('/admin.html').set('Cookie', `pkg_session=${first}`).expect(401);
   });
 
   it('logs out: the session cookie is cleared', async () => {
@@ -270,10 +317,12 @@ describe('the login', () => {
 });
 
 describe('a callback that is not what this reactor started', () => {
-  it('answers 401 to a replayed state', async () => {
+  it('answers 401 to a replayed state, with the challenge to sign in again', async () => {
     const { callback, stateCookie } = await startLogin();
     await request(fixture.http).get(callback).set('Cookie', `pkg_oauth_state=${stateCookie}`).expect(302);
-    expect((await request(fixture.http).get(callback).set('Cookie', `pkg_oauth_state=${stateCookie}`).expect(401)).body.error.code).toBe('OAUTH2_STATE');
+    const replayed = await request(fixture.http).get(callback).set('Cookie', `pkg_oauth_state=${stateCookie}`).expect(401);
+    expect(replayed.body.error.code).toBe('OAUTH2_STATE');
+    expect(replayed.headers['www-authenticate']).toBe('Cookie realm="demo-site", form-action="/auth/login", cookie-name=pkg_session');
   });
 
   it('leaves the state cookie to its own login when another login\'s callback, or a stranger\'s, fails (tabs signing in at once)', async () => {
@@ -443,6 +492,22 @@ describe('the public address, without deploy.json baseUrl', () => {
       expect(setCookies(done).get('pkg_session')!.attributes).toBe('Max-Age=28800; Path=/; HttpOnly; Secure; SameSite=Lax');
       const out = await request(http).post('/auth/logout').set('X-Forwarded-Proto', 'https').expect(204);
       expect(setCookies(out).get('pkg_session')!.attributes).toContain('Secure');
+    });
+  });
+
+  it('behind a proxy that sends RFC 7239 Forwarded (--trust-proxy) is https by its last element\'s proto, unless X-Forwarded-* come too', async () => {
+    await withReactor({ authentication: { sessionSecret: SECRET } }, { trustProxy: true }, async (http) => {
+      const login = (forwarded: string) => request(http).get('/auth/login').set('Host', 'localhost:8443').set('Forwarded', forwarded).expect(302);
+      const answer = await login('for="[2001:db8::1]:4711";proto=https;host=localhost:8443');
+      expect(redirectUri(answer)).toBe('https://localhost:8443/auth/callback');
+      expect(setCookies(answer).get('pkg_oauth_state')!.attributes).toContain('Secure');
+      expect(redirectUri(await login('proto=https, for=203.0.113.7;proto=http'))).toBe('http://localhost:8443/auth/callback');
+      expect(redirectUri(await login('proto=https, proto="https'))).toBe('http://localhost:8443/auth/callback');
+      // A proxy that sets X-Forwarded-For passes the client's Forwarded on: that is not the proxy's word.
+      expect(redirectUri(await login('proto=https').set('X-Forwarded-For', '203.0.113.7'))).toBe('http://localhost:8443/auth/callback');
+    });
+    await withReactor({ authentication: { sessionSecret: SECRET } }, {}, async (http) => {
+      expect(redirectUri(await request(http).get('/auth/login').set('Forwarded', 'proto=https').expect(302))).toMatch(/^http:\/\//);
     });
   });
 

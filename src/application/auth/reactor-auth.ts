@@ -34,7 +34,8 @@ export interface MountAuth {
   /** Whether every request to the mount needs an identity (unless a route says otherwise). */
   enabled: boolean;
   basic?: { realm: string; authenticator: BasicAuthenticator };
-  oauth2?: { login: OAuth2Login; loginPath: string; callbackPath: string; logoutPath: string; audience: string };
+  /** `realm`: the package name, named in the 401's challenge as basic auth's default realm is. */
+  oauth2?: { login: OAuth2Login; realm: string; loginPath: string; callbackPath: string; logoutPath: string; audience: string };
   /** Route access rules by dataset id, for the data API paths below a dataset route. */
   datasetRules: ReadonlyMap<string, AccessControl>;
 }
@@ -97,7 +98,7 @@ export class ReactorAuth {
       const login = new OAuth2Login({ config: oauth, clientSecret: this.deploy.clientSecret, callbackPath }, secret, this.dependencies.crypto, this.dependencies.provider, this.revocations);
       // A session belongs to the mount and the provider that issued it: no other mount accepts it.
       const audience = JSON.stringify([prefix, oauth.authorizationUrl, oauth.clientId]);
-      auth.oauth2 = { login, loginPath: base + LOGIN_PATH, logoutPath: base + LOGOUT_PATH, callbackPath, audience };
+      auth.oauth2 = { login, realm: pkg.name, loginPath: base + LOGIN_PATH, logoutPath: base + LOGOUT_PATH, callbackPath, audience };
     }
     return auth;
   }

@@ -48,7 +48,7 @@ export interface ReactorSettings {
   logFormat?: 'text' | 'json';
   /** No access lines on stdout (`--quiet`); the ring of `/package/<name>/logs` keeps them. */
   quiet?: boolean;
-  /** The client address of a log line comes from `X-Forwarded-For`, and the scheme browsers use (without baseUrl) from `X-Forwarded-Proto` (`--trust-proxy`). */
+  /** The client address of a log line comes from `X-Forwarded-For`, and the scheme browsers use (without baseUrl) from `X-Forwarded-Proto`, or both from `Forwarded` without them (`--trust-proxy`). */
   trustProxy?: boolean;
   /** When packages are checked against security.json (`--verify`): before serving (`eager`, the default) or file by file as read, and whole in the background (`lazy`). */
   verify?: VerifyMode;

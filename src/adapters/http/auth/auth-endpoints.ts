@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseCookie, stringifySetCookie } from 'cookie';
-import { OAuth2CallbackError } from '../../../domain/errors.js';
+import { OAuth2CallbackError, OAuth2StateError } from '../../../domain/errors.js';
 import { safeReturnPath } from '../../../domain/auth/same-origin.js';
 import { STATE_COOKIE, STATE_MAX_AGE_S } from '../../../application/auth/oauth2-login.js';
 import type { MountAuth, ReactorAuth, SignInEndpoint } from '../../../application/auth/reactor-auth.js';
@@ -28,6 +28,8 @@ export class AuthEndpoints {
     const { query } = splitTarget(request.url ?? '');
     const cookies = request.headers.cookie === undefined ? {} : parseCookie(request.headers.cookie);
     const cookie = (name: string, value: string, maxAge: number) => this.cookie(name, value, maxAge, this.origin.secure(request));
+    // The mount's root, where a logout and a login without returnTo go: as a Location carries it (`/文档/` percent-encoded).
+    const home = safeReturnPath(prefix, '/');
     // HEAD is GET without a body (RFC 9110 §9.3.2) where a GET changes nothing here: the login, whose
     // state lives in the cookie it sets. The callback's GET spends a one-time code and the logout
     // ends a session, which a HEAD (a safe method, sent by link checkers and prefetchers) must not do.
@@ -41,7 +43,7 @@ export class AuthEndpoints {
       } catch (error) {
         return sendProblem(response, error);
       }
-      return this.redirect(response, method === 'GET' ? prefix : undefined, [left === undefined ? cookie(SESSION_COOKIE, '', 0) : cookie(SESSION_COOKIE, left, SESSION_MAX_AGE_S)]);
+      return this.redirect(response, method === 'GET' ? home : undefined, [left === undefined ? cookie(SESSION_COOKIE, '', 0) : cookie(SESSION_COOKIE, left, SESSION_MAX_AGE_S)]);
     }
     if (endpoint === 'login') {
       if (method !== 'GET' && method !== 'HEAD') return sendProblem(response, methodNotAllowed('GET, HEAD'));
@@ -51,7 +53,7 @@ export class AuthEndpoints {
       } catch (error) {
         return sendProblem(response, error);
       }
-      const { location, stateCookie } = oauth2.login.begin(safeReturnPath(query.get('returnTo') ?? undefined, prefix), origin);
+      const { location, stateCookie } = oauth2.login.begin(safeReturnPath(query.get('returnTo') ?? undefined, home), origin);
       return this.redirect(response, location, [cookie(STATE_COOKIE, stateCookie, STATE_MAX_AGE_S)]);
     }
     if (method !== 'GET') return sendProblem(response, methodNotAllowed('GET'));
@@ -63,31 +65,35 @@ export class AuthEndpoints {
       const repeated = Object.keys(callback).find((name) => query.getAll(name).length > 1);
       if (repeated) throw new OAuth2CallbackError(`the callback carries "${repeated}" more than once`);
       const { claims, returnTo } = await oauth2.login.complete(callback, cookies[STATE_COOKIE]);
-      this.redirect(response, returnTo, [clearState, cookie(SESSION_COOKIE, this.auth.sessions!.issue(claims, oauth2.audience, cookies[SESSION_COOKIE]), SESSION_MAX_AGE_S)]);
+      // The session this login replaces is ended, as a logout would: out of the cookie, no later logout could reach it.
+      const earlier = cookies[SESSION_COOKIE];
+      const kept = earlier === undefined ? undefined : await this.auth.sessions!.revoke(earlier, oauth2.audience);
+      this.redirect(response, returnTo, [clearState, cookie(SESSION_COOKIE, this.auth.sessions!.issue(claims, oauth2.audience, kept), SESSION_MAX_AGE_S)]);
     } catch (error) {
       // A failed callback of another login leaves this browser's own login to complete.
       if (oauth2.login.isCookieLogin(callback.state, cookies[STATE_COOKIE])) response.setHeader('Set-Cookie', clearState);
+      if (error instanceof OAuth2StateError) response.setHeader('WWW-Authenticate', cookieChallenge(oauth2));
       sendProblem(response, error);
     }
   }
 
   /**
-   * 401 for a request without an identity: with `WWW-Authenticate: Basic` where basic
-   * auth is on; a browser page of an OAuth2 mount also gets a link on to the login.
+   * 401 for a request without an identity, with a challenge for each way in (challenges); a
+   * browser page of an OAuth2 mount also gets a link on to the login.
    */
   challenge(request: IncomingMessage, response: ServerResponse, auths: readonly MountAuth[]): void {
-    const basic = auths.find((auth) => auth.basic)?.basic;
     const oauth2 = auths.find((auth) => auth.oauth2)?.oauth2;
-    const headers: Record<string, string> = basic ? { 'WWW-Authenticate': `Basic realm="${basic.realm.replace(/["\\]/g, '\\$&')}"` } : {};
+    const schemes = challenges(auths);
+    if (schemes.length > 0) response.setHeader('WWW-Authenticate', schemes);
     const accept = request.headers.accept ?? '';
     if (oauth2 && (request.method === 'GET' || request.method === 'HEAD') && accept.includes('text/html')) {
       const login = `${oauth2.loginPath}?returnTo=${encodeURIComponent(request.url ?? '/')}`;
       const body = `<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0; url=${escapeHtml(login)}"><title>Sign in</title><p>This page needs you to <a href="${escapeHtml(login)}">sign in</a>.</p>\n`;
-      response.writeHead(401, { ...headers, 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store' });
+      response.writeHead(401, { 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store' });
       response.end(body);
       return;
     }
-    sendProblem(response, new HttpProblem(401, 'UNAUTHENTICATED', 'authentication required', undefined, headers));
+    sendProblem(response, new HttpProblem(401, 'UNAUTHENTICATED', 'authentication required'));
   }
 
   /** 302 to the location, or 204 without one. */
@@ -99,6 +105,35 @@ export class AuthEndpoints {
   private cookie(name: string, value: string, maxAge: number, secure: boolean): string {
     return stringifySetCookie({ name, value, httpOnly: true, sameSite: 'lax', path: '/', maxAge, secure });
   }
+}
+
+/**
+ * `WWW-Authenticate`, which RFC 9110 §11.6.1 requires of every 401: `Basic realm="..."` where
+ * basic auth is on (SPEC.md), and where OAuth2 is, cookieChallenge. A mount with both sends
+ * each in a field line of its own, Basic first: browsers read one challenge per line, and a
+ * Basic one after another scheme on the same line may go unseen (no password dialog). A
+ * mount with neither (a route needing an identity in a package that enables no
+ * authentication) has no way in to name, and gets no challenge.
+ */
+function challenges(auths: readonly MountAuth[]): string[] {
+  const basic = auths.find((auth) => auth.basic)?.basic;
+  const oauth2 = auths.find((auth) => auth.oauth2)?.oauth2;
+  return [...(basic ? [`Basic realm=${quoted(basic.realm)}`] : []), ...(oauth2 ? [cookieChallenge(oauth2)] : [])];
+}
+
+/**
+ * An OAuth2 mount's way in: sign in at its login, then send the session cookie, in the
+ * `Cookie` scheme of draft-broyer-http-cookie-auth. No registered scheme says that, and
+ * `Bearer` would promise tokens the reactor does not take. Browsers show their password
+ * dialog for Basic only: this one shows none.
+ */
+function cookieChallenge(oauth2: OAuth2Endpoints): string {
+  return `Cookie realm=${quoted(oauth2.realm)}, form-action=${quoted(encodeURI(oauth2.loginPath))}, cookie-name=${SESSION_COOKIE}`;
+}
+
+/** An RFC 9110 quoted-string. */
+function quoted(text: string): string {
+  return `"${text.replace(/["\\]/g, '\\$&')}"`;
 }
 
 function escapeHtml(text: string): string {

@@ -2,12 +2,13 @@ import type { IncomingMessage } from 'node:http';
 import { isOwnHost, reactorNames } from '../../../domain/auth/same-origin.js';
 import { MisdirectedRequestError } from '../../../domain/errors.js';
 import type { Reactor } from '../../../application/serving/reactor.js';
+import { nearestHop } from '../proxy-headers.js';
 
 /**
  * The address browsers reach the reactor at, which a login sends the provider as its
  * redirect URI and which says whether cookies are `Secure`: deploy.json's baseUrl, else the
  * `Host` the request was sent to, over http, or with `--trust-proxy` over the scheme the
- * proxy puts in `X-Forwarded-Proto` (a TLS-terminating proxy speaks http to the reactor).
+ * proxy puts in `X-Forwarded-Proto` or `Forwarded` (a TLS-terminating proxy speaks http to the reactor).
  */
 export class PublicOrigin {
   private readonly names: string[];
@@ -40,14 +41,12 @@ export class PublicOrigin {
   }
 
   /**
-   * The last value of `X-Forwarded-Proto`, the one the proxy nearest the reactor set (as
-   * clientOf reads `X-Forwarded-For`): one that appends keeps a client's own value before it.
+   * The scheme the proxy nearest the reactor was reached over (nearestHop: the last value of
+   * `X-Forwarded-Proto`, else of `Forwarded`'s `proto`, as clientOf reads the address):
+   * one that appends keeps a client's own value before it.
    */
   private scheme(request: IncomingMessage): 'http' | 'https' {
     if (this.reactor.settings.trustProxy !== true) return 'http';
-    const forwarded = request.headers['x-forwarded-proto'];
-    const header = Array.isArray(forwarded) ? forwarded.join(',') : forwarded;
-    const last = header?.slice(header.lastIndexOf(',') + 1).trim().toLowerCase();
-    return last === 'https' ? 'https' : 'http';
+    return nearestHop(request).proto === 'https' ? 'https' : 'http';
   }
 }

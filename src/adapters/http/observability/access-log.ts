@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
-import { isIP } from 'node:net';
 import type * as WorkerThreads from 'node:worker_threads';
 import { LineSink } from '../line-sink.js';
+import { nearestHop } from '../proxy-headers.js';
 import { builtEntry } from '../../shared/built-entry.js';
 import { nodeModule } from '../../shared/node-module.js';
 import { accessLogLine, type AccessEntry } from '../../shared/json-log-line.js';
@@ -158,16 +158,11 @@ export class AccessLog {
 
 /**
  * The client of a request: the socket's peer, or with `--trust-proxy` the address the
- * proxy put last in `X-Forwarded-For` (the peer it saw), when that is an IP address. The
- * addresses before it are whatever the client sent: nginx's `$proxy_add_x_forwarded_for`
- * appends to the client's own header, as nginx's realip module reads it too.
+ * proxy nearest the reactor saw (nearestHop: the last of `X-Forwarded-For`, else of
+ * `Forwarded`), when that is an IP address. The addresses before it are whatever the client
+ * sent: nginx's `$proxy_add_x_forwarded_for` appends to the client's own header, as nginx's
+ * realip module reads it too.
  */
 export function clientOf(request: IncomingMessage, trustProxy: boolean): string | undefined {
-  if (trustProxy) {
-    const forwarded = request.headers['x-forwarded-for'];
-    const header = Array.isArray(forwarded) ? forwarded.join(',') : forwarded;
-    const last = header?.slice(header.lastIndexOf(',') + 1).trim();
-    if (last && isIP(last) !== 0) return last;
-  }
-  return request.socket.remoteAddress;
+  return (trustProxy ? nearestHop(request).client : undefined) ?? request.socket.remoteAddress;
 }
