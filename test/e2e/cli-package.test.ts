@@ -207,6 +207,19 @@ describe('pkg package, with bad input', () => {
     for (const help of [['completion', '--help'], ['completion', 'zsh', '-h']]) expect(runPkg(help)).toMatchObject({ status: 0, stdout: expect.stringMatching(/^pkg completion \[bash\|zsh\]\n\nPrint a shell completion script/) });
   });
 
+  it('prints no completion script for a completion command line it refuses, whatever surrounds the word', () => {
+    // `pkg completion ... >> ~/.bashrc`: a refused line must append nothing, and say why in one line, never a stack trace.
+    for (const args of [['completion', 'bash', 'extra'], ['completion', '--bogus'], ['--max-ratio', '5', 'completion'], ['--max-ratio', 'x', 'completion'], ['--max-ratio', 'x', 'completion', 'bash'], ['nope', 'completion']]) {
+      const run = runPkg(args);
+      expect([args, run.status, run.stdout]).toEqual([args, 2, '']);
+      expect(run.stderr).toMatch(/^error: UsageError: .*\nusage: pkg completion \[bash\|zsh\]\nrun "pkg completion --help" for its options and examples\n$/);
+    }
+    const json = runPkg(['completion', '--json']);
+    expect([json.status, JSON.parse(json.stdout).error.name]).toEqual([2, 'UsageError']);
+    // A completion that is another command's argument is that command's.
+    expect(runPkg(['search', 'completion', '--registry', join(work.path, 'no-registry')]).stderr).toMatch(/^error: InvalidRegistryError: /);
+  });
+
   it('answers --help on every command and --version', () => {
     for (const args of [['--help'], ['package', '--help'], ['package', 'pack', '--help'], ['package', 'validate', '--help'], ['package', 'info', '--help']]) {
       expect(runPkg(args)).toMatchObject({ status: 0, stdout: expect.stringMatching(/Options:/) });
