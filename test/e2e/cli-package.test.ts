@@ -241,6 +241,29 @@ describe('pkg output into a pipe that closes early', () => {
     expect(stderr).not.toMatch(/EPIPE|at .*\(/);
     expect(code).toBe(0);
   });
+
+  it('lets the reactor serve on when nobody reads its lines, and stop as a signal stops it: requests answered, temporary workdir removed', async () => {
+    const { spawn } = await import('node:child_process');
+    const { CLI } = await import('../support/paths.js');
+    const child = spawn(process.execPath, [CLI, 'reactor', 'serve', EXAMPLE_SITE, '--port', '0', '--host', '127.0.0.1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    let stdout = '';
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    await new Promise<void>((resolve) => child.stdout.on('data', (chunk: Buffer) => /Workdir: .*\n/.test((stdout += chunk.toString())) && resolve()));
+    const url = /Reactor listening on (\S+)/.exec(stdout)![1]!;
+    const workdir = /Workdir: (\S+) \(temporary\)/.exec(stdout)![1]!;
+    // `pkg reactor serve ... | head -3`: the reader is gone, and each request's line meets a closed pipe.
+    child.stdout.destroy();
+    for (let request = 0; request < 3; request++) {
+      expect((await fetch(`${url}/`)).status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(existsSync(workdir)).toBe(false);
+    expect(stderr).not.toMatch(/EPIPE|at .*\(/);
+  });
 });
 
 describe('pkg output of a stranger\'s text', () => {
