@@ -85,6 +85,19 @@ describe('pkg package, as a newcomer uses it', () => {
     expect(readdirSync(here)).toEqual(['keep.txt']);
   });
 
+  it('never replaces the directory that holds the archive it unpacks', () => {
+    const downloads = join(work.path, 'downloads');
+    mkdirSync(join(downloads, 'site'), { recursive: true });
+    copyFileSync(cap, join(downloads, 'site', 'example-site-1.0.0.cap'));
+    for (const destination of [join(downloads, 'site'), downloads]) {
+      expect(runPkg(['package', 'unpack', join(downloads, 'site', 'example-site-1.0.0.cap'), '-o', destination, '-f'])).toMatchObject({ status: 2, stderr: expect.stringMatching(/refusing to replace .*: it holds .*example-site-1\.0\.0\.cap, the archive being unpacked/) });
+    }
+    expect(readdirSync(join(downloads, 'site'))).toEqual(['example-site-1.0.0.cap']);
+    // Elsewhere, --force replaces as it says; an archive that is not there is the usual error.
+    expect(runPkg(['package', 'unpack', join(downloads, 'site', 'example-site-1.0.0.cap'), '-o', join(downloads, 'out'), '-f']).status).toBe(0);
+    expect(runPkg(['package', 'unpack', join(downloads, 'site', 'gone.cap'), '-o', downloads, '-f']).stderr).toMatch(/^error: SourceNotFoundError: /);
+  });
+
   it('inspects the package', () => {
     const info = runPkg(['package', 'info', cap]);
     expect(info.status).toBe(0);
