@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { DirectoryWriter } from '../../src/application/ports/directory-writer.js';
-import { OutputExistsError } from '../../src/domain/errors.js';
+import { OutputExistsError, UnsafeEntryError } from '../../src/domain/errors.js';
 import { chunks, eachSubject, type Subject } from './subject.js';
 
 export interface DirectoryWriterSubject {
@@ -39,6 +39,13 @@ export function describeDirectoryWriterContract(name: string, makeSubject: () =>
       await expect(subject().writer.create(destination(), { replace: false })).rejects.toThrow(OutputExistsError);
       await (await fill(true, { 'only.txt': 'only' })).commit();
       expect(await subject().filesAt(destination())).toEqual({ 'only.txt': 'only' });
+    });
+
+    it('refuses a second write of a path (what a file system that folds letter case makes of About.html after about.html), keeping the first', async () => {
+      const draft = await fill();
+      await expect(draft.write('content/docs/a.html', chunks('<p>other</p>'))).rejects.toThrow(UnsafeEntryError);
+      await draft.commit();
+      expect(await subject().filesAt(destination())).toEqual({ 'content/docs/a.html': '<p>a</p>', 'metadata.json': '{}' });
     });
 
     it('refuses a path that escapes the destination', async () => {

@@ -71,6 +71,17 @@ export function describeStoreDirectoryContract(name: string, makeSubject: () => 
       expect(await subject().directory.index()).toEqual({});
     });
 
+    it('reindex points a GUID at a file of the store, or drops it, and leaves the other GUIDs', async () => {
+      const app = { guid: 'pkg://example.org/app', name: 'app', version: '1.0.0' };
+      await install('1.0.0');
+      await install('1.1.0');
+      await subject().directory.install(app, chunks('app'));
+      await subject().directory.reindex(LIB.guid, 'lib-1.0.0.cap');
+      expect(await subject().directory.index()).toEqual({ [LIB.guid]: 'lib-1.0.0.cap', [app.guid]: 'app-1.0.0.cap' });
+      await subject().directory.reindex(LIB.guid, undefined);
+      expect(await subject().directory.index()).toEqual({ [app.guid]: 'app-1.0.0.cap' });
+    });
+
     it('installs that run at once all end complete, and the index consistent', async () => {
       await Promise.all(['1.0.0', '1.1.0', '1.2.0', '1.0.0'].map((version) => subject().directory.install({ ...LIB, version }, chunks(bytes(`lib ${version}`)))));
       expect(await names()).toEqual(['lib-1.0.0.cap', 'lib-1.1.0.cap', 'lib-1.2.0.cap']);

@@ -85,6 +85,19 @@ describe('pkg package, as a newcomer uses it', () => {
     expect(readdirSync(here)).toEqual(['keep.txt']);
   });
 
+  it('never replaces the directory that holds the archive it unpacks', () => {
+    const downloads = join(work.path, 'downloads');
+    mkdirSync(join(downloads, 'site'), { recursive: true });
+    copyFileSync(cap, join(downloads, 'site', 'example-site-1.0.0.cap'));
+    for (const destination of [join(downloads, 'site'), downloads]) {
+      expect(runPkg(['package', 'unpack', join(downloads, 'site', 'example-site-1.0.0.cap'), '-o', destination, '-f'])).toMatchObject({ status: 2, stderr: expect.stringMatching(/refusing to replace .*: it holds .*example-site-1\.0\.0\.cap, the archive being unpacked/) });
+    }
+    expect(readdirSync(join(downloads, 'site'))).toEqual(['example-site-1.0.0.cap']);
+    // Elsewhere, --force replaces as it says; an archive that is not there is the usual error.
+    expect(runPkg(['package', 'unpack', join(downloads, 'site', 'example-site-1.0.0.cap'), '-o', join(downloads, 'out'), '-f']).status).toBe(0);
+    expect(runPkg(['package', 'unpack', join(downloads, 'site', 'gone.cap'), '-o', downloads, '-f']).stderr).toMatch(/^error: SourceNotFoundError: /);
+  });
+
   it('inspects the package', () => {
     const info = runPkg(['package', 'info', cap]);
     expect(info.status).toBe(0);
@@ -207,6 +220,19 @@ describe('pkg package, with bad input', () => {
     for (const help of [['completion', '--help'], ['completion', 'zsh', '-h']]) expect(runPkg(help)).toMatchObject({ status: 0, stdout: expect.stringMatching(/^pkg completion \[bash\|zsh\]\n\nPrint a shell completion script/) });
   });
 
+  it('prints no completion script for a completion command line it refuses, whatever surrounds the word', () => {
+    // `pkg completion ... >> ~/.bashrc`: a refused line must append nothing, and say why in one line, never a stack trace.
+    for (const args of [['completion', 'bash', 'extra'], ['completion', '--bogus'], ['--max-ratio', '5', 'completion'], ['--max-ratio', 'x', 'completion'], ['--max-ratio', 'x', 'completion', 'bash'], ['nope', 'completion']]) {
+      const run = runPkg(args);
+      expect([args, run.status, run.stdout]).toEqual([args, 2, '']);
+      expect(run.stderr).toMatch(/^error: UsageError: .*\nusage: pkg completion \[bash\|zsh\]\nrun "pkg completion --help" for its options and examples\n$/);
+    }
+    const json = runPkg(['completion', '--json']);
+    expect([json.status, JSON.parse(json.stdout).error.name]).toEqual([2, 'UsageError']);
+    // A completion that is another command's argument is that command's.
+    expect(runPkg(['search', 'completion', '--registry', join(work.path, 'no-registry')]).stderr).toMatch(/^error: InvalidRegistryError: /);
+  });
+
   it('answers --help on every command and --version', () => {
     for (const args of [['--help'], ['package', '--help'], ['package', 'pack', '--help'], ['package', 'validate', '--help'], ['package', 'info', '--help']]) {
       expect(runPkg(args)).toMatchObject({ status: 0, stdout: expect.stringMatching(/Options:/) });
@@ -227,6 +253,29 @@ describe('pkg output into a pipe that closes early', () => {
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
     expect(stderr).not.toMatch(/EPIPE|at .*\(/);
     expect(code).toBe(0);
+  });
+
+  it('lets the reactor serve on when nobody reads its lines, and stop as a signal stops it: requests answered, temporary workdir removed', async () => {
+    const { spawn } = await import('node:child_process');
+    const { CLI } = await import('../support/paths.js');
+    const child = spawn(process.execPath, [CLI, 'reactor', 'serve', EXAMPLE_SITE, '--port', '0', '--host', '127.0.0.1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    let stdout = '';
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    await new Promise<void>((resolve) => child.stdout.on('data', (chunk: Buffer) => /Workdir: .*\n/.test((stdout += chunk.toString())) && resolve()));
+    const url = /Reactor listening on (\S+)/.exec(stdout)![1]!;
+    const workdir = /Workdir: (\S+) \(temporary\)/.exec(stdout)![1]!;
+    // `pkg reactor serve ... | head -3`: the reader is gone, and each request's line meets a closed pipe.
+    child.stdout.destroy();
+    for (let request = 0; request < 3; request++) {
+      expect((await fetch(`${url}/`)).status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(existsSync(workdir)).toBe(false);
+    expect(stderr).not.toMatch(/EPIPE|at .*\(/);
   });
 });
 

@@ -83,7 +83,10 @@ describe('pkg init', () => {
     const parent = at('dashes');
     mkdirSync(parent);
     writeFileSync(join(parent, 'mine.txt'), 'keep');
-    expect(runPkg(['init', '--force', '--', '-odd name'], { cwd: parent }).stdout).toMatch(/Next: npx pkg reactor serve '-odd name' --watch/);
+    const hints = runPkg(['init', '--force', '--', '-odd name'], { cwd: parent }).stdout;
+    expect(hints).toMatch(/Next: npx pkg reactor serve '.\/-odd name' --watch/);
+    // The hint works as written: the shell's word is the directory, never options.
+    expect(runPkg(['package', 'test', './-odd name'], { cwd: parent })).toMatchObject({ status: 0, stdout: expect.stringMatching(/\d+ passed, 0 failed\n$/) });
     expect(readdirSync(parent).sort()).toEqual(['-odd name', 'mine.txt']);
     const empty = runPkg(['init', at('no-description'), '--description', ' ']);
     expect(empty.status).toBe(2);

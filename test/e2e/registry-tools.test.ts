@@ -1,10 +1,10 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { CLI, ROOT, temporaryDirectory } from '../support/paths.js';
-import { runPkg } from '../support/run-cli.js';
+import { runPkg, runPkgAsync } from '../support/run-cli.js';
 import { startServe } from '../support/serve-process.js';
 
 const work = temporaryDirectory('cap-registry-tools-');
@@ -139,6 +139,22 @@ describe('registries like Helm\'s', () => {
     expect(removed.status).toBe(0);
     expect(readdirSync(store)).toEqual(['index.json']);
     expect(runPkg(['package', 'info', join(ROOT, 'examples/composite'), '--store', store], { env: { PKG_REGISTRY: '' } }).stdout).toMatch(/unresolved: RegistryNotConfiguredError/);
+  });
+
+  it('pkg uninstall rewrites the store index in turn with installs (their lock file), dropping entries whose file is gone', async () => {
+    const store = at('locked-store');
+    expect(runPkg(['package', 'pack', join(ROOT, 'examples/theme'), '-o', store]).status).toBe(0);
+    expect(runPkg(['package', 'pack', join(ROOT, 'examples/site'), '-o', store]).status).toBe(0);
+    // Edited by hand: an entry whose file is gone, as install would drop it.
+    writeFileSync(join(store, 'index.json'), JSON.stringify({ 'pkg://example.org/example-site': 'example-site-1.0.0.cap', 'pkg://example.org/example-theme': 'example-theme-1.1.0.cap', 'pkg://example.org/gone': 'gone-1.0.0.cap' }));
+    // An install is rewriting the index: the uninstall waits for it, or it would write over the install's entry.
+    writeFileSync(join(store, 'index.json.lock'), '1');
+    const uninstall = runPkgAsync(['uninstall', 'pkg://example.org/example-theme', '--store', store]);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(Object.keys(JSON.parse(readFileSync(join(store, 'index.json'), 'utf8')))).toContain('pkg://example.org/example-theme');
+    rmSync(join(store, 'index.json.lock'));
+    expect(await uninstall).toMatchObject({ status: 0, stdout: 'Uninstalled pkg://example.org/example-theme 1.1.0\n' });
+    expect(JSON.parse(readFileSync(join(store, 'index.json'), 'utf8'))).toEqual({ 'pkg://example.org/example-site': 'example-site-1.0.0.cap' });
   });
 });
 

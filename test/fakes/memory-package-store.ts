@@ -45,6 +45,10 @@ export class MemoryPackageStore implements PackageStore, PackageStores {
     return this.directory.index();
   }
 
+  reindex(guid: string, file: string | undefined): Promise<void> {
+    return this.directory.reindex(guid, file);
+  }
+
   /** The versions installed, oldest first, for assertions. */
   async installed(guid: string): Promise<string[]> {
     return (await this.versions(guid)).map(({ version }) => version);

@@ -68,6 +68,12 @@ export class MemoryStoreDirectory implements StoreDirectory, StoreDirectories {
     return { version: entry.version, path };
   }
 
+  async reindex(guid: string, file: string | undefined): Promise<void> {
+    // As install: entries whose file is gone are dropped.
+    const kept = Object.fromEntries(Object.entries(this.indexed).filter(([indexed, name]) => indexed !== guid && this.stored.has(name)));
+    this.indexed = file === undefined ? kept : { ...kept, [guid]: file };
+  }
+
   private pathOf(name: string): string {
     return `${this.location}/${name}`;
   }

@@ -6,13 +6,26 @@ export interface CliOutput {
   err(text: string): void;
 }
 
+let whenUnread: 'end' | 'drop' = 'end';
+
 // A reader that stops early (`pkg package info x | head`) closes the pipe: it has read
 // what it wanted, so that is a quiet end, never an unhandled error with a stack trace.
 for (const stream of [process.stdout, process.stderr]) {
   stream.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-    throw error;
+    if (error.code !== 'EPIPE') throw error;
+    // The stream is destroyed now: what is written to it later goes nowhere, quietly.
+    if (whenUnread === 'end') process.exit(process.exitCode ?? 0);
   });
+}
+
+/**
+ * For a command that serves until it is stopped (`pkg reactor serve | head -3`): output
+ * nobody reads is no reason to stop serving, nor to stop without its shutdown (answering
+ * the requests in flight, removing the temporary workdir). Its lines are dropped instead,
+ * as the JSON access-log thread drops its own.
+ */
+export function keepRunningUnread(): void {
+  whenUnread = 'drop';
 }
 
 /** What reaches the terminal shows every character a package or registry put in it, and acts on none (see terminalSafe). */

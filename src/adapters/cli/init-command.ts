@@ -87,7 +87,12 @@ async function ask(argv: Answers, directory: string, templates: string[]): Promi
   }
 }
 
-/** The directory as a shell reads it back: quoted when it holds anything but plain characters. */
+/**
+ * The directory as a shell reads it back: quoted when it holds anything but plain
+ * characters, and one that starts with `-` as `./-x`, which no command reads as options
+ * (`-dash` would be `-d -a -s -h`, the help).
+ */
 function shellWord(text: string): string {
-  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, "'\\''")}'`;
+  const path = text.startsWith('-') ? `./${text}` : text;
+  return /^[\w@%+=:,./-]+$/.test(path) ? path : `'${path.replace(/'/g, "'\\''")}'`;
 }

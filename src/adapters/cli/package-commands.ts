@@ -1,4 +1,4 @@
-import { realpathSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { UsageError } from '../../domain/errors.js';
 import type { Argv } from 'yargs';
@@ -155,18 +155,21 @@ function inspectCommand(item: InspectItem, description: string, useCases: Packag
 /**
  * Where `unpack` writes. An empty `-o` (an unset shell variable) or a `.cap` named `.cap`
  * resolves to the current directory, which `--force` would then replace: refused, as is
- * any destination holding the current directory.
+ * any destination holding the current directory, or the archive itself (`-o .` beside
+ * it would unpack it and delete it).
  */
 function unpackDestination(cap: string, output: string | undefined, force: boolean): string {
   const named = output ?? basename(cap).replace(/\.cap$/i, '');
   if (named.trim() === '') throw new UsageError(output === undefined ? `cannot name a directory after ${cap}: give one with -o` : '-o/--output is empty: give the destination directory');
   const destination = resolve(named);
+  if (!force) return destination;
   // Compared as the file system sees them: the shell's $PWD may reach the same folder through a link.
-  const here = realpathSync(process.cwd());
   const target = physical(destination);
-  if (force && (here === target || here.startsWith(target.endsWith(sep) ? target : target + sep))) {
-    throw new UsageError(`refusing to replace ${destination}: it holds the current directory`);
-  }
+  const holds = (path: string) => path === target || path.startsWith(target.endsWith(sep) ? target : target + sep);
+  if (holds(realpathSync(process.cwd()))) throw new UsageError(`refusing to replace ${destination}: it holds the current directory`);
+  // An archive that is not there is the opener's to report (SourceNotFoundError).
+  const archive = existsSync(cap) ? realpathSync(cap) : undefined;
+  if (archive !== undefined && holds(archive)) throw new UsageError(`refusing to replace ${destination}: it holds ${cap}, the archive being unpacked`);
   return destination;
 }
 

@@ -38,20 +38,20 @@ export async function runCli(args: string[], dependencies: CliDependencies): Pro
     status = Math.max(status, code);
   };
   try {
-    // yargs's completion command prints its script for any arguments, --help included.
-    if (args[0] === 'completion' && args.some((arg) => arg === '--help' || arg === '-h')) {
-      output.out(COMPLETION_HELP);
-      return 0;
+    if (isCompletion(args)) {
+      // yargs's completion command prints its script for any arguments, --help included.
+      if (args.some((arg) => arg === '--help' || arg === '-h')) {
+        output.out(COMPLETION_HELP);
+        return 0;
+      }
+      args = completionFor(args);
     }
-    args = completionFor(args);
     await withoutEagerHelp(commandLine(args, dependencies, exit)).parseAsync();
   } catch (error) {
     const json = args.includes('--json');
     const code = reportError(output, error, { json });
     if (error instanceof UsageError && !json) {
-      // A parser of its own, not yet run, knows the usage line of the command the arguments name.
-      // (Not for `completion`: any parser given it prints the script.)
-      const usage = (await commandLine(args[0] === 'completion' ? [] : args, dependencies, exit).getHelp()).split('\n', 1)[0]!.trim();
+      const usage = await usageLine(args, dependencies, exit);
       const command = usage.split(/\s+[<[]/, 1)[0]!;
       output.err(`usage: ${usage}`);
       output.err(`run "${command} --help" for its options and examples`);
@@ -59,6 +59,20 @@ export async function runCli(args: string[], dependencies: CliDependencies): Pro
     return code;
   }
   return status;
+}
+
+/**
+ * The usage line of the command the arguments name, from a parser of its own, not yet
+ * run. Not for `completion`: any parser given it prints the script (and one given a bad
+ * global option before it threw again, out of the error report, as a stack trace).
+ */
+async function usageLine(args: string[], dependencies: CliDependencies, exit: (code: number) => void): Promise<string> {
+  if (isCompletion(args)) return COMPLETION_HELP.split('\n', 1)[0]!;
+  try {
+    return (await commandLine(args, dependencies, exit).getHelp()).split('\n', 1)[0]!.trim();
+  } catch {
+    return (await commandLine([], dependencies, exit).getHelp()).split('\n', 1)[0]!.trim();
+  }
 }
 
 const COMPLETION_HELP = `pkg completion [bash|zsh]
@@ -70,15 +84,33 @@ Examples:
   pkg completion zsh >> ~/.zshrc`;
 
 /**
- * `pkg completion bash|zsh`: yargs's completion command takes no shell and picks one by
- * $SHELL, so the shell named is given to it that way (and a named one is no unknown command).
+ * Whether the arguments run `completion`: yargs runs it wherever the word stands among
+ * the positionals no other command took (`pkg --max-ratio 5 completion`), and a shell's
+ * request for completions never does.
+ */
+function isCompletion(args: string[]): boolean {
+  return !args.includes(COMPLETIONS_REQUEST) && args.filter((arg) => !arg.startsWith('-')).some((arg, i, words) => arg === 'completion' && !words.slice(0, i).some((word) => KNOWN_COMMANDS.has(word)));
+}
+
+/** The option yargs's completion script passes to ask for the words that may follow. */
+const COMPLETIONS_REQUEST = '--get-yargs-completions';
+
+/**
+ * `pkg completion [bash|zsh]`, nothing else: yargs prints the script before it checks the
+ * arguments, so `pkg completion --json >> ~/.bashrc` appended the script and an error
+ * object, and `pkg completion bash extra` the script and "Unknown command". Its
+ * completion command takes no shell and picks one by $SHELL, so the shell named is given
+ * to it that way (and a named one is no unknown command).
  */
 function completionFor(args: string[]): string[] {
-  const shell = args[0] === 'completion' ? args[1] : undefined;
-  if (shell === undefined || shell.startsWith('-')) return args;
+  const [command, shell, ...extra] = args;
+  if (command !== 'completion' || extra.length > 0 || shell?.startsWith('-')) {
+    throw new UsageError(`pkg completion takes the shell (bash or zsh) and nothing else (got ${args.map((arg) => JSON.stringify(arg)).join(' ')})`);
+  }
+  if (shell === undefined) return args;
   if (shell !== 'bash' && shell !== 'zsh') throw new UsageError(`pkg completion writes a bash or zsh script (got ${JSON.stringify(shell)})`);
   process.env.SHELL = `/bin/${shell}`;
-  return [args[0]!, ...args.slice(2)];
+  return [command];
 }
 
 function commandLine(args: string[], dependencies: CliDependencies, exit: (code: number) => void): Argv {
@@ -146,4 +178,7 @@ function misspelled(args: string[], message: string): string {
 
 /** Commands that hold others: an argument naming one is not the misspelled word. */
 const KNOWN_PARENTS = new Set(['package', 'reactor']);
+
+/** The commands besides `completion`: a `completion` after one of them is its argument (`pkg search completion`). */
+const KNOWN_COMMANDS = new Set([...KNOWN_PARENTS, 'install', 'init', 'registry', 'search', 'uninstall']);
 

@@ -14,7 +14,7 @@ import { DEFAULT_BODY_LIMIT } from '../../application/serving/reactor.js';
 import type { MountRequest, RunningReactor } from '../../application/ports/reactor-host.js';
 import { INFO, WARN, jsonLogLine } from '../shared/json-log-line.js';
 import { unfinished } from '../shared/unfinished-paths.js';
-import type { CliOutput } from './cli-output.js';
+import { keepRunningUnread, type CliOutput } from './cli-output.js';
 import { PASSPHRASE_OPTIONS } from './passphrase-option.js';
 import { TRUST_OPTION, readTrustFiles } from './trust-option.js';
 import { readDecryptionKeys } from './signing-commands.js';
@@ -120,6 +120,7 @@ export function reactorCommands(yargs: Argv, host: Lazy<ReactorHost>, copyOverla
         if (argv['live-reload'] && !argv.watch) throw new UsageError('--live-reload reloads pages after changes that --watch serves: give --watch too');
         // Listening for signals before the banner: a client may act on the banner at once.
         const signals = untilSignal();
+        keepRunningUnread();
         let started = false;
         // A signal while the reactor starts (a slow registry download of its source, say) ends
         // it then, not once the start is done: nothing serves yet, so no answer is owed.

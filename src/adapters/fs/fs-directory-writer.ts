@@ -42,8 +42,13 @@ class FsDirectoryDraft implements DirectoryDraft {
     const file = resolve(this.draft, path);
     // Defence in depth: the use case has checked the name already.
     if (!file.startsWith(this.draft + sep)) throw new UnsafeEntryError(path, 'escapes the destination');
-    await makeDirectories(dirname(file));
-    await pipeline(Readable.from(data), createWriteStream(file, { mode: 0o644 }));
+    try {
+      await makeDirectories(dirname(file));
+      // `wx`: the draft is new, so a name already there is one an earlier entry took.
+      await pipeline(Readable.from(data), createWriteStream(file, { mode: 0o644, flags: 'wx' }));
+    } catch (error) {
+      throw tookAgain(path, error);
+    }
   }
 
   async commit(): Promise<string> {
@@ -63,6 +68,17 @@ class FsDirectoryDraft implements DirectoryDraft {
     await rm(this.draft, { recursive: true, force: true });
     unfinished.delete(this.draft);
   }
+}
+
+/**
+ * Entry names are checked as distinct before anything is written, but a file system that
+ * folds letter case (macOS, Windows) takes `About.html` for `about.html`: written over,
+ * one entry's bytes would stand under both names, and unpack would report success.
+ */
+function tookAgain(path: string, error: unknown): unknown {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code !== 'EEXIST' && code !== 'ENOTDIR' && code !== 'EISDIR') return error;
+  return new UnsafeEntryError(path, 'another entry took this name here already: this file system does not tell their letter case apart');
 }
 
 async function emptyDirectory(path: string): Promise<boolean> {

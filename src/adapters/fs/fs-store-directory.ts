@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { packageFileName, parsePackageFileName } from '../../domain/dependencies/package-file-name.js';
 import { parseStoreIndex, STORE_INDEX_FILE, type StoreIndex } from '../../domain/dependencies/store-index.js';
 import { ConfigParseError, ConfigValidationError, UsageError } from '../../domain/errors.js';
+import { defineOwn } from '../../domain/package/documents.js';
 import { compareVersions } from '../../domain/package/version-range.js';
 import type { StoreDirectories, StoreDirectory, StoredPackage, StoreFile } from '../../application/ports/package-store.js';
 import { withFileLock } from './file-lock.js';
@@ -67,6 +68,20 @@ export class FsStoreDirectory implements StoreDirectory {
     await writeWholeFile(path, data, 0o644, check).catch((error: NodeJS.ErrnoException) => {
       throw this.notADirectory(error);
     });
+    // The index names the newest version beside it, whatever order installs finish in.
+    await this.rewriteIndex(entry.guid, async () => packageFileName(entry.name, (await this.versionsOf(entry.name)).at(-1)!.version));
+    return { version: entry.version, path };
+  }
+
+  async reindex(guid: string, file: string | undefined): Promise<void> {
+    await this.rewriteIndex(guid, async () => file);
+  }
+
+  /**
+   * Read, changed and written whole under a lock file: the index is read-merge-write, so
+   * an install and an uninstall at once would otherwise lose one of their entries.
+   */
+  private async rewriteIndex(guid: string, fileFor: () => Promise<string | undefined>): Promise<void> {
     await withFileLock(`${this.indexPath}.lock`, async () => {
       // The index is a hint for readers, never the truth: a broken one is replaced, and
       // entries whose file is gone are dropped.
@@ -75,12 +90,12 @@ export class FsStoreDirectory implements StoreDirectory {
         throw error;
       });
       const present = new Set(await this.names());
-      const kept = Object.fromEntries(Object.entries(index).filter(([, file]) => present.has(file)));
-      // The index names the newest version beside it, whatever order installs finish in.
-      const newest = (await this.versionsOf(entry.name)).at(-1)!;
-      await writeWholeFile(this.indexPath, new TextEncoder().encode(JSON.stringify({ ...kept, [entry.guid]: packageFileName(entry.name, newest.version) }, null, 2) + '\n'));
+      const next: StoreIndex = Object.fromEntries(Object.entries(index).filter(([, file]) => present.has(file)));
+      const file = await fileFor();
+      if (file === undefined) delete next[guid];
+      else defineOwn(next, guid, file);
+      await writeWholeFile(this.indexPath, new TextEncoder().encode(JSON.stringify(next, null, 2) + '\n'));
     });
-    return { version: entry.version, path };
   }
 
   private async names(): Promise<string[]> {

@@ -48,6 +48,7 @@ export class StoreCatalog implements PackageStores {
         return store.install(entry, data, check);
       },
       index: () => store.index(),
+      reindex: (guid, file) => store.reindex(guid, file),
     };
   }
 

@@ -1,6 +1,10 @@
 /** A directory being filled. Nothing appears at the destination before commit. */
 export interface DirectoryDraft {
-  /** `path` is relative to the destination; the adapter refuses anything that escapes it. */
+  /**
+   * `path` is relative to the destination; the adapter refuses anything that escapes it,
+   * and a path the draft holds already (to the file system: one differing only in letter
+   * case, where it folds case) with UnsafeEntryError, rather than write over it.
+   */
   write(path: string, data: AsyncIterable<Uint8Array>): Promise<void>;
   commit(): Promise<string>;
   discard(): Promise<void>;

@@ -26,6 +26,7 @@ export interface PackageStore {
     check?: (path: string) => Promise<void>,
   ): Promise<StoredPackage>;
   index(): Promise<StoreIndex>;
+  reindex: StoreDirectory['reindex'];
 }
 
 export interface PackageStores {
@@ -52,6 +53,12 @@ export interface StoreDirectory {
   files(): Promise<StoreFile[]>;
   install: PackageStore['install'];
   index(): Promise<StoreIndex>;
+  /**
+   * Points the index's entry for a GUID at a file of the store (by name), or drops it
+   * (`undefined`): rewritten whole as install rewrites it, taking turns with installs,
+   * with the entries whose file is gone dropped and a broken index replaced.
+   */
+  reindex(guid: string, file: string | undefined): Promise<void>;
 }
 
 export interface StoreDirectories {

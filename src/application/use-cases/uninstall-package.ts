@@ -1,7 +1,4 @@
-import { once } from '../shared/bytes.js';
-import { STORE_INDEX_FILE, type StoreIndex } from '../../domain/dependencies/store-index.js';
 import { PackageNotFoundError } from '../../domain/errors.js';
-import { toJsonBytes } from '../package/package-reader.js';
 import type { FileWriter } from '../ports/file-writer.js';
 import type { PackageStores, StoredPackage } from '../ports/package-store.js';
 
@@ -40,11 +37,8 @@ export class UninstallPackage {
       held = await store.versions(request.guid);
     }
     const remaining = held.filter((stored) => !wanted(stored));
-    const index: StoreIndex = { ...(await store.index().catch(() => ({}))) };
-    delete index[request.guid];
     const newest = remaining.at(-1);
-    if (newest) index[request.guid] = newest.path.slice(newest.path.lastIndexOf('/') + 1);
-    await this.files.write(`${store.location}/${STORE_INDEX_FILE}`, once(toJsonBytes(index)), { overwrite: true });
+    await store.reindex(request.guid, newest && newest.path.slice(newest.path.lastIndexOf('/') + 1));
     return { guid: request.guid, removed, remaining: remaining.map((stored) => stored.version) };
   }
 }
