@@ -8,7 +8,7 @@ import { datasetRouteAttributeWarnings, duplicateRoutePaths, handlerRouteWarning
 import { LayerStack, type Layer } from '../../domain/serving/layer-stack.js';
 import { readPackageLayers, readTombstones } from '../package/package-layer-stack.js';
 import { packageLayers } from '../serving/served-package.js';
-import { dependencyLayers } from '../serving/dependency-layers.js';
+import { dependencyLayers, dependencyResourceProblem } from '../serving/dependency-layers.js';
 import type { DependencyContext, DependencyLoader, DependencyTree } from '../package/dependency-loader.js';
 import { normalizeManifest, type Manifest } from '../../domain/package/manifest.js';
 import { FALLBACK_TYPE, isTextType } from '../../domain/package/media-types.js';
@@ -127,7 +127,10 @@ export class ValidatePackage {
     }
     const layers = await dependencyLayers(tree, readTombstones);
     const stack = new LayerStack([...layers.layers, ...own]);
-    const exists = resourceExists(files, visibleIn(stack, [...layers.layers, ...own]), declared, (guid, path) => layers.byGuid.get(guid)?.resolve(path) !== undefined);
+    const exists = resourceExists(files, visibleIn(stack, [...layers.layers, ...own]), declared, (guid, path) => {
+      const unusable = dependencyResourceProblem(layers, tree, guid, path);
+      return unusable === undefined ? true : { unusable };
+    });
     return withLayers({ exists, close: () => tree.close() });
   }
 
