@@ -118,12 +118,12 @@ describe('external references in HTML: what a browser loads or follows', () => {
     expect(await scan('content/a.html', '<meta http-equiv="refresh" content="30"><meta http-equiv="refresh" content="https://no-time.example/">')).toEqual([]);
   });
 
-  it('finds the URLs of plugin elements and low-resolution images: object and applet codebase and archive lists, img lowsrc', async () => {
+  it('finds the URLs of plugin elements, low-resolution images and attribution reporting: object and applet codebase and archive lists, img lowsrc, attributionsrc lists', async () => {
     const html = [
       '<object codebase="https://plugins.example/base/" data="movie.swf" classid="clsid:D27CDB6E"></object>',
       '<object archive="/local.jar  https://jars.example/a.jar\t//jars.example/b.jar"></object>',
       '<applet code="A.class" codebase="//applets.example/" archive="/own.jar,https://jars.example/c.jar, http://jars.example/d.jar"></applet>',
-      '<img lowsrc="https://previews.example/low.png" src="/full.png">',
+      '<img lowsrc="https://previews.example/low.png" src="/full.png" attributionsrc="/own https://attribution.example/a">',
       '<div codebase="https://not-a-plugin.example/" archive="https://not-a-plugin.example/x.jar"></div>',
     ].join('\n');
     expect((await scan('content/index.html', html)).map(({ line, url }) => `${line}: ${url}`)).toEqual([
@@ -134,6 +134,7 @@ describe('external references in HTML: what a browser loads or follows', () => {
       '3: https://jars.example/c.jar',
       '3: http://jars.example/d.jar',
       '4: https://previews.example/low.png',
+      '4: https://attribution.example/a',
     ]);
   });
 

@@ -153,8 +153,8 @@ function scanHtml(text: string, lexer: typeof parseModule, css: CssParser | unde
         if (isExternal(value)) add(value.trim());
       } else if (attribute === 'archive' && PLUGIN_ELEMENTS.has(name)) {
         for (const url of value.split(name === 'applet' ? /[\s,]+/ : /\s+/)) if (isExternal(url)) add(url);
-      } else if (attribute === 'ping') {
-        // Hyperlink auditing: the browser posts to each of these URLs when the link is followed.
+      } else if (attribute === 'ping' || attribute === 'attributionsrc') {
+        // Hyperlink auditing, attribution reporting: the browser requests each of these URLs when the link is followed or the element loads.
         for (const url of value.trim().split(/\s+/)) if (isExternal(url)) add(url);
       } else if (attribute === 'style') {
         placeBelow(found, scanCss(value, css!, true), () => lineAt(start));
