@@ -135,7 +135,16 @@ describe('pkg package, with bad input', () => {
     const dir = join(work.path, 'no-metadata');
     cpSync(join(EXAMPLE_SITE, 'content'), join(dir, 'content'), { recursive: true });
     expect(runPkg(['package', 'pack', dir], { cwd: work.path }).stderr).toMatch(/^error: PackageFormatError: .* has no metadata\.json\n$/);
-    expect(runPkg(['package', 'validate', dir]).stdout).toMatch(/FAIL metadata\n {2}- metadata\.json is missing/);
+    expect(runPkg(['package', 'validate', dir]).stdout).toMatch(/FAIL metadata\n {2}- metadata\.json is missing\n/);
+    // An archive made by zipping the package's folder, as Finder, Explorer or zip -r do: where its metadata.json is is said.
+    const zipped = join(work.path, 'zipped-folder.cap');
+    writeRawZip(zipped, [['site/', ''], ['site/metadata.json', readFileSync(join(EXAMPLE_SITE, 'metadata.json'), 'utf8')], ['site/content/index.html', '<h1>x</h1>'], ['__MACOSX/site/._metadata.json', 'fork']]);
+    const hint = "site/metadata.json is one folder down: a package's files sit at its top, as pkg package pack writes them, not inside a folder as zipping the folder puts them";
+    expect(runPkg(['package', 'validate', zipped]).stdout).toContain(`FAIL metadata\n  - metadata.json is missing (${hint})\n`);
+    expect(runPkg(['package', 'info', zipped]).stderr).toBe(`error: PackageFormatError: ${zipped} has no metadata.json (${hint})\n`);
+    // A page named metadata.json is no package one folder down.
+    writeRawZip(zipped, [['content/metadata.json', '{}'], ['content/index.html', '<h1>x</h1>']]);
+    expect(runPkg(['package', 'validate', zipped]).stdout).toContain('FAIL metadata\n  - metadata.json is missing\n');
   });
 
   it('refuses a .cap that is not a ZIP', () => {

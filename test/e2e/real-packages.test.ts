@@ -174,15 +174,16 @@ describe('validate sees what the reactor serves', () => {
     const resolved = runPkg(['package', 'validate', composite, '--registry', registry, '--store', at('store')]);
     expect(resolved.status).toBe(0);
     expect(resolved.stdout).not.toMatch(/could not be checked/);
-    // A route to a file the dependency does not export fails once the dependency is known.
+    // A route to a file the dependency does not hold, or holds but keeps private, fails once the dependency is known, said as the reactor says it.
     const broken = at('broken-composite');
     cpSync(composite, broken, { recursive: true });
     const routes = JSON.parse(readFileSync(join(broken, 'routes.json'), 'utf8')) as { routes: Array<Record<string, string>> };
-    routes.routes.push({ path: '/missing.css', resource: 'pkg://example.org/example-theme/content/missing.css' });
+    routes.routes.push({ path: '/missing.css', resource: 'pkg://example.org/example-theme/content/missing.css' }, { path: '/notes.txt', resource: 'pkg://example.org/example-theme/content/notes.txt' });
     writeFileSync(join(broken, 'routes.json'), JSON.stringify(routes));
     const failed = runPkg(['package', 'validate', broken, '--registry', registry, '--store', at('store')]);
     expect(failed.status).toBe(1);
-    expect(failed.stdout).toMatch(/FAIL routes\n {2}- route \/missing\.css: resource pkg:\/\/example\.org\/example-theme\/content\/missing\.css does not exist/);
+    expect(failed.stdout).toMatch(/FAIL routes\n {2}- route \/missing\.css: resource pkg:\/\/example\.org\/example-theme\/content\/missing\.css does not exist in example-theme 1\.1\.0 \(/);
+    expect(failed.stdout).toMatch(/\n {2}- route \/notes\.txt: resource pkg:\/\/example\.org\/example-theme\/content\/notes\.txt is private to example-theme 1\.1\.0; a dependent can use only its exported resources\n/);
   });
 
   it('a dependency that cannot be resolved fails the routes check of a directory whose routes.json is generated, as it does the packed .cap', () => {

@@ -118,6 +118,43 @@ describe('external references in HTML: what a browser loads or follows', () => {
     expect(await scan('content/a.html', '<meta http-equiv="refresh" content="30"><meta http-equiv="refresh" content="https://no-time.example/">')).toEqual([]);
   });
 
+  it('finds the URLs of plugin elements, low-resolution images and attribution reporting: object and applet codebase and archive lists, img lowsrc, attributionsrc lists', async () => {
+    const html = [
+      '<object codebase="https://plugins.example/base/" data="movie.swf" classid="clsid:D27CDB6E"></object>',
+      '<object archive="/local.jar  https://jars.example/a.jar\t//jars.example/b.jar"></object>',
+      '<applet code="A.class" codebase="//applets.example/" archive="/own.jar,https://jars.example/c.jar, http://jars.example/d.jar"></applet>',
+      '<img lowsrc="https://previews.example/low.png" src="/full.png" attributionsrc="/own https://attribution.example/a">',
+      '<div codebase="https://not-a-plugin.example/" archive="https://not-a-plugin.example/x.jar"></div>',
+    ].join('\n');
+    expect((await scan('content/index.html', html)).map(({ line, url }) => `${line}: ${url}`)).toEqual([
+      '1: https://plugins.example/base/',
+      '2: https://jars.example/a.jar',
+      '2: //jars.example/b.jar',
+      '3: //applets.example/',
+      '3: https://jars.example/c.jar',
+      '3: http://jars.example/d.jar',
+      '4: https://previews.example/low.png',
+      '4: https://attribution.example/a',
+    ]);
+  });
+
+  it('finds what speculation rules prefetch or prerender: list rules\' urls, and document rules\' href_matches patterns that reach another host, at their lines', async () => {
+    const rules = {
+      prerender: [{ source: 'list', urls: ['/next.html', 'https://prerender.example/page'] }],
+      prefetch: [
+        { urls: ['//prefetch.example/a'] },
+        { where: { and: [{ href_matches: '/*' }, { not: { href_matches: ['https://other.example/*', '/logout'] } }] } },
+        { where: { or: [{ href_matches: '*://any-scheme.example/*' }, { href_matches: { hostname: 'dict.example', pathname: '/*' } }, { href_matches: { pathname: '/own/*' } }] } },
+      ],
+    };
+    const html = ['<p>page</p>', '<script type="speculationrules">', JSON.stringify(rules, null, 2), '</script>'].join('\n');
+    const found = (await scan('content/index.html', html)).map(({ line, url }) => `${line}: ${url}`);
+    expect(found).toEqual(['9: https://prerender.example/page', '16: //prefetch.example/a', '28: https://other.example/*', '40: *://any-scheme.example/*', '44: //dict.example']);
+    // Not JSON, or JSON that is not rules, a browser ignores; a type it does not know is not speculation rules.
+    expect(await scan('content/a.html', '<script type="speculationrules">{"prefetch": [{"urls": ["https://broken.example/"]</script><script type="SpeculationRules ">[1, null, "https://x.example/"]</script>')).toEqual([]);
+    expect(await scan('content/a.html', '<script type="constructor">{}</script><script type="speculationrules">{"prefetch": [{"urls": "https://not-a-list.example/"}]}</script>')).toEqual([]);
+  });
+
   it('reads srcdoc documents inside srcdoc documents as deep as a browser might, and refuses to guess past that', async () => {
     const nest = (depth: number) => {
       let html = '<img src="https://deep.example/a.png">';
@@ -184,6 +221,21 @@ describe('external references in stylesheets and modules', () => {
       { line: 2, url: '//end.example/a.png' },
       { line: 2, url: '//svg.example/' },
     ]);
+  });
+
+  it('places the URLs of a large import map or speculation rules in one pass, and reads rules nested deeper than the stack', async () => {
+    const urls = Array.from({ length: 100_000 }, (_, index) => `https://many.example/${index}`);
+    const imports = JSON.stringify({ imports: Object.fromEntries(urls.map((url, index) => [`m${index}`, url])) }, null, 1);
+    const rules = JSON.stringify({ prefetch: [{ urls }] }, null, 1);
+    const started = Date.now();
+    const found = [...(await scan('content/a.html', `<script type="importmap">${imports}</script>`)), ...(await scan('content/b.html', `<script type="speculationrules">${rules}</script>`))];
+    expect(found).toHaveLength(200_000);
+    expect(found[99_999]).toEqual({ line: 100_002, url: 'https://many.example/99999' });
+    expect(found[199_999]).toEqual({ line: 100_004, url: 'https://many.example/99999' });
+    // Looked up from the start of the text one by one, these took minutes.
+    expect(Date.now() - started).toBeLessThan(20_000);
+    const deep = `${'{"where": {"not": '.repeat(100_000)}{"href_matches": "https://deep.example/*"}${'}}'.repeat(100_000)}`;
+    expect(await scan('content/c.html', `<script type="speculationrules">{"prefetch": [${deep}]}</script>`)).toEqual([{ line: 1, url: 'https://deep.example/*' }]);
   });
 
   it('other files are not scanned, and a file no parser can read reports nothing rather than failing', async () => {

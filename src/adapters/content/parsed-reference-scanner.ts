@@ -5,9 +5,12 @@ import type { parse as ParseCss, walk as WalkCss } from 'css-tree';
 import type { ContentReference, ContentReferenceScanner } from '../../application/ports/content-references.js';
 import { UnscannableContentError } from '../../domain/errors.js';
 import { mediaTypeEssence, typeByExtension } from '../../domain/package/media-types.js';
+import { speculationRuleUrls } from './speculation-rules.js';
 
 /** Attributes whose URL a browser loads or follows. `cite`, `xmlns` and the like are only names. */
-const URL_ATTRIBUTES = new Set(['src', 'href', 'xlink:href', 'action', 'formaction', 'poster', 'background', 'manifest']);
+const URL_ATTRIBUTES = new Set(['src', 'href', 'xlink:href', 'action', 'formaction', 'poster', 'background', 'manifest', 'lowsrc']);
+/** Plugin elements' URLs: the base their other URLs resolve against, and the archives they load, a list (space-separated for `<object>`, comma-separated for `<applet>`). */
+const PLUGIN_ELEMENTS = new Set(['object', 'applet']);
 /**
  * By the type a file is served as, not its name: a browser reads `page.txt` served as
  * text/html, or an extensionless `about` sniffed as HTML, as HTML.
@@ -134,7 +137,7 @@ function scanHtml(text: string, lexer: typeof parseModule, css: CssParser | unde
   const lineAt = lineCounter(text);
   let tag = { name: '', start: 0, attributes: new Map<string, string>() };
   let attribute = { name: '', value: '' };
-  let inside: { tag: string; start: number; text: string; importMap: boolean } | undefined;
+  let inside: { tag: string; start: number; text: string; json?: (text: string) => string[] } | undefined;
   let foreign = 0;
 
   const opened = (end: number, closesItself: boolean) => {
@@ -146,8 +149,12 @@ function scanHtml(text: string, lexer: typeof parseModule, css: CssParser | unde
         if (isExternal(value)) add(value.trim());
       } else if (attribute === 'srcset' || attribute === 'imagesrcset') {
         for (const url of srcsetUrls(value)) if (isExternal(url)) add(url);
-      } else if (attribute === 'ping') {
-        // Hyperlink auditing: the browser posts to each of these URLs when the link is followed.
+      } else if (attribute === 'codebase' && PLUGIN_ELEMENTS.has(name)) {
+        if (isExternal(value)) add(value.trim());
+      } else if (attribute === 'archive' && PLUGIN_ELEMENTS.has(name)) {
+        for (const url of value.split(name === 'applet' ? /[\s,]+/ : /\s+/)) if (isExternal(url)) add(url);
+      } else if (attribute === 'ping' || attribute === 'attributionsrc') {
+        // Hyperlink auditing, attribution reporting: the browser requests each of these URLs when the link is followed or the element loads.
         for (const url of value.trim().split(/\s+/)) if (isExternal(url)) add(url);
       } else if (attribute === 'style') {
         placeBelow(found, scanCss(value, css!, true), () => lineAt(start));
@@ -166,14 +173,15 @@ function scanHtml(text: string, lexer: typeof parseModule, css: CssParser | unde
     if (closesItself) return;
     if (FOREIGN.has(name)) foreign++;
     if (name === 'style' || (name === 'script' && !attributes.has('src'))) {
-      const importMap = name === 'script' && decodeHTMLAttribute(attributes.get('type') ?? '').trim().toLowerCase() === 'importmap';
-      inside = { tag: name, start: end + 1, text: '', importMap };
+      const type = name === 'script' ? decodeHTMLAttribute(attributes.get('type') ?? '').trim().toLowerCase() : '';
+      const json = JSON_SCRIPTS.get(type);
+      inside = { tag: name, start: end + 1, text: '', ...(json ? { json } : {}) };
     }
   };
   const closed = () => {
     if (!inside) return;
     const { start } = inside;
-    placeBelow(found, inside.tag === 'style' ? scanCss(inside.text, css!) : inside.importMap ? scanImportMap(inside.text) : scanModule(inside.text, lexer), () => lineAt(start));
+    placeBelow(found, inside.tag === 'style' ? scanCss(inside.text, css!) : inside.json ? scanJsonScript(inside.text, inside.json) : scanModule(inside.text, lexer), () => lineAt(start));
     inside = undefined;
   };
 
@@ -268,12 +276,40 @@ function scanCss(text: string, { parse, walk }: CssParser, declarations = false)
   return found;
 }
 
-/** An import map's external URLs, at the line of its first one: JSON.parse gives no positions. */
-function scanImportMap(text: string): ContentReference[] {
+/** Scripts that hold JSON naming URLs rather than code, by their type: the external URLs of each. */
+const JSON_SCRIPTS = new Map<string, (text: string) => string[]>([
+  ['importmap', (text) => importMapUrls(text).filter(isExternal)],
+  ['speculationrules', (text) => speculationRuleUrls(text, isExternal)],
+]);
+
+/** A JSON script's external URLs, each at the line of its first spelling (JSON.parse gives no positions), in the order of their lines. */
+function scanJsonScript(text: string, urls: (text: string) => string[]): ContentReference[] {
+  const found = urls(text);
+  if (found.length === 0) return [];
   const lineAt = lineCounter(text);
-  return importMapUrls(text)
-    .filter(isExternal)
-    .map((url) => ({ line: lineAt(Math.max(0, text.indexOf(url))), url: url.trim() }));
+  const offsets = stringOffsets(text);
+  // A host given alone (`{"hostname": "x"}`) is reported as `//x`, and spelled as `x`.
+  return found.map((url) => ({ line: lineAt(offsets.get(url) ?? offsets.get(url.replace(/^\/\//, '')) ?? 0), url: url.trim() })).sort((a, b) => a.line - b.line);
+}
+
+/**
+ * Where each string of a JSON text is first spelled, by its value, from one pass over the
+ * text: looking each URL up with indexOf from the start took minutes for an import map of
+ * 100,000 entries.
+ */
+function stringOffsets(text: string): Map<string, number> {
+  const offsets = new Map<string, number>();
+  // Unrolled, not (?:[^"\\]|\\.)*: the alternation overflows the regexp stack on a string of megabytes.
+  for (const match of text.matchAll(/"[^"\\]*(?:\\.[^"\\]*)*"/g)) {
+    let value: string;
+    try {
+      value = match[0].includes('\\') ? (JSON.parse(match[0]) as string) : match[0].slice(1, -1);
+    } catch {
+      continue;
+    }
+    if (!offsets.has(value)) offsets.set(value, match.index);
+  }
+  return offsets;
 }
 
 /** `import` and `export ... from` specifiers, static and dynamic with a literal: what a module loads. */

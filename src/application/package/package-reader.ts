@@ -1,4 +1,5 @@
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../domain/data/json-depth.js';
+import { nestedPackageHint } from '../../domain/package/nested-package.js';
 import { ConfigParseError, PackageFormatError } from '../../domain/errors.js';
 import { normalizeAuthentication, type Authentication } from '../../domain/package/authentication.js';
 import { decodeUtf8, parseDocument } from '../../domain/package/documents.js';
@@ -98,7 +99,7 @@ export async function readMetadata(source: PackageSource): Promise<Metadata> {
 
 /** A package has a metadata.json at its root: an archive of anything else (or of a folder holding the package) is refused. */
 export function assertPackage(source: PackageSource): void {
-  if (!source.has(METADATA_FILE)) throw new PackageFormatError(`${source.location} has no ${METADATA_FILE}`);
+  if (!source.has(METADATA_FILE)) throw new PackageFormatError(`${source.location} has no ${METADATA_FILE}${nestedPackageHint(source.entries().map(({ path }) => path))}`);
 }
 
 export interface ReadOptions {

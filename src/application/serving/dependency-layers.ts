@@ -38,15 +38,23 @@ export async function dependencyLayers(tree: DependencyTree, tombstonesOf: (sour
 
 /** Every route naming `<guid>/content/<file>` must reach a file that dependency exports: a private or absent one is a load error. */
 export function checkDependencyRoutes(routes: RouteTable, dependencies: DependencyLayers, tree: DependencyTree): void {
-  const resolved = new Map(tree.bottomUp().map((dependency) => [dependency.guid, dependency]));
   for (const [path, target] of routes.declared()) {
-    if (target.kind !== 'dependency' || dependencies.byGuid.get(target.guid)?.resolve(target.contentPath)) continue;
-    const resource = `${target.guid}/${CONTENT_DIR}${target.contentPath}`;
-    const dependency = resolved.get(target.guid);
-    if (dependency && holds(dependency, target.contentPath))
-      throw new DependencyResourceError(`route ${path}: ${resource} is private to ${dependency.model.metadata.name} ${dependency.version}; a dependent can use only its exported resources`);
-    throw new DependencyResourceError(`route ${path}: ${resource} does not exist${dependency ? ` in ${dependency.model.metadata.name} ${dependency.version} (${dependency.location})` : ''}`);
+    if (target.kind !== 'dependency') continue;
+    const problem = dependencyResourceProblem(dependencies, tree, target.guid, target.contentPath);
+    if (problem !== undefined) throw new DependencyResourceError(`route ${path}: ${target.guid}/${CONTENT_DIR}${target.contentPath} ${problem}`);
   }
+}
+
+/**
+ * Why a dependent cannot use `<guid>/content/<contentPath>`, said the same way at load
+ * and in validate: the dependency keeps the file private, or does not hold it;
+ * undefined when it exports it.
+ */
+export function dependencyResourceProblem(dependencies: DependencyLayers, tree: DependencyTree, guid: string, contentPath: string): string | undefined {
+  if (dependencies.byGuid.get(guid)?.resolve(contentPath)) return undefined;
+  const dependency = tree.bottomUp().find((loaded) => loaded.guid === guid);
+  if (dependency && holds(dependency, contentPath)) return `is private to ${dependency.model.metadata.name} ${dependency.version}; a dependent can use only its exported resources`;
+  return `does not exist${dependency ? ` in ${dependency.model.metadata.name} ${dependency.version} (${dependency.location})` : ''}`;
 }
 
 /** Whether any layer of the dependency, exported or not, holds the content path. */

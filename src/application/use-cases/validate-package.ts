@@ -1,5 +1,6 @@
 import { datasetViolations } from '../data/dataset-violations.js';
 import { metadataGaps } from '../../domain/package/metadata.js';
+import { nestedPackageHint } from '../../domain/package/nested-package.js';
 import { compareChecksums, describeIntegrity, normalizeSecurity, type Security } from '../../domain/integrity/security.js';
 import { checkResult, validationReport, type CheckResult, type ValidationReport } from '../../domain/validation/check-report.js';
 import { reactorPathRouteWarnings } from '../../domain/validation/reactor-path-routes.js';
@@ -8,7 +9,7 @@ import { datasetRouteAttributeWarnings, duplicateRoutePaths, handlerRouteWarning
 import { LayerStack, type Layer } from '../../domain/serving/layer-stack.js';
 import { readPackageLayers, readTombstones } from '../package/package-layer-stack.js';
 import { packageLayers } from '../serving/served-package.js';
-import { dependencyLayers } from '../serving/dependency-layers.js';
+import { dependencyLayers, dependencyResourceProblem } from '../serving/dependency-layers.js';
 import type { DependencyContext, DependencyLoader, DependencyTree } from '../package/dependency-loader.js';
 import { normalizeManifest, type Manifest } from '../../domain/package/manifest.js';
 import { FALLBACK_TYPE, isTextType } from '../../domain/package/media-types.js';
@@ -84,7 +85,7 @@ export class ValidatePackage {
     const resources = await this.resources(source, files, storageValue, 'value' in metadata ? metadata.value : undefined, context);
     try {
       return validationReport(source.location, [
-        this.checkMetadata(metadata),
+        this.checkMetadata(metadata, files),
         this.checkManifest(manifest, resources.exists),
         this.checkRoutes(routes, files, storageValue, resources, 'value' in authentication ? authentication.value : undefined),
         await this.checkStorage(source, storage, files, resources.layers),
@@ -127,7 +128,10 @@ export class ValidatePackage {
     }
     const layers = await dependencyLayers(tree, readTombstones);
     const stack = new LayerStack([...layers.layers, ...own]);
-    const exists = resourceExists(files, visibleIn(stack, [...layers.layers, ...own]), declared, (guid, path) => layers.byGuid.get(guid)?.resolve(path) !== undefined);
+    const exists = resourceExists(files, visibleIn(stack, [...layers.layers, ...own]), declared, (guid, path) => {
+      const unusable = dependencyResourceProblem(layers, tree, guid, path);
+      return unusable === undefined ? true : { unusable };
+    });
     return withLayers({ exists, close: () => tree.close() });
   }
 
@@ -147,8 +151,8 @@ export class ValidatePackage {
     return checkResult('authentication', errors, [enabled.length > 0 ? `${enabled.join(' and ')} enabled` : 'no authentication enabled']);
   }
 
-  private checkMetadata(metadata: Parsed<Metadata>): CheckResult {
-    if ('absent' in metadata) return checkResult('metadata', [`${METADATA_FILE} is missing`]);
+  private checkMetadata(metadata: Parsed<Metadata>, files: ReadonlySet<string>): CheckResult {
+    if ('absent' in metadata) return checkResult('metadata', [`${METADATA_FILE} is missing${nestedPackageHint(files)}`]);
     if ('error' in metadata) return checkResult('metadata', [metadata.error]);
     return checkResult('metadata', metadataGaps(metadata.value), [`${metadata.value.name} ${metadata.value.version}`]);
   }

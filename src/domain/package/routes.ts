@@ -166,7 +166,20 @@ function canonicalRoute(raw: unknown, where: string, keyPath: string | undefined
  * one, or `Transfer-Encoding: chunked` beside a length, would have proxies in front read
  * the answer differently from clients (response smuggling).
  */
-const REACTOR_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer', 'proxy-connection', 'content-encoding', 'content-range']);
+const FRAMING_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer', 'proxy-connection', 'content-encoding', 'content-range']);
+
+/**
+ * Headers the reactor gives each answer of its own: `Date`, the time it is sent (a fixed
+ * one took the place of node's and made caches misjudge every answer's age), and
+ * `X-Request-Id`, the id its access log gives the request (a route's replaced it, so the
+ * answer no longer led to its log line).
+ */
+const PER_ANSWER_HEADERS = new Set(['date', 'x-request-id']);
+
+const REACTOR_HEADERS: ReadonlyArray<{ names: ReadonlySet<string>; why: string }> = [
+  { names: FRAMING_HEADERS, why: 'for the bytes it sends' },
+  { names: PER_ANSWER_HEADERS, why: 'for each answer it sends' },
+];
 
 function headerMap(value: unknown, where: string, issues: string[], sent: boolean): Record<string, string> | undefined {
   // Nothing node would refuse at the route's first answer.
@@ -174,10 +187,12 @@ function headerMap(value: unknown, where: string, issues: string[], sent: boolea
     issues.push(`${where}: must be an object of header name to string value (tab, space, visible ASCII or Latin-1 characters)`);
     return undefined;
   }
-  const reserved = sent ? Object.keys(value).filter((name) => REACTOR_HEADERS.has(name.toLowerCase())) : [];
-  if (reserved.length > 0) {
-    issues.push(`${where}: ${reserved.join(', ')} ${reserved.length === 1 ? 'is' : 'are'} the reactor's to set for the bytes it sends, not a route's`);
-    return undefined;
+  for (const { names, why } of sent ? REACTOR_HEADERS : []) {
+    const reserved = Object.keys(value).filter((name) => names.has(name.toLowerCase()));
+    if (reserved.length > 0) {
+      issues.push(`${where}: ${reserved.join(', ')} ${reserved.length === 1 ? 'is' : 'are'} the reactor's to set ${why}, not a route's`);
+      return undefined;
+    }
   }
   // One package setting them would sign visitors out of every mount, or out of a login under way.
   const cookie = sent ? Object.entries(value as Record<string, string>).map(([name, v]) => (name.toLowerCase() === 'set-cookie' ? v.split('=', 1)[0]!.trim() : '')).find((named) => REACTOR_COOKIES.has(named)) : undefined;

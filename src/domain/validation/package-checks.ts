@@ -8,9 +8,14 @@ import { normalizeRequestPath, type RequestPath } from '../serving/request-path.
  * Whether a resource exists as the reactor would find it: through the package's layers
  * (and its dependencies' exported content, when they were resolved); undefined when that
  * cannot be told here (a dependency that was not resolved); `deleted` when a layer holds
- * it but a tombstone above hides it (a file deleted through the reactor, then saved).
+ * it but a tombstone above hides it (a file deleted through the reactor, then saved);
+ * `unusable` for a resolved dependency's file a dependent cannot reach, with the reason
+ * the reactor gives when it refuses to load (private to the dependency, or not in it).
  */
-export type ResourceExists = (resource: string) => boolean | 'deleted' | undefined;
+export type ResourceExists = (resource: string) => boolean | 'deleted' | undefined | { unusable: string };
+
+/** Why a resolved dependency's resource cannot be used, or true when it can. */
+export type DependencyResource = (guid: string, contentPath: string) => true | { unusable: string };
 
 /** Problems of a check, the resources it could not check, and those a tombstone deletes. */
 export interface ResourceFindings {
@@ -25,6 +30,7 @@ export function manifestErrors(manifest: Manifest, exists: ResourceExists): Reso
   for (const path of Object.keys(manifest)) {
     const found = exists(path);
     if (found === false) findings.errors.push(`resource ${path} does not exist`);
+    else if (typeof found === 'object') findings.errors.push(`resource ${path} ${found.unusable}`);
     else if (found === undefined) findings.unchecked.push(path);
     else if (found === 'deleted') findings.deleted.push(path);
   }
@@ -39,6 +45,7 @@ export function routeErrors(routes: Routes, exists: ResourceExists, storage: Sto
     if (route.resource !== undefined) {
       const found = exists(route.resource);
       if (found === false) errors.push(`route ${route.path}: resource ${route.resource} does not exist`);
+      else if (typeof found === 'object') errors.push(`route ${route.path}: resource ${route.resource} ${found.unusable}`);
       else if (found === undefined) unchecked.push(route.resource);
       else if (found === 'deleted') deleted.push(route.resource);
     }
@@ -48,7 +55,9 @@ export function routeErrors(routes: Routes, exists: ResourceExists, storage: Sto
     }
   }
   if (routes.index !== undefined) {
-    if (exists(routes.index) === false) errors.push(`index ${routes.index} does not exist`);
+    const found = exists(routes.index);
+    if (found === false) errors.push(`index ${routes.index} does not exist`);
+    else if (typeof found === 'object') errors.push(`index ${routes.index} ${found.unusable}`);
     else if (!isHtml(routes.index)) errors.push(`index ${routes.index} is not an HTML file`);
   }
   return { errors, unchecked, deleted };
@@ -64,7 +73,7 @@ export function resourceExists(
   files: ReadonlySet<string>,
   content: (contentPath: string) => boolean | 'deleted',
   declared: Readonly<Record<string, string>>,
-  dependencies: ((guid: string, contentPath: string) => boolean) | undefined,
+  dependencies: DependencyResource | undefined,
 ): ResourceExists {
   const hasDependencies = Object.keys(declared).length > 0;
   return (resource) => {

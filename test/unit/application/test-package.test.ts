@@ -93,6 +93,6 @@ describe('TestPackage', () => {
   it('refuses what is not a package (no metadata.json at its root), as info does, instead of passing it with no tests', async () => {
     const { host, probe } = fakes({});
     const wrapped = Object.fromEntries(Object.entries(demoPackage({})).map(([path, bytes]) => [`site/${path}`, bytes]));
-    await expect(new TestPackage(new MemoryOpener().add('p', wrapped), host, probe, new AjvSchemaValidator()).execute('p')).rejects.toThrow(new PackageFormatError('p has no metadata.json'));
+    await expect(new TestPackage(new MemoryOpener().add('p', wrapped), host, probe, new AjvSchemaValidator()).execute('p')).rejects.toThrow(new PackageFormatError("p has no metadata.json (site/metadata.json is one folder down: a package's files sit at its top, as pkg package pack writes them, not inside a folder as zipping the folder puts them)"));
   });
 });

@@ -39,7 +39,7 @@ describe('UnpackPackage', () => {
   it('refuses what is not a package (no metadata.json at its root), before writing anything', async () => {
     const wrapped = Object.fromEntries(Object.entries(demoPackage()).map(([path, bytes]) => [`site/${path}`, bytes]));
     const { writer, run } = unpack(wrapped);
-    await expect(run()).rejects.toThrow(new PackageFormatError('a.cap has no metadata.json'));
+    await expect(run()).rejects.toThrow(new PackageFormatError("a.cap has no metadata.json (site/metadata.json is one folder down: a package's files sit at its top, as pkg package pack writes them, not inside a folder as zipping the folder puts them)"));
     expect(writer.drafts).toBe(0);
   });
 });

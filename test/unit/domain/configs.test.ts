@@ -145,6 +145,11 @@ describe('routes.json', () => {
     expect(() => normalizeRoutes({ routes: [{ ...route, responseHeaders: { 'Content-Length': '5' } }] })).toThrow(/responseHeaders: Content-Length is the reactor's to set for the bytes it sends, not a route's/);
     expect(() => normalizeRoutes({ routes: [{ ...route, headers: { 'transfer-encoding': 'chunked', Connection: 'close' } }] })).toThrow(/transfer-encoding, Connection are the reactor's to set/);
     expect(() => normalizeRoutes({ routes: [{ ...route, responseRewrite: { headers: { 'Content-Encoding': 'gzip' } } }] })).toThrow(/responseRewrite\.headers: Content-Encoding is the reactor's/);
+    // What each answer carries of its own: the time it is sent, and the id of its access-log line.
+    expect(() => normalizeRoutes({ routes: [{ ...route, responseHeaders: { Date: 'Sat, 01 Jan 2000 00:00:00 GMT' } }] })).toThrow(/responseHeaders: Date is the reactor's to set for each answer it sends, not a route's/);
+    expect(() => normalizeRoutes({ routes: [{ ...route, headers: { 'Cache-Control': 'no-cache', 'x-request-id': 'fixed' } }] })).toThrow(/headers: x-request-id is the reactor's to set for each answer/);
+    expect(() => normalizeRoutes({ routes: [{ ...route, responseRewrite: { headers: { DATE: 'x', 'X-Request-ID': 'y' } } }] })).toThrow(/responseRewrite\.headers: DATE, X-Request-ID are the reactor's to set for each answer/);
+    expect(normalizeRoutes({ routes: [{ ...route, requestHeaders: { 'X-Request-Id': 'forwarded' } }] }).routes[0]!.requestHeaders).toEqual({ 'X-Request-Id': 'forwarded' });
     // The reactor's own cookies: one package would sign visitors out of every mount.
     expect(() => normalizeRoutes({ routes: [{ ...route, responseHeaders: { 'Set-Cookie': 'pkg_session=; Max-Age=0; Path=/' } }] })).toThrow(/responseHeaders: Set-Cookie of pkg_session is the reactor's own cookie, not a route's/);
     expect(() => normalizeRoutes({ routes: [{ ...route, headers: { 'set-cookie': ' pkg_oauth_state=x' } }] })).toThrow(/headers: Set-Cookie of pkg_oauth_state is the reactor's own cookie/);
