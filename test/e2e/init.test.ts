@@ -40,6 +40,36 @@ describe('pkg init', () => {
     }
   });
 
+  it('links every page of every template relatively, so each works mounted at /<name>/ beside another package', async () => {
+    const templates = ['site', 'blog', 'docs', 'dataset-app', 'composite'];
+    const running = await startServe([at('my-site-0.1.0.cap'), ...templates.map((template) => at(`my-${template}-0.1.0.cap`))]);
+    try {
+      for (const template of templates) {
+        const seen = new Set<string>();
+        // A script's fetch() resolves against the page that runs it, not the script's own URL.
+        const queue = [{ url: `${running.url}/my-${template}/`, page: '' }];
+        while (queue.length > 0) {
+          const { url, page } = queue.shift()!;
+          if (seen.has(url)) continue;
+          seen.add(url);
+          const answer = await fetch(url);
+          expect([url, answer.status]).toEqual([url, 200]);
+          const text = await answer.text();
+          // What a browser loads from a page or a script: href and src attributes, fetch('...') calls.
+          const references = [...text.matchAll(/(?:href|src)="([^"]+)"|fetch\('([^']+)'\)/g)].map((match) => new URL(match[1] ?? match[2]!, url.endsWith('.js') ? page : url));
+          for (const reference of references) {
+            if (reference.origin !== running.url) continue;
+            expect(reference.pathname.startsWith(`/my-${template}/`) ? reference.pathname : `${reference.pathname}, linked from ${url}`).toMatch(new RegExp(`^/my-${template}/`));
+            if (/\.(html|css|js)$|\/[^./]*$/.test(reference.pathname)) queue.push({ url: reference.href, page: url });
+          }
+        }
+        expect(seen.size).toBeGreaterThan(1);
+      }
+    } finally {
+      await running.stop();
+    }
+  });
+
   it('bundles the composite template\'s dependency, so it needs no store or registry', () => {
     const index = JSON.parse(readFileSync(at('composite/packages/index.json'), 'utf8'));
     expect(index).toEqual({ 'pkg://local/my-composite-theme': { file: 'packages/my-composite-theme-1.0.0.cap', version: '1.0.0', sha256: expect.stringMatching(/^[0-9a-f]{64}$/) } });

@@ -1,6 +1,6 @@
 // Reads the items dataset from the reactor's data API and lists it.
 const list = document.getElementById('items');
-fetch('/api/v1/data/items')
+fetch('api/v1/data/items')
   .then((response) => (response.ok ? response.json() : Promise.reject(new Error(`HTTP ${response.status}`))))
   .then((items) => {
     list.replaceChildren(
