@@ -69,7 +69,11 @@ export function normalizeStorage(raw: unknown): Storage {
     if (!Array.isArray(body.layers)) issues.push('storage.layers: must be an array');
     else body.layers.forEach((layer, index) => {
       const canonical = canonicalLayer(layer, `storage.layers[${index}]`, issues);
-      if (canonical) layers.push(canonical);
+      if (!canonical) return;
+      // One folder twice (writable and not, exported and private) is one layer said two ways: the reactor stacked it twice and kept either.
+      const first = layers.findIndex((other) => other.path === canonical.path);
+      if (first >= 0) issues.push(`storage.layers[${index}].path: ${JSON.stringify(canonical.path)} is the path of storage.layers[${first}] too: a folder is one layer`);
+      layers.push(canonical);
     });
   }
   if (issues.length > 0) throw new ConfigValidationError(STORAGE_FILE, issues);

@@ -277,6 +277,12 @@ describe('ValidatePackage', () => {
     expect(await locked({ 'authentication.json': JSON.stringify({ authentication: { basicAuth: { enabled: true, passwdFile: 'htpasswd' } } }), htpasswd: 'a:b\n' })).toEqual([]);
   });
 
+  it('fails the storage check for two layers with one path, which the reactor refuses to load', async () => {
+    const storage = JSON.stringify({ storage: { layers: [{ path: 'layers/a', writable: true }, { path: 'layers/a', writable: false }] } });
+    const { check } = await validate(demoPackage({ 'storage.json': storage, 'layers/a/x.html': '<p>x</p>' }));
+    expect(check('storage').errors).toEqual(['storage.json: storage.layers[1].path: "layers/a" is the path of storage.layers[0] too: a folder is one layer']);
+  });
+
   it('flags external http(s) references in content', async () => {
     const { check } = await validate(demoPackage({ 'content/index.html': '<p>\n<script src="https://cdn.example.com/x.js"></script>' }));
     expect(check('content').errors).toEqual(['content/index.html:2: external reference https://cdn.example.com/x.js']);

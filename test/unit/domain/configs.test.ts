@@ -230,6 +230,12 @@ describe('storage.json', () => {
     }
     expect(normalizeStorage({ storage: { layers: [{ path: 'layers/base/' }] } }).layers).toEqual([{ path: 'layers/base', writable: false, visibility: 'exported' }]);
   });
+
+  it('refuses two layers with one path, however spelt, which the reactor stacked twice with contradicting flags', () => {
+    const layers = [{ path: 'layers/a', writable: true }, { path: 'content' }, { path: 'layers/a/', writable: false, visibility: 'private' }];
+    expect(() => normalizeStorage({ storage: { layers } })).toThrow(new ConfigValidationError('storage.json', ['storage.layers[2].path: "layers/a" is the path of storage.layers[0] too: a folder is one layer']));
+    expect(normalizeStorage({ storage: { layers: [{ path: 'layers/a' }, { path: 'layers/ab' }, { path: 'layers/A' }] } }).layers).toHaveLength(3);
+  });
 });
 
 describe('authentication.json', () => {
