@@ -5,6 +5,7 @@ import { compareChecksums, describeIntegrity, normalizeSecurity, type Security }
 import { checkResult, validationReport, type CheckResult, type ValidationReport } from '../../domain/validation/check-report.js';
 import { reactorPathRouteWarnings } from '../../domain/validation/reactor-path-routes.js';
 import { lockedRouteWarning } from '../../domain/validation/locked-routes.js';
+import { describeRouteHeaderReference, routeHeaderReferences } from '../../domain/validation/route-header-references.js';
 import { datasetRouteAttributeWarnings, duplicateRoutePaths, handlerRouteWarnings, manifestErrors, resourceExists, routeErrors, storageFileErrors, unreachableRouteWarnings, type ResourceExists } from '../../domain/validation/package-checks.js';
 import { LayerStack, type Layer } from '../../domain/serving/layer-stack.js';
 import { readPackageLayers, readTombstones } from '../package/package-layer-stack.js';
@@ -92,7 +93,8 @@ export class ValidatePackage {
         this.checkSecurity(security, digests),
         ...('value' in security && security.value.digitalSignatures ? [await this.checkSignature(source, security.value)] : []),
         ...('absent' in authentication ? [] : [this.checkAuthentication(authentication, files)]),
-        checkResult('content', references, unscanned),
+        // What routes.json has the browser load through the headers it sends counts as a page's references do.
+        checkResult('content', [...references, ...('value' in routes ? routeHeaderReferences(routes.value).map(describeRouteHeaderReference) : [])], unscanned),
       ]);
     } finally {
       await resources.close();

@@ -1,7 +1,7 @@
 import { ConfigValidationError } from '../errors.js';
 import { isRecord } from './documents.js';
 import type { Visibility } from './manifest.js';
-import { STORAGE_FILE, unsafePathReason } from './package-paths.js';
+import { CONTENT_DIR, STORAGE_FILE, unsafePathReason } from './package-paths.js';
 
 export interface SchemaDataSet {
   kind: 'schema';
@@ -69,8 +69,17 @@ export function normalizeStorage(raw: unknown): Storage {
     if (!Array.isArray(body.layers)) issues.push('storage.layers: must be an array');
     else body.layers.forEach((layer, index) => {
       const canonical = canonicalLayer(layer, `storage.layers[${index}]`, issues);
-      if (canonical) layers.push(canonical);
+      if (!canonical) return;
+      const shared = sharedFolder(canonical.path, layers);
+      if (shared) issues.push(`storage.layers[${index}].path: ${JSON.stringify(canonical.path)} ${shared}`);
+      layers.push(canonical);
     });
+    const content = CONTENT_DIR.slice(0, -1);
+    if (!layers.some((layer) => layer.path === content)) {
+      // content/ is the bottom layer when no layer names it, exported: a layer inside it had its files there too.
+      const inside = layers.findIndex((layer) => layer.path.startsWith(CONTENT_DIR));
+      if (inside >= 0) issues.push(`storage.layers[${inside}].path: ${JSON.stringify(layers[inside]!.path)} is inside ${CONTENT_DIR}, the package's own layer: its files would be in both, exported and served at two paths (give it a folder of its own)`);
+    }
   }
   if (issues.length > 0) throw new ConfigValidationError(STORAGE_FILE, issues);
   return { dataSets, layers };
@@ -101,6 +110,21 @@ function addDataSet(into: Record<string, DataSet>, id: string, value: unknown, i
     dataSet.schemaType = 'json-schema';
   }
   into[id] = dataSet;
+}
+
+/**
+ * Why a layer's folder is not its own, given the layers declared before it. One folder
+ * twice (writable and not, exported and private) was stacked twice, its flags contradicting;
+ * one inside another was read by both, so a private layer's files were a dependent's to
+ * see through the exported one around them, and each file was served at two paths.
+ */
+function sharedFolder(path: string, earlier: readonly Layer[]): string | undefined {
+  for (const [index, other] of earlier.entries()) {
+    if (other.path === path) return `is the path of storage.layers[${index}] too: a folder is one layer`;
+    if (path.startsWith(`${other.path}/`)) return `is inside the folder of storage.layers[${index}] (${JSON.stringify(other.path)}): its files would be in both layers (give it a folder of its own)`;
+    if (other.path.startsWith(`${path}/`)) return `holds the folder of storage.layers[${index}] (${JSON.stringify(other.path)}): its files would be in both layers (give each a folder of its own)`;
+  }
+  return undefined;
 }
 
 function canonicalLayer(raw: unknown, where: string, issues: string[]): Layer | undefined {

@@ -277,9 +277,36 @@ describe('ValidatePackage', () => {
     expect(await locked({ 'authentication.json': JSON.stringify({ authentication: { basicAuth: { enabled: true, passwdFile: 'htpasswd' } } }), htpasswd: 'a:b\n' })).toEqual([]);
   });
 
+  it('fails the storage check for two layers with one path, which the reactor refuses to load', async () => {
+    const storage = JSON.stringify({ storage: { layers: [{ path: 'layers/a', writable: true }, { path: 'layers/a', writable: false }] } });
+    const { check } = await validate(demoPackage({ 'storage.json': storage, 'layers/a/x.html': '<p>x</p>' }));
+    expect(check('storage').errors).toEqual(['storage.json: storage.layers[1].path: "layers/a" is the path of storage.layers[0] too: a folder is one layer']);
+  });
+
   it('flags external http(s) references in content', async () => {
     const { check } = await validate(demoPackage({ 'content/index.html': '<p>\n<script src="https://cdn.example.com/x.js"></script>' }));
     expect(check('content').errors).toEqual(['content/index.html:2: external reference https://cdn.example.com/x.js']);
+  });
+
+  it('flags the hosts the headers of routes.json make a browser load from: Link (its target and imagesrcset), Refresh, Speculation-Rules', async () => {
+    const routes = {
+      routes: [
+        { path: '/', resource: 'content/index.html', responseHeaders: { Link: '</style.css>; rel=preload; as=style, <https://cdn.example/x.css>; rel=stylesheet; title="a, <b>"' } },
+        { path: '/img', resource: 'content/index.html', headers: { link: '</a.png>; rel=preload; as=image; imagesrcset="/a.png 1x, //img.example/a2.png 2x"' } },
+        { path: '/go', resource: 'content/index.html', responseRewrite: { headers: { Refresh: '0; url=https://elsewhere.example/' } } },
+        { path: '/rules', resource: 'content/index.html', responseHeaders: { 'Speculation-Rules': '"/rules.json", "https://rules.example/r.json"' } },
+        // Sent over by responseRewrite.headers, as the reactor does: only the local one goes out.
+        { path: '/over', resource: 'content/index.html', responseHeaders: { Link: '<https://gone.example/x.js>; rel=modulepreload' }, responseRewrite: { headers: { LINK: '</x.js>; rel=modulepreload' } } },
+        { path: '/csp', resource: 'content/index.html', responseHeaders: { 'Content-Security-Policy': "default-src 'self'; report-uri https://reports.example/csp", Refresh: '5' } },
+      ],
+    };
+    const { check } = await validate(demoPackage({ 'routes.json': JSON.stringify(routes) }));
+    expect(check('content').errors).toEqual([
+      'routes.json: route /: Link header: external reference https://cdn.example/x.css',
+      'routes.json: route /img: Link header: external reference //img.example/a2.png',
+      'routes.json: route /go: Refresh header: external reference https://elsewhere.example/',
+      'routes.json: route /rules: Speculation-Rules header: external reference https://rules.example/r.json',
+    ]);
   });
 
   it('scans a file as the type it is served as: an extensionless page sniffed as HTML, a .txt the manifest makes text/html', async () => {

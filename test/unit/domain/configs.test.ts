@@ -230,6 +230,19 @@ describe('storage.json', () => {
     }
     expect(normalizeStorage({ storage: { layers: [{ path: 'layers/base/' }] } }).layers).toEqual([{ path: 'layers/base', writable: false, visibility: 'exported' }]);
   });
+
+  it('refuses two layers with one path, however spelt, which the reactor stacked twice with contradicting flags', () => {
+    const layers = [{ path: 'layers/a', writable: true }, { path: 'content' }, { path: 'layers/a/', writable: false, visibility: 'private' }];
+    expect(() => normalizeStorage({ storage: { layers } })).toThrow(new ConfigValidationError('storage.json', ['storage.layers[2].path: "layers/a" is the path of storage.layers[0] too: a folder is one layer']));
+    expect(normalizeStorage({ storage: { layers: [{ path: 'layers/a' }, { path: 'layers/ab' }, { path: 'layers/A' }, { path: 'contents' }] } }).layers).toHaveLength(4);
+  });
+
+  it('refuses a layer inside another, content/ among them, whose files were in both: a private one was a dependent\'s to see', () => {
+    const refused = (layers: unknown[]) => () => normalizeStorage({ storage: { layers } });
+    expect(refused([{ path: 'content/internal', visibility: 'private' }])).toThrow(new ConfigValidationError('storage.json', [`storage.layers[0].path: "content/internal" is inside content/, the package's own layer: its files would be in both, exported and served at two paths (give it a folder of its own)`]));
+    expect(refused([{ path: 'content' }, { path: 'content/internal', visibility: 'private' }])).toThrow('storage.layers[1].path: "content/internal" is inside the folder of storage.layers[0] ("content"): its files would be in both layers');
+    expect(refused([{ path: 'layers/a/b' }, { path: 'layers/a' }])).toThrow('storage.layers[1].path: "layers/a" holds the folder of storage.layers[0] ("layers/a/b"): its files would be in both layers');
+  });
 });
 
 describe('authentication.json', () => {
