@@ -291,6 +291,18 @@ describe('introspection', () => {
     expect(metrics.requestsByStatus['200']).toBeGreaterThan(0);
   });
 
+  it('reports the port it bound when asked for any free one (--port 0)', async () => {
+    const started = await startReactor(new MemoryOpener().add('site', site), [{ source: 'site' }]);
+    try {
+      const { port } = await started.server.listen(0, '127.0.0.1');
+      expect(port).toBeGreaterThan(0);
+      const config = (await (await fetch(`http://127.0.0.1:${port}/introspect/config`)).json()) as { port: number };
+      expect(config.port).toBe(port);
+    } finally {
+      await started.stop();
+    }
+  });
+
   it('answers per package, by name, and 404 for unknown names', async () => {
     expect((await request(fixture.http).get('/package/manual/status').expect(200)).body).toEqual({ package: 'manual', version: '1.2.3', status: 'loaded', valid: true });
     expect((await request(fixture.http).get('/package/demo-site/metadata').expect(200)).body).toEqual({ name: 'demo-site', version: '1.2.3', description: 'A demo', author: null, guid: 'pkg://example.org/demo-site' });

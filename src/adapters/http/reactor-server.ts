@@ -305,7 +305,9 @@ export class ReactorServer {
       this.server.once('error', reject);
       this.server.listen(port, host, () => {
         this.server.off('error', reject);
-        resolve(this.server.address() as AddressInfo);
+        const address = this.server.address() as AddressInfo;
+        this.reactor.listeningOn(address.port);
+        resolve(address);
       });
     });
   }
