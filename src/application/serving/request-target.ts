@@ -183,6 +183,8 @@ export class RequestResolver {
     if (route?.kind === 'dataset') return { kind: 'data', mount, dataset: route.dataset };
     if (route?.kind === 'handler') return handlerRefused(route.route);
     if (reading && route === undefined && mount.pkg.isFolderWithIndex(path)) return { kind: 'redirect', mount, location: `${mount.prefix.slice(0, -1)}${path}/` };
+    // The API page is the reactor's folder index: `/api/v1` is sent to it like any folder, unless the package serves that path itself.
+    if (reading && route === undefined && `${path}/` === API_PAGE_PATH && !mount.pkg.holdsFile(path)) return { kind: 'redirect', mount, location: `${mount.prefix.slice(0, -1)}${API_PAGE_PATH}` };
     return reading ? { kind: 'file', mount, path } : { kind: 'content', mount, path };
   }
 }
