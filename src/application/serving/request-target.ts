@@ -1,7 +1,7 @@
 import { AmbiguousPackageError, BadRequestPathError, HandlerNotSupportedError, InvalidQueryError, RequestPathTooLongError, ResourceNotFoundError, type PackageError } from '../../domain/errors.js';
 import { API_PAGE_PATH, DATA_API_PREFIX, OPENAPI_PATH, type AccessControl, type Route } from '../../domain/package/routes.js';
 import { normalizeRequestPath } from '../../domain/serving/request-path.js';
-import { API_DOCS_ASSETS_PATH, GRAPHIQL_ASSETS_PATH, GRAPHQL_PATH, HEALTH_PATHS, METRICS_PATH, PACKAGE_ENDPOINTS, REACTOR_PATHS, isIntrospectionPath, type HealthProbe, type IntrospectionPath } from '../../domain/serving/reactor-paths.js';
+import { API_DOCS_ASSETS_PATH, GRAPHIQL_ASSETS_PATH, GRAPHQL_PATH, HEALTH_PATHS, METRICS_PATH, PACKAGE_ENDPOINTS, REACTOR_PATHS, WHOLE_SERVER_TARGET, isIntrospectionPath, type HealthProbe, type IntrospectionPath } from '../../domain/serving/reactor-paths.js';
 import { signInPaths, type MountAuth, type SignInEndpoint } from '../auth/reactor-auth.js';
 import type { Mount, Reactor } from './reactor.js';
 import type { StaticFile } from './served-package.js';
@@ -28,6 +28,8 @@ export type RequestTarget =
   | { kind: 'introspection'; report: IntrospectionPath }
   /** `/healthz` and `/readyz`: never behind authentication. */
   | { kind: 'health'; probe: HealthProbe }
+  /** `OPTIONS *`: what the server as a whole answers, no package's. */
+  | { kind: 'server-options' }
   /** `/metrics`, Prometheus's text exposition. */
   | { kind: 'metrics' }
   /** `/__pkg/graphiql/<file>`: the GraphiQL page's scripts and styles, public code served by the reactor itself. */
@@ -91,6 +93,7 @@ export class RequestResolver {
 
   /** `url`: the target as sent, whose query `/package/<name>/...` reads (`?mount=`); nothing else does. */
   resolve(method: string, rawPath: string, url = rawPath): ResolvedRequest {
+    if (rawPath === WHOLE_SERVER_TARGET && method === 'OPTIONS') return { path: rawPath, target: { kind: 'server-options' }, cors: this.reactor.settings.cors ?? [] };
     const parsed = normalizeRequestPath(rawPath);
     if (!parsed.ok) {
       const error = parsed.status === 414 ? new RequestPathTooLongError(parsed.reason) : new BadRequestPathError(parsed.reason);

@@ -27,6 +27,12 @@ export const REACTOR_PATHS = /^\/(api\/v1\/introspect\/|introspect\/|package\/|a
 
 export const GRAPHQL_PATH = '/graphql';
 
+/** The methods the reactor answers at some path: what `OPTIONS *` and CORS preflights announce. */
+export const REACTOR_METHODS = 'GET, HEAD, POST, PUT, DELETE, OPTIONS';
+
+/** The asterisk-form target of `OPTIONS *`: the server as a whole, no path of it (RFC 9110 §9.3.7). */
+export const WHOLE_SERVER_TARGET = '*';
+
 /** Probes an orchestrator sends: always open, and they reveal nothing but `ok` or what is failing. */
 export const HEALTH_PATHS = { '/healthz': 'live', '/readyz': 'ready' } as const;
 export type HealthProbe = (typeof HEALTH_PATHS)[keyof typeof HEALTH_PATHS];
