@@ -1,13 +1,10 @@
 import { AmbiguousPackageError, BadRequestPathError, HandlerNotSupportedError, InvalidQueryError, RequestPathTooLongError, ResourceNotFoundError, type PackageError } from '../../domain/errors.js';
 import { API_PAGE_PATH, DATA_API_PREFIX, OPENAPI_PATH, type AccessControl, type Route } from '../../domain/package/routes.js';
 import { normalizeRequestPath } from '../../domain/serving/request-path.js';
-import { API_DOCS_ASSETS_PATH, GRAPHIQL_ASSETS_PATH, GRAPHQL_PATH, HEALTH_PATHS, METRICS_PATH, PACKAGE_ENDPOINTS, REACTOR_PATHS, WHOLE_SERVER_TARGET, isIntrospectionPath, type HealthProbe, type IntrospectionPath } from '../../domain/serving/reactor-paths.js';
+import { API_DOCS_ASSETS_PATH, GRAPHIQL_ASSETS_PATH, GRAPHQL_PATH, HEALTH_PATHS, METRICS_PATH, PACKAGE_ENDPOINT_PATH, REACTOR_PATHS, WHOLE_SERVER_TARGET, isIntrospectionPath, type HealthProbe, type IntrospectionPath } from '../../domain/serving/reactor-paths.js';
 import { signInPaths, type MountAuth, type SignInEndpoint } from '../auth/reactor-auth.js';
 import type { Mount, Reactor } from './reactor.js';
 import type { StaticFile } from './served-package.js';
-
-/** `/package/<name>/<endpoint>` for the endpoints there are: any other path there is a mount's. */
-const PACKAGE_ENDPOINT = new RegExp(`^/package/([^/]+)/(${PACKAGE_ENDPOINTS.join('|')})$`);
 
 /**
  * What a request comes to, decided once from its method and path, before anything is
@@ -131,7 +128,7 @@ export class RequestResolver {
    * identities and rules included: a package may hold `content/auth/` or be mounted at `/package`.
    */
   private reactorPath(method: string, path: string, url: string): ResolvedRequest | undefined {
-    const endpoint = PACKAGE_ENDPOINT.exec(path);
+    const endpoint = PACKAGE_ENDPOINT_PATH.exec(path);
     if (!endpoint && !isIntrospectionPath(path)) return undefined;
     // The path is decoded already: decoding it again would read `%25` as an escape, and throw on `%`.
     const { mount: owner, problem } = endpoint ? this.packageMount(method, endpoint[1]!, endpoint[2]!, url) : {};
