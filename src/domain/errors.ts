@@ -69,7 +69,7 @@ export class CorruptEntryError extends PackageFormatError {
   }
 }
 
-/** A file of a directory source changed size while its answer was being sent: the answer is cut off, the next request reads the file anew. */
+/** A file of a directory source changed size (or, checked against security.json, was written) while its answer was being sent: the answer is cut off, the next request reads the file anew. */
 export class SourceChangedError extends PackageError {
   readonly code = 'SOURCE_CHANGED';
 }

@@ -40,6 +40,24 @@ describe('a folder or a mount asked for without its trailing slash', () => {
     expect((await request(fixture.http).get('/app/').expect(200)).text).toBe('<p>app home</p>');
   });
 
+  it("sends each mount's API page without its slash (/api/v1) to the page, unless the package serves that path", async () => {
+    for (const [path, location] of [
+      ['/api/v1', '/api/v1/'],
+      ['/api/v1?x=1', '/api/v1/?x=1'],
+      ['/app/api/v1', '/app/api/v1/'],
+    ]) {
+      const answer = await request(fixture.http).get(path!).redirects(0);
+      expect([path, answer.status, answer.headers.location]).toEqual([path, 301, location]);
+    }
+    const own = demoPackage({ 'content/api/v1': 'its own v1' });
+    const started = await startReactor(new MemoryOpener().add('own', own), [{ source: 'own' }]);
+    try {
+      expect((await request(started.http).get('/api/v1').expect(200)).text).toBe('its own v1');
+    } finally {
+      await started.stop();
+    }
+  });
+
   it('leaves what is not a folder with an index as it was: a declared route, a folder without index.html, other methods', async () => {
     expect((await request(fixture.http).get('/routed').expect(200)).text).toBe('<p>page</p>');
     await request(fixture.http).get('/assets').expect(404);

@@ -241,6 +241,24 @@ describe('mounts', () => {
     }
   });
 
+  it('warns at start of a mount whose path without its slash the reactor answers itself (a package named healthz lost its redirect without a word)', async () => {
+    const named = (name: string) => demoPackage({ 'metadata.json': metadata(name) });
+    const opener = new MemoryOpener().add('site', named('site')).add('healthz', named('healthz')).add('metrics', named('metrics')).add('status', named('status')).add('docs', named('docs'));
+    const own = await startReactor(opener, [{ source: 'site' }, { source: 'healthz' }, { source: 'metrics' }, { source: 'status', prefix: '/introspect/status' }, { source: 'docs', prefix: '/__pkg/api-docs' }]);
+    try {
+      expect(own.warnings.filter((warning) => warning.includes('the reactor answers'))).toEqual([
+        'the reactor answers /healthz itself (its health probe): the mount at /healthz/ (healthz (healthz)) is reached only with its trailing slash, /healthz does not redirect there; mount it at another path (--mount PATH=SOURCE)',
+        'the reactor answers /metrics itself (its metrics): the mount at /metrics/ (metrics (metrics)) is reached only with its trailing slash, /metrics does not redirect there; mount it at another path (--mount PATH=SOURCE)',
+        'the reactor answers /introspect/status itself (introspection): the mount at /introspect/status/ (status (status)) is reached only with its trailing slash, /introspect/status does not redirect there; mount it at another path (--mount PATH=SOURCE)',
+        'the reactor answers every path below /__pkg/api-docs/ itself (its bundled assets): the mount there (docs (docs)) is never reached; mount it at another path (--mount PATH=SOURCE)',
+      ]);
+      expect((await request(own.http).get('/healthz').expect(200)).text).toBe('ok\n');
+      expect((await request(own.http).get('/healthz/').expect(200)).text).toContain('<title>Demo</title>');
+    } finally {
+      await own.stop();
+    }
+  });
+
   it('refuses two mounts on one prefix', async () => {
     const opener = new MemoryOpener().add('a', demoPackage()).add('b', demoPackage());
     await expect(startReactor(opener, [{ source: 'a', prefix: '/x' }, { source: 'b', prefix: '/x/' }])).rejects.toBeInstanceOf(MountConflictError);
@@ -289,6 +307,18 @@ describe('introspection', () => {
     const metrics = (await request(fixture.http).get('/introspect/metrics').expect(200)).body;
     expect(metrics.requestsTotal).toBeGreaterThan(0);
     expect(metrics.requestsByStatus['200']).toBeGreaterThan(0);
+  });
+
+  it('reports the port it bound when asked for any free one (--port 0)', async () => {
+    const started = await startReactor(new MemoryOpener().add('site', site), [{ source: 'site' }]);
+    try {
+      const { port } = await started.server.listen(0, '127.0.0.1');
+      expect(port).toBeGreaterThan(0);
+      const config = (await (await fetch(`http://127.0.0.1:${port}/introspect/config`)).json()) as { port: number };
+      expect(config.port).toBe(port);
+    } finally {
+      await started.stop();
+    }
   });
 
   it('answers per package, by name, and 404 for unknown names', async () => {

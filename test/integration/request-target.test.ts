@@ -7,6 +7,7 @@ import { startReactor } from '../support/reactor-fixture.js';
 import { PassThrough } from 'node:stream';
 import type { ServerResponse } from 'node:http';
 import { answerClientError, refusedOnSocket } from '../../src/adapters/http/malformed-requests.js';
+import { exchangeOnSocket } from '../support/raw-http.js';
 
 let fixture: Awaited<ReturnType<typeof startReactor>>;
 let port: number;
@@ -45,6 +46,13 @@ describe('request targets (RFC 9112)', () => {
     }
     // Node's parser takes the authority form only with CONNECT, and refuses it before the reactor sees it.
     expect((await raw('GET example.org:443 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n')).status).toBe(400);
+  });
+
+  it('answers OPTIONS * (the server as a whole, RFC 9110 §9.3.7) with 204 and the methods it answers', async () => {
+    const answer = await exchangeOnSocket(`http://127.0.0.1:${port}`, 'OPTIONS * HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
+    expect(answer).toMatch(/^HTTP\/1\.1 204 /);
+    expect(/\r\nAllow: ([^\r]*)\r\n/i.exec(answer)?.[1]).toBe('GET, HEAD, POST, PUT, DELETE, OPTIONS');
+    expect(answer.endsWith('\r\n\r\n')).toBe(true);
   });
 
   it('refuses in JSON what node passes of a request that is not well-formed HTTP/1.1, and answers what is', async () => {

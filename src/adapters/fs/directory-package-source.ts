@@ -1,10 +1,11 @@
 import { constants, existsSync } from 'node:fs';
 import { lstat, open, readdir, readlink, realpath, stat, type FileHandle } from 'node:fs/promises';
+import type { BigIntStats } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { ArchiveLimitError, SourceNotFoundError, UnsafeEntryError } from '../../domain/errors.js';
 import { DEFAULT_ARCHIVE_LIMITS } from '../../domain/package/archive-limits.js';
 import { entryNamesProblem, sortByPath, unsafePathReason } from '../../domain/package/package-paths.js';
-import type { PackageEntry, PackageSource } from '../../application/ports/package-source.js';
+import type { OpenFile, PackageEntry, PackageSource } from '../../application/ports/package-source.js';
 
 const SMALL_FILE = 1024 * 1024;
 
@@ -101,9 +102,36 @@ export class DirectoryPackageSource implements PackageSource {
     try {
       const info = await stat(entry.file, { bigint: true });
       if (!info.isFile()) return undefined;
-      return { size: Number(info.size), version: `${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}` };
+      return { size: Number(info.size), version: versionOf(info) };
     } catch {
       return undefined;
+    }
+  }
+
+  async openFile(path: string): Promise<OpenFile> {
+    const handle = await this.opened(path);
+    try {
+      const info = await handle.stat({ bigint: true });
+      return {
+        version: versionOf(info),
+        size: Number(info.size),
+        bytes: (start, end) => this.positioned(path, handle, start, end),
+        versionNow: async () => versionOf(await handle.stat({ bigint: true })),
+        close: () => handle.close(),
+      };
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
+  }
+
+  /** Read where they lie, as often as asked, the handle left open for the next read. */
+  private async *positioned(path: string, handle: FileHandle, start: number, end: number): AsyncIterable<Uint8Array> {
+    if (end < start) return;
+    try {
+      yield* handle.createReadStream({ start, end, highWaterMark: 256 * 1024, autoClose: false }) as AsyncIterable<Buffer>;
+    } catch (error) {
+      this.gone(path, error);
     }
   }
 
@@ -138,6 +166,11 @@ export class DirectoryPackageSource implements PackageSource {
       throw error;
     }
   }
+}
+
+/** What changes with a file's bytes: its inode, size and times (a write in place sets them). */
+function versionOf(info: BigIntStats): string {
+  return `${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}`;
 }
 
 /** One walk of a package directory: what it found, and the real paths of the folders it is inside. */

@@ -2,10 +2,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isCrossSiteWrite, isOwnHost, isSameOrigin, reactorNames } from '../../domain/auth/same-origin.js';
 import { CrossSiteWriteError } from '../../domain/errors.js';
 import type { Reactor } from '../../application/serving/reactor.js';
+import { REACTOR_METHODS } from '../../domain/serving/reactor-paths.js';
 import { sendProblem } from './http-problems.js';
 import type { RequestContext } from './request-context.js';
 
-const CORS_METHODS = 'GET, HEAD, POST, PUT, DELETE, OPTIONS';
 // Link carries the other pages of a collection or history page, as json-server exposes it.
 const CORS_EXPOSED = 'ETag, Location, X-Total-Count, Link, Content-Range, X-Request-Id';
 
@@ -43,7 +43,7 @@ export class CrossSiteGuard {
       response.setHeader('Access-Control-Expose-Headers', CORS_EXPOSED);
       if (method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined) {
         response.writeHead(204, {
-          'Access-Control-Allow-Methods': CORS_METHODS,
+          'Access-Control-Allow-Methods': REACTOR_METHODS,
           'Access-Control-Allow-Headers': request.headers['access-control-request-headers'] ?? 'Content-Type, Authorization',
           'Access-Control-Max-Age': '600',
         });

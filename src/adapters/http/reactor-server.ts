@@ -6,7 +6,7 @@ import { DEFAULT_BODY_LIMIT, DEFAULT_SHUTDOWN_TIMEOUT, type Mount, type Reactor 
 import { RequestResolver, type RequestTarget } from '../../application/serving/request-target.js';
 import { LIVE_RELOAD_PATH } from '../../application/serving/served-package.js';
 import { ResourceNotFoundError } from '../../domain/errors.js';
-import { API_DOCS_ASSETS_PATH, GRAPHIQL_ASSETS_PATH } from '../../domain/serving/reactor-paths.js';
+import { API_DOCS_ASSETS_PATH, GRAPHIQL_ASSETS_PATH, REACTOR_METHODS } from '../../domain/serving/reactor-paths.js';
 import { readData } from './data-api.js';
 import { readThePast, readsThePast } from './data-history.js';
 import { graphqlDatasets } from './graphql/graphql-datasets.js';
@@ -218,6 +218,9 @@ export class ReactorServer {
               response.end(request.method === 'HEAD' ? undefined : body);
             },
           ).catch((error: unknown) => sendProblem(response, error));
+        case 'server-options':
+          response.writeHead(204, { Allow: REACTOR_METHODS, 'Cache-Control': 'no-store' });
+          return void response.end();
         case 'refused':
           return sendProblem(response, target.error);
         case 'redirect':
@@ -305,7 +308,9 @@ export class ReactorServer {
       this.server.once('error', reject);
       this.server.listen(port, host, () => {
         this.server.off('error', reject);
-        resolve(this.server.address() as AddressInfo);
+        const address = this.server.address() as AddressInfo;
+        this.reactor.listeningOn(address.port);
+        resolve(address);
       });
     });
   }

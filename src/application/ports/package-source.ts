@@ -24,6 +24,21 @@ export interface DeflatedEntry {
   inflate(raw: Uint8Array): AsyncIterable<Uint8Array>;
 }
 
+/**
+ * One file of a source whose files may change, held open: what it reads are the bytes of
+ * the file opened, whatever is renamed over its name meanwhile.
+ */
+export interface OpenFile {
+  /** As `current` gives it, of the file held open, when it was opened. */
+  readonly version: string;
+  readonly size: number;
+  /** Bytes `start` to `end` (inclusive), read from the open file; none when `end` < `start`. */
+  bytes(start: number, end: number): AsyncIterable<Uint8Array>;
+  /** The held file's version now: another than `version` once it was written in place. */
+  versionNow(): Promise<string>;
+  close(): Promise<void>;
+}
+
 /** A read-only view of one package's files: a directory, a `.cap` read in place, or memory. */
 export interface PackageSource {
   /** Where the package comes from, for messages. */
@@ -56,6 +71,8 @@ export interface PackageSource {
    * file's size now and a token that changes with its bytes; undefined once it is gone.
    */
   current?(path: string): Promise<{ size: number; version: string } | undefined>;
+  /** For sources whose files may change while served: the file, held open to be checked and sent as one (see OpenFile). */
+  openFile?(path: string): Promise<OpenFile>;
   /** For archives: the entry at `path` when it is stored deflated, undefined otherwise. */
   deflated?(path: string): DeflatedEntry | undefined;
   close(): Promise<void>;

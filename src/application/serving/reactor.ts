@@ -116,6 +116,8 @@ export class Reactor {
   private readonly watchers: Array<{ close(): void }> = [];
   /** Sources that did not load at start: the reactor serves the others, and is not ready. */
   private failures: readonly MountFailure[] = [];
+  /** The port the server bound: `--port 0` asks the system for any free one, and the config reports which. */
+  private boundPort: number | undefined;
 
   private readonly sync = new OverlaySync();
 
@@ -303,9 +305,14 @@ export class Reactor {
     return { status: 'running', uptime: this.uptime(), packagesLoaded: this.ordered.length };
   }
 
+  /** Told by the server once it listens. */
+  listeningOn(port: number): void {
+    this.boundPort = port;
+  }
+
   config(): { port: number; storeDir: string | null; cacheControl: string; authEnabled: boolean; registry: string | null } {
     return {
-      port: this.settings.port,
+      port: this.boundPort ?? this.settings.port,
       storeDir: reactorStore(this.settings) ?? null,
       cacheControl: this.settings.cacheControl,
       authEnabled: this.authEnabled(),

@@ -1,13 +1,10 @@
 import { AmbiguousPackageError, BadRequestPathError, HandlerNotSupportedError, InvalidQueryError, RequestPathTooLongError, ResourceNotFoundError, type PackageError } from '../../domain/errors.js';
 import { API_PAGE_PATH, DATA_API_PREFIX, OPENAPI_PATH, type AccessControl, type Route } from '../../domain/package/routes.js';
 import { normalizeRequestPath } from '../../domain/serving/request-path.js';
-import { API_DOCS_ASSETS_PATH, GRAPHIQL_ASSETS_PATH, GRAPHQL_PATH, HEALTH_PATHS, METRICS_PATH, PACKAGE_ENDPOINTS, REACTOR_PATHS, isIntrospectionPath, type HealthProbe, type IntrospectionPath } from '../../domain/serving/reactor-paths.js';
+import { API_DOCS_ASSETS_PATH, GRAPHIQL_ASSETS_PATH, GRAPHQL_PATH, HEALTH_PATHS, METRICS_PATH, PACKAGE_ENDPOINT_PATH, REACTOR_PATHS, WHOLE_SERVER_TARGET, isIntrospectionPath, type HealthProbe, type IntrospectionPath } from '../../domain/serving/reactor-paths.js';
 import { signInPaths, type MountAuth, type SignInEndpoint } from '../auth/reactor-auth.js';
 import type { Mount, Reactor } from './reactor.js';
 import type { StaticFile } from './served-package.js';
-
-/** `/package/<name>/<endpoint>` for the endpoints there are: any other path there is a mount's. */
-const PACKAGE_ENDPOINT = new RegExp(`^/package/([^/]+)/(${PACKAGE_ENDPOINTS.join('|')})$`);
 
 /**
  * What a request comes to, decided once from its method and path, before anything is
@@ -28,6 +25,8 @@ export type RequestTarget =
   | { kind: 'introspection'; report: IntrospectionPath }
   /** `/healthz` and `/readyz`: never behind authentication. */
   | { kind: 'health'; probe: HealthProbe }
+  /** `OPTIONS *`: what the server as a whole answers, no package's. */
+  | { kind: 'server-options' }
   /** `/metrics`, Prometheus's text exposition. */
   | { kind: 'metrics' }
   /** `/__pkg/graphiql/<file>`: the GraphiQL page's scripts and styles, public code served by the reactor itself. */
@@ -91,6 +90,7 @@ export class RequestResolver {
 
   /** `url`: the target as sent, whose query `/package/<name>/...` reads (`?mount=`); nothing else does. */
   resolve(method: string, rawPath: string, url = rawPath): ResolvedRequest {
+    if (rawPath === WHOLE_SERVER_TARGET && method === 'OPTIONS') return { path: rawPath, target: { kind: 'server-options' }, cors: this.reactor.settings.cors ?? [] };
     const parsed = normalizeRequestPath(rawPath);
     if (!parsed.ok) {
       const error = parsed.status === 414 ? new RequestPathTooLongError(parsed.reason) : new BadRequestPathError(parsed.reason);
@@ -128,7 +128,7 @@ export class RequestResolver {
    * identities and rules included: a package may hold `content/auth/` or be mounted at `/package`.
    */
   private reactorPath(method: string, path: string, url: string): ResolvedRequest | undefined {
-    const endpoint = PACKAGE_ENDPOINT.exec(path);
+    const endpoint = PACKAGE_ENDPOINT_PATH.exec(path);
     if (!endpoint && !isIntrospectionPath(path)) return undefined;
     // The path is decoded already: decoding it again would read `%25` as an escape, and throw on `%`.
     const { mount: owner, problem } = endpoint ? this.packageMount(method, endpoint[1]!, endpoint[2]!, url) : {};
@@ -183,6 +183,8 @@ export class RequestResolver {
     if (route?.kind === 'dataset') return { kind: 'data', mount, dataset: route.dataset };
     if (route?.kind === 'handler') return handlerRefused(route.route);
     if (reading && route === undefined && mount.pkg.isFolderWithIndex(path)) return { kind: 'redirect', mount, location: `${mount.prefix.slice(0, -1)}${path}/` };
+    // The API page is the reactor's folder index: `/api/v1` is sent to it like any folder, unless the package serves that path itself.
+    if (reading && route === undefined && `${path}/` === API_PAGE_PATH && !mount.pkg.holdsFile(path)) return { kind: 'redirect', mount, location: `${mount.prefix.slice(0, -1)}${API_PAGE_PATH}` };
     return reading ? { kind: 'file', mount, path } : { kind: 'content', mount, path };
   }
 }

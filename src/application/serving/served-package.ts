@@ -217,7 +217,12 @@ export class ServedPackage {
    * the slashed path, whose relative links then resolve below the folder.
    */
   isFolderWithIndex(path: string): boolean {
-    return !path.endsWith('/') && this.layers.resolve(RouteTable.mirrored(path)) === undefined && this.layers.resolve(RouteTable.mirrored(`${path}/`)) !== undefined;
+    return !path.endsWith('/') && !this.holdsFile(path) && this.holdsFile(`${path}/`);
+  }
+
+  /** Whether a content file answers the path where no route names it. */
+  holdsFile(path: string): boolean {
+    return this.layers.resolve(RouteTable.mirrored(path)) !== undefined;
   }
 
   /** What the overlay holds at a content path as this reactor sees it: what a conditional write was decided against. */

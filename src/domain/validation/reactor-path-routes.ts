@@ -1,13 +1,11 @@
 import { API_PAGE_PATH, DATA_API_PREFIX, OPENAPI_PATH, type Route, type Routes } from '../package/routes.js';
-import { API_DOCS_ASSETS_PATH, GRAPHIQL_ASSETS_PATH, GRAPHQL_PATH, HEALTH_PATHS, METRICS_PATH, PACKAGE_ENDPOINTS, REACTOR_PATHS, isIntrospectionPath } from '../serving/reactor-paths.js';
+import { GRAPHQL_PATH, reactorOwnerAtRoot } from '../serving/reactor-paths.js';
 
 /** Where the package is served: whether at the host's root (where the reactor's own endpoints lie), and whether it has datasets (then GraphQL answers at its `/graphql`). */
 export interface ServedAt {
   root: boolean;
   datasets: boolean;
 }
-
-const PACKAGE_ENDPOINT = new RegExp(`^/package/[^/]+/(${PACKAGE_ENDPOINTS.join('|')})$`);
 
 /**
  * Routes whose path the reactor answers itself, before any route: the health probes,
@@ -27,12 +25,8 @@ export function reactorPathRouteWarnings(routes: Routes, at: ServedAt): string[]
 }
 
 function ownerOf(route: Route, served: string, at: ServedAt): string | undefined {
-  if (at.root) {
-    if (served in HEALTH_PATHS) return 'its health probe, where the package is mounted at /';
-    if (served === METRICS_PATH) return 'its metrics, where the package is mounted at /';
-    if (served.startsWith(GRAPHIQL_ASSETS_PATH) || served.startsWith(API_DOCS_ASSETS_PATH)) return 'its bundled assets, where the package is mounted at /';
-    if (REACTOR_PATHS.test(served) && (isIntrospectionPath(served) || PACKAGE_ENDPOINT.test(served))) return 'introspection, where the package is mounted at /';
-  }
+  const owner = at.root ? reactorOwnerAtRoot(served) : undefined;
+  if (owner) return `${owner}, where the package is mounted at /`;
   if (served === OPENAPI_PATH || served === API_PAGE_PATH) return 'the data API description';
   if (at.datasets && served === GRAPHQL_PATH) return 'GraphQL';
   if (!served.startsWith(DATA_API_PREFIX)) return undefined;
