@@ -79,7 +79,7 @@ export function isAscii(name: string): boolean {
 }
 
 /** NFC form; ASCII is its own, and checking for it is cheaper than normalizing. */
-function nfc(name: string): string {
+export function nfc(name: string): string {
   return NON_ASCII.test(name) ? name.normalize('NFC') : name;
 }
 
