@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { DirectoryWriter } from '../../src/application/ports/directory-writer.js';
-import { OutputExistsError } from '../../src/domain/errors.js';
+import { OutputExistsError, UnsafeEntryError } from '../../src/domain/errors.js';
 import { chunks, eachSubject, type Subject } from './subject.js';
 
 export interface DirectoryWriterSubject {
@@ -39,6 +39,14 @@ export function describeDirectoryWriterContract(name: string, makeSubject: () =>
       await expect(subject().writer.create(destination(), { replace: false })).rejects.toThrow(OutputExistsError);
       await (await fill(true, { 'only.txt': 'only' })).commit();
       expect(await subject().filesAt(destination())).toEqual({ 'only.txt': 'only' });
+    });
+
+    it('never overwrites a file it wrote: on a file system that folds case, `Case.html` then `CASE.html` would leave one file with the second bytes', async () => {
+      const draft = await subject().writer.create(destination(), { replace: false });
+      await draft.write('content/Case.html', chunks('first'));
+      await expect(draft.write('content/Case.html', chunks('second'))).rejects.toThrow(UnsafeEntryError);
+      await draft.commit();
+      expect(await subject().filesAt(destination())).toEqual({ 'content/Case.html': 'first' });
     });
 
     it('refuses a path that escapes the destination', async () => {

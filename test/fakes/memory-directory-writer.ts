@@ -24,6 +24,7 @@ export class MemoryDirectoryWriter implements DirectoryWriter {
         if (!open) throw new Error(`the draft of ${target} is already committed or discarded`);
         const file = posix.resolve(target, path);
         if (!file.startsWith(`${target}/`)) throw new UnsafeEntryError(path, 'escapes the destination');
+        if (files.has(file.slice(target.length + 1))) throw new UnsafeEntryError(path, 'written already');
         const chunks: Uint8Array[] = [];
         for await (const chunk of data) chunks.push(chunk);
         files.set(file.slice(target.length + 1), Uint8Array.from(Buffer.concat(chunks)));

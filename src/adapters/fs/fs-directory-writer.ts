@@ -42,8 +42,15 @@ class FsDirectoryDraft implements DirectoryDraft {
     const file = resolve(this.draft, path);
     // Defence in depth: the use case has checked the name already.
     if (!file.startsWith(this.draft + sep)) throw new UnsafeEntryError(path, 'escapes the destination');
-    await makeDirectories(dirname(file));
-    await pipeline(Readable.from(data), createWriteStream(file, { mode: 0o644 }));
+    // Never overwrite: the draft starts empty and a package's names are distinct, so a name
+    // found taken is one this file system folds into another (`Case.html` and `CASE.html` on
+    // macOS or Windows), and writing on would leave one file holding the other's bytes.
+    await makeDirectories(dirname(file)).catch((error: NodeJS.ErrnoException) => {
+      throw folded(path, error);
+    });
+    await pipeline(Readable.from(data), createWriteStream(file, { mode: 0o644, flags: 'wx' })).catch((error: NodeJS.ErrnoException) => {
+      throw folded(path, error);
+    });
   }
 
   async commit(): Promise<string> {
@@ -63,6 +70,12 @@ class FsDirectoryDraft implements DirectoryDraft {
     await rm(this.draft, { recursive: true, force: true });
     unfinished.delete(this.draft);
   }
+}
+
+/** A name taken already in the draft, as UnsafeEntryError; any other failure as it is. */
+function folded(path: string, error: NodeJS.ErrnoException): Error {
+  if (error.code !== 'EEXIST' && error.code !== 'ENOTDIR' && error.code !== 'EISDIR') return error;
+  return new UnsafeEntryError(path, 'this file system takes it for a name written already (names that differ only in case, on a case-insensitive one), so one file would hold the other\'s bytes');
 }
 
 async function emptyDirectory(path: string): Promise<boolean> {
