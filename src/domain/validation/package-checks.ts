@@ -3,6 +3,7 @@ import type { Manifest } from '../package/manifest.js';
 import { DATA_API_PREFIX, dependencyReference, isHtml, type Routes } from '../package/routes.js';
 import { CONTENT_DIR } from '../package/package-paths.js';
 import { normalizeRequestPath, type RequestPath } from '../serving/request-path.js';
+import { Spellings } from '../serving/spellings.js';
 
 /**
  * Whether a resource exists as the reactor would find it: through the package's layers
@@ -19,26 +20,54 @@ export interface ResourceFindings {
   deleted: string[];
 }
 
+/** The package file a resource names in another Unicode form, if any (`content/café.html` composed, the file decomposed). */
+export type OtherSpelling = (resource: string) => string | undefined;
+
+/** A package's files by their Unicode-normalized names. */
+export function otherSpellingIn(files: Iterable<string>): OtherSpelling {
+  const spellings = new Spellings(files);
+  return (resource) => {
+    const file = spellings.of(resource);
+    return file === resource ? undefined : file;
+  };
+}
+
+/**
+ * Why a resource is missing. Two spellings of a name look alike on screen (a file a macOS
+ * tool named decomposed, NFD, beside a configuration typed composed, NFC): "does not
+ * exist" alone names a file the user sees there.
+ */
+function missing(resource: string, otherSpelling: OtherSpelling | undefined): string {
+  const file = otherSpelling?.(resource);
+  if (file === undefined) return `resource ${resource} does not exist`;
+  return `resource ${resource} does not exist as spelled: the file of that name is spelled in another Unicode form (${unicodeForm(file)}, where this is ${unicodeForm(resource)}); spell both alike`;
+}
+
+function unicodeForm(name: string): string {
+  if (name === name.normalize('NFC')) return 'composed, NFC';
+  return name === name.normalize('NFD') ? 'decomposed, NFD' : 'partly composed';
+}
+
 /** Every manifest resource must exist in the package. */
-export function manifestErrors(manifest: Manifest, exists: ResourceExists): ResourceFindings {
+export function manifestErrors(manifest: Manifest, exists: ResourceExists, otherSpelling?: OtherSpelling): ResourceFindings {
   const findings: ResourceFindings = { errors: [], unchecked: [], deleted: [] };
   for (const path of Object.keys(manifest)) {
     const found = exists(path);
-    if (found === false) findings.errors.push(`resource ${path} does not exist`);
+    if (found === false) findings.errors.push(missing(path, otherSpelling));
     else if (found === undefined) findings.unchecked.push(path);
     else if (found === 'deleted') findings.deleted.push(path);
   }
   return findings;
 }
 
-export function routeErrors(routes: Routes, exists: ResourceExists, storage: Storage | undefined): ResourceFindings {
+export function routeErrors(routes: Routes, exists: ResourceExists, storage: Storage | undefined, otherSpelling?: OtherSpelling): ResourceFindings {
   const errors: string[] = [];
   const unchecked: string[] = [];
   const deleted: string[] = [];
   for (const route of routes.routes) {
     if (route.resource !== undefined) {
       const found = exists(route.resource);
-      if (found === false) errors.push(`route ${route.path}: resource ${route.resource} does not exist`);
+      if (found === false) errors.push(`route ${route.path}: ${missing(route.resource, otherSpelling)}`);
       else if (found === undefined) unchecked.push(route.resource);
       else if (found === 'deleted') deleted.push(route.resource);
     }

@@ -62,6 +62,20 @@ describe('ValidatePackage', () => {
     expect(check('manifest').errors).toEqual(['resource content/gone.html does not exist']);
   });
 
+  it('says a missing resource is a file of the package spelled in another Unicode form, which looks the same on screen', async () => {
+    // A file a macOS tool named decomposed (NFD); routes.json and manifest.json typed composed (NFC).
+    const { check } = await validate(
+      demoPackage({
+        'content/cafe\u0301.html': '<p>cafe</p>',
+        'manifest.json': JSON.stringify({ 'content/caf\u00e9.html': { type: 'text/html', visibility: 'exported' } }),
+        'routes.json': JSON.stringify({ routes: [{ path: '/cafe', resource: 'content/caf\u00e9.html' }] }),
+      }),
+    );
+    const told = 'resource content/caf\u00e9.html does not exist as spelled: the file of that name is spelled in another Unicode form (decomposed, NFD, where this is composed, NFC); spell both alike';
+    expect(check('manifest').errors).toEqual([told]);
+    expect(check('routes').errors).toEqual([`route /cafe: ${told}`]);
+  });
+
   it('checks route targets, dataset route placement and the index', async () => {
     const routes = {
       index: 'content/style.css',
