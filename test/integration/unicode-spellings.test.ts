@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { MemoryOpener } from '../fakes/memory-package-opener.js';
-import { demoPackage } from '../support/demo-package.js';
+import { VALID_METADATA, demoPackage } from '../support/demo-package.js';
 import { startReactor } from '../support/reactor-fixture.js';
 
 // "é" composed (NFC, as a page is typed) and decomposed (NFD, as macOS names files).
@@ -28,13 +28,15 @@ const site = demoPackage({
   }),
 });
 
+const menu = demoPackage({ 'metadata.json': JSON.stringify({ ...VALID_METADATA, name: 'menu' }), 'content/index.html': '<p>menu</p>' });
+
 const directory = mkdtempSync(join(tmpdir(), 'spellings-'));
 const credentials = `Basic ${Buffer.from('ann:pw').toString('base64')}`;
 let fixture: Awaited<ReturnType<typeof startReactor>>;
 beforeAll(async () => {
   writeFileSync(join(directory, 'htpasswd'), `ann:{SHA}${createHash('sha1').update('pw').digest('base64')}\n`);
   writeFileSync(join(directory, 'deploy.json'), JSON.stringify({ authentication: { basicAuth: { passwdFile: 'htpasswd' }, sessionSecret: 'spellings-session-secret-0123456789' } }));
-  fixture = await startReactor(new MemoryOpener().add('site', site), [{ source: 'site' }], { deploy: join(directory, 'deploy.json'), workdir: directory });
+  fixture = await startReactor(new MemoryOpener().add('site', site).add('menu', menu), [{ source: 'site' }, { prefix: `/m${NFC}nu/`, source: 'menu' }], { deploy: join(directory, 'deploy.json'), workdir: directory });
 });
 afterAll(async () => {
   await fixture.stop();
@@ -70,6 +72,12 @@ describe('a name asked for in another Unicode spelling than the package holds', 
     await request(fixture.http).delete(`/caf${encoded(NFD)}.html`).set('Authorization', credentials).expect(204);
     await get(`/caf${encoded(NFC)}.html`).expect(404);
     await get(`/caf${encoded(NFD)}.html`).expect(404);
+  });
+
+  it('reaches a mount under either spelling of its path, its root without the slash redirected to the mount path', async () => {
+    expect((await get(`/m${encoded(NFD)}nu/`).expect(200)).text).toBe('<p>menu</p>');
+    expect((await get(`/m${encoded(NFD)}nu/index.html`).expect(200)).text).toBe('<p>menu</p>');
+    expect((await get(`/m${encoded(NFD)}nu`).expect(301)).headers.location).toBe(`/m${encoded(NFC)}nu/`);
   });
 
   it('still answers 404 for a name the package holds in no spelling', async () => {

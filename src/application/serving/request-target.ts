@@ -117,7 +117,7 @@ export class RequestResolver {
     if (!match || !mount) return { path, target: { kind: 'refused', error: new ResourceNotFoundError(`nothing is mounted at ${path}`) }, cors: mount?.cors ?? this.reactor.settings.cors ?? [] };
     const reading = method === 'GET' || method === 'HEAD';
     // A mount's root without its slash (`/docs` for `/docs/`) would serve its index at a URL its relative links misread.
-    if (path.length < match.prefix.length && reading) return this.withAccess(path, mount, { kind: 'redirect', mount, location: match.prefix }, match.path);
+    if (match.bare && reading) return this.withAccess(path, mount, { kind: 'redirect', mount, location: match.prefix }, match.path);
     // Writes keep the client's spelling: one to another spelling of a name is refused as a conflict.
     const below = reading ? mount.pkg.spelled(match.path) : match.path;
     return this.withAccess(path, mount, this.mounted(method, mount, below), below);
