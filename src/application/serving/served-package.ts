@@ -2,7 +2,7 @@ import { CONTENT_DIR, TOMBSTONES_FILE, isAscii } from '../../domain/package/pack
 import type { PackageModel } from '../package/package-reader.js';
 import { LayerStack, type Layer, type LayerFile, type WritableLayer } from '../../domain/serving/layer-stack.js';
 import { RouteTable, type RouteTarget } from '../../domain/serving/route-table.js';
-import { Spellings } from '../../domain/serving/spellings.js';
+import { Spellings } from '../../domain/package/spellings.js';
 import { routeHeader, type Route } from '../../domain/package/routes.js';
 import type { Hasher } from '../ports/hasher.js';
 import type { DeflatedEntry, PackageSource } from '../ports/package-source.js';

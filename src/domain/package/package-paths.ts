@@ -83,6 +83,12 @@ export function nfc(name: string): string {
   return NON_ASCII.test(name) ? name.normalize('NFC') : name;
 }
 
+/** Which Unicode form a name is spelled in, for messages about two names that look alike on screen and are not. */
+export function unicodeForm(name: string): string {
+  if (name === nfc(name)) return 'composed (NFC)';
+  return name === name.normalize('NFD') ? 'decomposed (NFD)' : 'partly composed';
+}
+
 /**
  * Names that are safe one by one but not together: two spellings of one path after
  * Unicode normalization (NFC), or a file that another entry treats as a directory.

@@ -1,9 +1,9 @@
 import { dataSetFiles, type Storage } from '../package/storage.js';
 import type { Manifest } from '../package/manifest.js';
 import { DATA_API_PREFIX, dependencyReference, isHtml, type Routes } from '../package/routes.js';
-import { CONTENT_DIR } from '../package/package-paths.js';
+import { CONTENT_DIR, unicodeForm } from '../package/package-paths.js';
 import { normalizeRequestPath, type RequestPath } from '../serving/request-path.js';
-import { Spellings } from '../serving/spellings.js';
+import { Spellings } from '../package/spellings.js';
 
 /**
  * Whether a resource exists as the reactor would find it: through the package's layers
@@ -40,12 +40,7 @@ export function otherSpellingIn(files: Iterable<string>): OtherSpelling {
 function missing(resource: string, otherSpelling: OtherSpelling | undefined): string {
   const file = otherSpelling?.(resource);
   if (file === undefined) return `resource ${resource} does not exist`;
-  return `resource ${resource} does not exist as spelled: the file of that name is spelled in another Unicode form (${unicodeForm(file)}, where this is ${unicodeForm(resource)}); spell both alike`;
-}
-
-function unicodeForm(name: string): string {
-  if (name === name.normalize('NFC')) return 'composed, NFC';
-  return name === name.normalize('NFD') ? 'decomposed, NFD' : 'partly composed';
+  return `resource ${resource} does not exist as spelled: the file of that name is spelled ${unicodeForm(file)}, and this ${unicodeForm(resource)}; spell both alike`;
 }
 
 /** Every manifest resource must exist in the package. */

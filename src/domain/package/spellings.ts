@@ -1,7 +1,8 @@
-import { isAscii, nfc } from '../package/package-paths.js';
+import { isAscii, nfc } from './package-paths.js';
 
 /**
- * A package's own spelling of each non-ASCII path it answers, by NFC form. A name
+ * A package's own spelling of each non-ASCII path (a request path it answers, a file it
+ * holds), by NFC form. A name
  * made on macOS is decomposed (NFD: `e` + U+0301), while the page that links to it
  * was most likely typed composed (NFC), and a browser sends the link's characters as
  * they are written, never normalized. A package holds one spelling of each name
@@ -10,7 +11,7 @@ import { isAscii, nfc } from '../package/package-paths.js';
 export class Spellings {
   private readonly byNormal = new Map<string, string>();
 
-  /** `paths`: request paths (`/docs/café.html`); each folder on the way is indexed too, with and without its slash. */
+  /** `paths`: request paths (`/docs/café.html`) or package paths; each folder on the way is indexed too, with and without its slash. */
   constructor(paths: Iterable<string>) {
     for (const path of paths) {
       if (isAscii(path)) continue;
