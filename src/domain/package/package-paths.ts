@@ -126,7 +126,7 @@ function spellings(names: readonly string[]): ((normal: string) => string | unde
   for (const name of names) {
     const normal = nfc(name);
     const seen = byNormal.get(normal);
-    if (seen !== undefined && seen !== name) return { name, reason: `is another spelling of "${seen}" (the same name once Unicode-normalized)` };
+    if (seen !== undefined && seen !== name) return { name, reason: `is another spelling of "${seen}" (the same name once Unicode-normalized: ${unicodeForm(name)} here, ${unicodeForm(seen)} there)` };
     byNormal.set(normal, name);
   }
   return (normal) => byNormal.get(normal);
