@@ -2,7 +2,7 @@ import { dataSetFiles, type Storage } from '../package/storage.js';
 import type { Manifest } from '../package/manifest.js';
 import { DATA_API_PREFIX, dependencyReference, isHtml, type Routes } from '../package/routes.js';
 import { CONTENT_DIR, unicodeForm } from '../package/package-paths.js';
-import { normalizeRequestPath, type RequestPath } from '../serving/request-path.js';
+import { normalizeRequestPath, urlPathOf, type RequestPath } from '../serving/request-path.js';
 import { Spellings } from '../package/spellings.js';
 
 /**
@@ -141,7 +141,7 @@ export function unreachableRouteWarnings(routes: Routes): string[] {
     let request: RequestPath;
     try {
       // The spelling a client sends for it: each segment percent-encoded.
-      request = normalizeRequestPath(served.split('/').map(encodeURIComponent).join('/'));
+      request = normalizeRequestPath(urlPathOf(served));
     } catch {
       request = { ok: false, status: 400, reason: 'a lone surrogate has no UTF-8 spelling' };
     }
