@@ -54,6 +54,17 @@ describe('pkg reactor serve', () => {
     }
   });
 
+  it('prints each mount as a URL a terminal can open: its path percent-encoded, not with a raw space or letter beyond ASCII', async () => {
+    const running = await startServe([EXAMPLE_SITE, '--mount', `/m\u00e9 nu+1=${cap}`]);
+    try {
+      const printed = `${running.url}/m%C3%A9%20nu%2B1/`;
+      expect(running.stdout()).toContain(`  ${printed}\n`);
+      expect((await fetch(printed)).status).toBe(200);
+    } finally {
+      await running.stop();
+    }
+  });
+
   it('stops with MountConflictError when two mounts claim one prefix', async () => {
     const result = await failingServe([EXAMPLE_SITE, '--mount', `/=${cap}`]);
     expect(result.code).toBe(1);

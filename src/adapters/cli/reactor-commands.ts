@@ -4,6 +4,7 @@ import type { Argv } from 'yargs';
 import { UsageError } from '../../domain/errors.js';
 import { decodeUtf8, parseDocument } from '../../domain/package/documents.js';
 import { HTTP_FIELD_VALUE } from '../../domain/package/field-rules.js';
+import { urlPathOf } from '../../domain/serving/request-path.js';
 import { normalizeMountConfig, parseMountOption } from '../../domain/serving/mount-config.js';
 import { VERIFY_MODES, type VerifyMode } from '../../domain/serving/verify-mode.js';
 import { isPackageUrl } from '../../domain/dependencies/package-url.js';
@@ -167,7 +168,7 @@ function textLifecycle(output: CliOutput): Lifecycle {
     warn: (warning) => output.err(`warning: ${warning}`),
     started: (running) => {
       const width = Math.max(...running.mounts.map((m) => m.prefix.length));
-      const lines = running.mounts.map((mount) => `  ${mount.prefix.padEnd(width)}  ${mount.name} ${mount.version}  from ${mount.source}  ${running.url}${mount.prefix}`);
+      const lines = running.mounts.map((mount) => `  ${mount.prefix.padEnd(width)}  ${mount.name} ${mount.version}  from ${mount.source}  ${running.url}${urlPathOf(mount.prefix)}`);
       const overlay = running.sharedOverlay ? [`Overlays: ${running.sharedOverlay}`] : [];
       const workers = running.workers ? [`Workers: ${running.workers} processes`] : [];
       output.out([`Reactor listening on ${running.url}`, ...lines, `Workdir: ${running.workdir}${running.temporaryWorkdir ? ' (temporary)' : ''}`, ...overlay, ...workers].join('\n'));

@@ -7,6 +7,7 @@ import { RequestResolver, type RequestTarget } from '../../application/serving/r
 import { LIVE_RELOAD_PATH } from '../../application/serving/served-package.js';
 import { ResourceNotFoundError } from '../../domain/errors.js';
 import { API_DOCS_ASSETS_PATH, GRAPHIQL_ASSETS_PATH, REACTOR_METHODS } from '../../domain/serving/reactor-paths.js';
+import { urlPathOf } from '../../domain/serving/request-path.js';
 import { readData } from './data-api.js';
 import { readThePast, readsThePast } from './data-history.js';
 import { graphqlDatasets } from './graphql/graphql-datasets.js';
@@ -341,7 +342,7 @@ export class ReactorServer {
  */
 function redirectToFolder(location: string, request: IncomingMessage, response: ServerResponse): void {
   const query = request.url!.indexOf('?');
-  const target = location.split('/').map(encodeURIComponent).join('/') + (query < 0 ? '' : request.url!.slice(query));
+  const target = urlPathOf(location) + (query < 0 ? '' : request.url!.slice(query));
   response.writeHead(301, { Location: target, 'Content-Length': 0, 'Cache-Control': 'no-store' });
   response.end();
 }

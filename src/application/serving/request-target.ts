@@ -115,11 +115,19 @@ export class RequestResolver {
       if (reactorPath) return reactorPath;
     }
     if (!match || !mount) return { path, target: { kind: 'refused', error: new ResourceNotFoundError(`nothing is mounted at ${path}`) }, cors: mount?.cors ?? this.reactor.settings.cors ?? [] };
+    const reading = method === 'GET' || method === 'HEAD';
     // A mount's root without its slash (`/docs` for `/docs/`) would serve its index at a URL its relative links misread.
-    const target = path.length < match.prefix.length && (method === 'GET' || method === 'HEAD') ? ({ kind: 'redirect', mount, location: match.prefix } as const) : this.mounted(method, mount, match.path);
+    if (match.bare && reading) return this.withAccess(path, mount, { kind: 'redirect', mount, location: match.prefix }, match.path);
+    // Writes keep the client's spelling: one to another spelling of a name is refused as a conflict.
+    const below = reading ? mount.pkg.spelled(match.path) : match.path;
+    return this.withAccess(path, mount, this.mounted(method, mount, below), below);
+  }
+
+  /** The mount's identities and the rule of what `below` (the path under the mount) reaches, where it authenticates. */
+  private withAccess(path: string, mount: Mount, target: RequestTarget, below: string): ResolvedRequest {
     const auth = mount.auth;
     if (!auth) return { path, target, cors: mount.cors };
-    return { path, target, cors: mount.cors, access: { auths: this.mountAuths.get(auth)!, enabled: auth.enabled, ...ruleOf(mount, target, match.path) } };
+    return { path, target, cors: mount.cors, access: { auths: this.mountAuths.get(auth)!, enabled: auth.enabled, ...ruleOf(mount, target, below) } };
   }
 
   /**

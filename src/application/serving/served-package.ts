@@ -1,7 +1,8 @@
-import { CONTENT_DIR, TOMBSTONES_FILE } from '../../domain/package/package-paths.js';
+import { CONTENT_DIR, TOMBSTONES_FILE, isAscii } from '../../domain/package/package-paths.js';
 import type { PackageModel } from '../package/package-reader.js';
 import { LayerStack, type Layer, type LayerFile, type WritableLayer } from '../../domain/serving/layer-stack.js';
 import { RouteTable, type RouteTarget } from '../../domain/serving/route-table.js';
+import { Spellings } from '../../domain/package/spellings.js';
 import { routeHeader, type Route } from '../../domain/package/routes.js';
 import type { Hasher } from '../ports/hasher.js';
 import type { DeflatedEntry, PackageSource } from '../ports/package-source.js';
@@ -120,6 +121,8 @@ export class ServedPackage {
   private readonly outsideContent = new Map<string, LayerFile>();
   /** Hits and dataset routes only: bounded by the package, unlike the paths clients may ask for. */
   private readonly responses = new Map<string, StaticLookup>();
+  /** Made at the first request that spells a name another way; remade after an overlay change. */
+  private spellings: Spellings | undefined;
   /** Whether it was served out of an encrypted package. */
   encrypted = false;
   /** Brotli copies of an archive's text entries, made after load (`compressInBackground`). */
@@ -225,6 +228,18 @@ export class ServedPackage {
     return this.layers.resolve(RouteTable.mirrored(path)) !== undefined;
   }
 
+  /**
+   * A read's path as the package spells it: the path itself when it names something,
+   * else the one route, file or folder that is the same once Unicode-normalized (a link
+   * typed in NFC to a file named in NFD on macOS), so that file is served, under its own
+   * route's access rule, rather than a 404.
+   */
+  spelled(path: string): string {
+    if (isAscii(path) || this.responses.has(path) || this.routes.lookup(path) || this.layers.resolve(RouteTable.mirrored(path)) || this.isFolderWithIndex(path)) return path;
+    this.spellings ??= new Spellings([...[...this.routes.declared()].map(([declared]) => declared), ...this.layers.visiblePaths().map((file) => `/${file}`)]);
+    return this.spellings.of(path) ?? path;
+  }
+
   /** What the overlay holds at a content path as this reactor sees it: what a conditional write was decided against. */
   async overlayEntry(path: string): Promise<OverlayEntry> {
     const { layer } = this.overlay!;
@@ -241,6 +256,7 @@ export class ServedPackage {
     layer.files.set(path, { path, size, key: path });
     layer.tombstones.delete(path);
     this.responses.clear();
+    this.spellings = undefined;
   }
 
   /** A path tombstoned in the overlay: 404 from the next request on, whatever lies below. */
@@ -250,6 +266,7 @@ export class ServedPackage {
     layer.files.delete(path);
     layer.tombstones.add(path);
     this.responses.clear();
+    this.spellings = undefined;
   }
 
   private forget(file: LayerFile | undefined): void {

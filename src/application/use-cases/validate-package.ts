@@ -6,7 +6,7 @@ import { checkResult, validationReport, type CheckResult, type ValidationReport 
 import { reactorPathRouteWarnings } from '../../domain/validation/reactor-path-routes.js';
 import { lockedRouteWarning } from '../../domain/validation/locked-routes.js';
 import { describeRouteHeaderReference, routeHeaderReferences } from '../../domain/validation/route-header-references.js';
-import { datasetRouteAttributeWarnings, duplicateRoutePaths, handlerRouteWarnings, manifestErrors, resourceExists, routeErrors, storageFileErrors, unreachableRouteWarnings, type ResourceExists } from '../../domain/validation/package-checks.js';
+import { datasetRouteAttributeWarnings, duplicateRoutePaths, handlerRouteWarnings, manifestErrors, otherSpellingIn, resourceExists, routeErrors, storageFileErrors, unreachableRouteWarnings, type OtherSpelling, type ResourceExists } from '../../domain/validation/package-checks.js';
 import { LayerStack, type Layer } from '../../domain/serving/layer-stack.js';
 import { readPackageLayers, readTombstones } from '../package/package-layer-stack.js';
 import { packageLayers } from '../serving/served-package.js';
@@ -83,11 +83,11 @@ export class ValidatePackage {
     const manifestValue = 'value' in manifest ? { ...detected, ...manifest.value } : detected;
 
     const { digests, references, unscanned } = await this.readEverything(source, manifestValue, 'value' in security);
-    const resources = await this.resources(source, files, storageValue, 'value' in metadata ? metadata.value : undefined, context);
+    const resources = { ...(await this.resources(source, files, storageValue, 'value' in metadata ? metadata.value : undefined, context)), otherSpelling: otherSpellingIn(files) };
     try {
       return validationReport(source.location, [
         this.checkMetadata(metadata, files),
-        this.checkManifest(manifest, resources.exists),
+        this.checkManifest(manifest, resources),
         this.checkRoutes(routes, files, storageValue, resources, 'value' in authentication ? authentication.value : undefined),
         await this.checkStorage(source, storage, files, resources.layers),
         this.checkSecurity(security, digests),
@@ -159,14 +159,14 @@ export class ValidatePackage {
     return checkResult('metadata', metadataGaps(metadata.value), [`${metadata.value.name} ${metadata.value.version}`]);
   }
 
-  private checkManifest(manifest: Parsed<Manifest>, exists: ResourceExists): CheckResult {
+  private checkManifest(manifest: Parsed<Manifest>, resources: { exists: ResourceExists; otherSpelling: OtherSpelling }): CheckResult {
     if ('absent' in manifest) return checkResult('manifest', [], [`${MANIFEST_FILE} absent: generated from content/ at pack or load time`]);
     if ('error' in manifest) return checkResult('manifest', [manifest.error]);
-    const findings = manifestErrors(manifest.value, exists);
+    const findings = manifestErrors(manifest.value, resources.exists, resources.otherSpelling);
     return checkResult('manifest', findings.errors, [`${Object.keys(manifest.value).length} resources`, ...uncheckedWarning(findings.unchecked), ...deletedWarning(findings.deleted)]);
   }
 
-  private checkRoutes(routes: Parsed<Routes>, files: ReadonlySet<string>, storage: Storage | undefined, resources: { exists: ResourceExists; problem?: string }, authentication: Authentication | undefined): CheckResult {
+  private checkRoutes(routes: Parsed<Routes>, files: ReadonlySet<string>, storage: Storage | undefined, resources: { exists: ResourceExists; problem?: string; otherSpelling: OtherSpelling }, authentication: Authentication | undefined): CheckResult {
     if ('error' in routes) return checkResult('routes', [routes.error]);
     // Dependencies the reactor could not resolve refuse the package whether routes.json is written or generated.
     const unresolved = resources.problem ? [resources.problem] : [];
@@ -178,7 +178,7 @@ export class ValidatePackage {
       ]);
     }
     const duplicates = duplicateRoutePaths(routes.value).map((path) => `warning: route ${path} is declared (or remapped to) more than once; the first wins`);
-    const findings = routeErrors(routes.value, resources.exists, storage);
+    const findings = routeErrors(routes.value, resources.exists, storage, resources.otherSpelling);
     return checkResult('routes', [...findings.errors, ...unresolved], [
       `${routes.value.routes.length} routes`,
       ...duplicates,

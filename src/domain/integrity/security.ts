@@ -1,6 +1,7 @@
 import { ConfigValidationError } from '../errors.js';
 import { defineOwn, isRecord } from '../package/documents.js';
-import { SECURITY_FILE, SIGNATURE_FILE, sortPaths } from '../package/package-paths.js';
+import { SECURITY_FILE, SIGNATURE_FILE, sortPaths, unicodeForm } from '../package/package-paths.js';
+import { Spellings } from '../package/spellings.js';
 
 export interface DigitalSignatures {
   publicKey: string;
@@ -174,10 +175,24 @@ export function isIntact(report: IntegrityReport): boolean {
 }
 
 export function describeIntegrity(report: IntegrityReport): string[] {
+  // A file spelled in another Unicode form than its checksum's name (one tool wrote names
+  // decomposed, another composed) is one problem, not a missing file and an extra one that look alike.
+  const respelled = new Map<string, string>();
+  if (report.missing.length > 0 && report.uncovered.length > 0) {
+    const uncovered = new Spellings(report.uncovered);
+    for (const path of report.missing) {
+      const file = uncovered.of(path);
+      if (file !== undefined && file !== path) respelled.set(path, file);
+    }
+  }
+  const spelledAgain = new Set(respelled.values());
   return [
     ...report.mismatched.map((path) => `checksum mismatch: ${path}`),
-    ...report.missing.map((path) => `missing file: ${path}`),
-    ...report.uncovered.map((path) => `file not covered by checksums: ${path}`),
+    ...report.missing.map((path) => {
+      const file = respelled.get(path);
+      return file === undefined ? `missing file: ${path}` : `file spelled in another Unicode form than its checksum names it: ${path}, ${unicodeForm(file)} in the package and ${unicodeForm(path)} in ${SECURITY_FILE}`;
+    }),
+    ...report.uncovered.filter((path) => !spelledAgain.has(path)).map((path) => `file not covered by checksums: ${path}`),
   ];
 }
 

@@ -79,8 +79,14 @@ export function isAscii(name: string): boolean {
 }
 
 /** NFC form; ASCII is its own, and checking for it is cheaper than normalizing. */
-function nfc(name: string): string {
+export function nfc(name: string): string {
   return NON_ASCII.test(name) ? name.normalize('NFC') : name;
+}
+
+/** Which Unicode form a name is spelled in, for messages about two names that look alike on screen and are not. */
+export function unicodeForm(name: string): string {
+  if (name === nfc(name)) return 'composed (NFC)';
+  return name === name.normalize('NFD') ? 'decomposed (NFD)' : 'partly composed';
 }
 
 /**
@@ -120,7 +126,7 @@ function spellings(names: readonly string[]): ((normal: string) => string | unde
   for (const name of names) {
     const normal = nfc(name);
     const seen = byNormal.get(normal);
-    if (seen !== undefined && seen !== name) return { name, reason: `is another spelling of "${seen}" (the same name once Unicode-normalized)` };
+    if (seen !== undefined && seen !== name) return { name, reason: `is another spelling of "${seen}" (the same name once Unicode-normalized: ${unicodeForm(name)} here, ${unicodeForm(seen)} there)` };
     byNormal.set(normal, name);
   }
   return (normal) => byNormal.get(normal);

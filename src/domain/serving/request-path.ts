@@ -31,3 +31,13 @@ export function normalizeRequestPath(raw: string): RequestPath {
   }
   return { ok: true, path: '/' + segments.join('/') };
 }
+
+/**
+ * A decoded path (a route's, a mount's) as a URL spells it: each segment percent-encoded,
+ * so a space, `#`, `?`, `%` or a letter beyond ASCII reaches the server as that character,
+ * and the result is ASCII (a Location header, a link printed for a terminal). Throws
+ * URIError on a lone surrogate, which has no UTF-8 spelling.
+ */
+export function urlPathOf(path: string): string {
+  return path.split('/').map(encodeURIComponent).join('/');
+}

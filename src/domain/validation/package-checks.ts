@@ -1,8 +1,9 @@
 import { dataSetFiles, type Storage } from '../package/storage.js';
 import type { Manifest } from '../package/manifest.js';
 import { DATA_API_PREFIX, dependencyReference, isHtml, type Routes } from '../package/routes.js';
-import { CONTENT_DIR } from '../package/package-paths.js';
-import { normalizeRequestPath, type RequestPath } from '../serving/request-path.js';
+import { CONTENT_DIR, unicodeForm } from '../package/package-paths.js';
+import { normalizeRequestPath, urlPathOf, type RequestPath } from '../serving/request-path.js';
+import { Spellings } from '../package/spellings.js';
 
 /**
  * Whether a resource exists as the reactor would find it: through the package's layers
@@ -24,12 +25,35 @@ export interface ResourceFindings {
   deleted: string[];
 }
 
+/** The package file a resource names in another Unicode form, if any (`content/café.html` composed, the file decomposed). */
+export type OtherSpelling = (resource: string) => string | undefined;
+
+/** A package's files by their Unicode-normalized names. */
+export function otherSpellingIn(files: Iterable<string>): OtherSpelling {
+  const spellings = new Spellings(files);
+  return (resource) => {
+    const file = spellings.of(resource);
+    return file === resource ? undefined : file;
+  };
+}
+
+/**
+ * Why a resource is missing. Two spellings of a name look alike on screen (a file a macOS
+ * tool named decomposed, NFD, beside a configuration typed composed, NFC): "does not
+ * exist" alone names a file the user sees there.
+ */
+function missing(resource: string, otherSpelling: OtherSpelling | undefined): string {
+  const file = otherSpelling?.(resource);
+  if (file === undefined) return `resource ${resource} does not exist`;
+  return `resource ${resource} does not exist as spelled: the file of that name is spelled ${unicodeForm(file)}, and this ${unicodeForm(resource)}; spell both alike`;
+}
+
 /** Every manifest resource must exist in the package. */
-export function manifestErrors(manifest: Manifest, exists: ResourceExists): ResourceFindings {
+export function manifestErrors(manifest: Manifest, exists: ResourceExists, otherSpelling?: OtherSpelling): ResourceFindings {
   const findings: ResourceFindings = { errors: [], unchecked: [], deleted: [] };
   for (const path of Object.keys(manifest)) {
     const found = exists(path);
-    if (found === false) findings.errors.push(`resource ${path} does not exist`);
+    if (found === false) findings.errors.push(missing(path, otherSpelling));
     else if (typeof found === 'object') findings.errors.push(`resource ${path} ${found.unusable}`);
     else if (found === undefined) findings.unchecked.push(path);
     else if (found === 'deleted') findings.deleted.push(path);
@@ -37,14 +61,14 @@ export function manifestErrors(manifest: Manifest, exists: ResourceExists): Reso
   return findings;
 }
 
-export function routeErrors(routes: Routes, exists: ResourceExists, storage: Storage | undefined): ResourceFindings {
+export function routeErrors(routes: Routes, exists: ResourceExists, storage: Storage | undefined, otherSpelling?: OtherSpelling): ResourceFindings {
   const errors: string[] = [];
   const unchecked: string[] = [];
   const deleted: string[] = [];
   for (const route of routes.routes) {
     if (route.resource !== undefined) {
       const found = exists(route.resource);
-      if (found === false) errors.push(`route ${route.path}: resource ${route.resource} does not exist`);
+      if (found === false) errors.push(`route ${route.path}: ${missing(route.resource, otherSpelling)}`);
       else if (typeof found === 'object') errors.push(`route ${route.path}: resource ${route.resource} ${found.unusable}`);
       else if (found === undefined) unchecked.push(route.resource);
       else if (found === 'deleted') deleted.push(route.resource);
@@ -126,7 +150,7 @@ export function unreachableRouteWarnings(routes: Routes): string[] {
     let request: RequestPath;
     try {
       // The spelling a client sends for it: each segment percent-encoded.
-      request = normalizeRequestPath(served.split('/').map(encodeURIComponent).join('/'));
+      request = normalizeRequestPath(urlPathOf(served));
     } catch {
       request = { ok: false, status: 400, reason: 'a lone surrogate has no UTF-8 spelling' };
     }

@@ -62,6 +62,28 @@ describe('ValidatePackage', () => {
     expect(check('manifest').errors).toEqual(['resource content/gone.html does not exist']);
   });
 
+  it('says a missing resource is a file of the package spelled in another Unicode form, which looks the same on screen', async () => {
+    // A file a macOS tool named decomposed (NFD); routes.json and manifest.json typed composed (NFC).
+    const { check } = await validate(
+      demoPackage({
+        'content/cafe\u0301.html': '<p>cafe</p>',
+        'manifest.json': JSON.stringify({ 'content/caf\u00e9.html': { type: 'text/html', visibility: 'exported' } }),
+        'routes.json': JSON.stringify({ routes: [{ path: '/cafe', resource: 'content/caf\u00e9.html' }] }),
+      }),
+    );
+    const told = 'resource content/caf\u00e9.html does not exist as spelled: the file of that name is spelled decomposed (NFD), and this composed (NFC); spell both alike';
+    expect(check('manifest').errors).toEqual([told]);
+    expect(check('routes').errors).toEqual([`route /cafe: ${told}`]);
+  });
+
+  it("reports a file spelled in another Unicode form than security.json names it as that, not as a missing file and an uncovered one that look alike", async () => {
+    const files = demoPackage({ 'content/cafe\u0301.html': '<p>cafe</p>' });
+    const secured = withSecurity(files);
+    const security = (secured['security.json'] as string).replace('cafe\\u0301', 'caf\\u00e9').replace('cafe\u0301', 'caf\u00e9');
+    const { check } = await validate({ ...files, 'security.json': security });
+    expect(check('security').errors).toEqual(['file spelled in another Unicode form than its checksum names it: content/caf\u00e9.html, decomposed (NFD) in the package and composed (NFC) in security.json']);
+  });
+
   it('checks route targets, dataset route placement and the index', async () => {
     const routes = {
       index: 'content/style.css',

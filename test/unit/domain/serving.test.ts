@@ -32,9 +32,23 @@ describe('mount table', () => {
     table.add('/api', 'api');
     table.add('/api/v2/', 'v2');
     expect(table.match('/api/index.html')).toEqual({ mount: 'api', prefix: '/api/', path: '/index.html' });
-    expect(table.match('/api')).toEqual({ mount: 'api', prefix: '/api/', path: '/' });
+    expect(table.match('/api')).toEqual({ mount: 'api', prefix: '/api/', path: '/', bare: true });
     expect(table.match('/api/v2/x')).toEqual({ mount: 'v2', prefix: '/api/v2/', path: '/x' });
     expect(table.match('/apix/y')).toEqual({ mount: 'root', prefix: '/', path: '/apix/y' });
+  });
+
+  it('matches a prefix in either Unicode spelling, as a link typed composed (NFC) or written decomposed (NFD) sends it', () => {
+    const table = new MountTable<string>();
+    table.add('/', 'root');
+    table.add('/caf\u00e9/m\u00e9nu', 'nfc');
+    table.add('/e\u0301t\u00e9', 'mixed');
+    expect(table.match('/cafe\u0301/me\u0301nu/a\u00e9.html')).toEqual({ mount: 'nfc', prefix: '/caf\u00e9/m\u00e9nu/', path: '/a\u00e9.html' });
+    expect(table.match('/cafe\u0301/me\u0301nu/')).toEqual({ mount: 'nfc', prefix: '/caf\u00e9/m\u00e9nu/', path: '/' });
+    expect(table.match('/cafe\u0301/me\u0301nu')).toEqual({ mount: 'nfc', prefix: '/caf\u00e9/m\u00e9nu/', path: '/', bare: true });
+    expect(table.match('/\u00e9t\u00e9/x')).toEqual({ mount: 'mixed', prefix: '/e\u0301t\u00e9/', path: '/x' });
+    expect(table.match('/cafe\u0301/me\u0301nus')).toEqual({ mount: 'root', prefix: '/', path: '/cafe\u0301/me\u0301nus' });
+    // Two spellings of one prefix are one prefix: two mounts cannot claim it.
+    expect(() => table.add('/e\u0301te\u0301', 'again')).toThrow(MountConflictError);
   });
 
   it('refuses two mounts on one prefix', () => {
