@@ -52,10 +52,14 @@ export class FsWorkdirs implements Workdirs {
       await rm(lock, { force: true });
       throw error;
     }
+    // A signal the reactor does not stop gracefully on (SIGHUP: its terminal closed), or any while it starts, must not leave plaintext until the next start.
+    const decrypted = join(workdir, DECRYPTED_DIR);
+    unfinished.add(decrypted);
     return {
       release: async () => {
         // What a process of this reactor could not remove itself: a worker killed while it served (--workers).
         await emptyDecrypted(workdir).catch(() => undefined);
+        unfinished.delete(decrypted);
         FsWorkdirs.held.delete(lock);
         await rm(lock, { force: true });
       },
