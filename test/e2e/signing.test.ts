@@ -310,12 +310,14 @@ describe('encryption', () => {
     expect(inner.equals(readFileSync(cap))).toBe(true);
   });
 
-  it('decrypts to <name>-decrypted.cap by default, byte for byte the original', () => {
+  it('decrypts to <name>-decrypted.cap by default, byte for byte the original, that only its owner may read', () => {
     const directory = at('decrypt-here');
     mkdirSync(directory);
     const run = runPkg(['package', 'decrypt', encrypted(), '--private-key', at('key.pem')], { cwd: directory });
     expect(run.status).toBe(0);
-    expect(readFileSync(join(directory, 'example-site-decrypted.cap')).equals(readFileSync(cap))).toBe(true);
+    const output = join(directory, 'example-site-decrypted.cap');
+    expect(readFileSync(output).equals(readFileSync(cap))).toBe(true);
+    expect(statSync(output).mode & 0o777).toBe(0o600);
   });
 
   it('round-trips with an OpenPGP recipient made by gpg', () => {

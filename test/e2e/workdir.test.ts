@@ -176,6 +176,14 @@ describe('what a killed reactor leaves behind', () => {
     expect(readdirSync(join(workdir, 'decrypted'))).toEqual([]);
   });
 
+  it('a hang-up (its terminal closed) removes the decrypted plaintext of a --workdir, as it removes a temporary workdir', async () => {
+    const workdir = at('plaintext-hangup');
+    const reactor = await startServe([at('sealed.cap'), '--private-key', at('key.pem'), '--workdir', workdir]);
+    expect(readdirSync(join(workdir, 'decrypted'))).toHaveLength(1);
+    expect(await reactor.stop('SIGHUP')).toBe(129);
+    expect(filesBelow(join(workdir, 'decrypted'))).toEqual([]);
+  });
+
   it('the package saved from an encrypted one is plaintext that only the reactor\'s user may read', async () => {
     const workdir = at('plaintext-saved');
     const reactor = await startServe([at('sealed.cap'), '--private-key', at('key.pem'), '--workdir', workdir]);

@@ -9,6 +9,7 @@ import { archiveLimitsFrom, checkArchiveToWrite, mustStore, type ArchiveLimits }
 import type { ArchiveCreateOptions, ArchiveEntryOptions, ArchiveSink, ArchiveWriter } from '../../application/ports/archive-writer.js';
 import { DEFLATED, LOCAL_HEADER_SIZE, STORED, centralHeader, endRecords, localHeader, streamedLocalHeader, type CentralRecord } from './zip/zip-records.js';
 import { makeDirectories } from '../shared/make-directories.js';
+import { unfinished } from '../shared/unfinished-paths.js';
 
 const deflate = promisify(deflateRaw);
 const LEVEL = 6;
@@ -39,10 +40,13 @@ export class ZipArchiveWriter implements ArchiveWriter {
     if (options.expected) checkArchiveToWrite(destination, options.expected, limits);
     if (!options.overwrite && (await exists(destination))) throw new OutputExistsError(`${destination} exists; use --force to overwrite it`);
     const temporary = join(directory, `.${fileName}.${randomBytes(6).toString('hex')}.partial`);
+    // Watched before it exists: a Ctrl-C while a large package is written must not leave its bytes (a plaintext's, maybe) behind.
+    unfinished.add(temporary);
     try {
       await makeDirectories(directory);
       return new ZipSink(destination, temporary, await open(temporary, 'wx+', options.ownerOnly ? 0o600 : 0o644), limits);
     } catch (error) {
+      unfinished.delete(temporary);
       throw unwritable(destination, error);
     }
   }
@@ -230,6 +234,7 @@ class ZipSink implements ArchiveSink {
     await this.file.close();
     try {
       await rename(this.temporary, this.destination);
+      unfinished.delete(this.temporary);
     } catch (error) {
       // A folder where the archive goes (EISDIR): the temporary is left for abort() to remove.
       throw unwritable(this.destination, error);
@@ -242,6 +247,7 @@ class ZipSink implements ArchiveSink {
     await this.chain.catch(() => undefined);
     await this.file.close().catch(() => undefined);
     await rm(this.temporary, { force: true });
+    unfinished.delete(this.temporary);
   }
 
   private enqueue(step: () => Promise<void>): void {

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import type { Argv } from 'yargs';
 import { UsageError } from '../../domain/errors.js';
 import type { DecryptPackage } from '../../application/use-cases/decrypt-package.js';
-import type { EncryptPackage } from '../../application/use-cases/encrypt-package.js';
+import { plaintextScratch, type EncryptPackage } from '../../application/use-cases/encrypt-package.js';
 import type { SignPackage } from '../../application/use-cases/sign-package.js';
 import type { VerifySignature } from '../../application/use-cases/verify-signature.js';
 import type { DecryptionKeys } from '../../application/ports/envelope-crypto.js';
@@ -11,6 +11,7 @@ import { readUserFile } from './user-files.js';
 import { PASSPHRASE_OPTIONS, readPassphrase } from './passphrase-option.js';
 import { TRUST_OPTION, readTrustFiles } from './trust-option.js';
 import type { LazyFields } from './lazy.js';
+import { unfinished } from '../shared/unfinished-paths.js';
 
 /** The signing commands' use cases, each built when its command runs. */
 export type SigningUseCases = LazyFields<{
@@ -99,7 +100,14 @@ export function signingCommands(yargs: Argv, useCases: SigningUseCases, output: 
         if (argv.openpgp ? argv['public-key'] !== undefined : argv.recipient !== undefined) throw new UsageError('--public-key is the RSA recipient, --openpgp --recipient the OpenPGP one: give one of them');
         const recipient = argv.openpgp ? argv.recipient : argv['public-key'];
         if (!recipient) throw new UsageError(argv.openpgp ? '--openpgp needs --recipient <OpenPGP public key file>' : 'give --public-key <PEM public key or certificate>, or --openpgp --recipient <public key file>');
-        const result = await useCases.encrypt().execute({ location: argv.path, recipient: await readUserFile(recipient, argv.openpgp ? '--recipient' : '--public-key'), openpgp: argv.openpgp, output: resolve(argv.output), force: argv.force });
+        const recipientKey = await readUserFile(recipient, argv.openpgp ? '--recipient' : '--public-key');
+        const scratch = plaintextScratch(resolve(argv.output));
+        // A directory's packed plaintext waits there while it is encrypted: a Ctrl-C meanwhile removes it.
+        unfinished.add(scratch);
+        const result = await useCases
+          .encrypt()
+          .execute({ location: argv.path, recipient: recipientKey, openpgp: argv.openpgp, output: resolve(argv.output), force: argv.force })
+          .finally(() => unfinished.delete(scratch));
         if (argv.json) return printJson(output, result);
         output.out(`Encrypted ${argv.path} into ${result.path} (AES-256-GCM, key management ${result.keyManagement})`);
       },

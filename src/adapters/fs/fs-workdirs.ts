@@ -15,6 +15,9 @@ export const DECRYPTED_DIR = 'decrypted';
 /** Where half-written files can be left by a reactor that was killed. */
 const OVERLAYS_DIR = 'overlays';
 const SWEPT_DIRS = [OVERLAYS_DIR, 'saved'];
+/** A temporary workdir is mkdtemp's: this prefix and six characters. */
+const TEMPORARY_PREFIX = 'pkg-reactor-';
+const TEMPORARY_NAME = /^pkg-reactor-[A-Za-z0-9]{6}$/;
 
 interface LockRecord {
   pid: number;
@@ -52,10 +55,14 @@ export class FsWorkdirs implements Workdirs {
       await rm(lock, { force: true });
       throw error;
     }
+    // A signal the reactor does not stop gracefully on (SIGHUP: its terminal closed), or any while it starts, must not leave plaintext until the next start.
+    const decrypted = join(workdir, DECRYPTED_DIR);
+    unfinished.add(decrypted);
     return {
       release: async () => {
         // What a process of this reactor could not remove itself: a worker killed while it served (--workers).
         await emptyDecrypted(workdir).catch(() => undefined);
+        unfinished.delete(decrypted);
         FsWorkdirs.held.delete(lock);
         await rm(lock, { force: true });
       },
@@ -70,7 +77,8 @@ export class FsWorkdirs implements Workdirs {
   }
 
   async take(workdir: string | undefined): Promise<TakenWorkdir> {
-    const temporary = workdir === undefined ? await mkdtemp(join(tmpdir(), 'pkg-reactor-')) : undefined;
+    if (workdir === undefined) await this.removeAbandoned();
+    const temporary = workdir === undefined ? await mkdtemp(join(tmpdir(), TEMPORARY_PREFIX)) : undefined;
     // Removed by a signal that ends the process before the reactor could stop (see unfinished).
     if (temporary) unfinished.add(temporary);
     const remove = async () => {
@@ -107,8 +115,7 @@ export class FsWorkdirs implements Workdirs {
       const holder = await readLock(lock);
       // A lock is linked into place whole, so one that does not read was edited by hand: whose it is cannot be told.
       if (holder === 'unreadable') throw new WorkdirLockedError(`workdir ${lock.slice(0, -LOCK_FILE.length - 1)} holds a ${LOCK_FILE} that is not one this tool wrote; if no reactor uses the workdir, remove the file`);
-      const live = holder && (holder.pid === this.pid ? FsWorkdirs.held.has(lock) : isAlive(holder.pid));
-      if (holder && holder.host === hostname() && live) {
+      if (holder && holder.host === hostname() && this.isLive(holder, lock)) {
         throw new WorkdirLockedError(`workdir ${lock.slice(0, -LOCK_FILE.length - 1)} is in use by another reactor (pid ${holder.pid}); stop it, or give this one another --workdir`);
       }
       if (holder && holder.host !== hostname()) {
@@ -119,6 +126,34 @@ export class FsWorkdirs implements Workdirs {
       await rmStale(lock);
     }
     throw new WorkdirLockedError(`workdir ${lock.slice(0, -LOCK_FILE.length - 1)}: could not take its lock`);
+  }
+
+  private isLive(holder: LockRecord, lock: string): boolean {
+    return holder.pid === this.pid ? FsWorkdirs.held.has(lock) : isAlive(holder.pid);
+  }
+
+  /**
+   * The temporary workdirs of reactors killed outright (SIGKILL, a crash, a power cut):
+   * nothing else ever removes them, nor the plaintext of encrypted packages they hold. Only
+   * those whose lock names a process of this host that is gone: one without a lock is
+   * starting, or being removed by its reactor. Each is renamed before it is removed, so of
+   * two reactors starting at once only one removes it. Never a reason not to start.
+   */
+  private async removeAbandoned(): Promise<void> {
+    const names = await readdir(tmpdir()).catch(() => [] as string[]);
+    for (const name of names.filter((entry) => TEMPORARY_NAME.test(entry))) {
+      const directory = join(tmpdir(), name);
+      const lock = join(directory, LOCK_FILE);
+      const holder = await readLock(lock);
+      if (holder === undefined || holder === 'unreadable' || holder.host !== hostname() || this.isLive(holder, lock)) continue;
+      const aside = `${directory}.abandoned-${randomBytes(6).toString('hex')}`;
+      try {
+        await rename(directory, aside);
+      } catch {
+        continue;
+      }
+      await rm(aside, { recursive: true, force: true }).catch(() => undefined);
+    }
   }
 }
 

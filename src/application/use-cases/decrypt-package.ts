@@ -21,7 +21,8 @@ export interface DecryptRequest {
 /**
  * `pkg package decrypt`: key management is detected from the envelope; the plaintext
  * `.cap` is written beside its final name and renamed into place only once GCM has
- * authenticated all of it, so a wrong key or a flipped bit leaves no output.
+ * authenticated all of it, so a wrong key or a flipped bit leaves no output. Only its
+ * owner may read it (mode 0600).
  */
 export class DecryptPackage {
   constructor(
@@ -37,7 +38,8 @@ export class DecryptPackage {
       if (!isEncryptedPackage((path) => source.has(path))) throw new UsageError(`${request.location} is not encrypted (no signature.json envelope and package.enc)`);
       const { name, version } = await readMetadata(source);
       const output = request.output ?? `${request.directory}/${name}-decrypted.cap`;
-      await this.files.write(output, await decryptEnvelope(source, request.keys, this.wrappings, this.cipher), { overwrite: request.force });
+      // Plaintext someone meant only a key holder to read: other users of the machine may not, as they may not read what a reactor decrypts or saves.
+      await this.files.write(output, await decryptEnvelope(source, request.keys, this.wrappings, this.cipher), { overwrite: request.force, mode: 0o600 });
       return { path: output, name, version };
     } finally {
       await source.close();

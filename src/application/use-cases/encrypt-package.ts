@@ -50,7 +50,7 @@ export class EncryptPackage {
     const iv = this.cipher.randomBytes(12);
     const wrapped = await wrapping.wrap(dek, request.recipient);
     const source = await this.opener.open(request.location);
-    const scratch = `${request.output}.plain-partial`;
+    const scratch = plaintextScratch(request.output);
     try {
       if (isEncryptedPackage((path) => source.has(path))) throw new UsageError(`${request.location} is already encrypted`);
       const metadata = await source.read(METADATA_FILE);
@@ -86,4 +86,9 @@ export class EncryptPackage {
     const { path } = await this.packer.pack(source, { directory: scratch, overwrite: true });
     return this.opener.open(path);
   }
+}
+
+/** Where a directory is packed before it is encrypted: its plaintext, to be removed however the command ends. */
+export function plaintextScratch(output: string): string {
+  return `${output}.plain-partial`;
 }
