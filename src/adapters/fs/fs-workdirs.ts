@@ -77,7 +77,6 @@ export class FsWorkdirs implements Workdirs {
   }
 
   async take(workdir: string | undefined): Promise<TakenWorkdir> {
-    if (workdir === undefined) await this.removeAbandoned();
     const temporary = workdir === undefined ? await mkdtemp(join(tmpdir(), TEMPORARY_PREFIX)) : undefined;
     // Removed by a signal that ends the process before the reactor could stop (see unfinished).
     if (temporary) unfinished.add(temporary);
@@ -94,10 +93,13 @@ export class FsWorkdirs implements Workdirs {
       await remove();
       throw error;
     }
+    // Off the start's path (removing one may take a while: a decrypted package), and once this one is held, so it is never taken for abandoned.
+    const sweeping = temporary ? this.removeAbandoned().catch(() => undefined) : undefined;
     return {
       path,
       temporary: temporary !== undefined,
       release: async () => {
+        await sweeping;
         await hold.release();
         await remove();
       },
