@@ -64,6 +64,9 @@ describe('pkg package, as a newcomer uses it', () => {
     usage(['reactor', 'overlay', 'copy', work.path, join(work.path, 'overlays', 'inner')], /^error: UsageError: overlay copy needs two workdirs apart; \S+inner is inside /);
     usage(['reactor', 'overlay', 'copy', join(work.path, 'sub'), work.path], /^error: UsageError: overlay copy needs two workdirs apart; \S+sub is inside /);
     usage(['package', 'encrypt', cap, '--public-key', 'a.pem', '--openpgp', '--recipient', 'b.asc', '-o', join(work.path, 'x.cap')], /^error: UsageError: --public-key is the RSA recipient, --openpgp --recipient the OpenPGP one/);
+    // pack's -o is a folder: `-o site.cap` made a folder site.cap holding example-site-1.0.0.cap.
+    usage(['package', 'pack', EXAMPLE_SITE, '-o', join(work.path, 'site.cap')], /^error: UsageError: --output is the folder the archive goes into \(as <name>-<version>\.cap\); \S+site\.cap is not one/);
+    expect(existsSync(join(work.path, 'site.cap'))).toBe(false);
   });
 
   it('never replaces the current directory: not for an empty -o, a .cap named .cap, nor a destination holding it', () => {

@@ -48,7 +48,7 @@ export function packageCommands(yargs: Argv, useCases: PackageUseCases, output: 
           .options(JSON_OPTION),
       async (argv) => {
         const bundle = argv['bundle-deps'] ? { bundle: packageSources(argv) } : {};
-        const result = await useCases.pack().execute({ source: argv.path, outputDirectory: resolve(argv.output ?? '.'), force: argv.force, ...bundle });
+        const result = await useCases.pack().execute({ source: argv.path, outputDirectory: packOutputDirectory(argv.output), force: argv.force, ...bundle });
         if (argv.json) return printJson(output, result);
         output.out(`Packed ${result.name} ${result.version}: ${result.path} (${result.entries} entries, ${result.size} bytes)`);
         for (const dependency of result.bundled) output.out(`Bundled ${dependency.guid} ${dependency.version}: ${dependency.file}`);
@@ -181,4 +181,17 @@ function physical(path: string): string {
     const parent = dirname(path);
     return parent === path ? path : join(physical(parent), basename(path));
   }
+}
+
+/**
+ * `--output` names the folder the archive goes into. `-o site.cap`, read as a file name,
+ * would make a folder `site.cap` holding `<name>-<version>.cap`: refused, unless that folder
+ * is there already.
+ */
+function packOutputDirectory(output: string | undefined): string {
+  const directory = resolve(output ?? '.');
+  if (/\.cap$/i.test(directory) && !existsSync(directory)) {
+    throw new UsageError(`--output is the folder the archive goes into (as <name>-<version>.cap); ${output} is not one: give the folder to write into`);
+  }
+  return directory;
 }
