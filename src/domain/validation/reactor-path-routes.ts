@@ -18,8 +18,9 @@ export function reactorPathRouteWarnings(routes: Routes, at: ServedAt): string[]
   for (const route of routes.routes) {
     const served = route.remap ?? route.path;
     const owner = ownerOf(route, served, at);
+    if (owner === undefined) continue;
     const named = served === route.path ? JSON.stringify(served) : `${JSON.stringify(route.path)} (remapped to ${JSON.stringify(served)})`;
-    if (owner !== undefined) warnings.push(`route ${named} is never served: the reactor answers that path itself (${owner})`);
+    warnings.push(`route ${named} is never served: the reactor answers that path itself (${owner})`);
   }
   return warnings;
 }
