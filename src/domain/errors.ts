@@ -106,6 +106,11 @@ export class OutputExistsError extends PackageError {
   readonly code = 'OUTPUT_EXISTS';
 }
 
+/** A file the tool writes that the storage would not take whole: a full disk, a quota used up, a failing or read-only device. */
+export class WriteFailedError extends ToolkitError {
+  readonly code = 'WRITE_FAILED';
+}
+
 /** A command line that cannot run as given: the operator's, not a package's. */
 export class UsageError extends ToolkitError {
   readonly code = 'USAGE';

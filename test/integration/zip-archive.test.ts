@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { ZipArchiveWriter } from '../../src/adapters/archive/zip-archive-writer.js';
 import { ZipPackageSource } from '../../src/adapters/archive/zip-package-source.js';
 import { DEFAULT_ARCHIVE_LIMITS, type ArchiveLimits } from '../../src/domain/package/archive-limits.js';
-import { ArchiveLimitError, CorruptEntryError, IntegrityError, PackageFormatError, SourceNotFoundError, UnsafeEntryError } from '../../src/domain/errors.js';
+import { ArchiveLimitError, CorruptEntryError, IntegrityError, PackageFormatError, SourceNotFoundError, UnsafeEntryError, WriteFailedError } from '../../src/domain/errors.js';
 import { USE_CASE } from '../../src/composition/service-ids.js';
 import { productionContainer } from '../support/production-container.js';
 import { writeRawZip } from '../support/hostile-zip.js';
@@ -15,6 +15,7 @@ import { writeZipEntries } from '../support/zip-entries.js';
 import { writeRawEntriesZip, type RawZipEntry } from '../support/crafted-zip.js';
 import { HAS_JAR, HAS_JAVA, readWithZipInputStream } from '../support/java.js';
 import { EXAMPLE_SITE, temporaryDirectory } from '../support/paths.js';
+import { smallDisk } from '../support/full-disk.js';
 
 const container = productionContainer();
 const pack = container.get(USE_CASE.PackPackage);
@@ -107,6 +108,30 @@ describe('what ZipArchiveWriter writes keeps to the limits every reader holds it
     const create = new ZipArchiveWriter(() => ({ ...DEFAULT_ARCHIVE_LIMITS, maxEntries: 2 })).create(join(work.path, 'never-made'), 'x.cap', { overwrite: false, expected: { entries: 3, expandedSize: 0 } });
     await expect(create).rejects.toThrow(ArchiveLimitError);
     expect(existsSync(join(work.path, 'never-made'))).toBe(false);
+  });
+});
+
+describe('ZipArchiveWriter on a full disk', () => {
+  const disk = smallDisk(256);
+  afterAll(() => disk?.remove());
+  // Mounting the small disk takes root; CI has it.
+  const onSmallDisk = disk ? it : it.skip;
+
+  onSmallDisk.each([
+    ['given whole', () => randomBytes(600 * 1024)],
+    ['streamed (over 8 MB)', () => (async function* () {
+      for (let i = 0; i < 10; i++) yield randomBytes(1 << 20);
+    })()],
+  ])('refuses an entry %s with a WriteFailedError that says the disk is full, leaving nothing behind', async (_case, data) => {
+    const sink = await new ZipArchiveWriter().create(disk!.path, 'full.cap', { overwrite: false });
+    const attempt = (async () => {
+      await sink.add('content/noise.bin', data(), { store: true });
+      return sink.commit();
+    })();
+    await expect(attempt).rejects.toBeInstanceOf(WriteFailedError);
+    await expect(attempt).rejects.toThrow(`cannot write full.cap into ${disk!.path}: no space left on the device (ENOSPC)`);
+    await sink.abort();
+    expect(readdirSync(disk!.path)).toEqual([]);
   });
 });
 

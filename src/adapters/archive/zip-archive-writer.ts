@@ -4,12 +4,13 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { pipeline } from 'node:stream/promises';
 import { crc32, createDeflateRaw, createInflateRaw, deflateRaw } from 'node:zlib';
-import { OutputExistsError, UsageError } from '../../domain/errors.js';
+import { OutputExistsError, UsageError, WriteFailedError } from '../../domain/errors.js';
 import { archiveLimitsFrom, checkArchiveToWrite, mustStore, type ArchiveLimits } from '../../domain/package/archive-limits.js';
 import type { ArchiveCreateOptions, ArchiveEntryOptions, ArchiveSink, ArchiveWriter } from '../../application/ports/archive-writer.js';
 import { DEFLATED, LOCAL_HEADER_SIZE, STORED, centralHeader, endRecords, localHeader, streamedLocalHeader, type CentralRecord } from './zip/zip-records.js';
 import { makeDirectories } from '../shared/make-directories.js';
 import { unfinished } from '../shared/unfinished-paths.js';
+import { writeAll } from '../shared/write-all.js';
 
 const deflate = promisify(deflateRaw);
 const LEVEL = 6;
@@ -52,11 +53,27 @@ export class ZipArchiveWriter implements ArchiveWriter {
   }
 }
 
-/** A file system's refusal to put the archive in place, as the user's trouble to fix (a folder in the way, no permission), never an unexpected error. */
+/** The storage's own failures, which no other path or option mends: the operator's to free or fix. */
+const STORAGE_FAILURES: Readonly<Record<string, string>> = {
+  ENOSPC: 'no space left on the device (ENOSPC)',
+  EDQUOT: 'the disk quota is used up (EDQUOT)',
+  EFBIG: 'the file is larger than the file system or the process limit allows (EFBIG)',
+  EIO: 'the device failed (EIO)',
+  EROFS: 'the file system is read-only (EROFS)',
+};
+
+/**
+ * A file system's refusal to put the archive in place, never an unexpected error: a full
+ * or failing disk as WriteFailedError, a path the user can change (a folder in the way, no
+ * permission) as UsageError.
+ */
 function unwritable(destination: string, error: unknown): unknown {
   const code = (error as NodeJS.ErrnoException).code;
   if (code === undefined) return error;
-  return new UsageError(`cannot write ${basename(destination)} into ${dirname(destination)}: ${code}`, { cause: error });
+  const where = `cannot write ${basename(destination)} into ${dirname(destination)}`;
+  const failure = STORAGE_FAILURES[code];
+  if (failure) return new WriteFailedError(`${where}: ${failure}`, { cause: error });
+  return new UsageError(`${where}: ${code}`, { cause: error });
 }
 
 class ZipSink implements ArchiveSink {
@@ -158,7 +175,7 @@ class ZipSink implements ArchiveSink {
       const deflatedSize = { size: record.size, deflatedSize: record.compressedSize };
       if (!store && mustStore(deflatedSize, { expandedBefore: this.expandedWritten, writtenAfter: this.offset }, this.limits)) await this.storeInstead(record);
       this.expandedWritten += record.size;
-      await this.file.write(streamedLocalHeader(name, record.method, record.crc, record.compressedSize, record.size), 0, undefined, record.offset);
+      await this.written(writeAll(this.file, streamedLocalHeader(name, record.method, record.crc, record.compressedSize, record.size), record.offset));
       await this.hashWritten(record.offset);
       this.records.push(record);
     });
@@ -201,9 +218,16 @@ class ZipSink implements ArchiveSink {
   /** Writes chunks to the file from `position` on, past the write batching (which only appends). */
   private async writeAt(chunks: AsyncIterable<Buffer>, position: number): Promise<void> {
     for await (const chunk of chunks) {
-      await this.file.write(chunk, 0, chunk.length, position);
+      await this.written(writeAll(this.file, chunk, position));
       position += chunk.length;
     }
+  }
+
+  /** A write the file system refused: a full disk (ENOSPC, EDQUOT) or a failing one is the user's to see named, never an unexpected error. */
+  private written<T>(write: Promise<T>): Promise<T> {
+    return write.catch((error: unknown) => {
+      throw unwritable(this.destination, error);
+    });
   }
 
   /** Counts what is added against the entry and size limits, before it is written. */
@@ -231,7 +255,7 @@ class ZipSink implements ArchiveSink {
     for (const record of this.records) await this.write(centralHeader(record));
     await this.write(endRecords(this.records.length, centralOffset, this.offset - centralOffset));
     await this.flush();
-    await this.file.close();
+    await this.written(this.file.close());
     try {
       await rename(this.temporary, this.destination);
       unfinished.delete(this.temporary);
@@ -265,11 +289,17 @@ class ZipSink implements ArchiveSink {
   private async flush(): Promise<void> {
     if (this.batch.length === 0) return;
     const buffers = this.batch;
-    const position = this.offset - this.batchBytes;
+    const total = this.batchBytes;
+    const position = this.offset - total;
     this.batch = [];
     this.batchBytes = 0;
     // Positioned: a streamed entry's header is written again behind the end.
-    await this.file.writev(buffers, position);
+    await this.written(
+      this.file.writev(buffers, position).then(({ bytesWritten }) => {
+        // A disk filling up takes what fits: the rest is written again, where it fails with ENOSPC.
+        if (bytesWritten < total) return writeAll(this.file, Buffer.concat(buffers).subarray(bytesWritten), position + bytesWritten);
+      }),
+    );
   }
 
   private async reserve(bytes: number): Promise<void> {

@@ -7,6 +7,7 @@ import { removeFile, syncFolders, writeWholeFile } from './whole-file.js';
 import type { AppendLog, OverlayFile, OverlayMount, OverlayStore, PackageOverlay } from '../../application/ports/overlay-store.js';
 import { overlayKey, overlayMountOf } from '../../domain/serving/overlay-key.js';
 import { makeDirectories } from '../shared/make-directories.js';
+import { writeAll } from '../shared/write-all.js';
 
 const LOG_SUFFIX = '.log.jsonl';
 
@@ -254,8 +255,7 @@ class FsAppendLog implements AppendLog {
     const bytes = decide(new Uint8Array());
     if (bytes.length === 0) return;
     try {
-      let written = 0;
-      while (written < bytes.length) written += (await this.handle.write(bytes, written, bytes.length - written)).bytesWritten;
+      await writeAll(this.handle, bytes);
       await this.handle.datasync();
       this.length += bytes.length;
     } catch (error) {

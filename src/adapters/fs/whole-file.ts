@@ -4,6 +4,7 @@ import { dirname } from 'node:path';
 import { PARTIAL_SUFFIX } from '../../domain/package/package-paths.js';
 import { makeDirectories } from '../shared/make-directories.js';
 import { unfinished } from '../shared/unfinished-paths.js';
+import { writeAll } from '../shared/write-all.js';
 
 /**
  * Writes a file beside its target, syncs it, and renames it into place: a reader sees
@@ -64,7 +65,7 @@ async function writeSynced(temporary: string, data: Uint8Array | AsyncIterable<U
   const handle = await open(temporary, 'wx', mode);
   try {
     if (data instanceof Uint8Array) await handle.writeFile(data);
-    else for await (const chunk of data) await handle.write(chunk);
+    else for await (const chunk of data) await writeAll(handle, chunk);
     await handle.datasync();
     await handle.close();
     // `check` judges the bytes where they lie before they replace anything at `path`.

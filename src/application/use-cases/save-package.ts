@@ -1,7 +1,7 @@
 import { serializeDocument } from '../../domain/package/documents.js';
 import { detectType } from '../../domain/package/media-types.js';
 import { CONTENT_DIR, MANIFEST_FILE, METADATA_FILE, ROUTES_FILE, SECURITY_FILE, TOMBSTONES_FILE, isSigningArtifact, sortPaths, utf8Length } from '../../domain/package/package-paths.js';
-import { DatasetFullError, OverlayError, UsageError } from '../../domain/errors.js';
+import { DatasetFullError, OverlayError, UsageError, WriteFailedError } from '../../domain/errors.js';
 import { routesDocument } from '../../domain/package/routes.js';
 import { incrementPatch } from '../../domain/package/version-range.js';
 import type { PackageDatasets } from '../data/package-datasets.js';
@@ -71,7 +71,7 @@ export class SavePackage {
         })
         .catch((error: unknown) => {
           // The workdir is the reactor's, not the client's: a folder that cannot be written there is the reactor's trouble (503).
-          if (error instanceof UsageError) throw new OverlayError(`the saved package cannot be written into the workdir: ${error.message}`, { cause: error });
+          if (error instanceof UsageError || error instanceof WriteFailedError) throw new OverlayError(`the saved package cannot be written into the workdir: ${error.message}`, { cause: error });
           throw error;
         });
       return { path: saved.path, sha256: saved.sha256, name: saved.name, version: saved.version };
