@@ -433,6 +433,13 @@ describe('RsaOaepKeyWrapping', () => {
     await expect(wrapping.wrap(dek, file('weak.pub.pem'))).rejects.toThrow(/1024-bit/);
   });
 
+  it('refuses a file of several public keys, of whom only the first could decrypt; a certificate chain is its first certificate\'s', async () => {
+    const keys = new Uint8Array(Buffer.concat([file('pkcs8.pub.pem'), file('other.pub.pem')]));
+    expect((await keyErrorOf(wrapping.wrap(dek, keys), keys)).message).toBe('the recipient key file holds 2 public keys, and a package is encrypted for one recipient: give only theirs');
+    const chain = await wrapping.wrap(dek, new Uint8Array(Buffer.concat([file('cert.pem'), file('other.cert.pem')])));
+    await expect(wrapping.unwrap(chain, file('pkcs8.pem'))).resolves.toEqual(dek);
+  });
+
   it('refuses a private key as the recipient, though its public part would do: the file is mixed up', async () => {
     for (const name of ['pkcs8.pem', 'pkcs1.pem', 'locked.pem']) expect((await keyErrorOf(wrapping.wrap(dek, file(name)), file(name))).message).toMatch(/recipient key is a private key/);
   });

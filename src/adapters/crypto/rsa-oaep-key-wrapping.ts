@@ -8,6 +8,9 @@ const OAEP = { padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' } a
 /** `PRIVATE KEY`, `RSA PRIVATE KEY`, `ENCRYPTED PRIVATE KEY` and the like: PEM labels of a private key. */
 const PRIVATE_KEY_PEM = /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----/;
 
+/** `PUBLIC KEY` (SPKI) and `RSA PUBLIC KEY` (PKCS#1) PEM blocks. */
+const PUBLIC_KEY_PEM = /-----BEGIN (?:RSA )?PUBLIC KEY-----/g;
+
 /**
  * The RSA variant of the envelope: the DEK encrypted with RSA-OAEP, SHA-256 for both the
  * label hash and MGF1, as `openssl pkeyutl -pkeyopt rsa_oaep_md:sha256` expects.
@@ -20,6 +23,11 @@ export class RsaOaepKeyWrapping implements KeyWrapping {
     if (PRIVATE_KEY_PEM.test(Buffer.from(recipient).toString('latin1'))) {
       throw new KeyError("the recipient key is a private key: give the recipient's public key or certificate (`openssl pkey -in KEY -pubout` writes the public key)");
     }
+    // Several keys are several recipients, of whom only the first could decrypt: as with an
+    // OpenPGP file of several keys, refused. A certificate chain is one recipient's: its first
+    // certificate is theirs, as openssl takes it.
+    const keys = Buffer.from(recipient).toString('latin1').match(PUBLIC_KEY_PEM)?.length ?? 0;
+    if (keys > 1) throw new KeyError(`the recipient key file holds ${keys} public keys, and a package is encrypted for one recipient: give only theirs`);
     const key = readRsaPublicKey(recipient, 'the recipient key');
     return { encryptedDek: publicEncrypt({ key, ...OAEP }, dek).toString('base64') };
   }
