@@ -171,6 +171,10 @@ describe('trusted signers', () => {
     const notAKey = runPkg(['package', 'verify-signature', signed, '--trust', at('not-a-key.txt')]);
     expect(notAKey.status).toBe(1);
     expect(notAKey.stderr).toMatch(/KeyError: trusted key .*not-a-key.txt holds neither/);
+    // The signer's own private key would verify, but it is no file to hand to those who trust it.
+    const privateKey = runPkg(['package', 'verify-signature', signed, '--trust', at('key.pem')]);
+    expect([privateKey.status, privateKey.stdout]).toEqual([1, '']);
+    expect(privateKey.stderr).toMatch(/^error: KeyError: trusted key .*key.pem holds a private key: trust the signer's public key or certificate/);
   });
 
   it('a reactor given --trust or PKG_TRUST refuses other signers and unsigned packages, and serves the trusted one', async () => {

@@ -28,7 +28,15 @@ export class TrustedKeys {
   }
 }
 
+/** A PEM private key (`PRIVATE KEY`, `RSA PRIVATE KEY`, `ENCRYPTED PRIVATE KEY`) or an armored OpenPGP secret key. */
+const PRIVATE_KEY_ARMOR = /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/;
+
 async function fingerprintsOf(schemes: SignatureSchemes, file: TrustFile): Promise<string[]> {
+  // Its public part would be trusted, but a file of secrets where public keys belong is mixed up,
+  // and one handed around for others to trust gives away the key it should keep.
+  if (PRIVATE_KEY_ARMOR.test(new TextDecoder('latin1').decode(file.bytes))) {
+    throw new KeyError(`trusted key ${file.name} holds a private key: trust the signer's public key or certificate (\`openssl pkey -in KEY -pubout\`, \`gpg --armor --export\`)`);
+  }
   // PEM first: it needs no library load, and most trust files are PEM.
   for (const scheme of [schemes.rsa, schemes.openpgp]) {
     try {
