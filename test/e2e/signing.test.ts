@@ -411,6 +411,10 @@ describe('encryption', () => {
       const decrypted = readdirSync(join(workdir, 'decrypted'));
       expect(decrypted).toHaveLength(1);
       expect(statSync(join(workdir, 'decrypted', decrypted[0]!)).mode & 0o777).toBe(0o600);
+      // What clients write to it is as confidential as what they read: its overlay is the reactor user's alone too.
+      const overlays = readdirSync(join(workdir, 'overlays'));
+      expect(overlays).toHaveLength(1);
+      expect(statSync(join(workdir, 'overlays', overlays[0]!)).mode & 0o777).toBe(0o700);
     } finally {
       expect(await running.stop()).toBe(0);
     }

@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { lstat, open, readFile, readdir, realpath, rename, stat, type FileHandle } from 'node:fs/promises';
+import { chmod, lstat, open, readFile, readdir, realpath, rename, stat, type FileHandle } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { OverlayError } from '../../domain/errors.js';
 import { PARTIAL_SUFFIX, TOMBSTONES_FILE, unsafePathReason } from '../../domain/package/package-paths.js';
@@ -23,6 +23,7 @@ export class FsOverlayStore implements OverlayStore {
   async open(workdir: string, mount: OverlayMount): Promise<PackageOverlay> {
     const location = join(workdir, 'overlays', overlayKey(mount.path, mount.packageName));
     await adoptLegacy(workdir, join(workdir, 'overlays', mount.packageName), location);
+    if (mount.ownerOnly) await keepToOwner(workdir, location);
     return new FsPackageOverlay(workdir, location);
   }
 
@@ -43,6 +44,16 @@ export class FsOverlayStore implements OverlayStore {
   }
 
   async close(): Promise<void> {}
+}
+
+/** The overlay's folder made, or made again, 0700: its files and folders inside, whatever their modes, are then the owner's alone. */
+async function keepToOwner(workdir: string, location: string): Promise<void> {
+  try {
+    await makeDirectories(location);
+    await chmod(location, 0o700);
+  } catch (error) {
+    throw overlayError(`cannot keep ${inWorkdir(workdir, location)} to its owner`, error);
+  }
 }
 
 /** `overlays/<package name>/` of older versions moves to the first mount's key: a rename, so a second mount finds nothing to adopt. */

@@ -105,6 +105,8 @@ export interface PackageOverlay {
 export interface OverlayMount {
   path: string;
   packageName: string;
+  /** What is written there is no other user's to read (the package came encrypted); a store of files keeps its folder to the reactor's user. */
+  ownerOnly?: boolean;
 }
 
 export interface OverlayStore {

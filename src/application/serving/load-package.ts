@@ -50,6 +50,8 @@ export interface LoadOptions extends ServeOptions {
   mountPath?: (packageName: string) => string;
   /** `lazy`: files are checked on first read and the whole package in the background (see VerifyOnReadSource); `eager` when absent. */
   verify?: VerifyMode;
+  /** The package came encrypted: what clients write to it is kept from other users, as its plaintext is. */
+  privateOverlay?: boolean;
 }
 
 /** What loading needs for dependencies and `pkg://` sources. */
@@ -93,7 +95,7 @@ export class LoadPackage {
         source = await this.decrypted(source, options);
         encrypted = true;
       }
-      const pkg = await this.load(source, options);
+      const pkg = await this.load(source, encrypted ? { ...options, privateOverlay: true } : options);
       pkg.encrypted = encrypted;
       return pkg;
     } catch (error) {
@@ -142,7 +144,7 @@ export class LoadPackage {
     try {
       const fromDependencies = tree ? await dependencyLayers(tree, readTombstones) : NO_DEPENDENCIES;
       const digests = digestLookup(model.security?.checksums ?? {});
-      const overlay = options.workdir !== undefined && options.overlays && model.metadata.readOnly !== true ? await this.overlayOf(options.overlays, options.workdir, { path: options.mountPath?.(model.metadata.name) ?? '/', packageName: model.metadata.name }) : undefined;
+      const overlay = options.workdir !== undefined && options.overlays && model.metadata.readOnly !== true ? await this.overlayOf(options.overlays, options.workdir, { path: options.mountPath?.(model.metadata.name) ?? '/', packageName: model.metadata.name, ...(options.privateOverlay ? { ownerOnly: true } : {}) }) : undefined;
       // Closing the package closes its dependencies too.
       const served = tree ? new OwnedSource(source, () => tree.close()) : source;
       const pkg = new ServedPackage(served, model, this.hasher, this.budget, options, await readPackageLayers(source, model), digests, overlay, fromDependencies, this.copies);
