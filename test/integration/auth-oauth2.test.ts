@@ -245,6 +245,18 @@ describe('the login', () => {
     expect(setCookies(out).get('pkg_session')).toEqual({ value: '', attributes: 'Max-Age=0; Path=/; HttpOnly; SameSite=Lax' });
   });
 
+  it('keeps the session of a browser that another site navigates to the logout (a top-level GET carries the SameSite=Lax cookie)', async () => {
+    provider.server.service.once('beforeUserinfo', (userinfo: { body: Record<string, unknown> }) => (userinfo.body = { sub: 'jo-subject', email: 'jo@example.org', email_verified: true }));
+    const session = `pkg_session=${await signIn()}`;
+    const refused = await request(fixture.http).get('/auth/logout').set('Cookie', session).set('Sec-Fetch-Site', 'cross-site').expect(403);
+    expect(refused.body.error.code).toBe('CROSS_SITE_WRITE');
+    expect(setCookies(refused).get('pkg_session')).toBeUndefined();
+    await request(fixture.http).get('/admin.html').set('Cookie', session).expect(200);
+    // A link on the site's own pages, or typed into the address bar, logs out.
+    for (const site of ['same-origin', 'none']) await request(fixture.http).get('/auth/logout').set('Cookie', session).set('Sec-Fetch-Site', site).expect(302);
+    await request(fixture.http).get('/admin.html').set('Cookie', session).expect(401);
+  });
+
   it('logs out for good: the same cookie, replayed, is refused, also by the next reactor on the workdir', async () => {
     provider.server.service.once('beforeUserinfo', (userinfo: { body: Record<string, unknown> }) => (userinfo.body = { sub: 'jo-subject', email: 'jo@example.org', email_verified: true }));
     const session = `pkg_session=${await signIn()}`;

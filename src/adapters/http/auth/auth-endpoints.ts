@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseCookie, stringifySetCookie } from 'cookie';
-import { OAuth2CallbackError, OAuth2StateError } from '../../../domain/errors.js';
+import { CrossSiteWriteError, OAuth2CallbackError, OAuth2StateError } from '../../../domain/errors.js';
 import { safeReturnPath } from '../../../domain/auth/same-origin.js';
 import { STATE_COOKIE, STATE_MAX_AGE_S } from '../../../application/auth/oauth2-login.js';
 import type { MountAuth, ReactorAuth, SignInEndpoint } from '../../../application/auth/reactor-auth.js';
@@ -35,6 +35,11 @@ export class AuthEndpoints {
     // ends a session, which a HEAD (a safe method, sent by link checkers and prefetchers) must not do.
     if (endpoint === 'logout') {
       if (method !== 'GET' && method !== 'POST') return sendProblem(response, methodNotAllowed('GET, POST'));
+      // A page of another site that navigates here carries the SameSite=Lax cookie (a top-level
+      // GET): it would sign the user out unasked. A POST from there meets the cross-site guard.
+      if (method === 'GET' && request.headers['sec-fetch-site'] === 'cross-site') {
+        return sendProblem(response, new CrossSiteWriteError("a logout sent from another site's page is refused: sign out from this site's own pages"));
+      }
       const session = cookies[SESSION_COOKIE];
       let left: string | undefined;
       try {
