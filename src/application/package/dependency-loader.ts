@@ -11,6 +11,7 @@ import type { RegistryClient, RegistryClients } from '../ports/registry-client.j
 import { refuseEncrypted } from '../signing/envelope-opener.js';
 import type { InstallPackage } from '../use-cases/install-package.js';
 import { OwnedSource } from './owned-source.js';
+import { ShownAsSource } from './shown-as-source.js';
 import { readOptional, readPackage, type PackageModel } from './package-reader.js';
 import { verifiedBytes } from './verified-bytes.js';
 
@@ -154,7 +155,8 @@ export class DependencyLoader {
     const bytes = verifiedBytes(holder.stream(entry.file), entry, this.hasher, (found) => new IntegrityError(`${where}: sha256 is ${found.sha256}, ${BUNDLE_INDEX_FILE} says ${entry.sha256}`, { mismatched: [entry.file], missing: [], uncovered: [] }));
     await this.files.write(path, bytes, { overwrite: false, mode: 0o600 });
     try {
-      return new OwnedSource(await this.opener.open(path), () => this.files.remove(path));
+      // Named as the entry in its package: the copy is a temporary file the user never named.
+      return new ShownAsSource(new OwnedSource(await this.opener.open(path), () => this.files.remove(path)), known);
     } catch (error) {
       await this.files.remove(path);
       throw namedAs(error, path, known);
