@@ -81,7 +81,9 @@ export class DependencyLoader {
 
   async resolve(holder: PackageSource, metadata: Metadata, context: DependencyContext, options: ResolutionOptions = {}): Promise<DependencyTree> {
     const opened: PackageSource[] = [];
-    const openings = new Map<string, Promise<Opened>>();
+    const openings = new Map<string, Promise<{ result: Opened; own: BundleIndex | undefined }>>();
+    // The same object for the same package's bundle over the same scope: resolution shares what it resolved in one scope.
+    const scopes = new Map<string, Map<Scope, Scope>>();
     let registry: { client: RegistryClient; index: Promise<RegistryIndex> } | undefined;
     const registryIndex = () => {
       if (!registry) {
@@ -105,19 +107,23 @@ export class DependencyLoader {
         const key = `${choice.source}:${choice.guid}@${choice.version}`;
         let opening = openings.get(key);
         if (!opening) {
-          opening = this.open(choice, context, registry?.client, opened);
+          opening = this.open(choice, context, registry?.client, opened).then(async (result) => ({ result, own: await readOptional(result.pkg, BUNDLE_INDEX_FILE, parseBundleIndex) }));
           openings.set(key, opening);
         }
-        const result = await opening;
-        const own = await readOptional(result.pkg, BUNDLE_INDEX_FILE, parseBundleIndex);
-        return { opened: result, dependencies: result.model.metadata.dependencies ?? {}, scope: own ? [{ index: own, holder: result.pkg }, ...scope] : scope };
+        const { result, own } = await opening;
+        if (!own) return { opened: result, dependencies: result.model.metadata.dependencies ?? {}, scope };
+        if (!scopes.has(key)) scopes.set(key, new Map());
+        const within = scopes.get(key)!;
+        if (!within.has(scope)) within.set(scope, [{ index: own, holder: result.pkg }, ...scope]);
+        return { opened: result, dependencies: result.model.metadata.dependencies ?? {}, scope: within.get(scope)! };
       },
     };
     try {
       const rootBundle = await readOptional(holder, BUNDLE_INDEX_FILE, parseBundleIndex);
       // A root without a GUID (0.1.x metadata) still heads its chain, under its name.
       const tree = await resolveDependencies({ guid: metadata.guid ?? metadata.name, ...(metadata.dependencies ? { dependencies: metadata.dependencies } : {}) }, rootBundle ? [{ index: rootBundle, holder }] : [], lookup, options);
-      return new DependencyTree(tree.map(loaded), opened);
+      const shared = new Map<readonly ResolvedDependency<Ref, Opened>[], LoadedDependency[]>();
+      return new DependencyTree(tree.map((node) => loaded(node, shared)), opened);
     } catch (error) {
       await new DependencyTree([], opened).close();
       throw error;
@@ -170,7 +176,9 @@ function namedAs(error: unknown, path: string, known: string): unknown {
   return error;
 }
 
-function loaded(node: ResolvedDependency<Ref, Opened>): LoadedDependency {
+/** The tree as resolution made it: a subtree it shared between paths is one subtree here too. */
+function loaded(node: ResolvedDependency<Ref, Opened>, shared: Map<readonly ResolvedDependency<Ref, Opened>[], LoadedDependency[]>): LoadedDependency {
   const { guid, range, version, source, chain, opened } = node;
-  return { guid, range, version, source, chain, location: opened.location, pkg: opened.pkg, model: opened.model, dependencies: node.dependencies.map(loaded) };
+  if (!shared.has(node.dependencies)) shared.set(node.dependencies, node.dependencies.map((child) => loaded(child, shared)));
+  return { guid, range, version, source, chain, location: opened.location, pkg: opened.pkg, model: opened.model, dependencies: shared.get(node.dependencies)! };
 }
