@@ -19,6 +19,12 @@ import { verifiedBytes } from './verified-bytes.js';
 export interface DependencyContext {
   store?: string;
   registry?: string;
+  /**
+   * The private folder bundled packages are copied out into: the reactor's, for plaintext,
+   * emptied when it starts and stops, so a crash leaves none of a decrypted package's
+   * bundle behind. Without it, the system's temporary folder.
+   */
+  copiesInto?: string;
 }
 
 /** A resolved dependency, opened: its package, its configuration and its own resolved dependencies. */
@@ -75,8 +81,8 @@ export class DependencyLoader {
     private readonly stores: PackageStores,
     private readonly registries: RegistryClients,
     private readonly installer: InstallPackage,
-    /** A fresh path for a bundled package copied out of its holder (removed when the tree is closed). */
-    private readonly scratchFile: () => string,
+    /** A fresh path, in `directory` when given, for a bundled package copied out of its holder (removed when the tree is closed). */
+    private readonly scratchFile: (directory?: string) => string,
   ) {}
 
   async resolve(holder: PackageSource, metadata: Metadata, context: DependencyContext, options: ResolutionOptions = {}): Promise<DependencyTree> {
@@ -136,7 +142,7 @@ export class DependencyLoader {
     let pkg: PackageSource;
     if (ref.kind === 'bundle') {
       location = `${ref.entry.file} in ${ref.holder.location}`;
-      pkg = await this.copyOut(ref.holder, ref.entry, choice.guid, location);
+      pkg = await this.copyOut(ref.holder, ref.entry, choice.guid, location, context.copiesInto);
     } else if (ref.kind === 'store') {
       location = ref.path;
       pkg = await this.opener.open(ref.path);
@@ -154,10 +160,10 @@ export class DependencyLoader {
   }
 
   /** A bundled `.cap` (`known`: its entry and the package holding it), copied out whole only when its bytes are the ones packages/index.json names. */
-  private async copyOut(holder: PackageSource, entry: BundledPackage, guid: string, known: string): Promise<PackageSource> {
+  private async copyOut(holder: PackageSource, entry: BundledPackage, guid: string, known: string, directory: string | undefined): Promise<PackageSource> {
     const where = `bundled dependency ${guid} (${known})`;
     if (!holder.has(entry.file)) throw new IntegrityError(`${where}: ${BUNDLE_INDEX_FILE} names a file the package does not hold`);
-    const path = this.scratchFile();
+    const path = this.scratchFile(directory);
     const bytes = verifiedBytes(holder.stream(entry.file), entry, this.hasher, (found) => new IntegrityError(`${where}: sha256 is ${found.sha256}, ${BUNDLE_INDEX_FILE} says ${entry.sha256}`, { mismatched: [entry.file], missing: [], uncovered: [] }));
     await this.files.write(path, bytes, { overwrite: false, mode: 0o600 });
     try {

@@ -85,7 +85,7 @@ export const applicationModule = new ContainerModule(({ bind }) => {
       c.get(SERVICE.StoreCatalog),
       c.get(PORT.RegistryClients),
       c.get(USE_CASE.InstallPackage),
-      () => join(tmpdir(), `pkg-dependency-${randomUUID()}.cap`),
+      (directory) => join(directory ?? tmpdir(), `pkg-dependency-${randomUUID()}.cap`),
     ),
   );
   single(SERVICE.LoadPackage, (c) =>
