@@ -101,7 +101,13 @@ export const applicationModule = new ContainerModule(({ bind }) => {
   );
   single(SERVICE.ReactorDependencies, reactorDependencies);
 
-  single(USE_CASE.PackPackage, (c) => new PackPackage(c.get(PORT.PackageOpener), c.get(SERVICE.PackPipeline), { dependencies: c.get(SERVICE.DependencyLoader), hasher: c.get(PORT.Hasher) }));
+  single(USE_CASE.PackPackage, (c) =>
+    new PackPackage(c.get(PORT.PackageOpener), c.get(SERVICE.PackPipeline), {
+      dependencies: c.get(SERVICE.DependencyLoader),
+      hasher: c.get(PORT.Hasher),
+      checks: { signatures: c.get(SERVICE.SignatureCheck), verifier: c.get(PORT.PackageVerifier) },
+    }),
+  );
   single(USE_CASE.UnpackPackage, (c) => new UnpackPackage(c.get(PORT.PackageOpener), c.get(PORT.DirectoryWriter), c.get(PORT.Hasher)));
   single(USE_CASE.ValidatePackage, (c) =>
     new ValidatePackage(c.get(PORT.PackageOpener), c.get(SERVICE.EntryDigester), c.get(PORT.SchemaValidator), c.get(SERVICE.SignatureCheck), { loader: c.get(SERVICE.DependencyLoader), verifier: c.get(PORT.PackageVerifier) }, c.get(PORT.SqliteReader)));
