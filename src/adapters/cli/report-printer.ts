@@ -44,7 +44,7 @@ export function printInfo(output: CliOutput, info: PackageInfo): void {
 /** `<guid> <range> -> <version> (<where from>: <file>)`, each level indented below its dependent. */
 function printTree(output: CliOutput, nodes: readonly ResolvedNode[], indent: string): void {
   for (const node of nodes) {
-    output.out(`${indent}${node.guid} ${node.range} -> ${node.version} (${node.source}: ${node.file})`);
+    output.out(`${indent}${node.guid} ${node.range} -> ${node.version} (${node.source}: ${node.file})${node.deduped ? ', its dependencies as listed above' : ''}`);
     printTree(output, node.dependencies, `${indent}  `);
   }
 }

@@ -11,6 +11,7 @@ import type { RegistryClient, RegistryClients } from '../ports/registry-client.j
 import { refuseEncrypted } from '../signing/envelope-opener.js';
 import type { InstallPackage } from '../use-cases/install-package.js';
 import { OwnedSource } from './owned-source.js';
+import { ShownAsSource } from './shown-as-source.js';
 import { readOptional, readPackage, type PackageModel } from './package-reader.js';
 import { verifiedBytes } from './verified-bytes.js';
 
@@ -18,6 +19,12 @@ import { verifiedBytes } from './verified-bytes.js';
 export interface DependencyContext {
   store?: string;
   registry?: string;
+  /**
+   * The private folder bundled packages are copied out into: the reactor's, for plaintext,
+   * emptied when it starts and stops, so a crash leaves none of a decrypted package's
+   * bundle behind. Without it, the system's temporary folder.
+   */
+  copiesInto?: string;
 }
 
 /** A resolved dependency, opened: its package, its configuration and its own resolved dependencies. */
@@ -74,13 +81,15 @@ export class DependencyLoader {
     private readonly stores: PackageStores,
     private readonly registries: RegistryClients,
     private readonly installer: InstallPackage,
-    /** A fresh path for a bundled package copied out of its holder (removed when the tree is closed). */
-    private readonly scratchFile: () => string,
+    /** A fresh path, in `directory` when given, for a bundled package copied out of its holder (removed when the tree is closed). */
+    private readonly scratchFile: (directory?: string) => string,
   ) {}
 
   async resolve(holder: PackageSource, metadata: Metadata, context: DependencyContext, options: ResolutionOptions = {}): Promise<DependencyTree> {
     const opened: PackageSource[] = [];
-    const openings = new Map<string, Promise<Opened>>();
+    const openings = new Map<string, Promise<{ result: Opened; own: BundleIndex | undefined }>>();
+    // The same object for the same package's bundle over the same scope: resolution shares what it resolved in one scope.
+    const scopes = new Map<string, Map<Scope, Scope>>();
     let registry: { client: RegistryClient; index: Promise<RegistryIndex> } | undefined;
     const registryIndex = () => {
       if (!registry) {
@@ -104,19 +113,23 @@ export class DependencyLoader {
         const key = `${choice.source}:${choice.guid}@${choice.version}`;
         let opening = openings.get(key);
         if (!opening) {
-          opening = this.open(choice, context, registry?.client, opened);
+          opening = this.open(choice, context, registry?.client, opened).then(async (result) => ({ result, own: await readOptional(result.pkg, BUNDLE_INDEX_FILE, parseBundleIndex) }));
           openings.set(key, opening);
         }
-        const result = await opening;
-        const own = await readOptional(result.pkg, BUNDLE_INDEX_FILE, parseBundleIndex);
-        return { opened: result, dependencies: result.model.metadata.dependencies ?? {}, scope: own ? [{ index: own, holder: result.pkg }, ...scope] : scope };
+        const { result, own } = await opening;
+        if (!own) return { opened: result, dependencies: result.model.metadata.dependencies ?? {}, scope };
+        if (!scopes.has(key)) scopes.set(key, new Map());
+        const within = scopes.get(key)!;
+        if (!within.has(scope)) within.set(scope, [{ index: own, holder: result.pkg }, ...scope]);
+        return { opened: result, dependencies: result.model.metadata.dependencies ?? {}, scope: within.get(scope)! };
       },
     };
     try {
       const rootBundle = await readOptional(holder, BUNDLE_INDEX_FILE, parseBundleIndex);
       // A root without a GUID (0.1.x metadata) still heads its chain, under its name.
       const tree = await resolveDependencies({ guid: metadata.guid ?? metadata.name, ...(metadata.dependencies ? { dependencies: metadata.dependencies } : {}) }, rootBundle ? [{ index: rootBundle, holder }] : [], lookup, options);
-      return new DependencyTree(tree.map(loaded), opened);
+      const shared = new Map<readonly ResolvedDependency<Ref, Opened>[], LoadedDependency[]>();
+      return new DependencyTree(tree.map((node) => loaded(node, shared)), opened);
     } catch (error) {
       await new DependencyTree([], opened).close();
       throw error;
@@ -129,7 +142,7 @@ export class DependencyLoader {
     let pkg: PackageSource;
     if (ref.kind === 'bundle') {
       location = `${ref.entry.file} in ${ref.holder.location}`;
-      pkg = await this.copyOut(ref.holder, ref.entry, choice.guid, location);
+      pkg = await this.copyOut(ref.holder, ref.entry, choice.guid, location, context.copiesInto);
     } else if (ref.kind === 'store') {
       location = ref.path;
       pkg = await this.opener.open(ref.path);
@@ -147,14 +160,15 @@ export class DependencyLoader {
   }
 
   /** A bundled `.cap` (`known`: its entry and the package holding it), copied out whole only when its bytes are the ones packages/index.json names. */
-  private async copyOut(holder: PackageSource, entry: BundledPackage, guid: string, known: string): Promise<PackageSource> {
+  private async copyOut(holder: PackageSource, entry: BundledPackage, guid: string, known: string, directory: string | undefined): Promise<PackageSource> {
     const where = `bundled dependency ${guid} (${known})`;
     if (!holder.has(entry.file)) throw new IntegrityError(`${where}: ${BUNDLE_INDEX_FILE} names a file the package does not hold`);
-    const path = this.scratchFile();
+    const path = this.scratchFile(directory);
     const bytes = verifiedBytes(holder.stream(entry.file), entry, this.hasher, (found) => new IntegrityError(`${where}: sha256 is ${found.sha256}, ${BUNDLE_INDEX_FILE} says ${entry.sha256}`, { mismatched: [entry.file], missing: [], uncovered: [] }));
     await this.files.write(path, bytes, { overwrite: false, mode: 0o600 });
     try {
-      return new OwnedSource(await this.opener.open(path), () => this.files.remove(path));
+      // Named as the entry in its package: the copy is a temporary file the user never named.
+      return new ShownAsSource(new OwnedSource(await this.opener.open(path), () => this.files.remove(path)), known);
     } catch (error) {
       await this.files.remove(path);
       throw namedAs(error, path, known);
@@ -168,7 +182,9 @@ function namedAs(error: unknown, path: string, known: string): unknown {
   return error;
 }
 
-function loaded(node: ResolvedDependency<Ref, Opened>): LoadedDependency {
+/** The tree as resolution made it: a subtree it shared between paths is one subtree here too. */
+function loaded(node: ResolvedDependency<Ref, Opened>, shared: Map<readonly ResolvedDependency<Ref, Opened>[], LoadedDependency[]>): LoadedDependency {
   const { guid, range, version, source, chain, opened } = node;
-  return { guid, range, version, source, chain, location: opened.location, pkg: opened.pkg, model: opened.model, dependencies: node.dependencies.map(loaded) };
+  if (!shared.has(node.dependencies)) shared.set(node.dependencies, node.dependencies.map((child) => loaded(child, shared)));
+  return { guid, range, version, source, chain, location: opened.location, pkg: opened.pkg, model: opened.model, dependencies: shared.get(node.dependencies)! };
 }

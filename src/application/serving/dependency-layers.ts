@@ -1,5 +1,6 @@
 import { DependencyResourceError } from '../../domain/errors.js';
 import { digestLookup } from '../../domain/integrity/security.js';
+import { isPrivateIn } from '../../domain/package/manifest.js';
 import { CONTENT_DIR } from '../../domain/package/package-paths.js';
 import { LayerStack, type Layer } from '../../domain/serving/layer-stack.js';
 import type { RouteTable } from '../../domain/serving/route-table.js';
@@ -20,6 +21,7 @@ export async function dependencyLayers(tree: DependencyTree, tombstonesOf: (sour
   const byGuid = new Map<string, LayerStack>();
   for (const dependency of tree.bottomUp()) {
     const { pkg, model } = dependency;
+    const isPrivate = isPrivateIn(model.manifest);
     const owner: LayerOwner = { source: pkg, manifest: model.manifest, digests: digestLookup(model.security?.checksums ?? {}) };
     const exported = packageLayers(pkg, model, await tombstonesOf(pkg, model))
       .filter((layer) => layer.exported)
@@ -27,7 +29,7 @@ export async function dependencyLayers(tree: DependencyTree, tombstonesOf: (sour
         ...layer,
         name: `${model.metadata.name}@${dependency.version}:${layer.name}`,
         writable: false,
-        files: new Map([...layer.files].filter(([, file]) => model.manifest[file.key]?.visibility !== 'private')),
+        files: new Map([...layer.files].filter(([, file]) => !isPrivate(file.key))),
       }));
     for (const layer of exported) owners.set(layer, owner);
     layers.push(...exported);

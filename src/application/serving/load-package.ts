@@ -115,7 +115,7 @@ export class LoadPackage {
     try {
       const plaintext = await decryptEnvelope(envelope, options.keys ?? {}, wrappings, cipher);
       if (options.workdir === undefined) throw new UsageError(`${envelope.location} is encrypted and this reactor has no workdir to decrypt it into`);
-      const path = `${options.workdir}/decrypted/${hex(cipher.randomBytes(8))}.cap`;
+      const path = `${plaintextDirectory(options.workdir)}/${hex(cipher.randomBytes(8))}.cap`;
       await files.write(path, plaintext, { overwrite: false, mode: 0o600 });
       try {
         return new ShownAsSource(new OwnedSource(await this.opener.open(path), () => files.remove(path)), envelope.location);
@@ -184,7 +184,9 @@ export class LoadPackage {
   private async resolveDependencies(source: PackageSource, model: PackageModel, options: LoadOptions): Promise<DependencyTree | undefined> {
     if (Object.keys(model.metadata.dependencies ?? {}).length === 0) return undefined;
     if (!this.dependencies) throw new UsageError(`${source.location} declares dependencies, and this reactor was built without a way to resolve them`);
-    const tree = await this.dependencies.loader.resolve(source, model.metadata, options.packages ?? {});
+    // A bundle's packages are as private as the package holding them, which may have been decrypted.
+    const copiesInto = options.workdir !== undefined ? { copiesInto: plaintextDirectory(options.workdir) } : {};
+    const tree = await this.dependencies.loader.resolve(source, model.metadata, { ...options.packages, ...copiesInto });
     try {
       for (const dependency of tree.bottomUp()) await this.verify(dependency.pkg, dependency.model, options.trusted);
     } catch (error) {
@@ -227,6 +229,11 @@ export class LoadPackage {
     for (const path of tombstones) layer.tombstones.add(path);
     return { layer, files };
   }
+}
+
+/** Where the reactor keeps plaintext copies: its workdir's `decrypted/`, private to it and emptied whenever a reactor claims or releases the workdir. */
+function plaintextDirectory(workdir: string): string {
+  return `${workdir}/decrypted`;
 }
 
 function hex(bytes: Uint8Array): string {

@@ -37,6 +37,8 @@ export interface ResolvedNode {
   source: SourceKind;
   file: string;
   dependencies: ResolvedNode[];
+  /** Met earlier in the tree, its dependencies listed there: each package's are listed once, as a lattice of them has exponentially many paths. */
+  deduped?: true;
 }
 
 /** Prints a package's configuration in its canonical, normalized form. */
@@ -81,7 +83,8 @@ export class InspectPackage {
     try {
       const tree = await this.dependencies.resolve(source, model.metadata, context);
       await tree.close();
-      return { resolved: tree.roots.map(node) };
+      const listed = new Set<string>();
+      return { resolved: tree.roots.map((root) => node(root, listed)) };
     } catch (error) {
       if (!(error instanceof PackageError)) throw error;
       return { unresolved: `${error.name}: ${error.message}` };
@@ -89,9 +92,14 @@ export class InspectPackage {
   }
 }
 
-function node(dependency: LoadedDependency): ResolvedNode {
+/** `listed`: the packages whose dependencies were listed already, as `<source>:<guid>@<version>`. */
+function node(dependency: LoadedDependency, listed: Set<string>): ResolvedNode {
   const { guid, range, version, source, location } = dependency;
-  return { guid, range, version, source, file: location, dependencies: dependency.dependencies.map(node) };
+  const shown = { guid, range, version, source, file: location };
+  const key = `${source}:${guid}@${version}`;
+  if (dependency.dependencies.length > 0 && listed.has(key)) return { ...shown, dependencies: [], deduped: true };
+  listed.add(key);
+  return { ...shown, dependencies: dependency.dependencies.map((child) => node(child, listed)) };
 }
 
 function info(model: PackageModel, location: string, kind: string, entries: readonly { size: number }[]): PackageInfo {

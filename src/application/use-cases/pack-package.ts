@@ -12,6 +12,7 @@ import type { DependencyContext, DependencyLoader } from '../package/dependency-
 import type { PackageModel } from '../package/package-reader.js';
 import type { Hasher } from '../ports/hasher.js';
 import { digestOf } from '../package/verified-bytes.js';
+import { assertVerified, type PackageChecks } from '../signing/verified-package.js';
 
 /** Where a pack goes: the file is named after the package. */
 export type PackOutput = Omit<PackTarget, 'fileName'>;
@@ -46,7 +47,8 @@ export class PackPackage {
   constructor(
     private readonly opener: PackageOpener,
     private readonly pipeline: PackPipeline,
-    private readonly bundling?: { dependencies: DependencyLoader; hasher: Hasher },
+    /** `checks`: a dependency is embedded only if it passes its own checksums and signature, as the reactor will hold it to them. */
+    private readonly bundling?: { dependencies: DependencyLoader; hasher: Hasher; checks: PackageChecks },
   ) {}
 
   async execute(request: PackRequest): Promise<PackOutcome> {
@@ -84,7 +86,7 @@ export class PackPackage {
     write: (bundled: { files: PackFile[]; list: PackOutcome['bundled'] }) => Promise<T>,
   ): Promise<T> {
     if (!this.bundling) throw new Error('pack --bundle needs a dependency loader');
-    const { dependencies, hasher } = this.bundling;
+    const { dependencies, hasher, checks } = this.bundling;
     const tree = await dependencies.resolve(source, model.metadata, context, { depth: 1 });
     try {
       const index: BundleIndex = {};
@@ -92,6 +94,7 @@ export class PackPackage {
       for (const dependency of tree.roots) {
         const { pkg } = dependency;
         if (!pkg.archiveBytes) throw new PackageFormatError(`${dependency.location} is not a .cap and cannot be bundled`);
+        await assertVerified(pkg, dependency.model.security, checks);
         const file = `${BUNDLE_DIR}${packageFileName(dependency.model.metadata.name, dependency.version)}`;
         const { sha256, size } = await digestOf(pkg.archiveBytes(), hasher);
         index[dependency.guid] = { file, version: dependency.version, sha256 };

@@ -31,6 +31,8 @@ import type { SchemaValidator } from '../ports/schema-validator.js';
 import type { SqliteReader } from '../ports/sqlite-reader.js';
 import { refuseEncrypted } from '../signing/envelope-opener.js';
 import type { SignatureCheck } from '../signing/signature-check.js';
+import { assertVerified } from '../signing/verified-package.js';
+import type { PackageVerifier } from '../ports/package-verifier.js';
 
 type Parsed<T> = { value: T } | { error: string } | { absent: true };
 
@@ -45,7 +47,8 @@ export class ValidatePackage {
     private readonly digester: EntryDigester,
     private readonly schemas: SchemaValidator,
     private readonly signatures: SignatureCheck,
-    private readonly dependencies?: DependencyLoader,
+    /** Resolves dependencies, and checks each as the reactor does before it stacks its layers. */
+    private readonly dependencies?: { loader: DependencyLoader; verifier: PackageVerifier },
     /** Opens SQLite datasets as the reactor does; without it they are checked for presence only. */
     private readonly sqlite?: SqliteReader,
   ) {}
@@ -122,11 +125,18 @@ export class ValidatePackage {
       return withLayers({ exists: resourceExists(files, visibleIn(stack, own), declared, undefined), close: async () => undefined });
     }
     let tree: DependencyTree;
+    const unusable = (problem: string) => withLayers({ exists: resourceExists(files, visibleIn(new LayerStack(own), own), declared, undefined), problem, close: async () => undefined });
     try {
-      tree = await this.dependencies!.resolve(source, metadata!, context);
+      tree = await this.dependencies!.loader.resolve(source, metadata!, context);
     } catch (error) {
-      const stack = new LayerStack(own);
-      return withLayers({ exists: resourceExists(files, visibleIn(stack, own), declared, undefined), problem: `dependencies could not be resolved: ${messageOf(error)}`, close: async () => undefined });
+      return unusable(`dependencies could not be resolved: ${messageOf(error)}`);
+    }
+    try {
+      // A dependency failing its own checksums or signature stops the reactor's load: a package valid here must load there.
+      for (const dependency of tree.bottomUp()) await assertVerified(dependency.pkg, dependency.model.security, { signatures: this.signatures, verifier: this.dependencies!.verifier });
+    } catch (error) {
+      await tree.close();
+      return unusable(`a dependency would be refused: ${messageOf(error)}`);
     }
     const layers = await dependencyLayers(tree, readTombstones);
     const stack = new LayerStack([...layers.layers, ...own]);

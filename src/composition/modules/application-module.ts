@@ -85,7 +85,7 @@ export const applicationModule = new ContainerModule(({ bind }) => {
       c.get(SERVICE.StoreCatalog),
       c.get(PORT.RegistryClients),
       c.get(USE_CASE.InstallPackage),
-      () => join(tmpdir(), `pkg-dependency-${randomUUID()}.cap`),
+      (directory) => join(directory ?? tmpdir(), `pkg-dependency-${randomUUID()}.cap`),
     ),
   );
   single(SERVICE.LoadPackage, (c) =>
@@ -101,10 +101,16 @@ export const applicationModule = new ContainerModule(({ bind }) => {
   );
   single(SERVICE.ReactorDependencies, reactorDependencies);
 
-  single(USE_CASE.PackPackage, (c) => new PackPackage(c.get(PORT.PackageOpener), c.get(SERVICE.PackPipeline), { dependencies: c.get(SERVICE.DependencyLoader), hasher: c.get(PORT.Hasher) }));
+  single(USE_CASE.PackPackage, (c) =>
+    new PackPackage(c.get(PORT.PackageOpener), c.get(SERVICE.PackPipeline), {
+      dependencies: c.get(SERVICE.DependencyLoader),
+      hasher: c.get(PORT.Hasher),
+      checks: { signatures: c.get(SERVICE.SignatureCheck), verifier: c.get(PORT.PackageVerifier) },
+    }),
+  );
   single(USE_CASE.UnpackPackage, (c) => new UnpackPackage(c.get(PORT.PackageOpener), c.get(PORT.DirectoryWriter), c.get(PORT.Hasher)));
   single(USE_CASE.ValidatePackage, (c) =>
-    new ValidatePackage(c.get(PORT.PackageOpener), c.get(SERVICE.EntryDigester), c.get(PORT.SchemaValidator), c.get(SERVICE.SignatureCheck), c.get(SERVICE.DependencyLoader), c.get(PORT.SqliteReader)));
+    new ValidatePackage(c.get(PORT.PackageOpener), c.get(SERVICE.EntryDigester), c.get(PORT.SchemaValidator), c.get(SERVICE.SignatureCheck), { loader: c.get(SERVICE.DependencyLoader), verifier: c.get(PORT.PackageVerifier) }, c.get(PORT.SqliteReader)));
   single(USE_CASE.InspectPackage, (c) => new InspectPackage(c.get(PORT.PackageOpener), c.get(SERVICE.SignatureCheck), c.get(SERVICE.DependencyLoader)));
   single(USE_CASE.TestPackage, (c) => new TestPackage(c.get(PORT.PackageOpener), c.get(PORT.ReactorHost), c.get(PORT.HttpProbe), c.get(PORT.SchemaValidator)));
   single(USE_CASE.SavePackage, (c) => new SavePackage(c.get(USE_CASE.PackPackage)));

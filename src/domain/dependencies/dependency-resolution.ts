@@ -54,6 +54,11 @@ export interface ResolutionOptions {
  * satisfying version gives its newest; a registry is not asked when the store has one.
  * A GUID already on the chain is a cycle (`a -> b -> a`); a miss is a typed error that
  * names the chain and, when versions exist, lists them.
+ *
+ * A package met again by another path (a diamond), in the same bundles, has the same
+ * dependencies below it: they are resolved once and the subtree shared, so a lattice of
+ * packages that depend on each other costs its packages, not its paths (which double with
+ * every level: thirty packages each depending on the next two are a million paths).
  */
 export async function resolveDependencies<R, S, P>(
   root: { guid: string; dependencies?: Readonly<Record<string, string>> },
@@ -62,6 +67,8 @@ export async function resolveDependencies<R, S, P>(
   options: ResolutionOptions = {},
 ): Promise<ResolvedDependency<R, P>[]> {
   const depth = options.depth ?? Number.POSITIVE_INFINITY;
+  const resolvedIn = new Map<S, Map<string, ResolvedDependency<R, P>[]>>();
+  const below = new GuidsBelow<R, P>();
   const walk = async (dependencies: Readonly<Record<string, string>>, chain: readonly string[], within: S, level: number): Promise<ResolvedDependency<R, P>[]> => {
     const resolved: ResolvedDependency<R, P>[] = [];
     for (const [guid, range] of Object.entries(dependencies)) {
@@ -69,12 +76,57 @@ export async function resolveDependencies<R, S, P>(
       if (chain.includes(guid)) throw new DependencyCycleError(here);
       const choice = await choose(guid, range, here, within, lookup);
       const { opened, dependencies: own, scope: next } = await lookup.open(choice, within);
-      const children = level < depth ? await walk(own, here, next, level + 1) : [];
+      let children: ResolvedDependency<R, P>[] = [];
+      if (level < depth) {
+        const key = `${choice.source}:${guid}@${choice.version}:${depth - level}`;
+        const known = resolvedIn.get(next)?.get(key);
+        if (known) {
+          // Resolved below another chain: a cycle through this one is one of its GUIDs on this chain.
+          const cycle = below.cycle(known, here);
+          if (cycle) throw new DependencyCycleError(cycle);
+          children = known;
+        } else {
+          children = below.add(await walk(own, here, next, level + 1));
+          if (!resolvedIn.has(next)) resolvedIn.set(next, new Map());
+          resolvedIn.get(next)!.set(key, children);
+        }
+      }
       resolved.push({ ...choice, opened, dependencies: children });
     }
     return resolved;
   };
   return walk(root.dependencies ?? {}, [root.guid], scope, 1);
+}
+
+/** The GUIDs in each resolved subtree, so one shared by several paths is searched for a cycle only where one may be. */
+class GuidsBelow<R, P> {
+  private readonly guids = new WeakMap<readonly ResolvedDependency<R, P>[], ReadonlySet<string>>();
+
+  add(nodes: ResolvedDependency<R, P>[]): ResolvedDependency<R, P>[] {
+    const guids = new Set<string>();
+    for (const node of nodes) {
+      guids.add(node.guid);
+      for (const guid of this.of(node.dependencies)) guids.add(guid);
+    }
+    this.guids.set(nodes, guids);
+    return nodes;
+  }
+
+  /** The chain from the root to the first node, in resolution order, whose GUID is already on it; undefined when there is none. */
+  cycle(nodes: readonly ResolvedDependency<R, P>[], chain: readonly string[]): string[] | undefined {
+    if (!chain.some((guid) => this.of(nodes).has(guid))) return undefined;
+    for (const node of nodes) {
+      const here = [...chain, node.guid];
+      if (chain.includes(node.guid)) return here;
+      const deeper = this.cycle(node.dependencies, here);
+      if (deeper) return deeper;
+    }
+    return undefined;
+  }
+
+  private of(nodes: readonly ResolvedDependency<R, P>[]): ReadonlySet<string> {
+    return this.guids.get(nodes) ?? new Set();
+  }
 }
 
 async function choose<R, S, P>(guid: string, range: string, chain: readonly string[], scope: S, lookup: ResolutionLookup<R, S, P>): Promise<Choice<R>> {

@@ -1,6 +1,6 @@
 import { ConfigValidationError } from '../errors.js';
 import { isRecord } from './documents.js';
-import { MANIFEST_FILE, isContentPath, sortPaths } from './package-paths.js';
+import { MANIFEST_FILE, isContentPath, nfc, sortPaths } from './package-paths.js';
 
 export type Visibility = 'exported' | 'private';
 
@@ -87,6 +87,16 @@ function canonicalEntry(path: string, type: unknown, visibility: unknown, versio
   const entry: ManifestEntry = { type: type as string, visibility: visibility as Visibility };
   if (typeof version === 'string') entry.version = version;
   return entry;
+}
+
+/**
+ * Whether the manifest keeps a package file private, the name matched in either Unicode
+ * spelling: the reactor serves a file at either, so a file named decomposed (NFD, as
+ * macOS names it) under an entry typed composed (NFC) is the file that entry hides.
+ */
+export function isPrivateIn(manifest: Manifest): (path: string) => boolean {
+  const hidden = new Set(Object.keys(manifest).filter((path) => manifest[path]!.visibility === 'private').map(nfc));
+  return (path) => hidden.has(nfc(path));
 }
 
 /** Generation scans `content/` only, dotfiles included, sorted, every entry exported. */

@@ -103,6 +103,22 @@ describe('dependency resolution', () => {
     expect(error.message).toBe('dependency app -> lib (>=3.0.0, <4): no version satisfies >=3.0.0, <4; available: 1.0.0 (store); 1.0.0, 2.0.0 (registry)');
   });
 
+  it('resolves a package met by many paths once, so a lattice of packages costs its packages, not its paths', async () => {
+    // p1 depends on p2 and p3, p2 on p3 and p4, ...: the paths from p1 number as the Fibonacci numbers do (75,025 to p25).
+    const store: Record<string, Record<string, Record<string, string>>> = {};
+    for (let i = 1; i <= 25; i++) store[`p${i}`] = { '1.0.0': Object.fromEntries([i + 1, i + 2].filter((j) => j <= 25).map((j) => [`p${j}`, '1'])) };
+    const { lookup: l, asked } = lookup({ store });
+    const tree = await resolveDependencies(root({ p1: '1' }), [], l);
+    expect(bottomUp(tree).map((d) => d.guid)).toEqual(Array.from({ length: 25 }, (_, i) => `p${25 - i}`));
+    expect(asked.length).toBeLessThan(100);
+  });
+
+  it('finds a cycle through a package whose dependencies were resolved below another path', async () => {
+    // x resolved first below a, where its b is 1.0.0 and depends on nothing; then b 2.0.0 depends on x, whose subtree holds b.
+    const world: World = { store: { a: { '1.0.0': { x: '1' } }, x: { '1.0.0': { b: '1' } }, b: { '1.0.0': {}, '2.0.0': { x: '1' } } } };
+    await expect(resolveDependencies(root({ a: '1', b: '2' }), [], lookup(world).lookup)).rejects.toThrow(new DependencyCycleError(['app', 'b', 'x', 'b']));
+  });
+
   it('orders packages bottom up: dependencies first, each once', async () => {
     const world: World = { store: { ui: { '1.0.0': { base: '1' } }, theme: { '1.0.0': { base: '1' } }, base: { '1.0.0': {} } } };
     const tree = await resolveDependencies(root({ ui: '1', theme: '1' }), [], lookup(world).lookup);
