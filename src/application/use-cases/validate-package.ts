@@ -1,4 +1,5 @@
 import { datasetViolations } from '../data/dataset-violations.js';
+import { readSqliteRows } from '../data/sqlite-rows.js';
 import { metadataGaps } from '../../domain/package/metadata.js';
 import { nestedPackageHint } from '../../domain/package/nested-package.js';
 import { compareChecksums, describeIntegrity, normalizeSecurity, type Security } from '../../domain/integrity/security.js';
@@ -23,7 +24,7 @@ import { coveredPaths } from '../integrity/digest-entries.js';
 import { BUNDLE_INDEX_FILE } from '../../domain/dependencies/bundle-index.js';
 import { DatasetIndex, describeShadowed } from '../../domain/data/dataset-index.js';
 import type { EntryDigester } from '../integrity/entry-digester.js';
-import { MAX_DATA_DOCUMENT_BYTES, MAX_DATA_FILE_DEPTH, generateManifestFor, readDataDocument, readDataFile, readDocument } from '../package/package-reader.js';
+import { MAX_DATA_DOCUMENT_BYTES, MAX_DATA_FILE_DEPTH, generateManifestFor, readDataDocument, readDocument } from '../package/package-reader.js';
 import { unstorableJson } from '../../domain/data/json-depth.js';
 import { messageOf } from '../shared/error-message.js';
 import type { PackageOpener, PackageSource } from '../ports/package-source.js';
@@ -232,7 +233,7 @@ export class ValidatePackage {
   /** A SQLite dataset opened as the reactor opens it: a file that is not a database, or lacks the table, stops the reactor too. */
   private async checkSqlite(source: PackageSource, id: string, file: string, table: string, errors: string[], notes: string[]): Promise<void> {
     try {
-      const rows = await this.sqlite!.readTable(await readDataFile(source, file), table, file);
+      const rows = await readSqliteRows(source, this.sqlite!, file, table);
       errors.push(...shadowedItems(id, file, rows));
       notes.push(`dataset ${id}: ${rows.length} ${rows.length === 1 ? 'row' : 'rows'} in table ${table} of ${file}`);
     } catch (error) {
