@@ -82,6 +82,13 @@ describe('SQLite datasets, validated', () => {
     expect((await storageOf(tableless)).errors).toEqual([expect.stringMatching(/^dataset people: .*persons/)]);
   });
 
+  it('fail on a REAL beyond what a JSON number carries, as a JSON data file does: it is served as null', async () => {
+    const infinite = join(work.path, 'infinite');
+    cpSync(join(work.path, 'pkg'), infinite, { recursive: true });
+    execFileSync('sqlite3', [join(infinite, 'data/people.db'), "INSERT INTO people VALUES (3, 'Inf', 9e999);"]);
+    expect((await validateStorage(infinite)).errors).toEqual(['dataset people: data/people.db holds a number beyond what JSON numbers carry (like 1e400): it is read as Infinity and served as null']);
+  });
+
   it('refuse a database whose latest commits are still in its -wal file, as sqlite3 would show them and the reader cannot', async () => {
     const walled = join(work.path, 'walled');
     cpSync(join(work.path, 'pkg'), walled, { recursive: true });

@@ -213,7 +213,7 @@ export class ValidatePackage {
         continue;
       }
       if (Array.isArray(data)) errors.push(...shadowedItems(id, dataSet.source, data));
-      if (unstorableJson(data, MAX_DATA_FILE_DEPTH) === 'infinite number') errors.push(`dataset ${id}: ${dataSet.source} holds a number beyond what JSON numbers carry (like 1e400): it is read as Infinity and served as null`);
+      errors.push(...infiniteNumbers(id, dataSet.source, data));
       if (!dataSet.schemaFile) {
         notes.push(`dataset ${id}: no schema declared`);
         continue;
@@ -234,7 +234,7 @@ export class ValidatePackage {
   private async checkSqlite(source: PackageSource, id: string, file: string, table: string, errors: string[], notes: string[]): Promise<void> {
     try {
       const rows = await readSqliteRows(source, this.sqlite!, file, table);
-      errors.push(...shadowedItems(id, file, rows));
+      errors.push(...shadowedItems(id, file, rows), ...infiniteNumbers(id, file, rows));
       notes.push(`dataset ${id}: ${rows.length} ${rows.length === 1 ? 'row' : 'rows'} in table ${table} of ${file}`);
     } catch (error) {
       errors.push(`dataset ${id}: ${messageOf(error)}`);
@@ -266,6 +266,11 @@ export class ValidatePackage {
 /** The content check's warning for a text file whose references are not all known. */
 function notScanned(path: string, reason: string): string {
   return `warning: ${path} is not scanned for external references: ${reason}`;
+}
+
+/** Numbers the reactor serves as null yet filters and sorts as Infinity (1e400 in a JSON file, a REAL of 9e999 in a SQLite table alike). */
+function infiniteNumbers(id: string, file: string, data: unknown): string[] {
+  return unstorableJson(data, MAX_DATA_FILE_DEPTH) === 'infinite number' ? [`dataset ${id}: ${file} holds a number beyond what JSON numbers carry (like 1e400): it is read as Infinity and served as null`] : [];
 }
 
 /** Items the reactor would not serve, their id taken by an earlier one (a JSON list or a SQLite table alike). */
