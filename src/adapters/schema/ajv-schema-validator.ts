@@ -3,6 +3,7 @@ import { ConfigValidationError, UnusableSchemaError } from '../../domain/errors.
 import type { CompiledSchema, SchemaValidator, SchemaViolation } from '../../application/ports/schema-validator.js';
 import { NonLinearPatternError } from './non-linear-pattern-error.js';
 import { patternPlaces } from './pattern-places.js';
+import { lineariseUniqueItems } from './unique-items.js';
 
 /**
  * ajv and its formats are imported on the first schema: they are a fifth of the code a
@@ -67,6 +68,7 @@ export class AjvSchemaValidator implements SchemaValidator {
       const options = { allErrors: true, strict: false, ownProperties: true, code: { regExp: linearRegExp } };
       engine = kind === '2020' ? new Ajv2020(options) : kind === '2019' ? new Ajv2019(options) : new Ajv(options);
       addFormats(engine);
+      lineariseUniqueItems(engine);
       this.engines.set(kind, engine);
     }
     return engine;
