@@ -85,6 +85,8 @@ await build({
     'password-worker': new URL('../src/composition/workers/password-worker.ts', import.meta.url).pathname,
     // The worker thread that writes JSON access lines, beside pkg.js too, where http-module looks for it.
     'access-log-worker': new URL('../src/composition/workers/access-log-worker.ts', import.meta.url).pathname,
+    // The worker thread that reads SQLite tables, beside pkg.js too, where content-module looks for it.
+    'sqlite-worker': new URL('../src/composition/workers/sqlite-worker.ts', import.meta.url).pathname,
   },
   outdir: dist,
   bundle: true,

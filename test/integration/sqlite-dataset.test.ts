@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
 import { Reactor } from '../../src/application/serving/reactor.js';
@@ -59,9 +59,11 @@ describe('SQLite datasets', () => {
 });
 
 describe('SQLite datasets, validated', () => {
+  const validate = (location: string) => productionContainer().get(USE_CASE.ValidatePackage).execute(location);
+  const validateStorage = async (location: string) => (await validate(location)).checks.find((check) => check.check === 'storage')!;
+
   it('are opened by validate as the reactor opens them: rows counted, a file that is not a database or lacks its table fails storage', async () => {
-    const validate = (location: string) => productionContainer().get(USE_CASE.ValidatePackage).execute(location);
-    const storageOf = async (location: string) => (await validate(location)).checks.find((check) => check.check === 'storage')!;
+    const storageOf = validateStorage;
     const root = join(work.path, 'pkg');
     expect(await storageOf(root)).toMatchObject({ passed: true, notes: expect.arrayContaining(['dataset people: 2 rows in table people of data/people.db']) });
 
@@ -78,5 +80,27 @@ describe('SQLite datasets, validated', () => {
     cpSync(root, tableless, { recursive: true });
     writeFileSync(join(tableless, 'storage.json'), JSON.stringify({ storage: { dataSets: { people: { databaseFile: 'data/people.db', table: 'persons' } } } }));
     expect((await storageOf(tableless)).errors).toEqual([expect.stringMatching(/^dataset people: .*persons/)]);
+  });
+
+  it('fail on a REAL beyond what a JSON number carries, as a JSON data file does: it is served as null', async () => {
+    const infinite = join(work.path, 'infinite');
+    cpSync(join(work.path, 'pkg'), infinite, { recursive: true });
+    execFileSync('sqlite3', [join(infinite, 'data/people.db'), "INSERT INTO people VALUES (3, 'Inf', 9e999);"]);
+    expect((await validateStorage(infinite)).errors).toEqual(['dataset people: data/people.db holds a number beyond what JSON numbers carry (like 1e400): it is read as Infinity and served as null']);
+  });
+
+  it('refuse a database whose latest commits are still in its -wal file, as sqlite3 would show them and the reader cannot', async () => {
+    const walled = join(work.path, 'walled');
+    cpSync(join(work.path, 'pkg'), walled, { recursive: true });
+    rmSync(join(walled, 'data/people.db'));
+    // Copied while sqlite3 holds it open, before it folds the log back in on close.
+    const db = join(walled, 'data/live.db');
+    const copy = join(walled, 'data/people.db');
+    execFileSync('sqlite3', [db, 'PRAGMA journal_mode = WAL;', 'PRAGMA wal_autocheckpoint = 0;', "CREATE TABLE people (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO people VALUES (1, 'Ada');", `.system cp ${db} ${copy}; cp ${db}-wal ${copy}-wal`]);
+    rmSync(db);
+    expect(execFileSync('sqlite3', ['-readonly', copy, 'SELECT name FROM people'], { encoding: 'utf8' }).trim()).toBe('Ada');
+    const message = 'data/people.db: data/people.db-wal holds writes not yet in the database file, which SQLite reads and this reader cannot: fold them in with sqlite3 data/people.db "PRAGMA wal_checkpoint(TRUNCATE)" and remove data/people.db-wal';
+    expect((await validateStorage(walled)).errors).toEqual([`dataset people: ${message}`]);
+    await expect(Reactor.start([{ source: walled }], { ...SETTINGS, workdir: join(work.path, 'workdir-walled') }, productionContainer().get(SERVICE.ReactorDependencies))).rejects.toThrow(message);
   });
 });

@@ -147,6 +147,36 @@ describe('SqlJsTableReader', () => {
     expect((error as ConfigParseError).detail).toMatch(/^not a SQLite database/);
   });
 
+  it('refuses a view of a dropped table, and a mangled schema, with typed errors naming the file', async () => {
+    // What SQLite reports here is the package's fault, not the reader's: never an internal error.
+    const { bytes: orphan } = database(`
+      CREATE TABLE gone (x INTEGER);
+      CREATE VIEW orphan AS SELECT x FROM gone;
+      DROP TABLE gone;
+    `);
+    const error = await reader.readTable(orphan, 'orphan', 'data/o.sqlite').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConfigValidationError);
+    expect((error as ConfigValidationError).issues).toEqual(['table "orphan" cannot be read: no such table: main.gone']);
+    const mangled = database('CREATE TABLE items (id INTEGER);', 'mangled.sqlite');
+    sqlite(mangled.path, "PRAGMA writable_schema = ON; UPDATE sqlite_master SET sql = 'CREATE TABLE items (id' WHERE name = 'items';");
+    const parse = await reader.readTable(readFileSync(mangled.path), 'items', 'data/m.sqlite').catch((e: unknown) => e);
+    expect(parse).toBeInstanceOf(ConfigParseError);
+    expect(parse).toMatchObject({ file: 'data/m.sqlite', detail: expect.stringMatching(/^not a SQLite database SQLite can open \(malformed database schema/) });
+  });
+
+  it('stops reading a view that yields rows without end, or one row larger than memory allows', async () => {
+    const { bytes } = database(`
+      CREATE VIEW endless AS WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n) SELECT x FROM n;
+      CREATE VIEW huge AS SELECT zeroblob(200000000) AS b;
+    `);
+    const bounded = new SqlJsTableReader(undefined, 64 * 1024);
+    const error = await bounded.readTable(bytes, 'endless', 'data/e.sqlite').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConfigValidationError);
+    expect((error as ConfigValidationError).issues).toEqual([expect.stringMatching(/^view "endless" holds more than the 0\.0625 MiB of rows \(as JSON\) a dataset may \(refused after \d+ rows\)$/)]);
+    // SQLite's own heap is bounded too: the blob is never built, let alone copied out.
+    await expect(bounded.readTable(bytes, 'huge', 'data/e.sqlite')).rejects.toThrow(new ConfigValidationError('data/e.sqlite', ['table "huge" cannot be read: out of memory']));
+  });
+
   it('reads an empty table as no rows', async () => {
     const { bytes } = database('CREATE TABLE items (id INTEGER, name TEXT);');
     await expect(reader.readTable(bytes, 'items', 'i.sqlite')).resolves.toEqual([]);

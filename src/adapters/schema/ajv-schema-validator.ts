@@ -3,15 +3,25 @@ import { ConfigValidationError, UnusableSchemaError } from '../../domain/errors.
 import type { CompiledSchema, SchemaValidator, SchemaViolation } from '../../application/ports/schema-validator.js';
 import { NonLinearPatternError } from './non-linear-pattern-error.js';
 import { patternPlaces } from './pattern-places.js';
+import { lineariseFormats } from './linear-formats.js';
+import { lineariseUniqueItems } from './unique-items.js';
 
 /**
  * ajv and its formats are imported on the first schema: they are a fifth of the code a
  * reactor start would otherwise compile, and most packages declare no schema.
  */
 async function loadAjv() {
-  const [ajv, ajv2019, ajv2020, formats, { linearRegExp }] = await Promise.all([import('ajv'), import('ajv/dist/2019.js'), import('ajv/dist/2020.js'), import('ajv-formats'), import('./linear-regexp.js')]);
+  const [ajv, ajv2019, ajv2020, formats, formatList, { linearRegExp }] = await Promise.all([
+    import('ajv'),
+    import('ajv/dist/2019.js'),
+    import('ajv/dist/2020.js'),
+    import('ajv-formats'),
+    import('ajv-formats/dist/formats.js'),
+    import('./linear-regexp.js'),
+  ]);
   return {
     linearRegExp,
+    url: exportsOf<typeof formatList>(formatList).fullFormats.url as RegExp,
     Ajv: exportsOf<typeof ajv>(ajv).Ajv,
     Ajv2019: exportsOf<typeof ajv2019>(ajv2019).Ajv2019,
     Ajv2020: exportsOf<typeof ajv2020>(ajv2020).Ajv2020,
@@ -57,7 +67,7 @@ export class AjvSchemaValidator implements SchemaValidator {
 
   private async engineFor(schema: unknown): Promise<Ajv> {
     this.library ??= loadAjv();
-    const { Ajv, Ajv2019, Ajv2020, addFormats, linearRegExp } = await this.library;
+    const { Ajv, Ajv2019, Ajv2020, addFormats, linearRegExp, url } = await this.library;
     const dialect = typeof schema === 'object' && schema !== null ? String((schema as { $schema?: unknown }).$schema ?? '') : '';
     const kind = dialect.includes('2020-12') ? '2020' : dialect.includes('2019-09') ? '2019' : '07';
     let engine = this.engines.get(kind);
@@ -67,6 +77,8 @@ export class AjvSchemaValidator implements SchemaValidator {
       const options = { allErrors: true, strict: false, ownProperties: true, code: { regExp: linearRegExp } };
       engine = kind === '2020' ? new Ajv2020(options) : kind === '2019' ? new Ajv2019(options) : new Ajv(options);
       addFormats(engine);
+      lineariseFormats(engine, url);
+      lineariseUniqueItems(engine);
       this.engines.set(kind, engine);
     }
     return engine;

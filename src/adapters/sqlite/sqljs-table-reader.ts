@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type { Database, SqlJsConfig, SqlJsStatic, SqlValue, Statement } from 'sql.js';
+import { MAX_DATA_DOCUMENT_BYTES } from '../../application/package/package-reader.js';
 import type { SqliteReader } from '../../application/ports/sqlite-reader.js';
 import { ConfigParseError, ConfigValidationError, DatasetUnavailableError, PackageError } from '../../domain/errors.js';
 
@@ -22,22 +23,31 @@ const engines = new WeakMap<SqlJsImporter, Promise<SqlJsStatic>>();
  * sql.js is imported on first use so packages without SQLite datasets never pay for it.
  */
 export class SqlJsTableReader implements SqliteReader {
-  /** `importer` exists so tests can stand in for a missing sql.js. */
-  constructor(private readonly importer: SqlJsImporter = importSqlJs) {}
+  /**
+   * `importer` exists so tests can stand in for a missing sql.js. `maxBytes` bounds the
+   * rows read, as JSON, as a JSON data file is bounded: a view is a query the package
+   * author wrote, and one can yield rows without end.
+   */
+  constructor(
+    private readonly importer: SqlJsImporter = importSqlJs,
+    private readonly maxBytes = MAX_DATA_DOCUMENT_BYTES,
+  ) {}
 
   async readTable(database: Uint8Array, table: string, file: string): Promise<Array<Record<string, unknown>>> {
     const sql = await this.engine();
     let db: Database | undefined;
     try {
       db = new sql.Database(database);
+      // SQLite's own memory (a row of zeroblob(1e9), a sort) fails as "out of memory" past this.
+      db.exec(`PRAGMA hard_heap_limit = ${this.maxBytes + SQLITE_WORKING_BYTES}`);
       const kind = objectKind(db, table);
       if (kind === undefined) {
         const names = listObjects(db);
         throw new ConfigValidationError(file, [`no table "${table}" in the database (tables: ${names.length > 0 ? names.join(', ') : 'none'})`]);
       }
-      return readRows(db, table, kind);
+      return readRows(db, table, kind, this.maxBytes, file);
     } catch (error) {
-      throw asPackageError(error, file);
+      throw asPackageError(error, table, file);
     } finally {
       db?.close();
     }
@@ -54,6 +64,9 @@ export class SqlJsTableReader implements SqliteReader {
     return engine;
   }
 }
+
+/** SQLite's page cache and sorter, beside the rows themselves. */
+const SQLITE_WORKING_BYTES = 64 * 1024 * 1024;
 
 async function loadEngine(importer: SqlJsImporter): Promise<SqlJsStatic> {
   try {
@@ -83,17 +96,21 @@ function listObjects(db: Database): string[] {
   return (found[0]?.values ?? []).map((row) => String(row[0]));
 }
 
-function readRows(db: Database, table: string, kind: 'table' | 'view'): Array<Record<string, unknown>> {
+function readRows(db: Database, table: string, kind: 'table' | 'view', maxBytes: number, file: string): Array<Record<string, unknown>> {
   // An identifier cannot be a bound parameter; it is quoted, and it already matched sqlite_master.
   const from = `SELECT * FROM "${table.replaceAll('"', '""')}"`;
   const statement = prepareOrdered(db, from, kind) as BigIntStatement;
   try {
     const columns = statement.getColumnNames();
     const rows: Array<Record<string, unknown>> = [];
+    let bytes = 2;
     while (statement.step()) {
       const values = statement.get(null, { useBigInt: true });
       // fromEntries defines own properties, so a column named __proto__ stays a column.
-      rows.push(Object.fromEntries(columns.map((column, i) => [column, toJson(values[i] ?? null)])));
+      const row = Object.fromEntries(columns.map((column, i) => [column, toJson(values[i] ?? null)]));
+      bytes += jsonLength(row) + 1;
+      if (bytes > maxBytes) throw new ConfigValidationError(file, [`${kind} "${table}" holds more than the ${maxBytes / 1024 / 1024} MiB of rows (as JSON) a dataset may (refused after ${rows.length} rows)`]);
+      rows.push(row);
     }
     return rows;
   } finally {
@@ -121,10 +138,20 @@ function toJson(value: SqlValue | bigint): unknown {
   return value;
 }
 
-function asPackageError(error: unknown, file: string): unknown {
+/** A row's JSON length, reckoned from its keys and values (escapes aside). */
+function jsonLength(row: Record<string, unknown>): number {
+  let length = 2;
+  for (const [key, value] of Object.entries(row)) length += key.length + 4 + (typeof value === 'string' ? value.length + 2 : String(value).length);
+  return length;
+}
+
+function asPackageError(error: unknown, table: string, file: string): unknown {
   if (error instanceof PackageError || !(error instanceof Error)) return error;
   // sql.js opens lazily, so foreign bytes surface as SQLITE_NOTADB on the first query.
   if (/file is not a database/i.test(error.message)) return new ConfigParseError(file, 'not a SQLite database');
   if (/database disk image is malformed/i.test(error.message)) return new ConfigParseError(file, 'not a SQLite database (the database disk image is malformed)');
-  return error;
+  if (/malformed database schema/i.test(error.message)) return new ConfigParseError(file, `not a SQLite database SQLite can open (${error.message})`);
+  // What else SQLite says is about the package's database too: a view of a dropped
+  // table, a function sql.js lacks, a row past the memory allowed.
+  return new ConfigValidationError(file, [`table "${table}" cannot be read: ${error.message}`]);
 }

@@ -3,13 +3,14 @@ import { DatasetIndex, describeShadowed } from '../../domain/data/dataset-index.
 import { idPolicyOf } from '../../domain/data/item-id.js';
 import { parseOperationLog } from '../../domain/data/operation-log.js';
 import type { DataSet } from '../../domain/package/storage.js';
-import { readDataDocument, readDataFile, readDocument, type PackageModel } from '../package/package-reader.js';
+import { readDataDocument, readDocument, type PackageModel } from '../package/package-reader.js';
 import type { PackageOverlay } from '../ports/overlay-store.js';
 import type { PackageSource } from '../ports/package-source.js';
 import type { SchemaValidator } from '../ports/schema-validator.js';
 import type { SqliteReader } from '../ports/sqlite-reader.js';
 import type { Clock } from '../ports/clock.js';
 import { Dataset, type DatasetLimits } from './dataset.js';
+import { readSqliteRows } from './sqlite-rows.js';
 import { itemSchemaOf } from '../../domain/data/dataset-schema.js';
 
 export interface DatasetReaders {
@@ -106,7 +107,7 @@ async function loadDataset(
   warnings: string[],
 ): Promise<Dataset> {
   if (dataSet.kind === 'sqlite') {
-    const rows = await readers.sqlite.readTable(await readDataFile(source, dataSet.databaseFile), dataSet.table, dataSet.databaseFile);
+    const rows = await readSqliteRows(source, readers.sqlite, dataSet.databaseFile, dataSet.table);
     const unwritable = refusal ?? new DatasetUnavailableError(`dataset ${id} is a SQLite dataset: it can be read but not written`);
     // Its rows are its base, as a JSON file's items are: history and ?at= read from them.
     return new Dataset(id, { index: new DatasetIndex(rows), base: rows }, undefined, idPolicyOf(undefined, rows), undefined, unwritable);

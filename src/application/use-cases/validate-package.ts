@@ -1,4 +1,5 @@
 import { datasetViolations } from '../data/dataset-violations.js';
+import { readSqliteRows } from '../data/sqlite-rows.js';
 import { metadataGaps } from '../../domain/package/metadata.js';
 import { nestedPackageHint } from '../../domain/package/nested-package.js';
 import { compareChecksums, describeIntegrity, normalizeSecurity, type Security } from '../../domain/integrity/security.js';
@@ -23,7 +24,7 @@ import { coveredPaths } from '../integrity/digest-entries.js';
 import { BUNDLE_INDEX_FILE } from '../../domain/dependencies/bundle-index.js';
 import { DatasetIndex, describeShadowed } from '../../domain/data/dataset-index.js';
 import type { EntryDigester } from '../integrity/entry-digester.js';
-import { MAX_DATA_DOCUMENT_BYTES, MAX_DATA_FILE_DEPTH, generateManifestFor, readDataDocument, readDataFile, readDocument } from '../package/package-reader.js';
+import { MAX_DATA_DOCUMENT_BYTES, MAX_DATA_FILE_DEPTH, generateManifestFor, readDataDocument, readDocument } from '../package/package-reader.js';
 import { unstorableJson } from '../../domain/data/json-depth.js';
 import { messageOf } from '../shared/error-message.js';
 import type { PackageOpener, PackageSource } from '../ports/package-source.js';
@@ -222,7 +223,7 @@ export class ValidatePackage {
         continue;
       }
       if (Array.isArray(data)) errors.push(...shadowedItems(id, dataSet.source, data));
-      if (unstorableJson(data, MAX_DATA_FILE_DEPTH) === 'infinite number') errors.push(`dataset ${id}: ${dataSet.source} holds a number beyond what JSON numbers carry (like 1e400): it is read as Infinity and served as null`);
+      errors.push(...infiniteNumbers(id, dataSet.source, data));
       if (!dataSet.schemaFile) {
         notes.push(`dataset ${id}: no schema declared`);
         continue;
@@ -242,8 +243,8 @@ export class ValidatePackage {
   /** A SQLite dataset opened as the reactor opens it: a file that is not a database, or lacks the table, stops the reactor too. */
   private async checkSqlite(source: PackageSource, id: string, file: string, table: string, errors: string[], notes: string[]): Promise<void> {
     try {
-      const rows = await this.sqlite!.readTable(await readDataFile(source, file), table, file);
-      errors.push(...shadowedItems(id, file, rows));
+      const rows = await readSqliteRows(source, this.sqlite!, file, table);
+      errors.push(...shadowedItems(id, file, rows), ...infiniteNumbers(id, file, rows));
       notes.push(`dataset ${id}: ${rows.length} ${rows.length === 1 ? 'row' : 'rows'} in table ${table} of ${file}`);
     } catch (error) {
       errors.push(`dataset ${id}: ${messageOf(error)}`);
@@ -275,6 +276,11 @@ export class ValidatePackage {
 /** The content check's warning for a text file whose references are not all known. */
 function notScanned(path: string, reason: string): string {
   return `warning: ${path} is not scanned for external references: ${reason}`;
+}
+
+/** Numbers the reactor serves as null yet filters and sorts as Infinity (1e400 in a JSON file, a REAL of 9e999 in a SQLite table alike). */
+function infiniteNumbers(id: string, file: string, data: unknown): string[] {
+  return unstorableJson(data, MAX_DATA_FILE_DEPTH) === 'infinite number' ? [`dataset ${id}: ${file} holds a number beyond what JSON numbers carry (like 1e400): it is read as Infinity and served as null`] : [];
 }
 
 /** Items the reactor would not serve, their id taken by an earlier one (a JSON list or a SQLite table alike). */
