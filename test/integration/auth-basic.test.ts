@@ -319,10 +319,12 @@ describe('several routes to one dataset', () => {
     const canonical = { path: '/api/v1/data/items', dataset: 'items', accessControl: { roles: ['admin'] } };
     const lax = { path: '/api/v1/data/public-items', dataset: 'items', accessControl: { authenticationRequired: false } };
     const alias = { path: '/items', dataset: 'items' };
-    for (const routes of [[canonical, lax, alias], [lax, alias, canonical]]) {
+    // Outside the data API's paths, a laxer route to the dataset served its data to anyone.
+    const laxAlias = { path: '/open-items', dataset: 'items', accessControl: { authenticationRequired: false } };
+    for (const routes of [[canonical, lax, alias, laxAlias], [laxAlias, lax, alias, canonical]]) {
       const own = await startReactor(new MemoryOpener().add('items', items(routes)), [{ source: 'items' }], { deploy: deployFile });
       try {
-        for (const path of ['/api/v1/data/items', '/api/v1/data/items/a', '/items']) {
+        for (const path of ['/api/v1/data/items', '/api/v1/data/items/a', '/items', '/open-items']) {
           await request(own.http).get(path).expect(401);
           await request(own.http).get(path).set('Authorization', basic('dave', 'dave-pw')).expect(403);
           await request(own.http).get(path).set('Authorization', basic('alice', 'alice-pw')).expect(200);
