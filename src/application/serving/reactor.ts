@@ -1,5 +1,5 @@
 import { unreadableReason } from '../integrity/unreadable-bytes.js';
-import { MountConflictError, OverlayError, PackageError, ReadOnlyError, UsageError } from '../../domain/errors.js';
+import { ConfigValidationError, MountConflictError, OverlayError, PackageError, ReadOnlyError, UsageError } from '../../domain/errors.js';
 import { canonicalChecksumJson, describeIntegrity, isIntact } from '../../domain/integrity/security.js';
 import { MountTable, normalizePrefix } from '../../domain/serving/mount-table.js';
 import { hiddenByMountsWarnings } from '../../domain/serving/hidden-by-mounts.js';
@@ -9,7 +9,7 @@ import type { TrustedKeys } from '../signing/trusted-keys.js';
 import type { SourceWatcher } from '../ports/source-watcher.js';
 import type { MountFailure, MountRequest, ReactorSettings } from '../ports/reactor-host.js';
 import { redactCredentials } from '../../domain/dependencies/registry-reference.js';
-import { sortPaths } from '../../domain/package/package-paths.js';
+import { ROUTES_FILE, sortPaths } from '../../domain/package/package-paths.js';
 import { CoalescedRuns } from './coalesced-runs.js';
 import { reactorPathRouteWarnings } from '../../domain/validation/reactor-path-routes.js';
 import { lockedRouteWarning } from '../../domain/validation/locked-routes.js';
@@ -529,6 +529,11 @@ export class Reactor {
       // new version: it holds every acknowledged write.
       await mount.content.quiet(async () => {
         const pkg = await this.dependencies.loader.execute(mount.location, recipe.options);
+        if (!mount.auth && pkg.routes.restricted) {
+          // The request pipeline was set up at start for a mount without rules: it would serve them unchecked.
+          await pkg.close();
+          throw new ConfigValidationError(`${mount.location}/${ROUTES_FILE}`, ['a route now has accessControl, which a package served without authentication or route rules takes in at a restart only']);
+        }
         const refusal = writeRefusal(pkg, recipe.lock);
         const old = { pkg: mount.pkg, datasets: mount.datasets };
         await old.datasets.pause();
@@ -542,6 +547,8 @@ export class Reactor {
         }
         mount.pkg = pkg;
         mount.datasets = datasets;
+        // The dataset routes' rules are the new routes.json's, as every other route's are.
+        if (mount.auth) mount.auth.datasetRules = pkg.routes.datasetRules;
         mount.content.replace(pkg, refusal);
         this.sync.follow(mount);
         for (const cache of [this.contentHashes, this.validations, this.lastValid, this.reloadProblems]) cache.delete(mount);
