@@ -6,6 +6,7 @@ import { writeStatic } from './static-responder.js';
 import { contextOf } from './request-context.js';
 import { preconditionsOf } from './preconditions.js';
 import { wholeNumber } from '../../domain/data/collection-query.js';
+import type { Identity } from '../../domain/auth/access.js';
 
 const DEFAULT_LOG_LINES = 100;
 const MAX_LOG_LINES = 1000;
@@ -15,7 +16,7 @@ const MAX_LOG_LINES = 1000;
  * endpoints, data and content writes, GraphQL and save. The reactor server resolved the
  * request already; this answers the target its context names.
  */
-export function createExpressApp(reactor: Reactor, graphql: ReadonlyMap<Mount, RequestHandler>): express.Express {
+export function createExpressApp(reactor: Reactor, graphql: ReadonlyMap<Mount, RequestHandler>, identityAt?: IdentityAt): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -26,9 +27,12 @@ export function createExpressApp(reactor: Reactor, graphql: ReadonlyMap<Mount, R
   app.use(async (request, response, next) => {
     const { target } = contextOf(request);
     switch (target.kind) {
-      case 'introspection':
+      case 'introspection': {
         if (!reading(request)) throw methodNotAllowed('GET, HEAD');
-        return sendJson(response, 200, await reactor.introspect(target.report));
+        // The routes report is the one that shows each requester only what it may use.
+        const who = identityAt && target.report === '/api/v1/introspect/routes' ? await identitiesAt(reactor, request, identityAt) : undefined;
+        return sendJson(response, 200, await reactor.introspect(target.report, who));
+      }
       case 'package': {
         const { mount, endpoint, problem } = target;
         if (problem) throw problem;
@@ -61,6 +65,15 @@ export function createExpressApp(reactor: Reactor, graphql: ReadonlyMap<Mount, R
 
   app.use((error: unknown, _request: Request, response: Response, _next: NextFunction) => sendProblem(response, error));
   return app;
+}
+
+/** The request's identity as each mount with authentication knows it (the auth gate's), for a report that shows each mount what this requester may use there. */
+export type IdentityAt = (mount: Mount, request: Request) => Identity | undefined | Promise<Identity | undefined>;
+
+async function identitiesAt(reactor: Reactor, request: Request, identityAt: IdentityAt): Promise<(mount: Mount) => Identity | undefined> {
+  const mounts = reactor.all().filter((mount) => mount.auth);
+  const identities = new Map(await Promise.all(mounts.map(async (mount) => [mount, await identityAt(mount, request)] as const)));
+  return (mount) => identities.get(mount);
 }
 
 /** PUT writes a text file into the package's overlay, DELETE tombstones it; either only when its If-Match and If-None-Match hold. */

@@ -4,6 +4,8 @@ import type { Duplex } from 'node:stream';
 import type { RequestHandler } from 'express';
 import { DEFAULT_BODY_LIMIT, DEFAULT_SHUTDOWN_TIMEOUT, type Mount, type Reactor } from '../../application/serving/reactor.js';
 import { RequestResolver, type RequestTarget } from '../../application/serving/request-target.js';
+import type { DatasetView } from '../../application/auth/dataset-access.js';
+import type { Dataset } from '../../application/data/dataset.js';
 import { LIVE_RELOAD_PATH } from '../../application/serving/served-package.js';
 import { ResourceNotFoundError } from '../../domain/errors.js';
 import { API_DOCS_ASSETS_PATH, GRAPHIQL_ASSETS_PATH, REACTOR_METHODS } from '../../domain/serving/reactor-paths.js';
@@ -66,7 +68,7 @@ export class ReactorServer {
       const dataSets = mount.pkg.model.storage?.dataSets ?? {};
       if (graphqlDatasets(mount.datasets, dataSets).length === 0) continue;
       const gate = mount.auth ? this.gate : undefined;
-      this.graphql.set(mount, lazyGraphqlEndpoint(() => mount.datasets, () => mount.pkg.model.storage?.dataSets ?? {}, { bodyLimit: this.bodyLimit, ...(gate ? { authorize: (request, datasetId) => gate.authorizeDataset(mount, request, datasetId) } : {}) }));
+      this.graphql.set(mount, lazyGraphqlEndpoint(() => mount.datasets, () => mount.pkg.model.storage?.dataSets ?? {}, { bodyLimit: this.bodyLimit, ...(gate ? { authorize: (request, datasetId) => gate.authorizeDataset(mount, request, datasetId), view: (request, ids) => gate.datasetView(mount, request, ids) } : {}) }));
     }
     this.resolver = new RequestResolver(reactor, (mount) => this.graphql.has(mount));
     this.liveReload = reactor.settings.watch && reactor.settings.liveReload ? new LiveReloadStream(reactor) : undefined;
@@ -206,7 +208,7 @@ export class ReactorServer {
         case 'openapi':
           // Loaded on first use: a reactor serving files never compiles it.
           return void import('./openapi/openapi-endpoint.js').then(
-            ({ answerOpenApi }) => answerOpenApi(target.mount, target.page, request, response),
+            ({ answerOpenApi }) => answerOpenApi(target.mount, target.page, request, response, this.datasetView(target.mount, request, () => target.mount.datasets.all())),
           ).catch((error: unknown) => sendProblem(response, error));
         case 'health':
           if (refusedUnlessRead(request, response)) return;
@@ -235,6 +237,11 @@ export class ReactorServer {
       return sendProblem(response, error);
     }
     this.app(request, response);
+  }
+
+  /** The datasets (of those listed) the request may read at the mount; undefined where none is restricted. */
+  private datasetView(mount: Mount, request: IncomingMessage, datasets: () => readonly Dataset[]): DatasetView | undefined {
+    return this.gate && mount.auth ? this.gate.datasetView(mount, request, datasets().map((dataset) => dataset.id)) : undefined;
   }
 
   /** `/healthz`: the process answers. `/readyz`: 503 naming what is not ready. Plain text, nothing else revealed. */
@@ -293,7 +300,7 @@ export class ReactorServer {
    * hits and data reads never need them.
    */
   private app(request: IncomingMessage, response: ServerResponse): void {
-    this.express ??= import('./express-app.js').then(({ createExpressApp }) => createExpressApp(this.reactor, this.graphql));
+    this.express ??= import('./express-app.js').then(({ createExpressApp }) => createExpressApp(this.reactor, this.graphql, this.gate && ((mount, request) => this.gate!.identityAt(mount, request))));
     this.express.then(
       (app) => app(request, response),
     ).catch((error: unknown) => sendProblem(response, error));

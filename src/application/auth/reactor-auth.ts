@@ -36,7 +36,7 @@ export interface MountAuth {
   basic?: { realm: string; authenticator: BasicAuthenticator };
   /** `realm`: the package name, named in the 401's challenge as basic auth's default realm is. */
   oauth2?: { login: OAuth2Login; realm: string; loginPath: string; callbackPath: string; logoutPath: string; audience: string };
-  /** Route access rules by dataset id, for the data API paths below a dataset route. */
+  /** Route access rules by dataset id, for the data API paths below a dataset route; those of the package served now (a reload under `--watch` brings its own). */
   datasetRules: ReadonlyMap<string, AccessControl>;
 }
 

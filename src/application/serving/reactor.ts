@@ -1,5 +1,5 @@
 import { unreadableReason } from '../integrity/unreadable-bytes.js';
-import { MountConflictError, OverlayError, PackageError, ReadOnlyError, UsageError } from '../../domain/errors.js';
+import { ConfigValidationError, MountConflictError, OverlayError, PackageError, ReadOnlyError, UsageError } from '../../domain/errors.js';
 import { canonicalChecksumJson, describeIntegrity, isIntact } from '../../domain/integrity/security.js';
 import { MountTable, normalizePrefix } from '../../domain/serving/mount-table.js';
 import { hiddenByMountsWarnings } from '../../domain/serving/hidden-by-mounts.js';
@@ -9,7 +9,7 @@ import type { TrustedKeys } from '../signing/trusted-keys.js';
 import type { SourceWatcher } from '../ports/source-watcher.js';
 import type { MountFailure, MountRequest, ReactorSettings } from '../ports/reactor-host.js';
 import { redactCredentials } from '../../domain/dependencies/registry-reference.js';
-import { sortPaths } from '../../domain/package/package-paths.js';
+import { ROUTES_FILE, sortPaths } from '../../domain/package/package-paths.js';
 import { CoalescedRuns } from './coalesced-runs.js';
 import { reactorPathRouteWarnings } from '../../domain/validation/reactor-path-routes.js';
 import { lockedRouteWarning } from '../../domain/validation/locked-routes.js';
@@ -24,6 +24,8 @@ import type { SignatureCheck } from '../signing/signature-check.js';
 import type { LoadOptions, LoadPackage } from './load-package.js';
 import { RequestLog } from './request-log.js';
 import { ReactorAuth, signInPaths, type AuthDependencies, type MountAuth } from '../auth/reactor-auth.js';
+import { routeReach } from '../auth/dataset-access.js';
+import type { Identity } from '../../domain/auth/access.js';
 import type { ServedPackage } from './served-package.js';
 import type { OverlayBackend, OverlayBackends } from '../ports/overlay-store.js';
 import { OverlaySync, type FollowedMount } from './overlay-sync.js';
@@ -332,15 +334,22 @@ export class Reactor {
     return { packages: this.ordered.map(({ pkg: { model } }) => ({ name: model.metadata.name, version: model.metadata.version, author: model.metadata.author ?? null, description: model.metadata.description })) };
   }
 
-  routesReport(): { routes: Array<{ package: string; routes: RouteReport[] }> } {
+  /**
+   * `identityAt`: the requester's identity at each mount, when the report is for one
+   * requester: a route it may not use, and a route to a dataset it may not read, is left
+   * out. Without it, every route.
+   */
+  routesReport(identityAt?: (mount: Mount) => Identity | undefined): { routes: Array<{ package: string; routes: RouteReport[] }> } {
     return {
       routes: this.ordered.map((mount) => {
         const base = mount.prefix.slice(0, -1);
         const routes: RouteReport[] = [];
         const declared = new Set<string>();
+        const reaches = identityAt && mount.auth ? routeReach(mount.auth, mount.pkg.routes, identityAt(mount)) : undefined;
         for (const [path, target] of mount.pkg.routes.declared()) {
           if (target.kind === 'moved') continue;
           declared.add(path);
+          if (reaches && !reaches(path, target)) continue;
           const entry: RouteReport = {
             method: target.kind === 'handler' ? (target.route.method ?? 'GET') : 'GET',
             path: base + path,
@@ -349,7 +358,7 @@ export class Reactor {
           };
           routes.push(entry);
         }
-        for (const path of sortPaths(mount.pkg.layers.visiblePaths())) if (!declared.has(`/${path}`)) routes.push({ method: 'GET', path: `${base}/${path}` });
+        for (const path of sortPaths(mount.pkg.layers.visiblePaths())) if (!declared.has(`/${path}`) && (!reaches || reaches(`/${path}`))) routes.push({ method: 'GET', path: `${base}/${path}` });
         return { package: mount.pkg.name, routes };
       }),
     };
@@ -397,13 +406,13 @@ export class Reactor {
     return check;
   }
 
-  /** The reactor's own reports, by the path that asks for each. */
-  introspect(report: IntrospectionPath): unknown {
+  /** The reactor's own reports, by the path that asks for each; `identityAt` as `routesReport` takes it. */
+  introspect(report: IntrospectionPath, identityAt?: (mount: Mount) => Identity | undefined): unknown {
     switch (report) {
       case '/api/v1/introspect/metadata':
         return this.metadataReport();
       case '/api/v1/introspect/routes':
-        return this.routesReport();
+        return this.routesReport(identityAt);
       case '/api/v1/introspect/content-hashes':
         return this.contentHashesReport();
       case '/api/v1/introspect/content-validity':
@@ -520,6 +529,11 @@ export class Reactor {
       // new version: it holds every acknowledged write.
       await mount.content.quiet(async () => {
         const pkg = await this.dependencies.loader.execute(mount.location, recipe.options);
+        if (!mount.auth && pkg.routes.restricted) {
+          // The request pipeline was set up at start for a mount without rules: it would serve them unchecked.
+          await pkg.close();
+          throw new ConfigValidationError(`${mount.location}/${ROUTES_FILE}`, ['a route now has accessControl, which a package served without authentication or route rules takes in at a restart only']);
+        }
         const refusal = writeRefusal(pkg, recipe.lock);
         const old = { pkg: mount.pkg, datasets: mount.datasets };
         await old.datasets.pause();
@@ -533,6 +547,8 @@ export class Reactor {
         }
         mount.pkg = pkg;
         mount.datasets = datasets;
+        // The dataset routes' rules are the new routes.json's, as every other route's are.
+        if (mount.auth) mount.auth.datasetRules = pkg.routes.datasetRules;
         mount.content.replace(pkg, refusal);
         this.sync.follow(mount);
         for (const cache of [this.contentHashes, this.validations, this.lastValid, this.reloadProblems]) cache.delete(mount);

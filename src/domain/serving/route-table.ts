@@ -79,11 +79,13 @@ export class RouteTable {
   /**
    * The access rule of a path: its route's own, else that of the file it reaches when a
    * route protects that file. Otherwise `/admin` would refuse what `/admin-page.html`
-   * (the file's own path, or another route without a rule) hands out.
+   * (the file's own path, or another route without a rule) hands out. A route to a
+   * dataset has the dataset's rule, whatever its own says: it serves the same data as the
+   * dataset's API, and a laxer rule of its own would hand out what that API refuses.
    */
   ruleOf(path: string): AccessControl | undefined {
     const target = this.byPath.get(path);
-    if (target?.kind === 'dataset') return target.route.accessControl ?? this.datasetRuleOf.get(target.dataset);
+    if (target?.kind === 'dataset') return this.datasetRuleOf.get(target.dataset);
     if (target?.route?.accessControl || this.fileRules.size === 0) return target?.route?.accessControl;
     if (target === undefined) return this.fileRules.get(RouteTable.mirrored(path));
     return target.kind === 'content' || target.kind === 'dependency' ? this.fileRules.get(target.contentPath) : undefined;

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseCookie } from 'cookie';
 import { decideAccess, type Identity } from '../../../domain/auth/access.js';
+import { datasetDecision, datasetView, type DatasetView } from '../../../application/auth/dataset-access.js';
 import { CrossSiteWriteError, ForbiddenError, UnauthenticatedError } from '../../../domain/errors.js';
 import type { AccessControl } from '../../../domain/package/routes.js';
 import type { BasicAuthenticator } from '../../../application/auth/basic-authenticator.js';
@@ -9,6 +10,7 @@ import { SESSION_COOKIE } from '../../../application/auth/sessions.js';
 import type { Mount, Reactor } from '../../../application/serving/reactor.js';
 import type { CrossSiteGuard } from '../cross-site-guard.js';
 import { sendProblem } from '../http-problems.js';
+import { graphqlDatasets } from '../graphql/graphql-datasets.js';
 import { AuthEndpoints } from './auth-endpoints.js';
 import { PublicOrigin } from './public-origin.js';
 import { contextOf, type RequestContext } from '../request-context.js';
@@ -32,6 +34,8 @@ interface Checks {
 export class AuthGate {
   /** By the list of authenticators a resolution names (the resolver keeps one list per mount, and one for the reactor's own paths). */
   private readonly checks = new Map<readonly MountAuth[], Checks>();
+  /** Each mount's authentication alone, one list each, so its checks are worked out once (`identityAt`). */
+  private readonly own = new Map<MountAuth, readonly MountAuth[]>();
   private readonly endpoints: AuthEndpoints;
 
   private constructor(
@@ -57,15 +61,33 @@ export class AuthGate {
     }
     if (!access) return true;
     const identity = this.identify(request, this.checksOf(access.auths));
-    const admit = (who: Identity | undefined) => this.admit(context, request, response, decideAccess(access.rule, access.enabled, who), who, access.auths);
+    const admit = (who: Identity | undefined) => this.admit(context, request, response, decideAccess(access.rule, access.enabled, who), who, access.auths) && this.graphqlShowsSome(context, request, response);
     return identity instanceof Promise ? identity.then(admit) : admit(identity);
   }
 
   /** The GraphQL resolvers' check: a dataset's route rules for this request's identity. */
   authorizeDataset(mount: Mount, request: IncomingMessage, datasetId: string): void {
-    const decision = decideAccess(mount.auth?.datasetRules.get(datasetId), mount.auth?.enabled ?? false, contextOf(request).identity);
+    const decision = datasetDecision(mount.auth, datasetId, contextOf(request).identity);
     if (decision === 'unauthenticated') throw new UnauthenticatedError(`dataset ${datasetId} needs an authenticated identity`);
     if (decision === 'forbidden') throw new ForbiddenError(`dataset ${datasetId} needs one of the roles ${rolesNeeded(mount.auth!.datasetRules.get(datasetId))}`);
+  }
+
+  /** Which of a mount's datasets (`ids`) this request may read: what its OpenAPI document and GraphQL schema show it. */
+  datasetView(mount: Mount, request: IncomingMessage, ids: readonly string[]): DatasetView {
+    return datasetView(mount.auth, ids, contextOf(request).identity);
+  }
+
+  /**
+   * The request's identity as `mount` knows it, for a report of the reactor's own that
+   * covers every mount: those paths accept any mount's identities, and one proven to
+   * another mount (its password file, its session) is none here, as on the mount's own paths.
+   */
+  identityAt(mount: Mount, request: IncomingMessage): Identity | undefined | Promise<Identity | undefined> {
+    const auth = mount.auth;
+    if (!auth) return undefined;
+    const { access, identity } = contextOf(request);
+    if (access?.auths.length === 1 && access.auths[0] === auth) return identity;
+    return this.identify(request, this.checksOf(this.ownAuths(auth)));
   }
 
   private admit(context: RequestContext, request: IncomingMessage, response: ServerResponse, decision: ReturnType<typeof decideAccess>, who: Identity | undefined, auths: readonly MountAuth[]): boolean {
@@ -84,6 +106,28 @@ export class AuthGate {
     }
     context.identity = who;
     return true;
+  }
+
+  private ownAuths(auth: MountAuth): readonly MountAuth[] {
+    let auths = this.own.get(auth);
+    if (!auths) this.own.set(auth, (auths = [auth]));
+    return auths;
+  }
+
+  /**
+   * GraphQL for a requester who may read none of the mount's datasets would be a schema
+   * without a field, which GraphQL does not allow: refused instead, as the data API of each
+   * of them refuses it (401 with the challenge, or 403).
+   */
+  private graphqlShowsSome(context: RequestContext, request: IncomingMessage, response: ServerResponse): boolean {
+    const { target } = context;
+    if (target.kind !== 'graphql') return true;
+    const { mount } = target;
+    const served = graphqlDatasets(mount.datasets, mount.pkg.model.storage?.dataSets ?? {}).map((dataset) => dataset.id);
+    const { refusal } = this.datasetView(mount, request, served);
+    if (refusal === 'unauthenticated') this.endpoints.challenge(request, response, context.access!.auths);
+    else if (refusal === 'forbidden') sendProblem(response, new ForbiddenError(`${context.identity?.name ?? 'the request'} may read none of the datasets GraphQL serves here`));
+    return refusal === undefined;
   }
 
   private checksOf(auths: readonly MountAuth[]): Checks {

@@ -68,13 +68,34 @@ const ITEM_FIELDS = new Set(['id', '_json']);
  * to the letter. Undefined when there is nothing to serve: no dataset outside SQLite.
  */
 export function buildDatasetSchema(datasets: PackageDatasets, dataSets: Record<string, DataSet>): GraphQLSchema | undefined {
+  return datasetSchemas(datasets, dataSets)?.whole;
+}
+
+/** The schema of every dataset GraphQL serves, and that of any part of them. */
+export interface DatasetSchemas {
+  /** The datasets served, in order. */
+  ids: readonly string[];
+  whole: GraphQLSchema;
+  /**
+   * The schema of the datasets `readable` names, for a requester who may read only those:
+   * the others' fields and the types only they use are in it nowhere (introspection,
+   * validation, its suggestions). Fields and types keep the names the whole schema gives
+   * them, so a query means the same thing to every requester it is valid for.
+   */
+  part(readable: ReadonlySet<string>): GraphQLSchema;
+}
+
+/** As buildDatasetSchema, with the means to leave datasets out. */
+export function datasetSchemas(datasets: PackageDatasets, dataSets: Record<string, DataSet>): DatasetSchemas | undefined {
   const served = graphqlDatasets(datasets, dataSets);
   if (served.length === 0) return undefined;
-  const queries: GraphQLFieldConfigMap<unknown, unknown> = {};
-  const mutations: GraphQLFieldConfigMap<unknown, unknown> = {};
+  const fields = new Map<string, { queries: GraphQLFieldConfigMap<unknown, unknown>; mutations: GraphQLFieldConfigMap<unknown, unknown> }>();
   const names = new NameAllocator();
   const types = new TypeNames();
   for (const dataset of served) {
+    const queries: GraphQLFieldConfigMap<unknown, unknown> = {};
+    const mutations: GraphQLFieldConfigMap<unknown, unknown> = {};
+    fields.set(dataset.id, { queries, mutations });
     const { field, pascal } = names.allocate(dataset.id);
     if (!dataset.isCollection) {
       // One document, read whole: typed from its schema where the schema describes it.
@@ -90,10 +111,10 @@ export function buildDatasetSchema(datasets: PackageDatasets, dataSets: Record<s
       continue;
     }
     const itemType = itemTypeOf(dataset, `${pascal}Item`, types);
-    const fields = itemType ? typedFields(dataset, itemType) : jsonFields(dataset);
-    queries[field] = fields.list;
-    mutations[`create${pascal}`] = fields.create;
-    mutations[`update${pascal}`] = fields.update;
+    const fieldsOf = itemType ? typedFields(dataset, itemType) : jsonFields(dataset);
+    queries[field] = fieldsOf.list;
+    mutations[`create${pascal}`] = fieldsOf.create;
+    mutations[`update${pascal}`] = fieldsOf.update;
     mutations[`delete${pascal}`] = {
       type: GraphQLID,
       description: `Deletes an item of dataset ${dataset.id}; answers its id.`,
@@ -104,10 +125,22 @@ export function buildDatasetSchema(datasets: PackageDatasets, dataSets: Record<s
       }),
     };
   }
-  return new GraphQLSchema({
-    query: new GraphQLObjectType({ name: 'Query', fields: queries }),
-    ...(Object.keys(mutations).length > 0 ? { mutation: new GraphQLObjectType({ name: 'Mutation', fields: mutations }) } : {}),
-  });
+  const schemaOf = (ids: Iterable<string>): GraphQLSchema => {
+    const queries: GraphQLFieldConfigMap<unknown, unknown> = {};
+    const mutations: GraphQLFieldConfigMap<unknown, unknown> = {};
+    for (const id of ids) {
+      const own = fields.get(id);
+      if (!own) continue;
+      Object.assign(queries, own.queries);
+      Object.assign(mutations, own.mutations);
+    }
+    return new GraphQLSchema({
+      query: new GraphQLObjectType({ name: 'Query', fields: queries }),
+      ...(Object.keys(mutations).length > 0 ? { mutation: new GraphQLObjectType({ name: 'Mutation', fields: mutations }) } : {}),
+    });
+  };
+  const ids = served.map((dataset) => dataset.id);
+  return { ids, whole: schemaOf(ids), part: (readable) => schemaOf(ids.filter((id) => readable.has(id))) };
 }
 
 interface DatasetFields {

@@ -12,12 +12,15 @@ import type { GraphqlContext } from './dataset-schema.js';
 import { DEFAULT_BODY_LIMIT } from '../../../application/serving/reactor.js';
 import { addedVary } from '../vary.js';
 import { splitTarget } from '../request-query.js';
+import type { DatasetView } from '../../../application/auth/dataset-access.js';
 
 export interface GraphqlEndpointOptions {
   /** Largest JSON body accepted, in bytes or as `'1mb'`; larger ones answer 413 before anything is parsed. */
   bodyLimit?: number;
   /** The dataset access check for a request; absent where no route restricts a dataset. */
   authorize?: (request: IncomingMessage, datasetId: string) => void;
+  /** Which of the datasets (`ids`) the request may read, and so sees in the schema; absent where no route restricts a dataset. */
+  view?: (request: IncomingMessage, ids: readonly string[]) => DatasetView;
 }
 
 const ALLOWED = 'GET, HEAD, POST';
@@ -29,13 +32,13 @@ const GRAPHIQL_BYTES = Buffer.from(GRAPHIQL_PAGE);
  * reactor, `GRAPHIQL_ASSETS_PATH`; its Content-Security-Policy lets nothing else load). graphql-http refuses
  * mutations over GET; that stays, so a link or a crawler never writes.
  */
-export function createGraphqlEndpoint(schema: GraphQLSchema, options: GraphqlEndpointOptions = {}): RequestHandler {
+export function createGraphqlEndpoint(schema: GraphQLSchema | ((request: IncomingMessage) => GraphQLSchema), options: GraphqlEndpointOptions = {}): RequestHandler {
   // graphql-http reads an unparsed body whole and without a limit; parsing it first bounds it,
   // and its failures then take the project's error body (400 or 413) instead of reaching graphql-http.
   const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const { authorize } = options;
   const handle = createHandler<IncomingMessage, undefined, GraphqlContext>({
-    schema,
+    schema: typeof schema === 'function' ? (request) => schema(request.raw) : schema,
     parse: parseBounded,
     validationRules: (_request, args, specified) => [...specified, ...queryLimitRules(args.variableValues ?? undefined, args.operationName ?? undefined)],
     // graphql-http answers a list of errors as it answers a query refused in validation (400

@@ -1,4 +1,9 @@
+import type { IncomingMessage } from 'node:http';
 import type { RequestHandler } from 'express';
+import type { GraphQLSchema } from 'graphql';
+import type { DatasetSchemas } from './dataset-schema.js';
+import { WHOLE_VIEW_KEY } from '../../../application/auth/dataset-access.js';
+import { ViewCache } from '../view-cache.js';
 import type { GraphqlEndpointOptions } from './graphql-endpoint.js';
 import type { PackageDatasets } from '../../../application/data/package-datasets.js';
 import type { DataSet } from '../../../domain/package/storage.js';
@@ -17,12 +22,25 @@ export function lazyGraphqlEndpoint(datasets: () => PackageDatasets, dataSets: (
       const schemaOf = dataSets();
       built = {
         of: current,
-        endpoint: Promise.all([import('./dataset-schema.js'), import('./graphql-endpoint.js')]).then(([{ buildDatasetSchema }, { createGraphqlEndpoint }]) =>
-          createGraphqlEndpoint(buildDatasetSchema(current, schemaOf)!, options),
+        endpoint: Promise.all([import('./dataset-schema.js'), import('./graphql-endpoint.js')]).then(([{ datasetSchemas }, { createGraphqlEndpoint }]) =>
+          createGraphqlEndpoint(schemaPerView(datasetSchemas(current, schemaOf)!, options.view), options),
         ),
       };
     }
     // A throw in the handler is the request's error too, not a rejection nobody hears.
     built.endpoint.then((handle) => handle(request, response, next)).catch(next);
+  };
+}
+
+/**
+ * The schema a request is shown: of the datasets it may read, built once per view (the
+ * GraphQL endpoint's gate refuses a request that may read none before it gets here).
+ */
+function schemaPerView(schemas: DatasetSchemas, view: GraphqlEndpointOptions['view']): GraphQLSchema | ((request: IncomingMessage) => GraphQLSchema) {
+  if (!view) return schemas.whole;
+  const parts = new ViewCache<GraphQLSchema>();
+  return (request) => {
+    const { key, readable } = view(request, schemas.ids);
+    return key === WHOLE_VIEW_KEY ? schemas.whole : parts.get(schemas, key, () => schemas.part(readable));
   };
 }

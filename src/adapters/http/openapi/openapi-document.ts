@@ -18,13 +18,18 @@ const OPERATORS: Array<[string, string]> = [
 /**
  * The OpenAPI 3.1 description of a mount's data API, from its datasets and their JSON
  * schemas: collections with their queries, items, history, the errors with their codes and
- * the headers the API sends. Built from what is mounted, so it is true for this reactor.
+ * the headers the API sends. Built from what is mounted, so it is true for this reactor;
+ * of the datasets `readable` names (all without it): one the requester may not read is
+ * described to them no more than it is served.
  */
-export function openApiDocument(mount: Mount): JsonObject {
+export function openApiDocument(mount: Mount, readable?: ReadonlySet<string>): JsonObject {
   const { metadata } = mount.pkg.model;
   const paths: JsonObject = {};
   const schemas: JsonObject = { Error: ERROR_SCHEMA, ItemVersion: VERSION_SCHEMA };
-  for (const dataset of mount.datasets.all()) Object.assign(paths, guarded(datasetPaths(dataset, schemas), datasetAccess(mount.auth, dataset.id)));
+  for (const dataset of mount.datasets.all()) {
+    if (readable && !readable.has(dataset.id)) continue;
+    Object.assign(paths, guarded(datasetPaths(dataset, schemas), datasetAccess(mount.auth, dataset.id)));
+  }
   const securities = securitySchemes(mount.auth);
   return {
     openapi: '3.1.0',
