@@ -101,6 +101,15 @@ describe('FsOverlayStore', () => {
     await expect(overlay.writeContent('../escape.txt', new Uint8Array())).rejects.toThrow(OverlayError);
   });
 
+  it('a log that cannot be made (the workdir takes no writes) is an OverlayError naming it, not the file system\'s own error', async () => {
+    const overlay = await new FsOverlayStore().open(work.path, { path: '/', packageName: 'unmade' });
+    mkdirSync(join(work.path, 'overlays/root~unmade'), { recursive: true });
+    writeFileSync(join(work.path, 'overlays/root~unmade/data'), 'not a folder');
+    const refused = await overlay.openLog('items', 0).then(() => undefined, (error: unknown) => error);
+    expect(refused).toBeInstanceOf(OverlayError);
+    expect((refused as OverlayError).message).toBe('cannot open overlays/root~unmade/data/items.log.jsonl in the workdir: EEXIST: file already exists');
+  });
+
   it('a file may take the name of a folder whose files were all deleted, and a deleted file leaves no empty folder behind', async () => {
     const overlay = await new FsOverlayStore().open(work.path, { path: '/', packageName: 'folders' });
     const content = join(work.path, 'overlays/root~folders/content');

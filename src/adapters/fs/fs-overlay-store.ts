@@ -221,8 +221,15 @@ class FsPackageOverlay implements PackageOverlay {
 
   async openLog(dataset: string, length: number): Promise<AppendLog> {
     const path = this.logPath(dataset);
-    const created = await makeDirectories(dirname(path));
-    const handle = await open(path, 'a+');
+    let created: string | undefined;
+    let handle: FileHandle;
+    try {
+      created = await makeDirectories(dirname(path));
+      handle = await open(path, 'a+');
+    } catch (error) {
+      // A workdir that takes no writes (read-only, full, not the reactor's) fails a dataset's first write here.
+      throw overlayError(`cannot open ${this.shown(path)}`, error);
+    }
     try {
       // The log's name is on disk before its first append is acknowledged.
       await syncFolders(dirname(path), created);
