@@ -1,8 +1,10 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { FsOverlayStore } from '../../src/adapters/fs/fs-overlay-store.js';
 import { writeWholeFile } from '../../src/adapters/fs/whole-file.js';
+import { OverlayError } from '../../src/domain/errors.js';
 import { smallDisk } from '../support/full-disk.js';
 
 // A write to a disk that fills up takes what fits and succeeds; only the next one fails.
@@ -24,5 +26,26 @@ describe('a whole-file write on a disk that fills up mid-write', () => {
     await expect(writeWholeFile(path, body)).rejects.toMatchObject({ code: 'ENOSPC' });
     expect(readFileSync(path, 'utf8')).toBe('before');
     expect(readdirSync(disk!.path)).toEqual(['page.html']);
+  });
+});
+
+describe('a content write to a deleted path on a disk that fills up between its two files', () => {
+  onSmallDisk('is refused and leaves the path deleted, after a restart too, and goes through once there is room', async () => {
+    const workdir = join(disk!.path, 'workdir');
+    const mount = { path: '/', packageName: 'site' };
+    const overlay = await new FsOverlayStore().open(workdir, mount);
+    await overlay.deleteContent('about.html');
+    // One page left: the file fits, the tombstones rewritten without its path do not.
+    const { bavail, bsize } = statfsSync(disk!.path);
+    const filler = join(disk!.path, 'filler');
+    writeFileSync(filler, Buffer.alloc((bavail - 1) * bsize));
+    await expect(overlay.writeContent('about.html', Buffer.from('after'))).rejects.toThrow(OverlayError);
+    const restarted = await new FsOverlayStore().open(workdir, mount);
+    expect(await restarted.contentFiles()).toEqual([]);
+    expect(await restarted.tombstones()).toEqual(['about.html']);
+    rmSync(filler);
+    await restarted.writeContent('about.html', Buffer.from('after'));
+    expect(await restarted.contentFiles()).toEqual([{ path: 'about.html', size: 5 }]);
+    expect(await restarted.tombstones()).toEqual([]);
   });
 });

@@ -139,9 +139,17 @@ class FsPackageOverlay implements PackageOverlay {
 
   /** This process is the workdir's one writer, which decided any condition in turn with its writes: `expected` holds. */
   async writeContent(path: string, bytes: Uint8Array): Promise<boolean> {
-    await this.writeAtomically(this.contentPath(path), bytes);
+    const file = this.contentPath(path);
     const tombstones = await this.tombstones();
-    if (tombstones.includes(path)) await this.writeTombstones(tombstones.filter((p) => p !== path));
+    await this.writeAtomically(file, bytes);
+    if (!tombstones.includes(path)) return true;
+    try {
+      await this.writeTombstones(tombstones.filter((p) => p !== path));
+    } catch (error) {
+      // The file beside its tombstone would be served after a restart: a refused write must not be. A deleted path had no file to restore.
+      await removeFile(file, this.content).catch(() => undefined);
+      throw error;
+    }
     return true;
   }
 
