@@ -1,8 +1,9 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
-import { readFileSync, readdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FsOverlayStore } from '../../src/adapters/fs/fs-overlay-store.js';
+import { FsSessionRevocationStore } from '../../src/adapters/fs/fs-session-revocations.js';
 import { writeWholeFile } from '../../src/adapters/fs/whole-file.js';
 import { OverlayError } from '../../src/domain/errors.js';
 import { smallDisk } from '../support/full-disk.js';
@@ -47,5 +48,25 @@ describe('a content write to a deleted path on a disk that fills up between its 
     await restarted.writeContent('about.html', Buffer.from('after'));
     expect(await restarted.contentFiles()).toEqual([{ path: 'about.html', size: 5 }]);
     expect(await restarted.tombstones()).toEqual([]);
+  });
+});
+
+describe('a logout on a full disk', () => {
+  onSmallDisk('is refused with an OverlayError and does not end the session, so the logout tried again once there is room ends it for good', async () => {
+    const workdir = join(disk!.path, 'sessions');
+    mkdirSync(workdir);
+    const until = Date.now() + 60_000;
+    const revocations = await new FsSessionRevocationStore().open(workdir);
+    const filler = join(disk!.path, 'filler');
+    const { bavail, bsize } = statfsSync(disk!.path);
+    writeFileSync(filler, Buffer.alloc(bavail * bsize));
+    const refused = await revocations.revoke('session-1', until).then(() => undefined, (error: unknown) => error);
+    expect(refused).toBeInstanceOf(OverlayError);
+    expect((refused as OverlayError).message).toBe('cannot write revoked-sessions.json in the workdir: ENOSPC: no space left on device');
+    // Ended in this process alone, the session would be valid again after a restart, and the logout tried again would write nothing.
+    expect(revocations.has('session-1')).toBe(false);
+    rmSync(filler);
+    await revocations.revoke('session-1', until);
+    expect((await new FsSessionRevocationStore().open(workdir)).has('session-1')).toBe(true);
   });
 });

@@ -8,6 +8,7 @@ import type { AppendLog, OverlayFile, OverlayMount, OverlayStore, PackageOverlay
 import { overlayKey, overlayMountOf } from '../../domain/serving/overlay-key.js';
 import { makeDirectories } from '../shared/make-directories.js';
 import { writeAll } from '../shared/write-all.js';
+import { inWorkdir, overlayError } from './workdir-errors.js';
 
 const LOG_SUFFIX = '.log.jsonl';
 
@@ -298,19 +299,4 @@ class FsAppendLog implements AppendLog {
   close(): Promise<void> {
     return this.handle.close();
   }
-}
-
-/**
- * A path of the workdir as an error names it: from the workdir down. Errors reach clients
- * (503 `OVERLAY`), who have no business knowing where the server keeps its files; the
- * operator knows the workdir.
- */
-function inWorkdir(workdir: string, path: string): string {
-  return `${relative(workdir, path).split(sep).join('/')} in the workdir`;
-}
-
-/** An error of the file system, said without the absolute paths node's message holds (`EISDIR: illegal operation on a directory, rename '/…' -> '/…'`). */
-function overlayError(message: string, cause: unknown): OverlayError {
-  const { code, message: said } = cause as NodeJS.ErrnoException;
-  return new OverlayError(`${message}: ${code ? (said.split(', ')[0] ?? said) : said}`, { cause });
 }
