@@ -2,10 +2,14 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, readdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DirectoryRegistryClient } from '../../src/adapters/fs/directory-registry-client.js';
+import { FsDirectoryWriter } from '../../src/adapters/fs/fs-directory-writer.js';
+import { FsFileWriter } from '../../src/adapters/fs/fs-file-writer.js';
 import { FsOverlayStore } from '../../src/adapters/fs/fs-overlay-store.js';
 import { FsSessionRevocationStore } from '../../src/adapters/fs/fs-session-revocations.js';
+import { FsStoreDirectory } from '../../src/adapters/fs/fs-store-directory.js';
 import { writeWholeFile } from '../../src/adapters/fs/whole-file.js';
-import { OverlayError } from '../../src/domain/errors.js';
+import { OverlayError, WriteFailedError } from '../../src/domain/errors.js';
 import { smallDisk } from '../support/full-disk.js';
 
 // A write to a disk that fills up takes what fits and succeeds; only the next one fails.
@@ -68,5 +72,38 @@ describe('a logout on a full disk', () => {
     rmSync(filler);
     await revocations.revoke('session-1', until);
     expect((await new FsSessionRevocationStore().open(workdir)).has('session-1')).toBe(true);
+  });
+});
+
+describe('what the CLI writes from a stream (unpack, decrypt, install, push) onto a full disk', () => {
+  async function* bytes() {
+    yield randomBytes(64 * 1024);
+  }
+  const guid = 'pkg://example.org/site';
+  it.each([
+    ['unpack', async (at: string) => {
+      const draft = await new FsDirectoryWriter().create(join(at, 'out'), { replace: false });
+      await draft.write('content/big.bin', bytes()).catch(async (error: unknown) => {
+        await draft.discard();
+        throw error;
+      });
+    }, 'cannot write content/big.bin into <at>/out'],
+    ['decrypt', (at: string) => new FsFileWriter().write(join(at, 'site-decrypted.cap'), bytes(), { overwrite: false }), 'cannot write <at>/site-decrypted.cap'],
+    ['install', (at: string) => new FsStoreDirectory(join(at, 'store')).install({ guid, name: 'site', version: '1.0.0' }, bytes()), 'cannot write into the store <at>/store'],
+    ['push', (at: string) => new DirectoryRegistryClient(join(at, 'registry')).publish({ guid, name: 'site', version: '1.0.0', sha256: '0'.repeat(64), size: 65536 }, bytes(), { overwrite: false }), 'cannot write into registry <at>/registry'],
+  ])('%s fails with a WriteFailedError that says the disk is full, not an internal error, and leaves no file', async (_command, write, where) => {
+    const at = join(disk!.path, `cli-${_command}`);
+    mkdirSync(at);
+    const { bavail, bsize } = statfsSync(disk!.path);
+    const filler = join(disk!.path, 'filler');
+    writeFileSync(filler, Buffer.alloc(bavail * bsize));
+    try {
+      const refused = await write(at).then(() => undefined, (error: unknown) => error);
+      expect(refused).toBeInstanceOf(WriteFailedError);
+      expect((refused as WriteFailedError).message).toBe(`${where.replace('<at>', at)}: no space left on the device (ENOSPC)`);
+      expect(readdirSync(at, { recursive: true }).filter((name) => !/(^|\/)(store|registry)$/.test(String(name)))).toEqual([]);
+    } finally {
+      rmSync(filler);
+    }
   });
 });

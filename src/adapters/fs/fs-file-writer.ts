@@ -4,6 +4,7 @@ import { OutputExistsError, UnsafeEntryError, UsageError } from '../../domain/er
 import { unsafePathReason } from '../../domain/package/package-paths.js';
 import type { FileWriter } from '../../application/ports/file-writer.js';
 import { writeNewFile, writeWholeFile } from './whole-file.js';
+import { storageFailure } from '../shared/storage-failure.js';
 
 export class FsFileWriter implements FileWriter {
   async write(path: string, data: AsyncIterable<Uint8Array>, options: { overwrite: boolean; mode?: number }): Promise<void> {
@@ -14,7 +15,7 @@ export class FsFileWriter implements FileWriter {
     const written = await write.catch((error: NodeJS.ErrnoException) => {
       // A file where a folder of the path must be (`pkg init afile --force`): the user's to move, not a fault.
       if (error.code === 'ENOTDIR' || error.code === 'EEXIST') throw new UsageError(`cannot write ${path}: a file stands where a folder of that path must be`);
-      throw error;
+      throw storageFailure(`cannot write ${path}`, error) ?? error;
     });
     if (!written) throw taken();
   }
@@ -24,7 +25,11 @@ export class FsFileWriter implements FileWriter {
       const reason = unsafePathReason(path);
       if (reason) throw new UnsafeEntryError(path, reason);
     }
-    for (const [path, bytes] of changes.write) await writeWholeFile(join(directory, path), bytes);
+    for (const [path, bytes] of changes.write) {
+      await writeWholeFile(join(directory, path), bytes).catch((error: unknown) => {
+        throw storageFailure(`cannot write ${path} into ${directory}`, error) ?? error;
+      });
+    }
     for (const path of changes.remove) await rm(join(directory, path), { force: true });
   }
 
