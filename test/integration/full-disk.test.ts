@@ -8,6 +8,7 @@ import { FsFileWriter } from '../../src/adapters/fs/fs-file-writer.js';
 import { FsOverlayStore } from '../../src/adapters/fs/fs-overlay-store.js';
 import { FsSessionRevocationStore } from '../../src/adapters/fs/fs-session-revocations.js';
 import { FsStoreDirectory } from '../../src/adapters/fs/fs-store-directory.js';
+import { FsWorkdirs } from '../../src/adapters/fs/fs-workdirs.js';
 import { writeWholeFile } from '../../src/adapters/fs/whole-file.js';
 import { OverlayError, WriteFailedError } from '../../src/domain/errors.js';
 import { smallDisk } from '../support/full-disk.js';
@@ -102,6 +103,24 @@ describe('what the CLI writes from a stream (unpack, decrypt, install, push) ont
       expect(refused).toBeInstanceOf(WriteFailedError);
       expect((refused as WriteFailedError).message).toBe(`${where.replace('<at>', at)}: no space left on the device (ENOSPC)`);
       expect(readdirSync(at, { recursive: true }).filter((name) => !/(^|\/)(store|registry)$/.test(String(name)))).toEqual([]);
+    } finally {
+      rmSync(filler);
+    }
+  });
+});
+
+describe('a reactor starting on a full disk', () => {
+  onSmallDisk('cannot take its workdir: a WriteFailedError saying so, and no half-written lock left behind', async () => {
+    const workdir = join(disk!.path, 'full-workdir');
+    mkdirSync(workdir);
+    const { bavail, bsize } = statfsSync(disk!.path);
+    const filler = join(disk!.path, 'filler');
+    writeFileSync(filler, Buffer.alloc(bavail * bsize));
+    try {
+      const refused = await new FsWorkdirs().claim(workdir).then(() => undefined, (error: unknown) => error);
+      expect(refused).toBeInstanceOf(WriteFailedError);
+      expect((refused as WriteFailedError).message).toBe(`cannot take the workdir ${workdir}: no space left on the device (ENOSPC)`);
+      expect(readdirSync(workdir)).toEqual([]);
     } finally {
       rmSync(filler);
     }
