@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from '@jest/globals';
+import { describe, expect } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, readdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,14 +11,12 @@ import { FsStoreDirectory } from '../../src/adapters/fs/fs-store-directory.js';
 import { FsWorkdirs } from '../../src/adapters/fs/fs-workdirs.js';
 import { writeWholeFile } from '../../src/adapters/fs/whole-file.js';
 import { OverlayError, WriteFailedError } from '../../src/domain/errors.js';
-import { smallDisk } from '../support/full-disk.js';
+import { smallDiskForTests } from '../support/full-disk.js';
 
 // A write to a disk that fills up takes what fits and succeeds; only the next one fails.
 // Content writes, operation logs and archives must never keep that truncated file as whole.
-const disk = smallDisk(256);
-afterAll(() => disk?.remove());
 // Mounting the small disk takes root; CI has it.
-const onSmallDisk = disk ? it : it.skip;
+const { disk, onSmallDisk } = smallDiskForTests(256);
 
 describe('a whole-file write on a disk that fills up mid-write', () => {
   onSmallDisk('fails with ENOSPC, leaving the file it replaces as it was and no partial file behind', async () => {
@@ -81,7 +79,7 @@ describe('what the CLI writes from a stream (unpack, decrypt, install, push) ont
     yield randomBytes(64 * 1024);
   }
   const guid = 'pkg://example.org/site';
-  it.each([
+  onSmallDisk.each([
     ['unpack', async (at: string) => {
       const draft = await new FsDirectoryWriter().create(join(at, 'out'), { replace: false });
       await draft.write('content/big.bin', bytes()).catch(async (error: unknown) => {
