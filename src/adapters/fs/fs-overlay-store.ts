@@ -118,11 +118,24 @@ class FsPackageOverlay implements PackageOverlay {
   }
 
   async readContent(path: string): Promise<Uint8Array> {
-    return readFile(await this.heldFile(path));
+    const file = await this.heldFile(path);
+    return readFile(file).catch((error: unknown) => {
+      throw this.unreadable(file, error);
+    });
   }
 
   async *streamContent(path: string): AsyncIterable<Uint8Array> {
-    yield* createReadStream(await this.heldFile(path), { highWaterMark: 64 * 1024 }) as AsyncIterable<Uint8Array>;
+    const file = await this.heldFile(path);
+    try {
+      yield* createReadStream(file, { highWaterMark: 64 * 1024 }) as AsyncIterable<Uint8Array>;
+    } catch (error) {
+      throw this.unreadable(file, error);
+    }
+  }
+
+  /** A written file the system will not read now (no file descriptor left, made a folder or unreadable by hand): the overlay's fault, said as one. */
+  private unreadable(file: string, error: unknown): OverlayError {
+    return overlayError(`cannot read ${this.shown(file)}`, error);
   }
 
   /** The file of a content path, when it lies in the overlay's folder itself, links resolved. */
