@@ -124,3 +124,29 @@ describe('a reactor starting on a full disk', () => {
     }
   });
 });
+
+describe('a package folder signed in place on a disk that fills up between its files', () => {
+  onSmallDisk('is refused with a WriteFailedError and left as it was: no new signature beside the old security.json', async () => {
+    const folder = join(disk!.path, 'signed-folder');
+    mkdirSync(folder);
+    writeFileSync(join(folder, 'security.json'), '{"security": {}}\n');
+    // Two pages left: the key and the signature fit, the new security.json (written beside the old one) does not.
+    const { bavail, bsize } = statfsSync(disk!.path);
+    const filler = join(disk!.path, 'filler');
+    writeFileSync(filler, Buffer.alloc((bavail - 2) * bsize));
+    try {
+      const write = new Map([
+        ['signature.pub.pem', Buffer.from('key')],
+        ['signature.sig', Buffer.from('signature')],
+        ['security.json', Buffer.from('{"security": {"digitalSignatures": {}}}\n')],
+      ]);
+      const refused = await new FsFileWriter().update(folder, { write, remove: [] }).then(() => undefined, (error: unknown) => error);
+      expect(refused).toBeInstanceOf(WriteFailedError);
+      expect((refused as WriteFailedError).message).toBe(`cannot write security.json into ${folder}: no space left on the device (ENOSPC)`);
+      expect(readdirSync(folder)).toEqual(['security.json']);
+      expect(readFileSync(join(folder, 'security.json'), 'utf8')).toBe('{"security": {}}\n');
+    } finally {
+      rmSync(filler);
+    }
+  });
+});

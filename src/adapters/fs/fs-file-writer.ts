@@ -1,4 +1,4 @@
-import { access, rm } from 'node:fs/promises';
+import { access, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { OutputExistsError, UnsafeEntryError, UsageError } from '../../domain/errors.js';
 import { unsafePathReason } from '../../domain/package/package-paths.js';
@@ -25,10 +25,22 @@ export class FsFileWriter implements FileWriter {
       const reason = unsafePathReason(path);
       if (reason) throw new UnsafeEntryError(path, reason);
     }
+    // What each file held before it was written (undefined: it was not there), to put back if a later one fails.
+    const written = new Map<string, Uint8Array | undefined>();
     for (const [path, bytes] of changes.write) {
-      await writeWholeFile(join(directory, path), bytes).catch((error: unknown) => {
+      const file = join(directory, path);
+      try {
+        const before = await readFile(file).catch((error: NodeJS.ErrnoException) => {
+          if (error.code === 'ENOENT') return undefined;
+          throw error;
+        });
+        await writeWholeFile(file, bytes);
+        written.set(file, before);
+      } catch (error) {
+        // Files that go together (a signature and the security.json that records it), some new and some old, would fail validation where they passed.
+        await putBack(written);
         throw storageFailure(`cannot write ${path} into ${directory}`, error) ?? error;
-      });
+      }
     }
     for (const path of changes.remove) await rm(join(directory, path), { force: true });
   }
@@ -43,4 +55,10 @@ async function exists(path: string): Promise<boolean> {
     () => true,
     () => false,
   );
+}
+
+/** The files as they were: those that were not there removed first, which makes room to write the others back. Best effort: the write's own error is the one to report. */
+async function putBack(written: ReadonlyMap<string, Uint8Array | undefined>): Promise<void> {
+  for (const [file, before] of written) if (before === undefined) await rm(file, { force: true }).catch(() => undefined);
+  for (const [file, before] of written) if (before !== undefined) await writeWholeFile(file, before).catch(() => undefined);
 }
