@@ -69,6 +69,11 @@ export class CorruptEntryError extends PackageFormatError {
   }
 }
 
+/** A file of a directory source that is there but cannot be read now (no permission, no file descriptor left, a failing disk): the operator's to mend, and a later request may find it readable. */
+export class SourceUnreadableError extends PackageError {
+  readonly code = 'SOURCE_UNREADABLE';
+}
+
 /** A file of a directory source changed size (or, checked against security.json, was written) while its answer was being sent: the answer is cut off, the next request reads the file anew. */
 export class SourceChangedError extends PackageError {
   readonly code = 'SOURCE_CHANGED';

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -255,6 +255,24 @@ describe('the login', () => {
     // A link on the site's own pages, or typed into the address bar, logs out.
     for (const site of ['same-origin', 'none']) await request(fixture.http).get('/auth/logout').set('Cookie', session).set('Sec-Fetch-Site', site).expect(302);
     await request(fixture.http).get('/admin.html').set('Cookie', session).expect(401);
+  });
+
+  it('a logout the workdir cannot keep is 503 OVERLAY and leaves the session valid, so the logout tried again ends it', async () => {
+    const workdir = join(directory, 'unkept');
+    await withReactor({ baseUrl: BASE, authentication: { sessionSecret: SECRET, roles: { 'jo@example.org': ['admin'] } } }, { workdir }, async (http) => {
+      provider.server.service.once('beforeUserinfo', (userinfo: { body: Record<string, unknown> }) => (userinfo.body = { sub: 'jo-subject', email: 'jo@example.org', email_verified: true }));
+      const session = `pkg_session=${await signInAt(http)}`;
+      // A folder holding a file where the list goes (the sign-in's used state wrote it): no write can replace it.
+      rmSync(join(workdir, 'revoked-sessions.json'));
+      mkdirSync(join(workdir, 'revoked-sessions.json/in-the-way'), { recursive: true });
+      const refused = await request(http).post('/auth/logout').set('Cookie', session).set('Origin', BASE).expect(503);
+      expect(refused.body.error.code).toBe('OVERLAY');
+      // Ended in memory alone, it would be valid again after a restart, and the next logout would say it ended without writing it.
+      await request(http).get('/admin.html').set('Cookie', session).expect(200);
+      rmSync(join(workdir, 'revoked-sessions.json'), { recursive: true });
+      await request(http).post('/auth/logout').set('Cookie', session).set('Origin', BASE).expect(204);
+      await request(http).get('/admin.html').set('Cookie', session).expect(401);
+    });
   });
 
   it('logs out for good: the same cookie, replayed, is refused, also by the next reactor on the workdir', async () => {

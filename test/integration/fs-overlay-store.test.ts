@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FsOverlayStore } from '../../src/adapters/fs/fs-overlay-store.js';
 import { OverlayError } from '../../src/domain/errors.js';
@@ -99,6 +99,30 @@ describe('FsOverlayStore', () => {
     expect(await overlay.tombstones()).toEqual([]);
     expect((await overlay.readLog('none')).length).toBe(0);
     await expect(overlay.writeContent('../escape.txt', new Uint8Array())).rejects.toThrow(OverlayError);
+  });
+
+  it('a log that cannot be made (the workdir takes no writes) is an OverlayError naming it, not the file system\'s own error', async () => {
+    const overlay = await new FsOverlayStore().open(work.path, { path: '/', packageName: 'unmade' });
+    mkdirSync(join(work.path, 'overlays/root~unmade'), { recursive: true });
+    writeFileSync(join(work.path, 'overlays/root~unmade/data'), 'not a folder');
+    const refused = await overlay.openLog('items', 0).then(() => undefined, (error: unknown) => error);
+    expect(refused).toBeInstanceOf(OverlayError);
+    expect((refused as OverlayError).message).toBe('cannot open overlays/root~unmade/data/items.log.jsonl in the workdir: EEXIST: file already exists');
+  });
+
+  it('a written file the system will not read (here: made a folder by hand) is an OverlayError naming it, read whole or streamed', async () => {
+    const overlay = await new FsOverlayStore().open(work.path, { path: '/', packageName: 'unread' });
+    await overlay.writeContent('page.txt', new TextEncoder().encode('written'));
+    const file = join(work.path, 'overlays/root~unread/content/page.txt');
+    rmSync(file);
+    mkdirSync(file);
+    const said = 'cannot read overlays/root~unread/content/page.txt in the workdir: EISDIR: illegal operation on a directory';
+    const readings = [() => overlay.readContent('page.txt'), async () => { for await (const chunk of overlay.streamContent('page.txt')) void chunk; }];
+    for (const reading of readings) {
+      const refused = await reading().then(() => undefined, (error: unknown) => error);
+      expect(refused).toBeInstanceOf(OverlayError);
+      expect((refused as OverlayError).message).toBe(said);
+    }
   });
 
   it('a file may take the name of a folder whose files were all deleted, and a deleted file leaves no empty folder behind', async () => {

@@ -1,16 +1,22 @@
-import { afterAll, describe, expect, it } from '@jest/globals';
+import { describe, expect } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DirectoryRegistryClient } from '../../src/adapters/fs/directory-registry-client.js';
+import { FsDirectoryWriter } from '../../src/adapters/fs/fs-directory-writer.js';
+import { FsFileWriter } from '../../src/adapters/fs/fs-file-writer.js';
+import { FsOverlayStore } from '../../src/adapters/fs/fs-overlay-store.js';
+import { FsSessionRevocationStore } from '../../src/adapters/fs/fs-session-revocations.js';
+import { FsStoreDirectory } from '../../src/adapters/fs/fs-store-directory.js';
+import { FsWorkdirs } from '../../src/adapters/fs/fs-workdirs.js';
 import { writeWholeFile } from '../../src/adapters/fs/whole-file.js';
-import { smallDisk } from '../support/full-disk.js';
+import { OverlayError, WriteFailedError } from '../../src/domain/errors.js';
+import { smallDiskForTests } from '../support/full-disk.js';
 
 // A write to a disk that fills up takes what fits and succeeds; only the next one fails.
 // Content writes, operation logs and archives must never keep that truncated file as whole.
-const disk = smallDisk(256);
-afterAll(() => disk?.remove());
 // Mounting the small disk takes root; CI has it.
-const onSmallDisk = disk ? it : it.skip;
+const { disk, onSmallDisk } = smallDiskForTests(256);
 
 describe('a whole-file write on a disk that fills up mid-write', () => {
   onSmallDisk('fails with ENOSPC, leaving the file it replaces as it was and no partial file behind', async () => {
@@ -24,5 +30,123 @@ describe('a whole-file write on a disk that fills up mid-write', () => {
     await expect(writeWholeFile(path, body)).rejects.toMatchObject({ code: 'ENOSPC' });
     expect(readFileSync(path, 'utf8')).toBe('before');
     expect(readdirSync(disk!.path)).toEqual(['page.html']);
+  });
+});
+
+describe('a content write to a deleted path on a disk that fills up between its two files', () => {
+  onSmallDisk('is refused and leaves the path deleted, after a restart too, and goes through once there is room', async () => {
+    const workdir = join(disk!.path, 'workdir');
+    const mount = { path: '/', packageName: 'site' };
+    const overlay = await new FsOverlayStore().open(workdir, mount);
+    await overlay.deleteContent('about.html');
+    // One page left: the file fits, the tombstones rewritten without its path do not.
+    const { bavail, bsize } = statfsSync(disk!.path);
+    const filler = join(disk!.path, 'filler');
+    writeFileSync(filler, Buffer.alloc((bavail - 1) * bsize));
+    await expect(overlay.writeContent('about.html', Buffer.from('after'))).rejects.toThrow(OverlayError);
+    const restarted = await new FsOverlayStore().open(workdir, mount);
+    expect(await restarted.contentFiles()).toEqual([]);
+    expect(await restarted.tombstones()).toEqual(['about.html']);
+    rmSync(filler);
+    await restarted.writeContent('about.html', Buffer.from('after'));
+    expect(await restarted.contentFiles()).toEqual([{ path: 'about.html', size: 5 }]);
+    expect(await restarted.tombstones()).toEqual([]);
+  });
+});
+
+describe('a logout on a full disk', () => {
+  onSmallDisk('is refused with an OverlayError and does not end the session, so the logout tried again once there is room ends it for good', async () => {
+    const workdir = join(disk!.path, 'sessions');
+    mkdirSync(workdir);
+    const until = Date.now() + 60_000;
+    const revocations = await new FsSessionRevocationStore().open(workdir);
+    const filler = join(disk!.path, 'filler');
+    const { bavail, bsize } = statfsSync(disk!.path);
+    writeFileSync(filler, Buffer.alloc(bavail * bsize));
+    const refused = await revocations.revoke('session-1', until).then(() => undefined, (error: unknown) => error);
+    expect(refused).toBeInstanceOf(OverlayError);
+    expect((refused as OverlayError).message).toBe('cannot write revoked-sessions.json in the workdir: ENOSPC: no space left on device');
+    // Ended in this process alone, the session would be valid again after a restart, and the logout tried again would write nothing.
+    expect(revocations.has('session-1')).toBe(false);
+    rmSync(filler);
+    await revocations.revoke('session-1', until);
+    expect((await new FsSessionRevocationStore().open(workdir)).has('session-1')).toBe(true);
+  });
+});
+
+describe('what the CLI writes from a stream (unpack, decrypt, install, push) onto a full disk', () => {
+  async function* bytes() {
+    yield randomBytes(64 * 1024);
+  }
+  const guid = 'pkg://example.org/site';
+  onSmallDisk.each([
+    ['unpack', async (at: string) => {
+      const draft = await new FsDirectoryWriter().create(join(at, 'out'), { replace: false });
+      await draft.write('content/big.bin', bytes()).catch(async (error: unknown) => {
+        await draft.discard();
+        throw error;
+      });
+    }, 'cannot write content/big.bin into <at>/out'],
+    ['decrypt', (at: string) => new FsFileWriter().write(join(at, 'site-decrypted.cap'), bytes(), { overwrite: false }), 'cannot write <at>/site-decrypted.cap'],
+    ['install', (at: string) => new FsStoreDirectory(join(at, 'store')).install({ guid, name: 'site', version: '1.0.0' }, bytes()), 'cannot write into the store <at>/store'],
+    ['push', (at: string) => new DirectoryRegistryClient(join(at, 'registry')).publish({ guid, name: 'site', version: '1.0.0', sha256: '0'.repeat(64), size: 65536 }, bytes(), { overwrite: false }), 'cannot write into registry <at>/registry'],
+  ])('%s fails with a WriteFailedError that says the disk is full, not an internal error, and leaves no file', async (_command, write, where) => {
+    const at = join(disk!.path, `cli-${_command}`);
+    mkdirSync(at);
+    const { bavail, bsize } = statfsSync(disk!.path);
+    const filler = join(disk!.path, 'filler');
+    writeFileSync(filler, Buffer.alloc(bavail * bsize));
+    try {
+      const refused = await write(at).then(() => undefined, (error: unknown) => error);
+      expect(refused).toBeInstanceOf(WriteFailedError);
+      expect((refused as WriteFailedError).message).toBe(`${where.replace('<at>', at)}: no space left on the device (ENOSPC)`);
+      expect(readdirSync(at, { recursive: true }).filter((name) => !/(^|\/)(store|registry)$/.test(String(name)))).toEqual([]);
+    } finally {
+      rmSync(filler);
+    }
+  });
+});
+
+describe('a reactor starting on a full disk', () => {
+  onSmallDisk('cannot take its workdir: a WriteFailedError saying so, and no half-written lock left behind', async () => {
+    const workdir = join(disk!.path, 'full-workdir');
+    mkdirSync(workdir);
+    const { bavail, bsize } = statfsSync(disk!.path);
+    const filler = join(disk!.path, 'filler');
+    writeFileSync(filler, Buffer.alloc(bavail * bsize));
+    try {
+      const refused = await new FsWorkdirs().claim(workdir).then(() => undefined, (error: unknown) => error);
+      expect(refused).toBeInstanceOf(WriteFailedError);
+      expect((refused as WriteFailedError).message).toBe(`cannot take the workdir ${workdir}: no space left on the device (ENOSPC)`);
+      expect(readdirSync(workdir)).toEqual([]);
+    } finally {
+      rmSync(filler);
+    }
+  });
+});
+
+describe('a package folder signed in place on a disk that fills up between its files', () => {
+  onSmallDisk('is refused with a WriteFailedError and left as it was: no new signature beside the old security.json', async () => {
+    const folder = join(disk!.path, 'signed-folder');
+    mkdirSync(folder);
+    writeFileSync(join(folder, 'security.json'), '{"security": {}}\n');
+    // Two pages left: the key and the signature fit, the new security.json (written beside the old one) does not.
+    const { bavail, bsize } = statfsSync(disk!.path);
+    const filler = join(disk!.path, 'filler');
+    writeFileSync(filler, Buffer.alloc((bavail - 2) * bsize));
+    try {
+      const write = new Map([
+        ['signature.pub.pem', Buffer.from('key')],
+        ['signature.sig', Buffer.from('signature')],
+        ['security.json', Buffer.from('{"security": {"digitalSignatures": {}}}\n')],
+      ]);
+      const refused = await new FsFileWriter().update(folder, { write, remove: [] }).then(() => undefined, (error: unknown) => error);
+      expect(refused).toBeInstanceOf(WriteFailedError);
+      expect((refused as WriteFailedError).message).toBe(`cannot write security.json into ${folder}: no space left on the device (ENOSPC)`);
+      expect(readdirSync(folder)).toEqual(['security.json']);
+      expect(readFileSync(join(folder, 'security.json'), 'utf8')).toBe('{"security": {}}\n');
+    } finally {
+      rmSync(filler);
+    }
   });
 });

@@ -1,3 +1,4 @@
+import { afterAll, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
 import { temporaryDirectory } from './paths.js';
 
@@ -21,4 +22,11 @@ export function smallDisk(kib: number): { path: string; remove: () => void } | u
       folder.remove();
     },
   };
+}
+
+/** A small disk for one test file, removed after its tests, and `it` for the tests that need one: skipped where mounting it takes root the tests lack. */
+export function smallDiskForTests(kib: number): { disk: { path: string } | undefined; onSmallDisk: typeof it | typeof it.skip } {
+  const disk = smallDisk(kib);
+  afterAll(() => disk?.remove());
+  return { disk, onSmallDisk: disk ? it : it.skip };
 }

@@ -10,9 +10,9 @@ export interface ServeProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts the built `pkg reactor serve` on a free loopback port (or `port`) and waits for its banner. */
-export function startServe(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; port?: number } = {}): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [CLI, 'reactor', 'serve', '--port', String(options.port ?? 0), ...args], { cwd: options.cwd, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Starts the built `pkg reactor serve` on a free loopback port (or `port`), as `user` when given (which takes root), and waits for its banner. */
+export function startServe(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; port?: number; user?: { uid: number; gid: number } } = {}): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [CLI, 'reactor', 'serve', '--port', String(options.port ?? 0), ...args], { cwd: options.cwd, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'], ...options.user });
   let out = '';
   let err = '';
   child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));

@@ -4,11 +4,12 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { pipeline } from 'node:stream/promises';
 import { crc32, createDeflateRaw, createInflateRaw, deflateRaw } from 'node:zlib';
-import { OutputExistsError, UsageError, WriteFailedError } from '../../domain/errors.js';
+import { OutputExistsError, UsageError } from '../../domain/errors.js';
 import { archiveLimitsFrom, checkArchiveToWrite, mustStore, type ArchiveLimits } from '../../domain/package/archive-limits.js';
 import type { ArchiveCreateOptions, ArchiveEntryOptions, ArchiveSink, ArchiveWriter } from '../../application/ports/archive-writer.js';
 import { DEFLATED, LOCAL_HEADER_SIZE, STORED, centralHeader, endRecords, localHeader, streamedLocalHeader, type CentralRecord } from './zip/zip-records.js';
 import { makeDirectories } from '../shared/make-directories.js';
+import { storageFailure } from '../shared/storage-failure.js';
 import { unfinished } from '../shared/unfinished-paths.js';
 import { writeAll } from '../shared/write-all.js';
 
@@ -53,15 +54,6 @@ export class ZipArchiveWriter implements ArchiveWriter {
   }
 }
 
-/** The storage's own failures, which no other path or option mends: the operator's to free or fix. */
-const STORAGE_FAILURES: Readonly<Record<string, string>> = {
-  ENOSPC: 'no space left on the device (ENOSPC)',
-  EDQUOT: 'the disk quota is used up (EDQUOT)',
-  EFBIG: 'the file is larger than the file system or the process limit allows (EFBIG)',
-  EIO: 'the device failed (EIO)',
-  EROFS: 'the file system is read-only (EROFS)',
-};
-
 /**
  * A file system's refusal to put the archive in place, never an unexpected error: a full
  * or failing disk as WriteFailedError, a path the user can change (a folder in the way, no
@@ -71,9 +63,7 @@ function unwritable(destination: string, error: unknown): unknown {
   const code = (error as NodeJS.ErrnoException).code;
   if (code === undefined) return error;
   const where = `cannot write ${basename(destination)} into ${dirname(destination)}`;
-  const failure = STORAGE_FAILURES[code];
-  if (failure) return new WriteFailedError(`${where}: ${failure}`, { cause: error });
-  return new UsageError(`${where}: ${code}`, { cause: error });
+  return storageFailure(where, error) ?? new UsageError(`${where}: ${code}`, { cause: error });
 }
 
 class ZipSink implements ArchiveSink {

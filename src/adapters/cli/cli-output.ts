@@ -7,15 +7,28 @@ export interface CliOutput {
 }
 
 let whenUnread: 'end' | 'drop' = 'end';
+let stdoutLost = false;
 
 // A reader that stops early (`pkg package info x | head`) closes the pipe: it has read
 // what it wanted, so that is a quiet end, never an unhandled error with a stack trace.
 for (const stream of [process.stdout, process.stderr]) {
   stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (whenUnread === 'drop') return dropped(stream, error);
     if (error.code !== 'EPIPE') throw error;
     // The stream is destroyed now: what is written to it later goes nowhere, quietly.
-    if (whenUnread === 'end') process.exit(process.exitCode ?? 0);
+    process.exit(process.exitCode ?? 0);
   });
+}
+
+/**
+ * A serving reactor's output that cannot be written, a closed pipe or a file on a full or
+ * failing disk, is no reason to stop serving: the stream is destroyed, its lines dropped.
+ * A closed pipe was closed by its reader; anything else is said once where the operator looks.
+ */
+function dropped(stream: NodeJS.WriteStream, error: NodeJS.ErrnoException): void {
+  if (error.code === 'EPIPE' || stream !== process.stdout || stdoutLost) return;
+  stdoutLost = true;
+  process.stderr.write(`reactor: stdout cannot be written (${error.message}): its lines, the access log's among them, are dropped until the reactor restarts\n`);
 }
 
 /**

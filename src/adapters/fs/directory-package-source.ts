@@ -2,7 +2,7 @@ import { constants, existsSync } from 'node:fs';
 import { lstat, open, readdir, readlink, realpath, stat, type FileHandle } from 'node:fs/promises';
 import type { BigIntStats } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import { ArchiveLimitError, SourceNotFoundError, UnsafeEntryError } from '../../domain/errors.js';
+import { ArchiveLimitError, SourceNotFoundError, SourceUnreadableError, UnsafeEntryError } from '../../domain/errors.js';
 import { DEFAULT_ARCHIVE_LIMITS } from '../../domain/package/archive-limits.js';
 import { entryNamesProblem, sortByPath, unsafePathReason } from '../../domain/package/package-paths.js';
 import type { OpenFile, PackageEntry, PackageSource } from '../../application/ports/package-source.js';
@@ -137,10 +137,15 @@ export class DirectoryPackageSource implements PackageSource {
 
   async close(): Promise<void> {}
 
-  /** A file listed when the directory was read and removed (or made a folder) since: not there, as a path never listed is not. */
+  /**
+   * A file listed when the directory was read and removed (or made a folder) since: not
+   * there, as a path never listed is not. One the system will not open or read now (made
+   * unreadable, every file descriptor taken, a failing disk) is there, but not to be served.
+   */
   private gone(path: string, error: unknown): never {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'EISDIR' || code === 'ENOTDIR') throw new SourceNotFoundError(`${this.location}: no file ${path} (removed since the package was read)`, { cause: error });
+    if (code !== undefined && /^E[A-Z]+$/.test(code)) throw new SourceUnreadableError(`${path} cannot be read: ${(error as Error).message.split(', ')[0]}`, { cause: error });
     throw error;
   }
 

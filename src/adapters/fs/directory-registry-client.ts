@@ -8,6 +8,7 @@ import type { Publication, RegistryClient } from '../../application/ports/regist
 import { withFileLock } from './file-lock.js';
 import { writeWholeFile } from './whole-file.js';
 import { makeDirectories } from '../shared/make-directories.js';
+import { storageFailure } from '../shared/storage-failure.js';
 
 /** A registry that is a directory: `index.json` and the published files, read and written in place. */
 export class DirectoryRegistryClient implements RegistryClient {
@@ -52,6 +53,14 @@ export class DirectoryRegistryClient implements RegistryClient {
   }
 
   async publish(publication: Publication, data: AsyncIterable<Uint8Array>, options: { overwrite: boolean }): Promise<{ entry: RegistryVersion; published: boolean }> {
+    try {
+      return await this.publishLocked(publication, data, options);
+    } catch (error) {
+      throw storageFailure(`cannot write into registry ${this.display}`, error) ?? error;
+    }
+  }
+
+  private async publishLocked(publication: Publication, data: AsyncIterable<Uint8Array>, options: { overwrite: boolean }): Promise<{ entry: RegistryVersion; published: boolean }> {
     await makeDirectories(this.directory);
     // The check and the write happen under one lock: two pushes of one version cannot both win.
     return withFileLock(`${this.indexPath}.lock`, async () => {

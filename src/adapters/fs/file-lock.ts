@@ -14,7 +14,12 @@ export async function withFileLock<T>(path: string, work: () => Promise<T>): Pro
   for (let attempt = 0; ; attempt++) {
     try {
       const handle = await open(path, 'wx');
-      await handle.writeFile(String(process.pid));
+      await handle.writeFile(String(process.pid)).catch(async (error: unknown) => {
+        // A full disk takes the name but not the pid: a lock file left there would hold every other writer off until it is stale.
+        await handle.close();
+        await rm(path, { force: true });
+        throw error;
+      });
       await handle.close();
       break;
     } catch (error) {

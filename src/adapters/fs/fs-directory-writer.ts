@@ -8,6 +8,7 @@ import { OutputExistsError, UnsafeEntryError, UsageError } from '../../domain/er
 import type { DirectoryDraft, DirectoryWriter } from '../../application/ports/directory-writer.js';
 import { makeDirectories } from '../shared/make-directories.js';
 import { statOf } from '../shared/stat-of.js';
+import { storageFailure } from '../shared/storage-failure.js';
 import { unfinished } from '../shared/unfinished-paths.js';
 
 /**
@@ -26,7 +27,8 @@ export class FsDirectoryWriter implements DirectoryWriter {
     unfinished.add(draft);
     await mkdir(draft).catch((error: NodeJS.ErrnoException) => {
       unfinished.delete(draft);
-      throw new UsageError(`cannot write into ${dirname(target)}: ${error.code ?? error.message}`);
+      const where = `cannot write into ${dirname(target)}`;
+      throw storageFailure(where, error) ?? new UsageError(`${where}: ${error.code ?? error.message}`);
     });
     return new FsDirectoryDraft(target, draft);
   }
@@ -47,7 +49,7 @@ class FsDirectoryDraft implements DirectoryDraft {
       // `wx`: the draft is new, so a name already there is one an earlier entry took.
       await pipeline(Readable.from(data), createWriteStream(file, { mode: 0o644, flags: 'wx' }));
     } catch (error) {
-      throw tookAgain(path, error);
+      throw storageFailure(`cannot write ${path} into ${this.target}`, error) ?? tookAgain(path, error);
     }
   }
 

@@ -1,9 +1,10 @@
-import { access, rm } from 'node:fs/promises';
+import { access, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { OutputExistsError, UnsafeEntryError, UsageError } from '../../domain/errors.js';
 import { unsafePathReason } from '../../domain/package/package-paths.js';
 import type { FileWriter } from '../../application/ports/file-writer.js';
 import { writeNewFile, writeWholeFile } from './whole-file.js';
+import { storageFailure } from '../shared/storage-failure.js';
 
 export class FsFileWriter implements FileWriter {
   async write(path: string, data: AsyncIterable<Uint8Array>, options: { overwrite: boolean; mode?: number }): Promise<void> {
@@ -14,7 +15,7 @@ export class FsFileWriter implements FileWriter {
     const written = await write.catch((error: NodeJS.ErrnoException) => {
       // A file where a folder of the path must be (`pkg init afile --force`): the user's to move, not a fault.
       if (error.code === 'ENOTDIR' || error.code === 'EEXIST') throw new UsageError(`cannot write ${path}: a file stands where a folder of that path must be`);
-      throw error;
+      throw storageFailure(`cannot write ${path}`, error) ?? error;
     });
     if (!written) throw taken();
   }
@@ -24,7 +25,23 @@ export class FsFileWriter implements FileWriter {
       const reason = unsafePathReason(path);
       if (reason) throw new UnsafeEntryError(path, reason);
     }
-    for (const [path, bytes] of changes.write) await writeWholeFile(join(directory, path), bytes);
+    // What each file held before it was written (undefined: it was not there), to put back if a later one fails.
+    const written = new Map<string, Uint8Array | undefined>();
+    for (const [path, bytes] of changes.write) {
+      const file = join(directory, path);
+      try {
+        const before = await readFile(file).catch((error: NodeJS.ErrnoException) => {
+          if (error.code === 'ENOENT') return undefined;
+          throw error;
+        });
+        await writeWholeFile(file, bytes);
+        written.set(file, before);
+      } catch (error) {
+        // Files that go together (a signature and the security.json that records it), some new and some old, would fail validation where they passed.
+        await putBack(written);
+        throw storageFailure(`cannot write ${path} into ${directory}`, error) ?? error;
+      }
+    }
     for (const path of changes.remove) await rm(join(directory, path), { force: true });
   }
 
@@ -38,4 +55,10 @@ async function exists(path: string): Promise<boolean> {
     () => true,
     () => false,
   );
+}
+
+/** The files as they were: those that were not there removed first, which makes room to write the others back. Best effort: the write's own error is the one to report. */
+async function putBack(written: ReadonlyMap<string, Uint8Array | undefined>): Promise<void> {
+  for (const [file, before] of written) if (before === undefined) await rm(file, { force: true }).catch(() => undefined);
+  for (const [file, before] of written) if (before !== undefined) await writeWholeFile(file, before).catch(() => undefined);
 }

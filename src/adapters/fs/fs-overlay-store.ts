@@ -8,6 +8,7 @@ import type { AppendLog, OverlayFile, OverlayMount, OverlayStore, PackageOverlay
 import { overlayKey, overlayMountOf } from '../../domain/serving/overlay-key.js';
 import { makeDirectories } from '../shared/make-directories.js';
 import { writeAll } from '../shared/write-all.js';
+import { inWorkdir, overlayError } from './workdir-errors.js';
 
 const LOG_SUFFIX = '.log.jsonl';
 
@@ -117,11 +118,24 @@ class FsPackageOverlay implements PackageOverlay {
   }
 
   async readContent(path: string): Promise<Uint8Array> {
-    return readFile(await this.heldFile(path));
+    const file = await this.heldFile(path);
+    return readFile(file).catch((error: unknown) => {
+      throw this.unreadable(file, error);
+    });
   }
 
   async *streamContent(path: string): AsyncIterable<Uint8Array> {
-    yield* createReadStream(await this.heldFile(path), { highWaterMark: 64 * 1024 }) as AsyncIterable<Uint8Array>;
+    const file = await this.heldFile(path);
+    try {
+      yield* createReadStream(file, { highWaterMark: 64 * 1024 }) as AsyncIterable<Uint8Array>;
+    } catch (error) {
+      throw this.unreadable(file, error);
+    }
+  }
+
+  /** A written file the system will not read now (no file descriptor left, made a folder or unreadable by hand): the overlay's fault, said as one. */
+  private unreadable(file: string, error: unknown): OverlayError {
+    return overlayError(`cannot read ${this.shown(file)}`, error);
   }
 
   /** The file of a content path, when it lies in the overlay's folder itself, links resolved. */
@@ -139,9 +153,17 @@ class FsPackageOverlay implements PackageOverlay {
 
   /** This process is the workdir's one writer, which decided any condition in turn with its writes: `expected` holds. */
   async writeContent(path: string, bytes: Uint8Array): Promise<boolean> {
-    await this.writeAtomically(this.contentPath(path), bytes);
+    const file = this.contentPath(path);
     const tombstones = await this.tombstones();
-    if (tombstones.includes(path)) await this.writeTombstones(tombstones.filter((p) => p !== path));
+    await this.writeAtomically(file, bytes);
+    if (!tombstones.includes(path)) return true;
+    try {
+      await this.writeTombstones(tombstones.filter((p) => p !== path));
+    } catch (error) {
+      // The file beside its tombstone would be served after a restart: a refused write must not be. A deleted path had no file to restore.
+      await removeFile(file, this.content).catch(() => undefined);
+      throw error;
+    }
     return true;
   }
 
@@ -221,8 +243,15 @@ class FsPackageOverlay implements PackageOverlay {
 
   async openLog(dataset: string, length: number): Promise<AppendLog> {
     const path = this.logPath(dataset);
-    const created = await makeDirectories(dirname(path));
-    const handle = await open(path, 'a+');
+    let created: string | undefined;
+    let handle: FileHandle;
+    try {
+      created = await makeDirectories(dirname(path));
+      handle = await open(path, 'a+');
+    } catch (error) {
+      // A workdir that takes no writes (read-only, full, not the reactor's) fails a dataset's first write here.
+      throw overlayError(`cannot open ${this.shown(path)}`, error);
+    }
     try {
       // The log's name is on disk before its first append is acknowledged.
       await syncFolders(dirname(path), created);
@@ -283,19 +312,4 @@ class FsAppendLog implements AppendLog {
   close(): Promise<void> {
     return this.handle.close();
   }
-}
-
-/**
- * A path of the workdir as an error names it: from the workdir down. Errors reach clients
- * (503 `OVERLAY`), who have no business knowing where the server keeps its files; the
- * operator knows the workdir.
- */
-function inWorkdir(workdir: string, path: string): string {
-  return `${relative(workdir, path).split(sep).join('/')} in the workdir`;
-}
-
-/** An error of the file system, said without the absolute paths node's message holds (`EISDIR: illegal operation on a directory, rename '/…' -> '/…'`). */
-function overlayError(message: string, cause: unknown): OverlayError {
-  const { code, message: said } = cause as NodeJS.ErrnoException;
-  return new OverlayError(`${message}: ${code ? (said.split(', ')[0] ?? said) : said}`, { cause });
 }

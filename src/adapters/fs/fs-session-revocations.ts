@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { ConfigValidationError } from '../../domain/errors.js';
 import type { SessionRevocationStore, SessionRevocations } from '../../application/ports/session-revocations.js';
 import { writeWholeFile } from './whole-file.js';
+import { inWorkdir, overlayError } from './workdir-errors.js';
 
 export const REVOCATIONS_FILE = 'revoked-sessions.json';
 
@@ -30,7 +31,7 @@ export class FsSessionRevocationStore implements SessionRevocationStore {
       if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new ConfigValidationError(file, ['must be a JSON object of session id to expiry']);
       for (const [id, until] of Object.entries(parsed)) if (typeof until === 'number') entries.set(id, until);
     }
-    return new Revocations(entries, file, this.now);
+    return new Revocations(entries, { file, workdir }, this.now);
   }
 }
 
@@ -39,7 +40,7 @@ class Revocations implements SessionRevocations {
 
   constructor(
     private readonly entries: Map<string, number>,
-    private readonly file: string | undefined,
+    private readonly file: { file: string; workdir: string } | undefined,
     private readonly now: () => number,
   ) {}
 
@@ -57,11 +58,22 @@ class Revocations implements SessionRevocations {
   revoke(id: string, until: number): Promise<void> {
     const now = this.now();
     for (const [known, expiry] of this.entries) if (expiry <= now) this.entries.delete(known);
+    const before = this.entries.get(id);
     this.entries.set(id, until);
     if (this.file === undefined) return Promise.resolve();
-    const file = this.file;
+    const { file, workdir } = this.file;
     // One write at a time, each of the whole current list.
-    this.writing = this.writing.catch(() => undefined).then(() => writeWholeFile(file, Buffer.from(JSON.stringify(Object.fromEntries(this.entries)) + '\n'), 0o600));
+    this.writing = this.writing
+      .catch(() => undefined)
+      .then(() => writeWholeFile(file, Buffer.from(JSON.stringify(Object.fromEntries(this.entries)) + '\n'), 0o600))
+      .catch((error: unknown) => {
+        // Not on disk, so not ended: the session would be valid again after a restart, and a logout tried again must write it, not find it ended.
+        if (this.entries.get(id) === until) {
+          if (before === undefined) this.entries.delete(id);
+          else this.entries.set(id, before);
+        }
+        throw overlayError(`cannot write ${inWorkdir(workdir, file)}`, error);
+      });
     return this.writing;
   }
 }

@@ -8,6 +8,7 @@ import { compareVersions } from '../../domain/package/version-range.js';
 import type { StoreDirectories, StoreDirectory, StoredPackage, StoreFile } from '../../application/ports/package-store.js';
 import { withFileLock } from './file-lock.js';
 import { writeWholeFile } from './whole-file.js';
+import { storageFailure } from '../shared/storage-failure.js';
 
 export class FsStoreDirectories implements StoreDirectories {
   open(directory: string): StoreDirectory {
@@ -66,7 +67,7 @@ export class FsStoreDirectory implements StoreDirectory {
     const path = join(this.location, packageFileName(entry.name, entry.version));
     // Checked before the rename: a download that fails it leaves whatever had the name alone.
     await writeWholeFile(path, data, 0o644, check).catch((error: NodeJS.ErrnoException) => {
-      throw this.notADirectory(error);
+      throw this.unwritable(error);
     });
     // The index names the newest version beside it, whatever order installs finish in.
     await this.rewriteIndex(entry.guid, async () => packageFileName(entry.name, (await this.versionsOf(entry.name)).at(-1)!.version));
@@ -95,6 +96,8 @@ export class FsStoreDirectory implements StoreDirectory {
       if (file === undefined) delete next[guid];
       else defineOwn(next, guid, file);
       await writeWholeFile(this.indexPath, new TextEncoder().encode(JSON.stringify(next, null, 2) + '\n'));
+    }).catch((error: NodeJS.ErrnoException) => {
+      throw this.unwritable(error);
     });
   }
 
@@ -108,6 +111,11 @@ export class FsStoreDirectory implements StoreDirectory {
   /** A store given as a file (or below one) is the user's to mend: said as such, not as a fault. */
   private notADirectory(error: NodeJS.ErrnoException): Error {
     return error.code === 'ENOTDIR' || error.code === 'EEXIST' ? new UsageError(`the store ${this.location} is not a directory`) : error;
+  }
+
+  /** A full or read-only store is the operator's to mend: said as such, not as a fault. */
+  private unwritable(error: NodeJS.ErrnoException): Error {
+    return storageFailure(`cannot write into the store ${this.location}`, error) ?? this.notADirectory(error);
   }
 
   /** Every `<name>-<version>.cap` of one name in the store, oldest version first. */

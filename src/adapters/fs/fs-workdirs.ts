@@ -6,6 +6,7 @@ import { OverlayError, WorkdirLockedError } from '../../domain/errors.js';
 import { PARTIAL_SUFFIX } from '../../domain/package/package-paths.js';
 import type { TakenWorkdir, WorkdirHold, Workdirs } from '../../application/ports/workdirs.js';
 import { makeDirectories } from '../shared/make-directories.js';
+import { storageFailure } from '../shared/storage-failure.js';
 import { statOf } from '../shared/stat-of.js';
 import { unfinished } from '../shared/unfinished-paths.js';
 
@@ -37,13 +38,16 @@ export class FsWorkdirs implements Workdirs {
   constructor(private readonly pid = process.pid) {}
 
   async claim(workdir: string): Promise<WorkdirHold> {
-    await makeDirectories(workdir);
     const lock = join(workdir, LOCK_FILE);
     const record: LockRecord = { pid: this.pid, host: hostname() };
     const mine = `${lock}.${randomBytes(6).toString('hex')}${PARTIAL_SUFFIX}`;
-    await writeFile(mine, JSON.stringify(record) + '\n', { mode: 0o644 });
     try {
+      await makeDirectories(workdir);
+      await writeFile(mine, JSON.stringify(record) + '\n', { mode: 0o644 });
       await this.lock(lock, mine);
+    } catch (error) {
+      // A full or read-only disk is the operator's to mend, said as such: node's own error names no file (a failed write) or only the lock's partial one.
+      throw storageFailure(`cannot take the workdir ${workdir}`, error) ?? error;
     } finally {
       await rm(mine, { force: true });
     }

@@ -32,6 +32,7 @@ import {
   NotTextError,
   OverlayError,
   SourceChangedError,
+  SourceUnreadableError,
   PackageError,
   PackageOutOfServiceError,
   PasswordChecksBusyError,
@@ -123,6 +124,8 @@ const STATUS_OF: Array<[ErrorClass, number, Record<string, string>?]> = [
   [OverlayError, 503],
   // The file changed under the answer: the next request reads it anew.
   [SourceChangedError, 503],
+  // The file is there but the system will not read it now (its mode, no file descriptor left): the operator's to mend.
+  [SourceUnreadableError, 503],
   // A file of the package that cannot be read back: nothing a retry or the client can change, but not the client's fault.
   [CorruptEntryError, 503],
   // Out of service until the package is replaced: nothing of it is served, so a retry later may find it fixed.
@@ -144,7 +147,7 @@ export function problemOf(error: unknown): HttpProblem {
     if (known) {
       const details = error instanceof SchemaViolationError ? error.violations : undefined;
       // Said where the operator looks: what only they can mend.
-      if (error instanceof OverlayError || error instanceof SourceChangedError || error instanceof CorruptEntryError || error instanceof UnusableSchemaError) process.stderr.write(`reactor: ${error.name}: ${error.message}\n`);
+      if (error instanceof OverlayError || error instanceof SourceChangedError || error instanceof SourceUnreadableError || error instanceof CorruptEntryError || error instanceof UnusableSchemaError) process.stderr.write(`reactor: ${error.name}: ${error.message}\n`);
       return new HttpProblem(known[1], error.code, error.message, details, known[2]);
     }
   }

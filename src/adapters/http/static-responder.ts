@@ -174,28 +174,44 @@ function writeIdentity(request: IncomingMessage, response: ServerResponse, found
     }
     if (parsed) {
       const [start, end] = parsed;
-      response.writeHead(206, [...headers.resource, 'Content-Length', String(end - start + 1), 'Content-Range', `bytes ${start}-${end}/${found.size}`, ...extra]);
-      if (request.method === 'HEAD') return void response.end();
-      if (found.body) return void response.end(found.body.subarray(start, end + 1));
-      return streamed(found.stream(start, end), response);
+      const head = () => response.writeHead(206, [...headers.resource, 'Content-Length', String(end - start + 1), 'Content-Range', `bytes ${start}-${end}/${found.size}`, ...extra]);
+      if (request.method !== 'HEAD' && !found.body) return streamed(found.stream(start, end), response, head);
+      head();
+      return void response.end(request.method === 'HEAD' ? undefined : found.body?.subarray(start, end + 1));
     }
   }
-  response.writeHead(200, extra.length === 0 ? headers.full : [...headers.full, ...extra]);
-  if (request.method === 'HEAD') return void response.end();
-  if (found.body) return void response.end(found.body);
-  if (found.size === 0) return void response.end();
-  return streamed(found.stream(0, found.size - 1), response);
+  const head = () => response.writeHead(200, extra.length === 0 ? headers.full : [...headers.full, ...extra]);
+  if (request.method !== 'HEAD' && !found.body && found.size > 0) return streamed(found.stream(0, found.size - 1), response, head);
+  head();
+  return void response.end(request.method === 'HEAD' ? undefined : found.body);
 }
 
 /**
- * Streams a body to the client. A client that closes the connection before the end (a
- * download cancelled, a video skipped ahead) ends the answer normally, as nginx's 499 does:
- * the access log records what was sent; only a fault of the source is an error.
+ * Streams a body to the client, its head written once the first bytes are read: a file
+ * that cannot be opened (made unreadable, no file descriptor left) is answered with its
+ * error's status, where a head already written leaves only a connection closed with no
+ * answer. A client that closes the connection before the end (a download cancelled, a
+ * video skipped ahead) ends the answer normally, as nginx's 499 does: the access log
+ * records what was sent; only a fault of the source is an error.
  */
-function streamed(source: AsyncIterable<Uint8Array>, response: ServerResponse): Promise<void> {
-  return pipeline(Readable.from(source), response).catch((error: unknown) => {
+async function streamed(source: AsyncIterable<Uint8Array>, response: ServerResponse, head: () => void): Promise<void> {
+  const chunks = source[Symbol.asyncIterator]();
+  const first = await chunks.next();
+  head();
+  try {
+    await pipeline(Readable.from(resumed(first, chunks)), response);
+  } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE' || response.writableFinished) throw error;
-  });
+  } finally {
+    // Closed before it started, the stream's own generator never reached the file it holds open.
+    await chunks.return?.();
+  }
+}
+
+async function* resumed(first: IteratorResult<Uint8Array>, rest: AsyncIterator<Uint8Array>): AsyncIterable<Uint8Array> {
+  if (first.done) return;
+  yield first.value;
+  yield* { [Symbol.asyncIterator]: () => rest };
 }
 
 /** One `bytes=` range; several ranges are answered with the whole body (RFC 9110 allows it). */
