@@ -15,7 +15,7 @@ import { writeZipEntries } from '../support/zip-entries.js';
 import { writeRawEntriesZip, type RawZipEntry } from '../support/crafted-zip.js';
 import { HAS_JAR, HAS_JAVA, readWithZipInputStream } from '../support/java.js';
 import { EXAMPLE_SITE, temporaryDirectory } from '../support/paths.js';
-import { smallDisk } from '../support/full-disk.js';
+import { smallDiskForTests } from '../support/full-disk.js';
 
 const container = productionContainer();
 const pack = container.get(USE_CASE.PackPackage);
@@ -112,10 +112,7 @@ describe('what ZipArchiveWriter writes keeps to the limits every reader holds it
 });
 
 describe('ZipArchiveWriter on a full disk', () => {
-  const disk = smallDisk(256);
-  afterAll(() => disk?.remove());
-  // Mounting the small disk takes root; CI has it.
-  const onSmallDisk = disk ? it : it.skip;
+  const { disk, onSmallDisk } = smallDiskForTests(256);
 
   onSmallDisk.each([
     ['given whole', () => randomBytes(600 * 1024)],

@@ -7,7 +7,7 @@ import { temporaryDirectory } from './paths.js';
  * a write: the error node gives is the real ENOSPC. Mounting takes root: elsewhere there is
  * none (undefined), and the tests that need one say they were skipped.
  */
-export function smallDisk(kib: number): { path: string; remove: () => void } | undefined {
+function smallDisk(kib: number): { path: string; remove: () => void } | undefined {
   const folder = temporaryDirectory('cap-small-disk-');
   try {
     execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${kib}k,mode=0755`, 'tmpfs', folder.path], { stdio: 'pipe' });
