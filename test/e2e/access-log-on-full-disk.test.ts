@@ -1,9 +1,9 @@
 import { describe, expect, jest } from '@jest/globals';
 import { spawn } from 'node:child_process';
-import { closeSync, openSync, readFileSync, statfsSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLI, EXAMPLE_SITE } from '../support/paths.js';
-import { smallDiskForTests } from '../support/full-disk.js';
+import { fillDisk, smallDiskForTests } from '../support/full-disk.js';
 
 jest.setTimeout(60_000);
 
@@ -27,8 +27,7 @@ describe('a reactor whose stdout (the access log) is a file on a disk that fills
       }
       expect(url).toBeDefined();
       // All but a page of the disk taken: a few dozen access lines fill it.
-      const { bavail, bsize } = statfsSync(disk!.path);
-      writeFileSync(join(disk!.path, 'filler'), Buffer.alloc((bavail - 1) * bsize));
+      fillDisk(disk!.path, 1);
       for (let i = 0; i < 300; i++) expect((await fetch(`${url}/about.html?${i}`)).status).toBe(200);
       expect(child.exitCode).toBeNull();
       expect(stderr).toBe('reactor: stdout cannot be written (ENOSPC: no space left on device, write): its lines, the access log\'s among them, are dropped until the reactor restarts\n');

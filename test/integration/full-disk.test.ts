@@ -1,6 +1,6 @@
 import { describe, expect } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, readdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DirectoryRegistryClient } from '../../src/adapters/fs/directory-registry-client.js';
 import { FsDirectoryWriter } from '../../src/adapters/fs/fs-directory-writer.js';
@@ -11,7 +11,7 @@ import { FsStoreDirectory } from '../../src/adapters/fs/fs-store-directory.js';
 import { FsWorkdirs } from '../../src/adapters/fs/fs-workdirs.js';
 import { writeWholeFile } from '../../src/adapters/fs/whole-file.js';
 import { OverlayError, WriteFailedError } from '../../src/domain/errors.js';
-import { smallDiskForTests } from '../support/full-disk.js';
+import { fillDisk, smallDiskForTests } from '../support/full-disk.js';
 
 // A write to a disk that fills up takes what fits and succeeds; only the next one fails.
 // Content writes, operation logs and archives must never keep that truncated file as whole.
@@ -40,14 +40,12 @@ describe('a content write to a deleted path on a disk that fills up between its 
     const overlay = await new FsOverlayStore().open(workdir, mount);
     await overlay.deleteContent('about.html');
     // One page left: the file fits, the tombstones rewritten without its path do not.
-    const { bavail, bsize } = statfsSync(disk!.path);
-    const filler = join(disk!.path, 'filler');
-    writeFileSync(filler, Buffer.alloc((bavail - 1) * bsize));
+    const makeRoom = fillDisk(disk!.path, 1);
     await expect(overlay.writeContent('about.html', Buffer.from('after'))).rejects.toThrow(OverlayError);
     const restarted = await new FsOverlayStore().open(workdir, mount);
     expect(await restarted.contentFiles()).toEqual([]);
     expect(await restarted.tombstones()).toEqual(['about.html']);
-    rmSync(filler);
+    makeRoom();
     await restarted.writeContent('about.html', Buffer.from('after'));
     expect(await restarted.contentFiles()).toEqual([{ path: 'about.html', size: 5 }]);
     expect(await restarted.tombstones()).toEqual([]);
@@ -60,15 +58,13 @@ describe('a logout on a full disk', () => {
     mkdirSync(workdir);
     const until = Date.now() + 60_000;
     const revocations = await new FsSessionRevocationStore().open(workdir);
-    const filler = join(disk!.path, 'filler');
-    const { bavail, bsize } = statfsSync(disk!.path);
-    writeFileSync(filler, Buffer.alloc(bavail * bsize));
+    const makeRoom = fillDisk(disk!.path);
     const refused = await revocations.revoke('session-1', until).then(() => undefined, (error: unknown) => error);
     expect(refused).toBeInstanceOf(OverlayError);
     expect((refused as OverlayError).message).toBe('cannot write revoked-sessions.json in the workdir: ENOSPC: no space left on device');
     // Ended in this process alone, the session would be valid again after a restart, and the logout tried again would write nothing.
     expect(revocations.has('session-1')).toBe(false);
-    rmSync(filler);
+    makeRoom();
     await revocations.revoke('session-1', until);
     expect((await new FsSessionRevocationStore().open(workdir)).has('session-1')).toBe(true);
   });
@@ -93,16 +89,14 @@ describe('what the CLI writes from a stream (unpack, decrypt, install, push) ont
   ])('%s fails with a WriteFailedError that says the disk is full, not an internal error, and leaves no file', async (_command, write, where) => {
     const at = join(disk!.path, `cli-${_command}`);
     mkdirSync(at);
-    const { bavail, bsize } = statfsSync(disk!.path);
-    const filler = join(disk!.path, 'filler');
-    writeFileSync(filler, Buffer.alloc(bavail * bsize));
+    const makeRoom = fillDisk(disk!.path);
     try {
       const refused = await write(at).then(() => undefined, (error: unknown) => error);
       expect(refused).toBeInstanceOf(WriteFailedError);
       expect((refused as WriteFailedError).message).toBe(`${where.replace('<at>', at)}: no space left on the device (ENOSPC)`);
       expect(readdirSync(at, { recursive: true }).filter((name) => !/(^|\/)(store|registry)$/.test(String(name)))).toEqual([]);
     } finally {
-      rmSync(filler);
+      makeRoom();
     }
   });
 });
@@ -111,16 +105,14 @@ describe('a reactor starting on a full disk', () => {
   onSmallDisk('cannot take its workdir: a WriteFailedError saying so, and no half-written lock left behind', async () => {
     const workdir = join(disk!.path, 'full-workdir');
     mkdirSync(workdir);
-    const { bavail, bsize } = statfsSync(disk!.path);
-    const filler = join(disk!.path, 'filler');
-    writeFileSync(filler, Buffer.alloc(bavail * bsize));
+    const makeRoom = fillDisk(disk!.path);
     try {
       const refused = await new FsWorkdirs().claim(workdir).then(() => undefined, (error: unknown) => error);
       expect(refused).toBeInstanceOf(WriteFailedError);
       expect((refused as WriteFailedError).message).toBe(`cannot take the workdir ${workdir}: no space left on the device (ENOSPC)`);
       expect(readdirSync(workdir)).toEqual([]);
     } finally {
-      rmSync(filler);
+      makeRoom();
     }
   });
 });
@@ -131,9 +123,7 @@ describe('a package folder signed in place on a disk that fills up between its f
     mkdirSync(folder);
     writeFileSync(join(folder, 'security.json'), '{"security": {}}\n');
     // Two pages left: the key and the signature fit, the new security.json (written beside the old one) does not.
-    const { bavail, bsize } = statfsSync(disk!.path);
-    const filler = join(disk!.path, 'filler');
-    writeFileSync(filler, Buffer.alloc((bavail - 2) * bsize));
+    const makeRoom = fillDisk(disk!.path, 2);
     try {
       const write = new Map([
         ['signature.pub.pem', Buffer.from('key')],
@@ -146,7 +136,7 @@ describe('a package folder signed in place on a disk that fills up between its f
       expect(readdirSync(folder)).toEqual(['security.json']);
       expect(readFileSync(join(folder, 'security.json'), 'utf8')).toBe('{"security": {}}\n');
     } finally {
-      rmSync(filler);
+      makeRoom();
     }
   });
 });

@@ -1,5 +1,7 @@
 import { afterAll, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
+import { rmSync, statfsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { temporaryDirectory } from './paths.js';
 
 /**
@@ -29,4 +31,12 @@ export function smallDiskForTests(kib: number): { disk: { path: string } | undef
   const disk = smallDisk(kib);
   afterAll(() => disk?.remove());
   return { disk, onSmallDisk: disk ? it : it.skip };
+}
+
+/** Takes all of the disk at `path` but `pagesLeft` blocks with a filler file; the function returned gives the room back. */
+export function fillDisk(path: string, pagesLeft = 0): () => void {
+  const { bavail, bsize } = statfsSync(path);
+  const filler = join(path, 'filler');
+  writeFileSync(filler, Buffer.alloc((bavail - pagesLeft) * bsize));
+  return () => rmSync(filler);
 }
