@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { OverlayStore } from '../../src/application/ports/overlay-store.js';
 import { OverlayError } from '../../src/domain/errors.js';
+import { LOG_START } from '../../src/domain/data/log-place.js';
 import { bytes, collect, eachSubject, text, type Subject } from './subject.js';
 
 /** For a store several reactors share: a second opener of the same overlay, as another reactor opens it. */
@@ -107,7 +108,37 @@ export function describeOverlayStoreContract(name: string, makeSubject: () => Pr
       expect(await overlay.logs()).toEqual(['another', 'items']);
     });
 
+    it('reads a log on from where a read of it ended: only what was appended since, and the whole log from the start', async () => {
+      const overlay = await open();
+      expect(await overlay.readLogFrom('items', LOG_START)).toEqual({ bytes: new Uint8Array(), whole: true, place: LOG_START });
+      const log = await overlay.openLog('items', 0);
+      await log.append(() => bytes(LINE));
+      const first = await overlay.readLogFrom('items', LOG_START);
+      expect([text(first.bytes), first.whole, first.place.length]).toEqual([LINE, true, LINE.length]);
+      expect(text((await overlay.readLogFrom('items', first.place)).bytes)).toBe('');
+      await log.append(() => bytes(LINE.replace('1', '2') + LINE.replace('1', '3')));
+      const second = await overlay.readLogFrom('items', first.place);
+      expect([text(second.bytes), second.whole, second.place.length]).toEqual([LINE.replace('1', '2') + LINE.replace('1', '3'), false, 3 * LINE.length]);
+      await log.close();
+      // Another opener of the overlay (a reactor started again) goes on from the same place.
+      expect(text((await (await open()).readLogFrom('items', first.place)).bytes)).toBe(LINE.replace('1', '2') + LINE.replace('1', '3'));
+    });
+
     if (!sharing?.wholeLinesOnly) {
+      it('a read of a log ends before a torn last line, which the next read reads again once it is cut and appended after', async () => {
+        const overlay = await open();
+        const first = await overlay.openLog('items', 0);
+        await first.append(() => bytes(LINE + '{"op":"cre'));
+        await first.close();
+        const read = await overlay.readLogFrom('items', LOG_START);
+        expect([text(read.bytes), read.place.length]).toEqual([LINE + '{"op":"cre', LINE.length]);
+        const reopened = await overlay.openLog('items', LINE.length);
+        await reopened.append(() => bytes(LINE.replace('1', '2')));
+        await reopened.close();
+        const next = await overlay.readLogFrom('items', read.place);
+        expect([text(next.bytes), next.whole, next.place.length]).toEqual([LINE.replace('1', '2'), false, 2 * LINE.length]);
+      });
+
       it('openLog with a length cuts a torn tail past it, so appends follow the last whole line', async () => {
         const overlay = await open();
         const first = await overlay.openLog('items', 0);
@@ -175,6 +206,23 @@ export function describeOverlayStoreContract(name: string, makeSubject: () => Pr
             expect(text(await (await open()).readLog('items'))).toBe(LINE + LINE.replace('1', '2') + LINE.replace('1', '3'));
             await here.close();
             await there.close();
+          } finally {
+            await other.dispose?.();
+          }
+        });
+
+        it('reads on from a place what the other reactors appended since, as what this one appended', async () => {
+          const other = await sharing.elsewhere(subject());
+          try {
+            const here = await open();
+            const mine = await here.openLog('items', 0);
+            await mine.append(() => bytes(LINE));
+            const read = await here.readLogFrom('items', LOG_START);
+            const theirs = await (await other.store.open(subject().workdir, SITE)).openLog('items', 0);
+            await theirs.append(() => bytes(LINE.replace('1', '2')));
+            expect(text((await here.readLogFrom('items', read.place)).bytes)).toBe(LINE.replace('1', '2'));
+            await mine.close();
+            await theirs.close();
           } finally {
             await other.dispose?.();
           }

@@ -69,6 +69,25 @@ describe('history from the operation log', () => {
     }
   });
 
+  it('answers history and ?at= right after each write, across a save of the package', async () => {
+    const running = await startServe([EXAMPLE_SITE, '--workdir', join(work.path, 'saving')]);
+    try {
+      const api = `${running.url}/api/v1/data/articles`;
+      const titles = async () => (await json(`${api}/kept/history`)).body.versions.map((version: { item?: { title: string } }) => version.item?.title);
+      expect((await send(api, 'POST', article('kept', 'one'))).status).toBe(201);
+      expect(await titles()).toEqual(['one']);
+      expect((await fetch(`${running.url}/package/example-site/save`, { method: 'POST' })).status).toBe(200);
+      expect((await send(`${api}/kept`, 'PUT', article('kept', 'two'))).status).toBe(200);
+      expect(await titles()).toEqual(['one', 'two']);
+      expect((await json(`${api}/kept?at=2999-01-01T00:00:00Z`)).body.title).toBe('two');
+      expect((await send(`${api}/kept`, 'DELETE')).status).toBe(204);
+      expect(await titles()).toEqual(['one', 'two', undefined]);
+      expect((await json(`${api}/kept?at=2999-01-01T00:00:00Z`)).status).toBe(404);
+    } finally {
+      await running.stop();
+    }
+  });
+
   it('refuses a time that is not RFC 3339, writes to a history, and an item that never was', async () => {
     const running = await startServe([EXAMPLE_SITE]);
     try {

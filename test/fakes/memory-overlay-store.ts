@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { AppendLog, FitsAmong, OverlayChange, OverlayEntry, OverlayFile, OverlayMount, OverlayStore, PackageOverlay } from '../../src/application/ports/overlay-store.js';
+import { LOG_START, holdsPlace, placeAfter, type LogPlace } from '../../src/domain/data/log-place.js';
+import type { AppendLog, LogTail, FitsAmong, OverlayChange, OverlayEntry, OverlayFile, OverlayMount, OverlayStore, PackageOverlay } from '../../src/application/ports/overlay-store.js';
 import { OverlayError } from '../../src/domain/errors.js';
 import { overlayKey, overlayMountOf } from '../../src/domain/serving/overlay-key.js';
 import { unsafePathReason } from '../../src/domain/package/package-paths.js';
@@ -124,6 +125,21 @@ export class MemoryPackageOverlay implements PackageOverlay {
   async readLog(dataset: string): Promise<Uint8Array> {
     this.logReads++;
     return this.logBytes.get(dataset) ?? new Uint8Array();
+  }
+
+  /** How many reads of a log went on from where an earlier one ended. */
+  logTailReads = 0;
+
+  /** As a file reads: the bytes past `from` while the log still holds, before it, what was read there; else the whole log (a whole read, counted in logReads). */
+  async readLogFrom(dataset: string, from: LogPlace): Promise<LogTail> {
+    const log = this.logBytes.get(dataset) ?? new Uint8Array();
+    if (from.length > 0 && log.length >= from.length && holdsPlace(from, log.subarray(0, from.length))) {
+      this.logTailReads++;
+      const bytes = log.slice(from.length);
+      return { bytes, whole: false, place: placeAfter(from, bytes) };
+    }
+    const bytes = await this.readLog(dataset);
+    return { bytes, whole: true, place: placeAfter(LOG_START, bytes) };
   }
 
   async logs(): Promise<string[]> {

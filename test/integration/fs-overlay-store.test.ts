@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, sym
 import { join } from 'node:path';
 import { FsOverlayStore } from '../../src/adapters/fs/fs-overlay-store.js';
 import { OverlayError } from '../../src/domain/errors.js';
+import { LOG_START } from '../../src/domain/data/log-place.js';
 import { temporaryDirectory } from '../support/paths.js';
 
 const work = temporaryDirectory('cap-overlay-');
@@ -66,6 +67,24 @@ describe('FsOverlayStore', () => {
     await reopened.close();
     expect(text(await overlay.readLog('items'))).toBe(whole + '{"op":"delete","id":"2"}\n');
     expect(statSync(join(work.path, 'overlays/root~torn/data/items.log.jsonl')).size).toBe(2 * whole.length);
+  });
+
+  it('reads a log written anew since a read of it (restored, edited) whole again, not on from the old place', async () => {
+    const overlay = await new FsOverlayStore().open(work.path, { path: '/', packageName: 'anew' });
+    const log = await overlay.openLog('items', 0);
+    await log.append(() => new TextEncoder().encode('{"op":"delete","id":"1"}\n'));
+    await log.close();
+    const read = await overlay.readLogFrom('items', LOG_START);
+    const file = join(work.path, 'overlays/root~anew/data/items.log.jsonl');
+    // Longer than what was read, and another line where it ended.
+    writeFileSync(file, '{"op":"delete","id":"7"}\n{"op":"delete","id":"8"}\n');
+    expect(await overlay.readLogFrom('items', read.place)).toMatchObject({ whole: true, place: { length: 50 } });
+    expect(text((await overlay.readLogFrom('items', read.place)).bytes)).toBe('{"op":"delete","id":"7"}\n{"op":"delete","id":"8"}\n');
+    // Shorter than what was read: the whole log too; and gone: none.
+    writeFileSync(file, '{"op":"delete","id":"9"}\n'.slice(0, 10));
+    expect(await overlay.readLogFrom('items', read.place)).toMatchObject({ whole: true, place: LOG_START });
+    rmSync(file);
+    expect(await overlay.readLogFrom('items', read.place)).toEqual({ bytes: new Uint8Array(), whole: true, place: LOG_START });
   });
 
   it('never cuts complete operations written after the log was read: only a torn last line', async () => {

@@ -6,6 +6,7 @@ import { PostgresOverlayStore } from '../../src/adapters/postgres/postgres-overl
 import { APPEND_FUNCTION, APPLIED_CHANNEL, CHANGES_CHANNEL, LISTENER_NAME, REVOCATIONS_CHANNEL, SCHEMA_VERSION } from '../../src/adapters/postgres/postgres-schema.js';
 import { PostgresSessionRevocationStore } from '../../src/adapters/postgres/postgres-session-revocations.js';
 import { OverlayError } from '../../src/domain/errors.js';
+import { LOG_START } from '../../src/domain/data/log-place.js';
 import { describeOverlayStoreContract } from '../contracts/overlay-store.contract.js';
 import { startPostgres, type TestPostgres } from '../support/postgres.js';
 
@@ -117,6 +118,32 @@ describe('PostgresDatabase', () => {
       const log = await overlay.openLog(dataset, '{"op":"delete","id":"a"}\n'.length);
       await log.append(() => new TextEncoder().encode('{"op":"delete","id":"b"}\n'));
       expect(new TextDecoder().decode(await overlay.readLog(dataset))).toBe('{"op":"delete","id":"a"}\n{"op":"delete","id":"b"}\n');
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('reads a log written anew since a read of it (its rows deleted and others inserted) whole again, not on from the old line', async () => {
+    const url = postgres.url(await postgres.createDatabase());
+    const store = new PostgresOverlayStore(await PostgresDatabase.connect(url));
+    try {
+      const overlay = await store.open('', { path: '/', packageName: 'anew' });
+      const log = await overlay.openLog('items', 0);
+      await log.append(() => new TextEncoder().encode('{"op":"delete","id":"1"}\n'));
+      await log.close();
+      const read = await overlay.readLogFrom('items', LOG_START);
+      expect(read.place.mark).toEqual(expect.any(String));
+      const other = new pg.Client({ connectionString: url });
+      await other.connect();
+      try {
+        await other.query(`DELETE FROM pkg_overlay_operations; INSERT INTO pkg_overlay_operations (overlay, dataset, line) SELECT id, 'items', l FROM pkg_overlays, unnest(ARRAY['{"op":"delete","id":"7"}', '{"op":"delete","id":"8"}']) AS l`);
+      } finally {
+        await other.end();
+      }
+      const again = await overlay.readLogFrom('items', read.place);
+      expect([new TextDecoder().decode(again.bytes), again.whole]).toEqual(['{"op":"delete","id":"7"}\n{"op":"delete","id":"8"}\n', true]);
+      // And on from there, a tail again.
+      expect(await overlay.readLogFrom('items', again.place)).toMatchObject({ whole: false, place: again.place });
     } finally {
       await store.close();
     }

@@ -8,7 +8,7 @@ import { CONFIGURATION_FILES, entryNamesProblem, sortByPath, sortPaths, unsafePa
 import type { DeflatedEntry, PackageEntry, PackageSource } from '../../application/ports/package-source.js';
 import { readCentralDirectory, ZipStructureError, type CentralEntry } from './zip/central-directory.js';
 import { DATA_DESCRIPTOR, DEFLATED, STORED, U32_MAX } from './zip/zip-records.js';
-import { readFully } from './zip/positional-read.js';
+import { readFully } from '../shared/positional-read.js';
 
 const inflate = promisify(inflateRaw);
 /**

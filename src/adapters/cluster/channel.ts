@@ -14,6 +14,7 @@ export type PrimaryCall =
   | 'holdContent'
   | 'releaseContent'
   | 'readLog'
+  | 'readLogFrom'
   | 'logs'
   | 'openLog'
   | 'hold'

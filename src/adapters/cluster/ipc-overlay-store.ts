@@ -1,4 +1,5 @@
-import type { AppendLog, OverlayChange, OverlayFile, OverlayMount, OverlayStore, PackageOverlay } from '../../application/ports/overlay-store.js';
+import type { AppendLog, LogTail, OverlayChange, OverlayFile, OverlayMount, OverlayStore, PackageOverlay } from '../../application/ports/overlay-store.js';
+import type { LogPlace } from '../../domain/data/log-place.js';
 import type { WorkerLink } from './worker-link.js';
 
 /**
@@ -75,6 +76,10 @@ class IpcPackageOverlay implements PackageOverlay {
 
   readLog(dataset: string): Promise<Uint8Array> {
     return this.link.call('readLog', this.location, dataset);
+  }
+
+  readLogFrom(dataset: string, from: LogPlace): Promise<LogTail> {
+    return this.link.call('readLogFrom', this.location, dataset, from);
   }
 
   logs(): Promise<string[]> {

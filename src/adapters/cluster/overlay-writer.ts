@@ -1,5 +1,6 @@
 import { OverlayError } from '../../domain/errors.js';
-import type { AppendLog, OverlayBackend, OverlayChange, OverlayMount, PackageOverlay } from '../../application/ports/overlay-store.js';
+import type { AppendLog, LogTail, OverlayBackend, OverlayChange, OverlayMount, PackageOverlay } from '../../application/ports/overlay-store.js';
+import { LOG_START, placeAfter, type LogPlace } from '../../domain/data/log-place.js';
 import type { SessionRevocations } from '../../application/ports/session-revocations.js';
 import { Turn } from './turn.js';
 
@@ -167,6 +168,18 @@ export class OverlayWriter {
     const bytes = await (await this.overlay(location)).readLog(dataset);
     const open = this.openLogs.get(logKey(location, dataset));
     return open ? bytes.subarray(0, Math.min(bytes.length, (await open).length)) : bytes;
+  }
+
+  /** What is durable of the log past `from`: read as readLog reads it, and the place moved back to the last whole line of what is durable. */
+  async readLogFrom(location: string, dataset: string, from: LogPlace): Promise<LogTail> {
+    const tail = await (await this.overlay(location)).readLogFrom(dataset, from);
+    const open = this.openLogs.get(logKey(location, dataset));
+    const start = tail.whole ? LOG_START : from;
+    const durable = open ? (await open).length - start.length : tail.bytes.length;
+    if (tail.bytes.length <= durable) return tail;
+    const bytes = tail.bytes.subarray(0, Math.max(0, durable));
+    // The store's mark names the end of what it read, not of what is kept: the next read is whole.
+    return { bytes, whole: tail.whole, place: placeAfter({ length: start.length, check: start.check }, bytes) };
   }
 
   /** A worker opens a log at the length it read: the store opens it once, at the first worker's. */

@@ -1,5 +1,6 @@
 import type { OverlayBackend, OverlayChange, OverlayMount } from '../../application/ports/overlay-store.js';
 import type { ProcessReport } from '../../application/ports/reactor-processes.js';
+import type { LogPlace } from '../../domain/data/log-place.js';
 import { sendError, type PrimaryCall, type PrimaryChannel, type WorkerMessage, type WorkerSummary } from './channel.js';
 import { OverlayWriter, type WorkerId } from './overlay-writer.js';
 
@@ -126,6 +127,8 @@ export class PrimaryLink {
         return writer.releaseContent(worker, a);
       case 'readLog':
         return writer.readLog(a, b);
+      case 'readLogFrom':
+        return writer.readLogFrom(a, b, c as LogPlace);
       case 'logs':
         return writer.logs(a);
       case 'openLog':

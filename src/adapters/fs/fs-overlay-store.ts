@@ -4,7 +4,9 @@ import { dirname, join, relative, sep } from 'node:path';
 import { OverlayError } from '../../domain/errors.js';
 import { PARTIAL_SUFFIX, TOMBSTONES_FILE, unsafePathReason } from '../../domain/package/package-paths.js';
 import { removeFile, syncFolders, writeWholeFile } from './whole-file.js';
-import type { AppendLog, OverlayFile, OverlayMount, OverlayStore, PackageOverlay } from '../../application/ports/overlay-store.js';
+import type { AppendLog, LogTail, OverlayFile, OverlayMount, OverlayStore, PackageOverlay } from '../../application/ports/overlay-store.js';
+import { LOG_START, checkLength, holdsPlace, placeAfter, type LogPlace } from '../../domain/data/log-place.js';
+import { readFully } from '../shared/positional-read.js';
 import { overlayKey, overlayMountOf } from '../../domain/serving/overlay-key.js';
 import { makeDirectories } from '../shared/make-directories.js';
 import { writeAll } from '../shared/write-all.js';
@@ -229,6 +231,35 @@ class FsPackageOverlay implements PackageOverlay {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return new Uint8Array();
       throw overlayError(`cannot read the overlay log of dataset ${dataset}`, error);
+    }
+  }
+
+  /** Reads past `from` when the file still holds, just before it, the bytes read there: a log this reactor alone appends to, which only a torn tail past every read place is cut from. */
+  async readLogFrom(dataset: string, from: LogPlace): Promise<LogTail> {
+    let handle: FileHandle;
+    try {
+      handle = await open(this.logPath(dataset), 'r');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { bytes: new Uint8Array(), whole: true, place: LOG_START };
+      throw overlayError(`cannot read the overlay log of dataset ${dataset}`, error);
+    }
+    try {
+      const { size } = await handle.stat();
+      const checked = checkLength(from);
+      if (from.length > 0 && size >= from.length) {
+        const read = Buffer.alloc(size - from.length + checked);
+        // A file cut short meanwhile fails the check, and is read whole.
+        if ((await readFully(handle, read, from.length - checked)) && holdsPlace(from, read.subarray(0, checked))) {
+          const bytes = read.subarray(checked);
+          return { bytes, whole: false, place: placeAfter(from, bytes) };
+        }
+      }
+      const bytes = await handle.readFile();
+      return { bytes, whole: true, place: placeAfter(LOG_START, bytes) };
+    } catch (error) {
+      throw overlayError(`cannot read the overlay log of dataset ${dataset}`, error);
+    } finally {
+      await handle.close();
     }
   }
 

@@ -17,7 +17,7 @@ export function readsThePast(history: boolean | undefined, request: IncomingMess
 /**
  * `GET <dataset>/<id>/history`: the item's versions, oldest first. `GET <dataset>?at=<time>`
  * and `<dataset>/<id>?at=<time>`: the collection or the item as it stood then. Both read the
- * operation log from disk, so the past costs nothing until asked for.
+ * operation log, so the past costs nothing until asked for; after that, only what writes appended.
  */
 export function readThePast(mount: Mount, dataset: string, item: string | undefined, history: boolean | undefined, request: IncomingMessage, response: ServerResponse): void {
   // Tagged as every data answer is (and 304 for a tag the client holds).

@@ -1,7 +1,8 @@
 import { OverlayError } from '../../domain/errors.js';
 import { unsafePathReason } from '../../domain/package/package-paths.js';
 import { overlayKey } from '../../domain/serving/overlay-key.js';
-import type { AppendLog, FitsAmong, OverlayChange, OverlayEntry, OverlayFile, OverlayMount, OverlayStore, PackageOverlay } from '../../application/ports/overlay-store.js';
+import { LOG_START, holdsPlace, placeAfter, type LogPlace } from '../../domain/data/log-place.js';
+import type { AppendLog, FitsAmong, LogTail, OverlayChange, OverlayEntry, OverlayFile, OverlayMount, OverlayStore, PackageOverlay } from '../../application/ports/overlay-store.js';
 import type { PostgresDatabase } from './postgres-database.js';
 import { APPLIED_WAIT_MS } from './postgres-peers.js';
 import { APPEND_FUNCTION, CHANGES_CHANNEL } from './postgres-schema.js';
@@ -206,6 +207,24 @@ class PostgresPackageOverlay implements PackageOverlay {
 
   async readLog(dataset: string): Promise<Uint8Array> {
     return joinLines((await this.lines(dataset, 0n)).map((row) => row.line));
+  }
+
+  /**
+   * The lines after the one `from` names by its seq, when that line is still there with the
+   * bytes read: seqs only grow, and an append takes the log's lock until it commits, so no
+   * line is ever inserted before one read. Else the whole log.
+   */
+  async readLogFrom(dataset: string, from: LogPlace): Promise<LogTail> {
+    if (from.mark !== undefined) {
+      const [first, ...after] = await this.lines(dataset, BigInt(from.mark) - 1n);
+      if (first?.seq === from.mark && holdsPlace(from, Buffer.from(first.line + '\n'))) {
+        const bytes = joinLines(after.map((row) => row.line));
+        return { bytes, whole: false, place: placeAfter(from, bytes, after.at(-1)?.seq) };
+      }
+    }
+    const rows = await this.lines(dataset, 0n);
+    const bytes = joinLines(rows.map((row) => row.line));
+    return { bytes, whole: true, place: placeAfter(LOG_START, bytes, rows.at(-1)?.seq) };
   }
 
   async logs(): Promise<string[]> {

@@ -2,11 +2,13 @@ import { ItemNotFoundError, DuplicateIdError, IdMismatchError, NotACollectionErr
 import type { DatasetIndex} from '../../domain/data/dataset-index.js';
 import { bytesChange, itemBytes, nextFreeId } from '../../domain/data/dataset-index.js';
 import { asItem, checkItemId, checkNewItemId, itemsKeepingIds, type IdPolicy, type Item } from '../../domain/data/item-id.js';
-import { appendedOperations, formatOperation, linesOfItem, operationOn, parseOperationLog, type Operation } from '../../domain/data/operation-log.js';
-import { baseVersion, stateAt, versionOf, type ItemVersion } from '../../domain/data/item-history.js';
+import { appendedOperations, formatOperation, type Operation } from '../../domain/data/operation-log.js';
+import { baseVersion, stateAt, type ItemVersion } from '../../domain/data/item-history.js';
+import type { LogPlace } from '../../domain/data/log-place.js';
 import { MAX_DATA_DOCUMENT_BYTES } from '../package/package-reader.js';
 import { CollectionQueries, selectEntries, type QueryAnswer } from './collection-queries.js';
-import type { AppendLog } from '../ports/overlay-store.js';
+import type { AppendLog, LogTail } from '../ports/overlay-store.js';
+import { PastLog, type LogView } from './past-log.js';
 import type { Clock } from '../ports/clock.js';
 import type { CompiledSchema } from '../ports/schema-validator.js';
 import { checkItemPreconditions, type ItemPreconditions } from './item-preconditions.js';
@@ -26,8 +28,9 @@ export interface StoredItem {
 /** What the overlay knows of one dataset at load: how to open its log for the first write. */
 export interface DatasetLog {
   open(): Promise<AppendLog>;
-  /** The log as it is on disk now, and its name for messages: history is read from it, never kept in memory. */
-  read(): Promise<Uint8Array>;
+  /** The log past a place an earlier read ended at (see PackageOverlay.readLogFrom): what history and `?at=` read. */
+  readFrom(from: LogPlace): Promise<LogTail>;
+  /** Its name, for messages. */
   file: string;
   /** The time each line records. */
   clock: Clock;
@@ -87,15 +90,8 @@ export class Dataset {
   /** How many writes the last batch held, with those queued while it was appended: the next waits a moment for as many (`gather`). */
   private gatherFor = 1;
   private gathered: (() => void) | undefined;
-  /** The log read under way, and the generation it began at: reads of the past asked for meanwhile share it. */
-  private reading?: { generation: number; bytes: Promise<Uint8Array> };
-  /**
-   * The log's bytes as last read, and the generation they were read at: a history or `?at=`
-   * asked again before the next write reads no file. Weakly held: a large log's bytes go
-   * when memory is wanted, and their parsed operations (`parsedLogs`) with them.
-   */
-  private lastRead?: { generation: number; bytes: WeakRef<Uint8Array> };
-  private readonly parsedLogs = new WeakMap<Uint8Array, Operation[]>();
+  /** The log as reads of the past last read it: the next reads only what was appended since. */
+  private pastLog?: PastLog;
 
   constructor(
     readonly id: string,
@@ -175,9 +171,8 @@ export class Dataset {
   async history(id: string, window: { offset: number; limit?: number } = { offset: 0 }): Promise<HistoryPage> {
     this.index();
     const first = baseVersion(id, this.base());
-    const bytes = this.log ? await this.readLog() : new Uint8Array();
-    const lines = this.log ? linesOfItem(bytes, this.log.file, id) : [];
-    const all = [...(first ? [first] : []), ...lines];
+    const log = await this.past();
+    const all = [...(first ? [first] : []), ...(log?.versionsOf(id) ?? [])];
     if (all.length === 0) throw new ItemNotFoundError(`no item ${id} in dataset ${this.id}, now or before`);
     const page = all.slice(window.offset, window.limit === undefined ? undefined : window.offset + window.limit);
     // Weighed by the lines' lengths, before any is parsed.
@@ -185,14 +180,14 @@ export class Dataset {
     if (page.length > 1 && size > this.limits.historyBytes) {
       throw new HistoryTooLargeError(`the history of item ${id} in dataset ${this.id} holds ${all.length} versions; ${page.length} of them take ${size} bytes, more than the ${this.limits.historyBytes / 1024 / 1024} MiB one answer may: ask for fewer with limit and offset`);
     }
-    const versions = page.map((version) => ('op' in version ? version : versionOf(operationOn(bytes, version, this.log!.file))));
+    const versions = page.map((version) => ('op' in version ? version : log!.version(version)));
     return { versions, total: all.length };
   }
 
   /** The items as they stood at `time` (milliseconds since the epoch), in collection order. */
   async at(time: number): Promise<DatasetIndex> {
     this.index();
-    return stateAt(this.base(), await this.logged(), time);
+    return stateAt(this.base(), (await this.past())?.operations() ?? [], time);
   }
 
   /** Throws the reason this dataset cannot be written, if there is one. */
@@ -301,35 +296,13 @@ export class Dataset {
     return ('index' in this.data && this.data.base) || [];
   }
 
-  /** The acknowledged writes, read back from the log (a torn last line was never acknowledged). */
-  private async logged(): Promise<Operation[]> {
-    if (!this.log) return [];
-    const bytes = await this.readLog();
-    let operations = this.parsedLogs.get(bytes);
-    if (!operations) this.parsedLogs.set(bytes, (operations = parseOperationLog(bytes, this.log.file).operations));
-    return operations;
-  }
-
-  /**
-   * The log as it is on disk. Reads asked for while one is under way share it, unless a
-   * write was applied since it began (the next request sees every acknowledged write):
-   * ten histories at once held ten copies of a large log.
-   */
-  private readLog(): Promise<Uint8Array> {
-    const generation = this.index().generation;
-    if (this.reading?.generation === generation) return this.reading.bytes;
-    const kept = this.lastRead?.generation === generation ? this.lastRead.bytes.deref() : undefined;
-    if (kept) return Promise.resolve(kept);
-    const reading = { generation, bytes: this.log!.read() };
-    this.reading = reading;
-    const done = () => {
-      if (this.reading === reading) this.reading = undefined;
-    };
-    reading.bytes.then((bytes) => {
-      this.lastRead = { generation, bytes: new WeakRef(bytes) };
-      done();
-    }, done);
-    return reading.bytes;
+  /** The log as it is now, where there is one: every acknowledged write (a torn last line was never acknowledged). */
+  private async past(): Promise<LogView | undefined> {
+    if (!this.log) return undefined;
+    const { log } = this;
+    this.pastLog ??= new PastLog((from) => log.readFrom(from), log.file);
+    // Read again once a write was applied: the next request sees every acknowledged write.
+    return this.pastLog.view(this.index().generation);
   }
 
   private index(): DatasetIndex {

@@ -2,6 +2,7 @@ import { DatasetNotFoundError, DatasetUnavailableError, type PackageError } from
 import { DatasetIndex, describeShadowed } from '../../domain/data/dataset-index.js';
 import { idPolicyOf } from '../../domain/data/item-id.js';
 import { parseOperationLog } from '../../domain/data/operation-log.js';
+import type { LogPlace } from '../../domain/data/log-place.js';
 import type { DataSet } from '../../domain/package/storage.js';
 import { readDataDocument, readDocument, type PackageModel } from '../package/package-reader.js';
 import type { PackageOverlay } from '../ports/overlay-store.js';
@@ -127,6 +128,6 @@ async function loadDataset(
   const log = parseOperationLog(await overlay.readLog(id), logFile);
   for (const operation of log.operations) index.apply(operation);
   if (log.tornTail !== undefined) warnings.push(`${logFile}: ignored a torn last line (${log.tornTail.length} bytes) left by an interrupted write; it was never acknowledged`);
-  const datasetLog = { open: () => overlay.openLog(id, log.validLength), read: () => overlay.readLog(id), file: logFile, clock: readers.clock };
+  const datasetLog = { open: () => overlay.openLog(id, log.validLength), readFrom: (from: LogPlace) => overlay.readLogFrom(id, from), file: logFile, clock: readers.clock };
   return new Dataset(id, { index, base: data }, schema, idPolicyOf(schema?.raw, data), datasetLog, refusal, readers.limits);
 }

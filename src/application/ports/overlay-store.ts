@@ -1,3 +1,4 @@
+import type { LogPlace } from '../../domain/data/log-place.js';
 import type { SessionRevocationStore } from './session-revocations.js';
 
 /**
@@ -17,6 +18,15 @@ export interface AppendLog {
   /** The whole lines writers elsewhere appended since this log last looked, without the hold: a read catching up. */
   catchUp(): Promise<Uint8Array>;
   close(): Promise<void>;
+}
+
+/** A read of a log from a place: the bytes after it, or the whole log. */
+export interface LogTail {
+  bytes: Uint8Array;
+  /** The bytes are the whole log: the place read from was not in it any more. */
+  whole: boolean;
+  /** Where this read ended, for the next. */
+  place: LogPlace;
 }
 
 export interface OverlayFile {
@@ -85,6 +95,12 @@ export interface PackageOverlay {
   exclusive<T>(work: () => Promise<T>): Promise<T>;
   /** The log's bytes, empty when there is none yet. */
   readLog(dataset: string): Promise<Uint8Array>;
+  /**
+   * What the log holds past `from`, where an earlier read of it ended: a read of the past
+   * after a write reads what was appended, not the whole log again. When the log no longer
+   * holds what was read up to there (it was written anew), the whole log, and `whole`.
+   */
+  readLogFrom(dataset: string, from: LogPlace): Promise<LogTail>;
   /** The datasets that have a log here. */
   logs(): Promise<string[]>;
   /**

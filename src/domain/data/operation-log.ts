@@ -27,13 +27,14 @@ export interface ParsedLog {
 /**
  * Reads a log written by appends. Only the last line can be torn (a crash mid-append),
  * and it is reported, not fatal: it was never acknowledged. A bad line before the end
- * is corruption, and loading stops with its file and line rather than drop writes.
+ * is corruption, and loading stops with its file and line (`bytes` begin at line
+ * `firstLine`) rather than drop writes.
  */
-export function parseOperationLog(bytes: Uint8Array, file: string): ParsedLog {
+export function parseOperationLog(bytes: Uint8Array, file: string, firstLine = 1): ParsedLog {
   const operations: Operation[] = [];
   const decoder = new TextDecoder('utf-8', { fatal: false });
   let start = 0;
-  let line = 1;
+  let line = firstLine;
   while (start < bytes.length) {
     const end = bytes.indexOf(0x0a, start);
     if (end < 0) {
@@ -73,26 +74,36 @@ const CANONICAL_HEADS = (['create', 'replace', 'delete'] as const).map((op) => n
  */
 export function linesOfItem(bytes: Uint8Array, file: string, id: string): LogLine[] {
   const found: LogLine[] = [];
+  eachItemLine(bytes, file, (named, line) => {
+    if (named === id) found.push(line);
+  });
+  return found;
+}
+
+/**
+ * Tells `visit` the item id of each line of `bytes`, which begin a log's line number
+ * `firstLine` and lie at `offset` in it (the places it is told are the log's), finding
+ * ids as linesOfItem does.
+ */
+export function eachItemLine(bytes: Uint8Array, file: string, visit: (id: string, line: LogLine) => void, offset = 0, firstLine = 1): void {
   let start = 0;
-  let number = 1;
+  let number = firstLine;
   while (start < bytes.length) {
     const newline = bytes.indexOf(0x0a, start);
     const end = newline < 0 ? bytes.length : newline;
     // The last line may be torn: it is parsed whole, as every line unlike ours is.
     const named = newline < 0 ? undefined : idOfCanonicalLine(bytes, start, end);
-    if (named !== undefined) {
-      if (named === id) found.push({ start, end });
-    } else {
+    if (named !== undefined) visit(named, { start: offset + start, end: offset + end });
+    else {
       const text = new TextDecoder().decode(bytes.subarray(start, end));
       const blank = text.trim() === '';
       const operation = blank ? undefined : tryOperation(text);
-      if (operation?.id === id) found.push({ start, end });
-      else if (!operation && !blank && newline >= 0) throw new ConfigParseError(file, NOT_AN_OPERATION, number, 1);
+      if (operation) visit(operation.id, { start: offset + start, end: offset + end });
+      else if (!blank && newline >= 0) throw new ConfigParseError(file, NOT_AN_OPERATION, number, 1);
     }
     start = end + 1;
     number++;
   }
-  return found;
 }
 
 /** The operation of one line `linesOfItem` found. */

@@ -5,6 +5,8 @@ import { AjvSchemaValidator } from '../../../src/adapters/schema/ajv-schema-vali
 import { PackageDatasets } from '../../../src/application/data/package-datasets.js';
 import { MAX_DATA_FILE_DEPTH, readPackage } from '../../../src/application/package/package-reader.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../../src/domain/data/json-depth.js';
+import { stateAt } from '../../../src/domain/data/item-history.js';
+import { parseOperationLog } from '../../../src/domain/data/operation-log.js';
 import { ConfigParseError, DatasetUnavailableError, DuplicateIdError, ItemNotFoundError, NotACollectionError, ReadOnlyError, SchemaViolationError } from '../../../src/domain/errors.js';
 import { MemoryOverlayStore } from '../../fakes/memory-overlay-store.js';
 import { MemorySqliteReader, memoryDatabase } from '../../fakes/memory-sqlite-reader.js';
@@ -219,7 +221,94 @@ describe('datasets', () => {
     expect(overlay.logReads - reads).toBe(1);
     await items.remove('c');
     expect((await items.at(when)).list()).not.toEqual(expect.arrayContaining([{ id: 'c', n: 3 }]));
-    expect(overlay.logReads - reads).toBe(2);
+    // After a write, only what was appended is read: never the whole log again.
+    expect(overlay.logReads - reads).toBe(1);
+    expect(overlay.logTailReads).toBe(1);
+    expect((await items.history('c')).versions.map((version) => version.op)).toEqual(['create', 'delete']);
+  });
+
+  /** The log read whole, from scratch: what every read of the past must answer. */
+  const fromScratch = (overlay: { logText(dataset: string): string }, time: number) => {
+    const base: unknown[] = JSON.parse(files['data/items.json']);
+    return stateAt(base, parseOperationLog(new TextEncoder().encode(overlay.logText('items')), 'log').operations, time).list();
+  };
+
+  /** Items with one write, and its history read once: the log is kept, `reads` whole reads of it so far. */
+  const readAfterOneWrite = async () => {
+    const { datasets, overlay } = await load();
+    const items = datasets.get('items');
+    await items.create({ id: 'c', n: 3 });
+    expect((await items.history('c')).total).toBe(1);
+    return { items, overlay, reads: overlay.logReads };
+  };
+
+  it('reads of the past after a write read what was appended, right at every step: history and ?at= as the whole log answers them', async () => {
+    const { datasets, overlay } = await load();
+    const items = datasets.get('items');
+    const when = Date.UTC(2030, 0, 1);
+    const reads = overlay.logReads;
+    for (let round = 0; round < 5; round++) {
+      await items.create({ id: `n${round}`, n: round });
+      await items.replace('a', { n: 100 + round });
+      expect((await items.at(when)).list()).toEqual(fromScratch(overlay, when));
+      expect((await items.history('a')).versions.map((version) => (version.item as { n: number }).n)).toEqual([1, ...Array.from({ length: round + 1 }, (_, i) => 100 + i)]);
+    }
+    expect(overlay.logReads - reads).toBe(1);
+    // Reads and writes interleaved: each read answers every write acknowledged before it was asked.
+    const answers = await Promise.all(Array.from({ length: 20 }, async (_, i) => {
+      const written = await items.replace('b', { n: 200 + i });
+      const history = await items.history('b');
+      return { written: (written.item as { n: number }).n, seen: history.versions.map((version) => (version.item as { n: number }).n) };
+    }));
+    for (const { written, seen } of answers) expect(seen).toContain(written);
+    expect((await items.at(when)).list()).toEqual(fromScratch(overlay, when));
+    expect((await items.history('b')).total).toBe(21);
+  });
+
+  it('a log written anew since it was read is read whole again: its answers are the new log\'s, not the old lines with the new ones after them', async () => {
+    const { items, overlay, reads } = await readAfterOneWrite();
+    // Written anew (as a restore would), longer than what was read, with other lines where those were.
+    overlay.logBytes.set('items', new TextEncoder().encode(['{"op":"create","id":"z","item":{"id":"z","n":26}}', '{"op":"delete","id":"a"}', '{"op":"create","id":"c","item":{"id":"c","n":33}}', ''].join('\n')));
+    await items.catchUp();
+    await items.create({ id: 'd', n: 4 });
+    expect(overlay.logReads - reads).toBe(0);
+    const when = Date.UTC(2030, 0, 1);
+    expect((await items.at(when)).list()).toEqual(fromScratch(overlay, when));
+    expect(overlay.logReads - reads).toBe(1);
+    expect((await items.history('c')).versions.map((version) => (version.item as { n: number }).n)).toEqual([33]);
+    expect((await items.history('z')).total).toBe(1);
+  });
+
+  it('a torn last line is passed over by reads of the past, before the first write cuts it and after', async () => {
+    const { store, overlay } = await load();
+    overlay.logBytes.set('items', new TextEncoder().encode('{"op":"delete","id":"a"}\n{"op":"create","id":"q","item":{"n'));
+    const items = (await load(store)).datasets.get('items');
+    const when = Date.UTC(2030, 0, 1);
+    expect((await items.at(when)).list()).toEqual([{ id: 'b', n: 2 }]);
+    expect((await items.history('a')).versions.map((version) => version.op)).toEqual(['base', 'delete']);
+    await expect(items.history('q')).rejects.toThrow(ItemNotFoundError);
+    // The first write cuts the torn line, then appends where it was.
+    await items.create({ id: 'q', n: 7 });
+    expect((await items.at(when)).list()).toEqual([{ id: 'b', n: 2 }, { id: 'q', n: 7 }]);
+    expect((await items.history('q')).versions).toEqual([{ op: 'create', at: '2025-01-01T00:00:00.000Z', item: { id: 'q', n: 7 } }]);
+    expect(overlay.logTailReads).toBe(1);
+  });
+
+  it('an operation written whole but for its newline counts in the past, as it did at load', async () => {
+    const { store, overlay } = await load();
+    overlay.logBytes.set('items', new TextEncoder().encode('{"op":"delete","id":"a"}\n{"op":"create","id":"q","item":{"id":"q","n":5}}'));
+    const items = (await load(store)).datasets.get('items');
+    expect((await items.at(Date.UTC(2030, 0, 1))).list()).toEqual([{ id: 'b', n: 2 }, { id: 'q', n: 5 }]);
+    expect((await items.history('q')).versions).toEqual([{ op: 'create', at: null, item: { id: 'q', n: 5 } }]);
+  });
+
+  it('what another reactor appended is in the past once it is caught up with, read as a tail', async () => {
+    const { items, overlay, reads } = await readAfterOneWrite();
+    const elsewhere = await overlay.openLog('items', overlay.logBytes.get('items')!.length);
+    await elsewhere.append(() => new TextEncoder().encode('{"op":"replace","id":"c","item":{"id":"c","n":30},"at":"2025-01-01T00:00:01.000Z"}\n'));
+    await items.catchUp();
+    expect((await items.history('c')).versions.map((version) => (version.item as { n: number }).n)).toEqual([3, 30]);
+    expect(overlay.logReads - reads).toBe(0);
   });
 
   it('refuses writes with the reason: read-only package, SQLite dataset, a document that is not a list', async () => {

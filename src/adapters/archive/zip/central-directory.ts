@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import type { FileHandle } from 'node:fs/promises';
-import { readFully } from './positional-read.js';
+import { readFully } from '../../shared/positional-read.js';
 import { U32_MAX } from './zip-records.js';
 
 /** What the central directory says of one entry. */
