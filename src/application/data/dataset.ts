@@ -32,6 +32,8 @@ export interface DatasetLog {
   readFrom(from: LogPlace): Promise<LogTail>;
   /** Its name, for messages. */
   file: string;
+  /** Its last operation was written whole but for its newline (an editor's save, a write cut just before it). */
+  unended?: boolean;
   /** The time each line records. */
   clock: Clock;
 }
@@ -90,6 +92,8 @@ export class Dataset {
   /** How many writes the last batch held, with those queued while it was appended: the next waits a moment for as many (`gather`). */
   private gatherFor = 1;
   private gathered: (() => void) | undefined;
+  /** The log's last operation lacks its newline: the first append gives it one. */
+  private unended: boolean;
   /** The log as reads of the past last read it: the next reads only what was appended since. */
   private pastLog?: PastLog;
 
@@ -103,7 +107,9 @@ export class Dataset {
     /** Why writes are refused, when they are. */
     private readonly refusal: PackageError | undefined,
     private readonly limits: DatasetLimits = DATASET_LIMITS,
-  ) {}
+  ) {
+    this.unended = log?.unended ?? false;
+  }
 
   get isCollection(): boolean {
     return 'index' in this.data;
@@ -374,8 +380,11 @@ export class Dataset {
           await this.appendLog.append((elsewhere) => {
             this.applyLogged(elsewhere);
             decided = this.decide(batch, index);
-            return encodeText(decided.accepted.map(({ line }) => line).join(''));
+            const lines = decided.accepted.map(({ line }) => line).join('');
+            // Else the first line would run on from the last operation, and the log would not load again.
+            return encodeText(this.unended && lines !== '' ? `\n${lines}` : lines);
           });
+          if (decided!.accepted.length > 0) this.unended = false;
         } catch (error) {
           for (const { reject } of decided?.accepted ?? batch) reject(error);
           for (const { reject, error: refusal } of decided?.refused ?? []) reject(refusal);
@@ -445,6 +454,8 @@ export class Dataset {
   /** Operations other reactors sharing the store appended, applied in their order. */
   private applyLogged(bytes: Uint8Array): void {
     if (bytes.length === 0) return;
+    // Who appended ended the last line first.
+    this.unended = false;
     const index = this.index();
     for (const operation of appendedOperations(bytes)) index.apply(operation);
   }

@@ -125,9 +125,10 @@ async function loadDataset(
   if (index.shadowed.length > 0) warnings.push(describeShadowed(dataSet.source, index.shadowed));
   if (!overlay) return new Dataset(id, { index, base: data }, schema, idPolicyOf(schema?.raw, data), undefined, refusal);
   const logFile = `${overlay.location}/data/${id}.log.jsonl`;
-  const log = parseOperationLog(await overlay.readLog(id), logFile);
+  const bytes = await overlay.readLog(id);
+  const log = parseOperationLog(bytes, logFile);
   for (const operation of log.operations) index.apply(operation);
   if (log.tornTail !== undefined) warnings.push(`${logFile}: ignored a torn last line (${log.tornTail.length} bytes) left by an interrupted write; it was never acknowledged`);
-  const datasetLog = { open: () => overlay.openLog(id, log.validLength), readFrom: (from: LogPlace) => overlay.readLogFrom(id, from), file: logFile, clock: readers.clock };
+  const datasetLog = { open: () => overlay.openLog(id, log.validLength), readFrom: (from: LogPlace) => overlay.readLogFrom(id, from), file: logFile, clock: readers.clock, unended: log.validLength > 0 && bytes[log.validLength - 1] !== 0x0a };
   return new Dataset(id, { index, base: data }, schema, idPolicyOf(schema?.raw, data), datasetLog, refusal, readers.limits);
 }

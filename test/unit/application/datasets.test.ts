@@ -294,6 +294,16 @@ describe('datasets', () => {
     expect(overlay.logTailReads).toBe(1);
   });
 
+  it('a write after an operation written whole but for its newline goes on a line of its own: the log loads again with both', async () => {
+    const { store, overlay } = await load();
+    overlay.logBytes.set('items', new TextEncoder().encode('{"op":"delete","id":"a"}'));
+    await (await load(store)).datasets.get('items').create({ id: 'r', n: 1 });
+    expect(overlay.logText('items')).toBe('{"op":"delete","id":"a"}\n{"op":"create","id":"r","item":{"id":"r","n":1},"at":"2025-01-01T00:00:00.000Z"}\n');
+    const again = (await load(store)).datasets.get('items');
+    expect(again.collection().items).toEqual([{ id: 'b', n: 2 }, { id: 'r', n: 1 }]);
+    expect((await again.history('a')).versions.map((version) => version.op)).toEqual(['base', 'delete']);
+  });
+
   it('an operation written whole but for its newline counts in the past, as it did at load', async () => {
     const { store, overlay } = await load();
     overlay.logBytes.set('items', new TextEncoder().encode('{"op":"delete","id":"a"}\n{"op":"create","id":"q","item":{"id":"q","n":5}}'));
