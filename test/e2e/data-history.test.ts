@@ -97,6 +97,11 @@ describe('history from the operation log', () => {
       expect(bad.body.error.code).toBe('BAD_QUERY');
       const mixed = await json(`${api}?at=2026-01-01T00:00:00Z&limit=1`);
       expect([mixed.status, mixed.body.error.code]).toEqual([400, 'BAD_QUERY']);
+      // Read as the query decodes: never the present answered for a past asked in another spelling, or without a time.
+      for (const query of ['?%61t=yesterday', '?at', '?title=x&at', '/hello-world?%61t=yesterday', '/hello-world?at']) {
+        const other = await json(`${api}${query}`);
+        expect([query, other.status, other.body.error?.code]).toEqual([query, 400, 'BAD_QUERY']);
+      }
       const write = await send(`${api}/hello-world/history`, 'PUT', article('hello-world', 'x'));
       expect(write.status).toBe(405);
       expect(write.headers.get('allow')).toBe('GET, HEAD');

@@ -9,9 +9,13 @@ import { sendTagged, taggedItem } from './data-entity-tags.js';
 import { badRequest, methodNotAllowed, sendProblem } from './http-problems.js';
 import { splitTarget } from './request-query.js';
 
-/** A read of the past: an item's versions (`/<id>/history`, any method, answered 405 but to reads), or a read of the data as it stood `?at=` a time. */
+/**
+ * A read of the past: an item's versions (`/<id>/history`, any method, answered 405 but to
+ * reads), or a read of the data as it stood `?at=` a time. Told by the query as decoded
+ * (`%61t=`, `at` without a value): else a past asked for so was answered with the present.
+ */
 export function readsThePast(history: boolean | undefined, request: IncomingMessage): boolean {
-  return history === true || ((request.method === 'GET' || request.method === 'HEAD') && /[?&]at=/.test(request.url ?? ''));
+  return history === true || ((request.method === 'GET' || request.method === 'HEAD') && (request.url ?? '').includes('?') && splitTarget(request.url!).query.has('at'));
 }
 
 /**
