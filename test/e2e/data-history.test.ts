@@ -121,6 +121,9 @@ describe('history from the operation log', () => {
       const api = `${running.url}/api/v1/data/articles`;
       expect((await json(`${api}/hello-world/history`)).body.versions).toEqual([{ op: 'base', at: null, item: expect.objectContaining({ title: 'Hello, world' }) }]);
       expect((await json(`${api}/hello-world?at=2000-01-01T00:00:00Z`)).body.title).toBe('Hello, world');
+      // An offset's + sent unencoded, as curl sends it: a space once decoded, and still the offset meant.
+      expect((await json(`${api}/hello-world?at=2000-01-01T00:00:00+01:00`)).body.title).toBe('Hello, world');
+      expect((await json(`${api}/hello-world?at=2000-01-01T00:00:00%2001:00`)).body.title).toBe('Hello, world');
       // Tagged as every data answer is: the SHA-256 of the bytes sent, and 304 for it.
       for (const url of [`${api}/hello-world/history`, `${api}?at=2000-01-01T00:00:00Z`]) {
         const answer = await fetch(url);

@@ -53,13 +53,20 @@ async function versions(dataset: Dataset, id: string, item: string, path: string
 const PAGING = new Set(['limit', 'offset', 'page', 'per_page']);
 const NO_FIELDS = { has: () => false, typeOf: () => undefined };
 
+/**
+ * An offset's `+` sent unencoded (`at=...T10:00:00+02:00`, as curl and a browser's address
+ * bar send it) reads as a space in a query: there, where a space means nothing else, it is
+ * the `+` that was meant.
+ */
+const UNENCODED_PLUS = /(?<=\d) (\d{2}:\d{2})$/;
+
 async function pastState(dataset: Dataset, id: string, item: string | undefined, query: URLSearchParams): Promise<unknown> {
   const others = [...query.keys()].filter((name) => name !== 'at');
   // Never silently ignored: the past is answered whole, without filters or pages.
   if (others.length > 0) throw badRequest('BAD_QUERY', `at takes no other query parameter (got ${others.join(', ')})`);
   if (query.getAll('at').length > 1) throw badRequest('BAD_QUERY', 'at is given more than once');
   const text = query.get('at') ?? '';
-  const time = parseInstant(text);
+  const time = parseInstant(text.replace(UNENCODED_PLUS, '+$1'));
   if (time === undefined) throw badRequest('BAD_QUERY', `at must be an RFC 3339 date-time like 2026-01-02T03:04:05Z (got ${JSON.stringify(text)})`);
   const state = await dataset.at(time);
   if (item === undefined) return state.list();
