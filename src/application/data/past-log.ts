@@ -1,6 +1,6 @@
 import { versionOf, type ItemVersion } from '../../domain/data/item-history.js';
 import { LOG_START, type LogPlace } from '../../domain/data/log-place.js';
-import { eachItemLine, operationOn, parseOperationLog, type LogLine, type Operation } from '../../domain/data/operation-log.js';
+import { appendedOperations, eachItemLine, operationOn, parseOperationLog, type LogLine, type Operation } from '../../domain/data/operation-log.js';
 import type { LogTail } from '../ports/overlay-store.js';
 
 /**
@@ -103,15 +103,12 @@ export class LogView {
 class KeptLog {
   private buffer = new Uint8Array(0);
   place: LogPlace = LOG_START;
-  private lineCount = 0;
   /** Each item's lines, found in the first `indexed` bytes. */
   private readonly byItem = new Map<string, LogLine[]>();
   private indexed = 0;
-  private indexedLines = 0;
   /** The operations of the first `parsed` bytes. */
   private readonly operations: Operation[] = [];
   private parsed = 0;
-  private parsedLines = 0;
 
   constructor(readonly file: string) {}
 
@@ -129,23 +126,18 @@ class KeptLog {
       this.buffer = grown;
     }
     this.buffer.set(lines, this.place.length);
-    for (let at = lines.indexOf(0x0a); at >= 0; at = lines.indexOf(0x0a, at + 1)) this.lineCount++;
     this.place = place;
   }
 
   /** Item `id`'s lines among the first `length` bytes. */
   linesOf(id: string, length: number): LogLine[] {
     if (this.indexed < this.place.length) {
-      // Found whole before any is kept: a line refused halfway would leave the lines before it found twice.
-      const found: Array<[string, LogLine]> = [];
-      eachItemLine(this.buffer.subarray(this.indexed, this.place.length), this.file, (item, line) => found.push([item, line]), this.indexed, this.indexedLines + 1);
-      for (const [item, line] of found) {
+      eachItemLine(this.buffer.subarray(this.indexed, this.place.length), (item, line) => {
         const lines = this.byItem.get(item);
         if (lines) lines.push(line);
         else this.byItem.set(item, [line]);
-      }
+      }, this.indexed);
       this.indexed = this.place.length;
-      this.indexedLines = this.lineCount;
     }
     const lines = this.byItem.get(id) ?? [];
     let count = lines.length;
@@ -155,11 +147,10 @@ class KeptLog {
 
   /** The operations of the first `length` bytes: parsed once as far as the kept lines go, and again only for a view read before lines were added. */
   operationsUpTo(length: number): Operation[] {
-    if (length !== this.place.length) return parseOperationLog(this.buffer.subarray(0, length), this.file).operations;
+    if (length !== this.place.length) return appendedOperations(this.buffer.subarray(0, length));
     if (this.parsed < length) {
-      for (const operation of parseOperationLog(this.buffer.subarray(this.parsed, length), this.file, this.parsedLines + 1).operations) this.operations.push(operation);
+      for (const operation of appendedOperations(this.buffer.subarray(this.parsed, length))) this.operations.push(operation);
       this.parsed = length;
-      this.parsedLines = this.lineCount;
     }
     return this.operations;
   }

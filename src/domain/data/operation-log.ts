@@ -27,14 +27,13 @@ export interface ParsedLog {
 /**
  * Reads a log written by appends. Only the last line can be torn (a crash mid-append),
  * and it is reported, not fatal: it was never acknowledged. A bad line before the end
- * is corruption, and loading stops with its file and line (`bytes` begin at line
- * `firstLine`) rather than drop writes.
+ * is corruption, and loading stops with its file and line rather than drop writes.
  */
-export function parseOperationLog(bytes: Uint8Array, file: string, firstLine = 1): ParsedLog {
+export function parseOperationLog(bytes: Uint8Array, file: string): ParsedLog {
   const operations: Operation[] = [];
   const decoder = new TextDecoder('utf-8', { fatal: false });
   let start = 0;
-  let line = firstLine;
+  let line = 1;
   while (start < bytes.length) {
     const end = bytes.indexOf(0x0a, start);
     if (end < 0) {
@@ -69,44 +68,32 @@ const CANONICAL_HEADS = (['create', 'replace', 'delete'] as const).map((op) => n
 /**
  * The lines of a log that write item `id`, in order, found without parsing the lines of
  * other items: a line as this reactor writes it names its id first, and only that is
- * read. Any other line is parsed whole, and refused as parseOperationLog refuses it
- * (a torn last line was never acknowledged and is passed over).
+ * read. Any other line is parsed whole; one that is no operation (a torn last line,
+ * another writer's that a catch-up passed over) is passed over too, so the past agrees
+ * with the data served.
  */
-export function linesOfItem(bytes: Uint8Array, file: string, id: string): LogLine[] {
+export function linesOfItem(bytes: Uint8Array, id: string): LogLine[] {
   const found: LogLine[] = [];
-  eachItemLine(bytes, file, (named, line) => {
+  eachItemLine(bytes, (named, line) => {
     if (named === id) found.push(line);
   });
   return found;
 }
 
-/**
- * Tells `visit` the item id of each line of `bytes`, which begin a log's line number
- * `firstLine` and lie at `offset` in it (the places it is told are the log's), finding
- * ids as linesOfItem does.
- */
-export function eachItemLine(bytes: Uint8Array, file: string, visit: (id: string, line: LogLine) => void, offset = 0, firstLine = 1): void {
+/** Tells `visit` the item id of each line of `bytes`, which lie at `offset` in a log (the places it is told are the log's), as linesOfItem finds them. */
+export function eachItemLine(bytes: Uint8Array, visit: (id: string, line: LogLine) => void, offset = 0): void {
   let start = 0;
-  let number = firstLine;
   while (start < bytes.length) {
     const newline = bytes.indexOf(0x0a, start);
     const end = newline < 0 ? bytes.length : newline;
     // The last line may be torn: it is parsed whole, as every line unlike ours is.
-    const named = newline < 0 ? undefined : idOfCanonicalLine(bytes, start, end);
-    if (named !== undefined) visit(named, { start: offset + start, end: offset + end });
-    else {
-      const text = new TextDecoder().decode(bytes.subarray(start, end));
-      const blank = text.trim() === '';
-      const operation = blank ? undefined : tryOperation(text);
-      if (operation) visit(operation.id, { start: offset + start, end: offset + end });
-      else if (!blank && newline >= 0) throw new ConfigParseError(file, NOT_AN_OPERATION, number, 1);
-    }
+    const id = (newline < 0 ? undefined : idOfCanonicalLine(bytes, start, end)) ?? tryOperation(new TextDecoder().decode(bytes.subarray(start, end)))?.id;
+    if (id !== undefined) visit(id, { start: offset + start, end: offset + end });
     start = end + 1;
-    number++;
   }
 }
 
-/** The operation of one line `linesOfItem` found. */
+/** The operation of one line `linesOfItem` or `eachItemLine` found. */
 export function operationOn(bytes: Uint8Array, line: LogLine, file: string): Operation {
   const operation = tryOperation(new TextDecoder().decode(bytes.subarray(line.start, line.end)));
   if (!operation) throw new ConfigParseError(file, NOT_AN_OPERATION);
@@ -132,7 +119,8 @@ function idOfCanonicalLine(bytes: Uint8Array, start: number, end: number): strin
  * The operations of lines another writer appended while this one served, each readable
  * line applied and an unreadable one passed over: every reader passes it over alike, so
  * they stay the same, where stopping at it dropped the good lines read with it. (At load,
- * parseOperationLog stops at it instead, so an operator hears of it.)
+ * parseOperationLog stops at it instead, so an operator hears of it.) Reads of the past
+ * read the log so too, and agree with the data served.
  */
 export function appendedOperations(bytes: Uint8Array): Operation[] {
   const operations: Operation[] = [];

@@ -90,8 +90,8 @@ describe('an item\'s history', () => {
       '{"op":"create","id":7,"item":{"id":7}}\n',
     ].join('');
     const bytes = new TextEncoder().encode(log);
-    expect(linesOfItem(bytes, 'log', 'q"é')).toHaveLength(2);
-    expect(linesOfItem(bytes, 'log', '7')).toHaveLength(1);
-    expect(linesOfItem(bytes, 'log', 'other')).toHaveLength(1);
+    expect(linesOfItem(bytes, 'q"é')).toHaveLength(2);
+    expect(linesOfItem(bytes, '7')).toHaveLength(1);
+    expect(linesOfItem(bytes, 'other')).toHaveLength(1);
   });
 });
