@@ -99,6 +99,9 @@ describe('dataset REST API', () => {
   it('answers a document dataset whole, and refuses query parameters it has no items to select with', async () => {
     expect((await http.get('/api/v1/data/settings').expect(200)).body).toEqual({ theme: 'dark' });
     for (const query of ['limit=1', 'theme=dark', 'sort=theme']) expect((await http.get(`/api/v1/data/settings?${query}`).expect(400)).body.error.message).toMatch(/one document, not a list/);
+    // Never written, it stood so at any time: its past is the package's data, as SPEC.md says of ?at=.
+    expect((await http.get('/api/v1/data/settings?at=2000-01-01T00:00:00Z').expect(200)).body).toEqual({ theme: 'dark' });
+    expect((await http.get('/api/v1/data/settings?at=yesterday').expect(400)).body.error.code).toBe('BAD_QUERY');
   });
 
   it('a POST without an id gets one, and its Location finds it', async () => {

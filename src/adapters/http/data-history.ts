@@ -68,6 +68,8 @@ async function pastState(dataset: Dataset, id: string, item: string | undefined,
   const text = query.get('at') ?? '';
   const time = parseInstant(text.replace(UNENCODED_PLUS, '+$1'));
   if (time === undefined) throw badRequest('BAD_QUERY', `at must be an RFC 3339 date-time like 2026-01-02T03:04:05Z (got ${JSON.stringify(text)})`);
+  // A dataset that is one document is never written: it stood at any time as the package has it.
+  if (item === undefined && !dataset.isCollection) return dataset.document();
   const state = await dataset.at(time);
   if (item === undefined) return state.list();
   const found = state.get(item);
