@@ -6,8 +6,10 @@ import type { LogTail } from '../ports/overlay-store.js';
 /**
  * Up to this many bytes of whole lines, what was read is held for the next read of the past;
  * past it, held weakly: memory wanted takes it, and the next read reads the whole log again.
+ * Held per dataset, with its parsed operations (several times its size): kept small enough
+ * that reads of the past on every dataset of a reactor do not pin gigabytes.
  */
-export const KEPT_LOG_BYTES = 64 * 1024 * 1024;
+export const KEPT_LOG_BYTES = 32 * 1024 * 1024;
 
 /**
  * A dataset's operation log as reads of the past (history, `?at=`) last read it: its whole
