@@ -82,6 +82,7 @@ describe('dataset REST API', () => {
     expect(links(3, undefined, 6)).toBe('</c?offset=0>; rel="first", </c?offset=0>; rel="prev", </c?offset=3>; rel="last"');
     expect(links(4, 2, 6)).toBe('</c?offset=0>; rel="first", </c?offset=2>; rel="prev", </c?offset=4>; rel="last"');
     expect(links(100, 2, 6)).toContain('</c?offset=4>; rel="last"');
+    expect(pageLinks('/c/a>;rel="x"/history', new URLSearchParams(), { offset: 0, limit: 1 }, 1)).toBe('</c/a%3E;rel=%22x%22/history?offset=0>; rel="first", </c/a%3E;rel=%22x%22/history?offset=0>; rel="last"');
   });
 
   it('POST: 201, Location, the stored item; then GET, PUT and DELETE by id', async () => {

@@ -59,11 +59,13 @@ function answerQuery(mount: Mount, dataset: Dataset, url: string, query: number,
 export function pageLinks(path: string, parameters: URLSearchParams, window: NonNullable<ReturnType<Dataset['query']>['window']>, total: number): string {
   const size = window.limit ?? total;
   if (size === 0) return '';
+  // A path as the client sent it may hold `>` or `"` (an item id's): escaped, a link's target cannot end early.
+  const target = path.replace(/[<>"]/g, encodeURIComponent);
   const at = (offset: number) => {
     const next = new URLSearchParams(parameters);
     if (window.page !== undefined) next.set('page', String(Math.floor(offset / size) + 1));
     else next.set('offset', String(offset));
-    return `<${path}?${next.toString()}>`;
+    return `<${target}?${next.toString()}>`;
   };
   // The last window of the walk the client is on: from offset=1 by 4 through 6 items, next is 5,
   // and so is last (the grid from 0 would say 4, before next).
