@@ -2,6 +2,7 @@ import { describe, expect } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { NodeAuthCrypto } from '../../src/adapters/crypto/node-auth-crypto.js';
 import { DirectoryRegistryClient } from '../../src/adapters/fs/directory-registry-client.js';
 import { FsDirectoryWriter } from '../../src/adapters/fs/fs-directory-writer.js';
 import { FsFileWriter } from '../../src/adapters/fs/fs-file-writer.js';
@@ -10,6 +11,7 @@ import { FsSessionRevocationStore } from '../../src/adapters/fs/fs-session-revoc
 import { FsStoreDirectory } from '../../src/adapters/fs/fs-store-directory.js';
 import { FsWorkdirs } from '../../src/adapters/fs/fs-workdirs.js';
 import { writeWholeFile } from '../../src/adapters/fs/whole-file.js';
+import { Sessions } from '../../src/application/auth/sessions.js';
 import { OverlayError, WriteFailedError } from '../../src/domain/errors.js';
 import { fillDisk, smallDiskForTests } from '../support/full-disk.js';
 
@@ -67,6 +69,30 @@ describe('a logout on a full disk', () => {
     makeRoom();
     await revocations.revoke('session-1', until);
     expect((await new FsSessionRevocationStore().open(workdir)).has('session-1')).toBe(true);
+  });
+});
+
+describe('two logouts of one session on a full disk, the second sent while the first is being written', () => {
+  onSmallDisk('are both refused: the second waits for the write that would keep the revocation, not acknowledged before it', async () => {
+    const workdir = join(disk!.path, 'two-logouts');
+    mkdirSync(workdir);
+    const revocations = await new FsSessionRevocationStore().open(workdir);
+    const sessions = new Sessions('secret-0123456789abcdef', new NodeAuthCrypto(), {}, revocations);
+    const cookie = sessions.issue({ name: 'jo', names: ['jo'], roles: [] }, 'site');
+    const makeRoom = fillDisk(disk!.path);
+    try {
+      const outcomes = await Promise.allSettled([sessions.revoke(cookie, 'site'), sessions.revoke(cookie, 'site')]);
+      expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected']);
+      expect(sessions.read(cookie, new Set(['site']))?.name).toBe('jo');
+    } finally {
+      makeRoom();
+    }
+    await Promise.all([sessions.revoke(cookie, 'site'), sessions.revoke(cookie, 'site')]);
+    // Kept now: the cookie replayed at the logout writes nothing, so a full disk does not refuse it.
+    const makeRoomAgain = fillDisk(disk!.path);
+    await sessions.revoke(cookie, 'site').finally(makeRoomAgain);
+    const restarted = new Sessions('secret-0123456789abcdef', new NodeAuthCrypto(), {}, await new FsSessionRevocationStore().open(workdir));
+    expect(restarted.read(cookie, new Set(['site']))).toBeUndefined();
   });
 });
 
