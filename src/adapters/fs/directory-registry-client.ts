@@ -8,7 +8,7 @@ import type { Publication, RegistryClient } from '../../application/ports/regist
 import { withFileLock } from './file-lock.js';
 import { writeWholeFile } from './whole-file.js';
 import { makeDirectories } from '../shared/make-directories.js';
-import { storageFailure } from '../shared/storage-failure.js';
+import { folderNotWritable, storageFailure } from '../shared/storage-failure.js';
 
 /** A registry that is a directory: `index.json` and the published files, read and written in place. */
 export class DirectoryRegistryClient implements RegistryClient {
@@ -56,7 +56,9 @@ export class DirectoryRegistryClient implements RegistryClient {
     try {
       return await this.publishLocked(publication, data, options);
     } catch (error) {
-      throw storageFailure(`cannot write into registry ${this.display}`, error) ?? error;
+      const where = `cannot write into registry ${this.display}`;
+      // Its lock file is the first thing written: node's error would name that file, not the folder the operator must fix.
+      throw storageFailure(where, error) ?? folderNotWritable(where, 'the registry directory', error) ?? error;
     }
   }
 

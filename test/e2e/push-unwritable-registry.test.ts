@@ -1,0 +1,46 @@
+import { afterAll, describe, expect, it, jest } from '@jest/globals';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { CLI, EXAMPLE_SITE, temporaryDirectory } from '../support/paths.js';
+import { smallDiskForTests } from '../support/full-disk.js';
+
+jest.setTimeout(60_000);
+
+// Another user than root, for whom a folder's mode counts; and a small disk to make read-only. Both take root; CI has it.
+const NOBODY = { uid: 65534, gid: 65534 };
+const asRoot = process.getuid?.() === 0 ? it : it.skip;
+const { disk, onSmallDisk } = smallDiskForTests(256);
+const work = temporaryDirectory('cap-push-unwritable-');
+afterAll(() => work.remove());
+// Readable by the other user too: the package to push, and the folders down to the registry.
+chmodSync(work.path, 0o755);
+execFileSync(process.execPath, [CLI, 'package', 'pack', EXAMPLE_SITE, '-o', work.path], { stdio: 'pipe' });
+const cap = join(work.path, 'example-site-1.0.0.cap');
+
+const push = (registry: string, user?: { uid: number; gid: number }) => spawnSync(process.execPath, [CLI, 'package', 'push', cap, '--registry', registry], { encoding: 'utf8', ...user });
+
+describe('pkg package push onto a registry directory it cannot write', () => {
+  asRoot('says the registry directory is not writable by this user, naming it, and exits 1', () => {
+    const registry = join(work.path, 'registry-of-root');
+    mkdirSync(registry, { mode: 0o755 });
+    const pushed = push(registry, NOBODY);
+    expect(pushed.stderr).toBe(`error: WriteFailedError: cannot write into registry ${registry}: the registry directory is not writable by this user (EACCES)\n`);
+    expect(pushed.status).toBe(1);
+    expect(readdirSync(registry)).toEqual([]);
+  });
+
+  onSmallDisk('says its file system is read-only, naming it, and exits 1', () => {
+    const registry = join(disk!.path, 'registry');
+    mkdirSync(registry);
+    execFileSync('mount', ['-o', 'remount,ro', disk!.path], { stdio: 'pipe' });
+    try {
+      const pushed = push(registry);
+      expect(pushed.stderr).toBe(`error: WriteFailedError: cannot write into registry ${registry}: the file system is read-only (EROFS)\n`);
+      expect(pushed.status).toBe(1);
+      expect(readdirSync(registry)).toEqual([]);
+    } finally {
+      execFileSync('mount', ['-o', 'remount,rw', disk!.path], { stdio: 'pipe' });
+    }
+  });
+});
