@@ -1,6 +1,6 @@
 import { describe, expect } from '@jest/globals';
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { linkSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { NodeAuthCrypto } from '../../src/adapters/crypto/node-auth-crypto.js';
 import { DirectoryRegistryClient } from '../../src/adapters/fs/directory-registry-client.js';
@@ -124,6 +124,33 @@ describe('what the CLI writes from a stream (unpack, decrypt, install, push) ont
     } finally {
       makeRoom();
     }
+  });
+});
+
+describe('push --force onto a registry whose disk has room for the new package but not for its index', () => {
+  onSmallDisk('fails with a WriteFailedError and leaves the old file with its old entry, so the registry stays in step', async () => {
+    const registry = new DirectoryRegistryClient(join(disk!.path, 'forced-registry'));
+    const publication = (bytes: Buffer) => ({ guid: 'pkg://example.org/site', name: 'site', version: '1.0.0', sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length });
+    const [old, replacement] = [randomBytes(64 * 1024), randomBytes(64 * 1024)];
+    async function* chunks(bytes: Buffer) {
+      yield bytes;
+    }
+    await registry.publish(publication(old), chunks(old), { overwrite: false });
+    // A backup's link keeps the old package's pages taken once it is replaced, as another writer of the disk would take them.
+    linkSync(join(disk!.path, 'forced-registry/site-1.0.0.cap'), join(disk!.path, 'backup.cap'));
+    // Room for the lock file's page and the new package's 16 beside the old one, and not a page more: the index rewritten is the write that fails.
+    const makeRoom = fillDisk(disk!.path, 17);
+    try {
+      await expect(registry.publish(publication(replacement), chunks(replacement), { overwrite: true })).rejects.toThrow(WriteFailedError);
+    } finally {
+      makeRoom();
+      rmSync(join(disk!.path, 'backup.cap'));
+    }
+    expect(readFileSync(join(disk!.path, 'forced-registry/site-1.0.0.cap')).equals(old)).toBe(true);
+    expect((await registry.index()).packages['pkg://example.org/site']!.versions['1.0.0']!.sha256).toBe(publication(old).sha256);
+    expect(readdirSync(join(disk!.path, 'forced-registry')).sort()).toEqual(['index.json', 'site-1.0.0.cap']);
+    await registry.publish(publication(replacement), chunks(replacement), { overwrite: true });
+    expect(readFileSync(join(disk!.path, 'forced-registry/site-1.0.0.cap')).equals(replacement)).toBe(true);
   });
 });
 
