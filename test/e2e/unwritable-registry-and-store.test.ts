@@ -44,3 +44,17 @@ describe('pkg package push onto a registry directory it cannot write', () => {
     }
   });
 });
+
+describe('pkg install into a store directory it cannot write', () => {
+  asRoot('says the store directory is not writable by this user, naming it (not a temporary file in it), and exits 1', () => {
+    const registry = join(work.path, 'registry-for-all');
+    expect(push(registry).status).toBe(0);
+    execFileSync('chmod', ['-R', 'a+rX', registry]);
+    const store = join(work.path, 'store-of-root');
+    mkdirSync(store, { mode: 0o755 });
+    const installed = spawnSync(process.execPath, [CLI, 'install', 'pkg://example.org/example-site', '--registry', registry, '--store', store], { encoding: 'utf8', ...NOBODY });
+    expect(installed.stderr).toBe(`error: WriteFailedError: cannot write into the store ${store}: the store directory is not writable by this user (EACCES)\n`);
+    expect(installed.status).toBe(1);
+    expect(readdirSync(store)).toEqual([]);
+  });
+});
