@@ -58,3 +58,14 @@ describe('pkg install into a store directory it cannot write', () => {
     expect(readdirSync(store)).toEqual([]);
   });
 });
+
+describe('pkg reactor serve with a workdir it cannot write', () => {
+  asRoot('says the workdir is not writable by this user, naming it (not its lock\'s temporary file), and exits 1 without serving', () => {
+    const workdir = join(work.path, 'workdir-of-root');
+    mkdirSync(workdir, { mode: 0o755 });
+    const served = spawnSync(process.execPath, [CLI, 'reactor', 'serve', '--port', '0', '--workdir', workdir, EXAMPLE_SITE], { encoding: 'utf8', timeout: 30_000, ...NOBODY });
+    expect(served.stderr).toBe(`error: WriteFailedError: cannot take the workdir ${workdir}: the workdir is not writable by this user (EACCES)\n`);
+    expect(served.status).toBe(1);
+    expect(readdirSync(workdir)).toEqual([]);
+  });
+});
