@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it, jest } from '@jest/globals';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readdirSync } from 'node:fs';
+import { generateKeyPairSync } from 'node:crypto';
+import { chmodSync, cpSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLI, EXAMPLE_SITE, temporaryDirectory } from '../support/paths.js';
 import { smallDiskForTests } from '../support/full-disk.js';
@@ -67,5 +68,28 @@ describe('pkg reactor serve with a workdir it cannot write', () => {
     expect(served.stderr).toBe(`error: WriteFailedError: cannot take the workdir ${workdir}: the workdir is not writable by this user (EACCES)\n`);
     expect(served.status).toBe(1);
     expect(readdirSync(workdir)).toEqual([]);
+  });
+});
+
+describe('pkg package sign in place, and decrypt -o, into a folder it cannot write', () => {
+  asRoot('say the folder is not writable by this user (not a temporary file in it), exit 1 and leave the folder as it was', () => {
+    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const [key, pub] = [join(work.path, 'key.pem'), join(work.path, 'pub.pem')];
+    writeFileSync(key, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o644 });
+    writeFileSync(pub, publicKey.export({ type: 'spki', format: 'pem' }));
+    const folder = join(work.path, 'site-of-root');
+    cpSync(EXAMPLE_SITE, folder, { recursive: true });
+    execFileSync('chmod', ['-R', 'a+rX,go-w', folder]);
+    const before = readdirSync(folder).sort();
+    const signed = spawnSync(process.execPath, [CLI, 'package', 'sign', folder, '--key', key], { encoding: 'utf8', ...NOBODY });
+    expect(signed.stderr).toBe(`error: WriteFailedError: cannot write signature.pub.pem into ${folder}: the folder is not writable by this user (EACCES)\n`);
+    expect(signed.status).toBe(1);
+    const encrypted = join(work.path, 'encrypted.cap');
+    execFileSync(process.execPath, [CLI, 'package', 'encrypt', cap, '--public-key', pub, '-o', encrypted], { stdio: 'pipe' });
+    chmodSync(encrypted, 0o644);
+    const decrypted = spawnSync(process.execPath, [CLI, 'package', 'decrypt', encrypted, '--private-key', key, '-o', join(folder, 'plain.cap')], { encoding: 'utf8', ...NOBODY });
+    expect(decrypted.stderr).toBe(`error: WriteFailedError: cannot write ${join(folder, 'plain.cap')}: its folder is not writable by this user (EACCES)\n`);
+    expect(decrypted.status).toBe(1);
+    expect(readdirSync(folder).sort()).toEqual(before);
   });
 });
