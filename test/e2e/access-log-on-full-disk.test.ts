@@ -10,30 +10,42 @@ jest.setTimeout(60_000);
 // Mounting the small disk takes root; CI has it.
 const { disk, onSmallDisk } = smallDiskForTests(256);
 
-describe('a reactor whose stdout (the access log) is a file on a disk that fills up', () => {
-  onSmallDisk('keeps serving, says once on stderr that its lines are dropped, and stops as asked', async () => {
-    const log = join(disk!.path, 'access.log');
+const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe.each(['text', 'json'])('a reactor whose stdout (the %s access log) is a file on a disk that fills up', (format) => {
+  onSmallDisk('keeps serving, says once on stderr that its lines are dropped, logs again once there is room, and stops as asked', async () => {
+    const log = join(disk!.path, `access-${format}.log`);
     const out = openSync(log, 'w');
-    const child = spawn(process.execPath, [CLI, 'reactor', 'serve', '--port', '0', EXAMPLE_SITE], { stdio: ['ignore', out, 'pipe'] });
+    const child = spawn(process.execPath, [CLI, 'reactor', 'serve', '--port', '0', '--log-format', format, EXAMPLE_SITE], { stdio: ['ignore', out, 'pipe'] });
     closeSync(out);
     let stderr = '';
     child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    let makeRoom: (() => void) | undefined;
     try {
       let url: string | undefined;
       for (let waited = 0; url === undefined && waited < 30_000; waited += 50) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-        url = /Reactor listening on (http:\/\/\S+)/.exec(readFileSync(log, 'utf8'))?.[1];
+        await settle(50);
+        url = /Reactor listening on (http:\/\/[^\s"]+)/.exec(readFileSync(log, 'utf8'))?.[1];
       }
       expect(url).toBeDefined();
       // All but a page of the disk taken: a few dozen access lines fill it.
-      fillDisk(disk!.path, 1);
-      for (let i = 0; i < 300; i++) expect((await fetch(`${url}/about.html?${i}`)).status).toBe(200);
+      makeRoom = fillDisk(disk!.path, 1);
+      for (let i = 0; i < 300; i++) expect((await fetch(`${url}/about.html?full-${i}`)).status).toBe(200);
+      await settle(200);
       expect(child.exitCode).toBeNull();
-      expect(stderr).toBe('reactor: stdout cannot be written (ENOSPC: no space left on device, write): its lines, the access log\'s among them, are dropped until the reactor restarts\n');
+      expect(stderr).toBe('reactor: stdout cannot be written (ENOSPC: no space left on device, write): its lines, the access log\'s among them, are dropped until it takes writes again\n');
+      // Room again: the next lines are written, without a restart, and what was dropped is counted.
+      makeRoom();
+      makeRoom = undefined;
+      for (let i = 0; i < 5; i++) expect((await fetch(`${url}/room-${i}`)).status).toBe(404);
+      await settle(200);
+      expect(readFileSync(log, 'utf8')).toContain('/room-4');
+      expect(stderr).toMatch(/\nreactor: stdout takes writes again; \d+ lines were dropped meanwhile\n$/);
       child.kill('SIGTERM');
       expect(await exited).toBe(0);
     } finally {
+      makeRoom?.();
       if (child.exitCode === null) child.kill('SIGKILL');
       await exited;
     }

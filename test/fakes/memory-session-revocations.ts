@@ -16,7 +16,12 @@ export class MemorySessionRevocations implements SessionRevocations {
     return true;
   }
 
+  /** Revocations recorded: one made again records nothing, as a store's durable write. */
+  writes = 0;
+
   async revoke(id: string, until: number): Promise<void> {
+    if ((this.revoked.get(id) ?? 0) >= until) return;
+    this.writes++;
     // Kept until it would have expired anyway, then forgotten, as on disk.
     const now = this.now();
     for (const [known, expiry] of this.revoked) if (expiry <= now) this.revoked.delete(known);

@@ -174,4 +174,34 @@ describe('FsOverlayStore', () => {
       await expect(overlay.tombstones()).rejects.toThrow(new OverlayError('overlays/root~edited/content/.pkg-tombstones in the workdir must be a JSON array of paths'));
     }
   });
+
+  it('an overlay removed by hand while open recovers by itself: the next content write is read back, and the next append writes the log back whole before it', async () => {
+    const overlay = await new FsOverlayStore().open(work.path, { path: '/', packageName: 'removed' });
+    const root = join(work.path, 'overlays/root~removed');
+    await overlay.writeContent('a.html', new TextEncoder().encode('a'));
+    const log = await overlay.openLog('items', 0);
+    await log.append(() => new TextEncoder().encode('{"op":"delete","id":"1"}\n'));
+    rmSync(root, { recursive: true });
+    // Read while its folder is gone: a file removed by hand is the overlay's fault (503), and is no reason to fail the files written later.
+    await expect(overlay.readContent('a.html')).rejects.toThrow(OverlayError);
+    await overlay.writeContent('b.html', new TextEncoder().encode('b'));
+    expect(text(await overlay.readContent('b.html'))).toBe('b');
+    // What the log was acknowledged for stays durable: not appended to a file no restart reads.
+    await log.append(() => new TextEncoder().encode('{"op":"delete","id":"2"}\n'));
+    await log.append(() => new TextEncoder().encode('{"op":"delete","id":"3"}\n'));
+    await log.close();
+    expect(readFileSync(join(root, 'data/items.log.jsonl'), 'utf8')).toBe('{"op":"delete","id":"1"}\n{"op":"delete","id":"2"}\n{"op":"delete","id":"3"}\n');
+  });
+
+  it('a log replaced by hand while open is never overwritten nor appended to: an OverlayError says so', async () => {
+    const overlay = await new FsOverlayStore().open(work.path, { path: '/', packageName: 'replaced' });
+    const log = await overlay.openLog('items', 0);
+    await log.append(() => new TextEncoder().encode('{"op":"delete","id":"1"}\n'));
+    const file = join(work.path, 'overlays/root~replaced/data/items.log.jsonl');
+    rmSync(file);
+    writeFileSync(file, 'by hand\n');
+    await expect(log.append(() => new TextEncoder().encode('{"op":"delete","id":"2"}\n'))).rejects.toThrow(OverlayError);
+    await log.close();
+    expect(readFileSync(file, 'utf8')).toBe('by hand\n');
+  });
 });

@@ -1,7 +1,8 @@
 import { describe, expect } from '@jest/globals';
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { linkSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { NodeAuthCrypto } from '../../src/adapters/crypto/node-auth-crypto.js';
 import { DirectoryRegistryClient } from '../../src/adapters/fs/directory-registry-client.js';
 import { FsDirectoryWriter } from '../../src/adapters/fs/fs-directory-writer.js';
 import { FsFileWriter } from '../../src/adapters/fs/fs-file-writer.js';
@@ -10,6 +11,7 @@ import { FsSessionRevocationStore } from '../../src/adapters/fs/fs-session-revoc
 import { FsStoreDirectory } from '../../src/adapters/fs/fs-store-directory.js';
 import { FsWorkdirs } from '../../src/adapters/fs/fs-workdirs.js';
 import { writeWholeFile } from '../../src/adapters/fs/whole-file.js';
+import { Sessions } from '../../src/application/auth/sessions.js';
 import { OverlayError, WriteFailedError } from '../../src/domain/errors.js';
 import { fillDisk, smallDiskForTests } from '../support/full-disk.js';
 
@@ -70,6 +72,30 @@ describe('a logout on a full disk', () => {
   });
 });
 
+describe('two logouts of one session on a full disk, the second sent while the first is being written', () => {
+  onSmallDisk('are both refused: the second waits for the write that would keep the revocation, not acknowledged before it', async () => {
+    const workdir = join(disk!.path, 'two-logouts');
+    mkdirSync(workdir);
+    const revocations = await new FsSessionRevocationStore().open(workdir);
+    const sessions = new Sessions('secret-0123456789abcdef', new NodeAuthCrypto(), {}, revocations);
+    const cookie = sessions.issue({ name: 'jo', names: ['jo'], roles: [] }, 'site');
+    const makeRoom = fillDisk(disk!.path);
+    try {
+      const outcomes = await Promise.allSettled([sessions.revoke(cookie, 'site'), sessions.revoke(cookie, 'site')]);
+      expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected']);
+      expect(sessions.read(cookie, new Set(['site']))?.name).toBe('jo');
+    } finally {
+      makeRoom();
+    }
+    await Promise.all([sessions.revoke(cookie, 'site'), sessions.revoke(cookie, 'site')]);
+    // Kept now: the cookie replayed at the logout writes nothing, so a full disk does not refuse it.
+    const makeRoomAgain = fillDisk(disk!.path);
+    await sessions.revoke(cookie, 'site').finally(makeRoomAgain);
+    const restarted = new Sessions('secret-0123456789abcdef', new NodeAuthCrypto(), {}, await new FsSessionRevocationStore().open(workdir));
+    expect(restarted.read(cookie, new Set(['site']))).toBeUndefined();
+  });
+});
+
 describe('what the CLI writes from a stream (unpack, decrypt, install, push) onto a full disk', () => {
   async function* bytes() {
     yield randomBytes(64 * 1024);
@@ -98,6 +124,33 @@ describe('what the CLI writes from a stream (unpack, decrypt, install, push) ont
     } finally {
       makeRoom();
     }
+  });
+});
+
+describe('push --force onto a registry whose disk has room for the new package but not for its index', () => {
+  onSmallDisk('fails with a WriteFailedError and leaves the old file with its old entry, so the registry stays in step', async () => {
+    const registry = new DirectoryRegistryClient(join(disk!.path, 'forced-registry'));
+    const publication = (bytes: Buffer) => ({ guid: 'pkg://example.org/site', name: 'site', version: '1.0.0', sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length });
+    const [old, replacement] = [randomBytes(64 * 1024), randomBytes(64 * 1024)];
+    async function* chunks(bytes: Buffer) {
+      yield bytes;
+    }
+    await registry.publish(publication(old), chunks(old), { overwrite: false });
+    // A backup's link keeps the old package's pages taken once it is replaced, as another writer of the disk would take them.
+    linkSync(join(disk!.path, 'forced-registry/site-1.0.0.cap'), join(disk!.path, 'backup.cap'));
+    // Room for the lock file's page and the new package's 16 beside the old one, and not a page more: the index rewritten is the write that fails.
+    const makeRoom = fillDisk(disk!.path, 17);
+    try {
+      await expect(registry.publish(publication(replacement), chunks(replacement), { overwrite: true })).rejects.toThrow(WriteFailedError);
+    } finally {
+      makeRoom();
+      rmSync(join(disk!.path, 'backup.cap'));
+    }
+    expect(readFileSync(join(disk!.path, 'forced-registry/site-1.0.0.cap')).equals(old)).toBe(true);
+    expect((await registry.index()).packages['pkg://example.org/site']!.versions['1.0.0']!.sha256).toBe(publication(old).sha256);
+    expect(readdirSync(join(disk!.path, 'forced-registry')).sort()).toEqual(['index.json', 'site-1.0.0.cap']);
+    await registry.publish(publication(replacement), chunks(replacement), { overwrite: true });
+    expect(readFileSync(join(disk!.path, 'forced-registry/site-1.0.0.cap')).equals(replacement)).toBe(true);
   });
 });
 

@@ -1,3 +1,4 @@
+import { stdoutFailed, writeStdout } from '../shared/stdout-after-failure.js';
 import { terminalSafe } from './terminal-text.js';
 
 /** Where the CLI writes; the process streams in production, buffers in tests. */
@@ -7,13 +8,13 @@ export interface CliOutput {
 }
 
 let whenUnread: 'end' | 'drop' = 'end';
-let stdoutLost = false;
 
 // A reader that stops early (`pkg package info x | head`) closes the pipe: it has read
 // what it wanted, so that is a quiet end, never an unhandled error with a stack trace.
 for (const stream of [process.stdout, process.stderr]) {
   stream.on('error', (error: NodeJS.ErrnoException) => {
-    if (whenUnread === 'drop') return dropped(stream, error);
+    // A serving reactor's output that cannot be written, a closed pipe or a file on a full or failing disk, is no reason to stop serving.
+    if (whenUnread === 'drop') return stream === process.stdout ? stdoutFailed(error) : undefined;
     if (error.code !== 'EPIPE') throw error;
     // The stream is destroyed now: what is written to it later goes nowhere, quietly.
     process.exit(process.exitCode ?? 0);
@@ -21,21 +22,10 @@ for (const stream of [process.stdout, process.stderr]) {
 }
 
 /**
- * A serving reactor's output that cannot be written, a closed pipe or a file on a full or
- * failing disk, is no reason to stop serving: the stream is destroyed, its lines dropped.
- * A closed pipe was closed by its reader; anything else is said once where the operator looks.
- */
-function dropped(stream: NodeJS.WriteStream, error: NodeJS.ErrnoException): void {
-  if (error.code === 'EPIPE' || stream !== process.stdout || stdoutLost) return;
-  stdoutLost = true;
-  process.stderr.write(`reactor: stdout cannot be written (${error.message}): its lines, the access log's among them, are dropped until the reactor restarts\n`);
-}
-
-/**
  * For a command that serves until it is stopped (`pkg reactor serve | head -3`): output
  * nobody reads is no reason to stop serving, nor to stop without its shutdown (answering
  * the requests in flight, removing the temporary workdir). Its lines are dropped instead,
- * as the JSON access-log thread drops its own.
+ * as the JSON access-log thread drops its own, until stdout takes writes again (see StdoutAfterFailure).
  */
 export function keepRunningUnread(): void {
   whenUnread = 'drop';
@@ -43,7 +33,7 @@ export function keepRunningUnread(): void {
 
 /** What reaches the terminal shows every character a package or registry put in it, and acts on none (see terminalSafe). */
 export const processOutput: CliOutput = {
-  out: (text) => void process.stdout.write(lineOf(text)),
+  out: (text) => writeStdout(lineOf(text)),
   err: (text) => void process.stderr.write(lineOf(text)),
 };
 

@@ -28,6 +28,8 @@ export class IpcSessionRevocationStore implements SessionRevocationStore {
     return {
       has: (id) => heard.has(id) || local.has(id),
       revoke: async (id, until) => {
+        // Both hold only what is durable; one being written is the primary's to join.
+        if (heard.has(id) || local.has(id)) return;
         await this.link.call('revoke', workdir, id, until);
         heard.add(id, until);
       },

@@ -8,7 +8,7 @@ import type { Publication, RegistryClient } from '../../application/ports/regist
 import { withFileLock } from './file-lock.js';
 import { writeWholeFile } from './whole-file.js';
 import { makeDirectories } from '../shared/make-directories.js';
-import { storageFailure } from '../shared/storage-failure.js';
+import { folderNotWritable, storageFailure } from '../shared/storage-failure.js';
 
 /** A registry that is a directory: `index.json` and the published files, read and written in place. */
 export class DirectoryRegistryClient implements RegistryClient {
@@ -56,7 +56,9 @@ export class DirectoryRegistryClient implements RegistryClient {
     try {
       return await this.publishLocked(publication, data, options);
     } catch (error) {
-      throw storageFailure(`cannot write into registry ${this.display}`, error) ?? error;
+      const where = `cannot write into registry ${this.display}`;
+      // Its lock file is the first thing written: node's error would name that file, not the folder the operator must fix.
+      throw storageFailure(where, error) ?? folderNotWritable(where, 'the registry directory', error) ?? error;
     }
   }
 
@@ -73,9 +75,32 @@ export class DirectoryRegistryClient implements RegistryClient {
       // One file name, two packages: the other's published bytes would change under its index entry. --force replaces this GUID's own only.
       const owner = Object.entries(index.packages).find(([other, published]) => other !== guid && Object.values(published.versions).some((listed) => listed.file === entry.file));
       if (owner) throw new OutputExistsError(`${entry.file} in registry ${this.display} is ${owner[0]} ${version}, another package of the same name and version; ${guid} cannot be published there under that name`);
-      await writeWholeFile(join(this.directory, entry.file), data);
-      await writeWholeFile(this.indexPath, new TextEncoder().encode(JSON.stringify(withVersion(index, guid, name, version, entry), null, 2) + '\n'));
+      await this.writeWithEntry(join(this.directory, entry.file), data, withVersion(index, guid, name, version, entry), index);
       return { entry, published: true };
     });
+  }
+
+  /**
+   * The package's file and its entry, written so that a failure leaves the file and the
+   * index in step: the new bytes wait beside the file until the index names them, and take
+   * its name only then. An index that cannot be written (a full disk) leaves the file it
+   * would have replaced, and its entry, as they were.
+   */
+  private async writeWithEntry(file: string, data: AsyncIterable<Uint8Array>, next: RegistryIndex, before: RegistryIndex): Promise<void> {
+    let indexed = false;
+    try {
+      await writeWholeFile(file, data, 0o644, async () => {
+        await this.writeIndex(next);
+        indexed = true;
+      });
+    } catch (error) {
+      // Named in the index, the new bytes did not take the file's name: the old entry goes back with the old file.
+      if (indexed) await this.writeIndex(before).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  private writeIndex(index: RegistryIndex): Promise<void> {
+    return writeWholeFile(this.indexPath, new TextEncoder().encode(JSON.stringify(index, null, 2) + '\n'));
   }
 }

@@ -4,7 +4,7 @@ import { OutputExistsError, UnsafeEntryError, UsageError } from '../../domain/er
 import { unsafePathReason } from '../../domain/package/package-paths.js';
 import type { FileWriter } from '../../application/ports/file-writer.js';
 import { writeNewFile, writeWholeFile } from './whole-file.js';
-import { storageFailure } from '../shared/storage-failure.js';
+import { folderNotWritable, storageFailure } from '../shared/storage-failure.js';
 
 export class FsFileWriter implements FileWriter {
   async write(path: string, data: AsyncIterable<Uint8Array>, options: { overwrite: boolean; mode?: number }): Promise<void> {
@@ -15,7 +15,9 @@ export class FsFileWriter implements FileWriter {
     const written = await write.catch((error: NodeJS.ErrnoException) => {
       // A file where a folder of the path must be (`pkg init afile --force`): the user's to move, not a fault.
       if (error.code === 'ENOTDIR' || error.code === 'EEXIST') throw new UsageError(`cannot write ${path}: a file stands where a folder of that path must be`);
-      throw storageFailure(`cannot write ${path}`, error) ?? error;
+      const where = `cannot write ${path}`;
+      // Node's own error would name the temporary file beside it, which the user never made.
+      throw storageFailure(where, error) ?? folderNotWritable(where, 'its folder', error) ?? error;
     });
     if (!written) throw taken();
   }
@@ -39,7 +41,8 @@ export class FsFileWriter implements FileWriter {
       } catch (error) {
         // Files that go together (a signature and the security.json that records it), some new and some old, would fail validation where they passed.
         await putBack(written);
-        throw storageFailure(`cannot write ${path} into ${directory}`, error) ?? error;
+        const where = `cannot write ${path} into ${directory}`;
+        throw storageFailure(where, error) ?? folderNotWritable(where, 'the folder', error) ?? error;
       }
     }
     for (const path of changes.remove) await rm(join(directory, path), { force: true });

@@ -148,8 +148,15 @@ class FsPackageOverlay implements PackageOverlay {
   }
 
   private async holds(file: string): Promise<boolean> {
-    this.realContent ??= realpath(this.content);
-    const [real, root] = await Promise.all([realpath(file).catch(() => undefined), this.realContent.catch(() => undefined)]);
+    const realContent = (this.realContent ??= realpath(this.content));
+    const [real, root] = await Promise.all([
+      realpath(file).catch(() => undefined),
+      realContent.catch(() => {
+        // No content folder yet, or removed by hand: the next write makes it, and the next read must find it then.
+        if (this.realContent === realContent) this.realContent = undefined;
+        return undefined;
+      }),
+    ]);
     return real !== undefined && root !== undefined && real.startsWith(root + sep);
   }
 
@@ -299,7 +306,7 @@ class FsPackageOverlay implements PackageOverlay {
       await handle.close();
       throw error instanceof OverlayError ? error : overlayError(`cannot open ${this.shown(path)}`, error);
     }
-    return new FsAppendLog(handle, length);
+    return new FsAppendLog(handle, length, path, this.shown(path));
   }
 
   private contentPath(path: string): string {
@@ -317,14 +324,17 @@ class FsPackageOverlay implements PackageOverlay {
 
 class FsAppendLog implements AppendLog {
   constructor(
-    private readonly handle: FileHandle,
+    private handle: FileHandle,
     private length: number,
+    private readonly path: string,
+    private readonly shown: string,
   ) {}
 
   /** This process is the log's only writer (the workdir lock says so): nothing was appended elsewhere. */
   async append(decide: (appendedElsewhere: Uint8Array) => Uint8Array): Promise<void> {
     const bytes = decide(new Uint8Array());
     if (bytes.length === 0) return;
+    await this.inPlace();
     try {
       await writeAll(this.handle, bytes);
       await this.handle.datasync();
@@ -336,6 +346,32 @@ class FsAppendLog implements AppendLog {
     }
   }
 
+  /**
+   * The log removed by hand (it, its folder or the overlay's) while open: appended to, the
+   * handle would take writes no restart reads, acknowledged and lost. What this log was
+   * acknowledged for is written back in place first, from the handle that still reads it.
+   */
+  private async inPlace(): Promise<void> {
+    const [onDisk, held] = await Promise.all([stat(this.path).catch(gone), this.handle.stat()]).catch((error: unknown) => {
+      throw overlayError(`cannot read ${this.shown}`, error);
+    });
+    if (onDisk !== undefined) {
+      if (onDisk.ino === held.ino && onDisk.dev === held.dev) return;
+      throw new OverlayError(`${this.shown} was replaced while the reactor wrote it; it is never overwritten: restart the reactor to read the new one`);
+    }
+    try {
+      const kept = Buffer.alloc(this.length);
+      const { bytesRead } = await this.handle.read(kept, 0, this.length, 0);
+      if (bytesRead !== this.length) throw Object.assign(new Error(`the log held ${bytesRead} of its ${this.length} bytes`), { code: 'EIO' });
+      await writeWholeFile(this.path, kept);
+      const reopened = await open(this.path, 'a+');
+      await this.handle.close().catch(() => undefined);
+      this.handle = reopened;
+    } catch (error) {
+      throw overlayError(`cannot write ${this.shown} again`, error);
+    }
+  }
+
   async catchUp(): Promise<Uint8Array> {
     return new Uint8Array();
   }
@@ -343,4 +379,10 @@ class FsAppendLog implements AppendLog {
   close(): Promise<void> {
     return this.handle.close();
   }
+}
+
+/** Undefined for a file that is not there, the error otherwise. */
+function gone(error: unknown): undefined {
+  if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+  throw error;
 }

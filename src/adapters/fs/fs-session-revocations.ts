@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConfigValidationError } from '../../domain/errors.js';
 import type { SessionRevocationStore, SessionRevocations } from '../../application/ports/session-revocations.js';
+import { RevocationsInFlight } from '../../application/auth/revocations-in-flight.js';
 import { writeWholeFile } from './whole-file.js';
 import { inWorkdir, overlayError } from './workdir-errors.js';
 
@@ -37,8 +38,10 @@ export class FsSessionRevocationStore implements SessionRevocationStore {
 
 class Revocations implements SessionRevocations {
   private writing: Promise<void> = Promise.resolve();
+  private readonly inFlight = new RevocationsInFlight();
 
   constructor(
+    /** The revocations on disk (all of them without a workdir). */
     private readonly entries: Map<string, number>,
     private readonly file: { file: string; workdir: string } | undefined,
     private readonly now: () => number,
@@ -50,30 +53,38 @@ class Revocations implements SessionRevocations {
 
   // Checked and recorded in one step of the event loop: in-process claims cannot interleave.
   async claim(id: string, until: number): Promise<boolean> {
-    if ((this.entries.get(id) ?? 0) > this.now()) return false;
+    if (this.inFlight.has(id) || (this.entries.get(id) ?? 0) > this.now()) return false;
     await this.revoke(id, until);
     return true;
   }
 
   revoke(id: string, until: number): Promise<void> {
-    const now = this.now();
-    for (const [known, expiry] of this.entries) if (expiry <= now) this.entries.delete(known);
-    const before = this.entries.get(id);
-    this.entries.set(id, until);
-    if (this.file === undefined) return Promise.resolve();
+    if (this.file === undefined) {
+      this.forgetExpired();
+      this.entries.set(id, until);
+      return Promise.resolve();
+    }
+    const inFlight = this.inFlight.of(id);
+    if (inFlight) return inFlight.then(() => undefined);
+    // On disk already: a stale cookie replayed at the logout costs no write.
+    if ((this.entries.get(id) ?? 0) >= until) return Promise.resolve();
     const { file, workdir } = this.file;
-    // One write at a time, each of the whole current list.
+    // One write at a time, each of what is on disk and this revocation: in force once written, and not at all when the write fails.
     this.writing = this.writing
       .catch(() => undefined)
-      .then(() => writeWholeFile(file, Buffer.from(JSON.stringify(Object.fromEntries(this.entries)) + '\n'), 0o600))
+      .then(async () => {
+        this.forgetExpired();
+        await writeWholeFile(file, Buffer.from(JSON.stringify({ ...Object.fromEntries(this.entries), [id]: until }) + '\n'), 0o600);
+        this.entries.set(id, until);
+      })
       .catch((error: unknown) => {
-        // Not on disk, so not ended: the session would be valid again after a restart, and a logout tried again must write it, not find it ended.
-        if (this.entries.get(id) === until) {
-          if (before === undefined) this.entries.delete(id);
-          else this.entries.set(id, before);
-        }
         throw overlayError(`cannot write ${inWorkdir(workdir, file)}`, error);
       });
-    return this.writing;
+    return this.inFlight.track(id, this.writing);
+  }
+
+  private forgetExpired(): void {
+    const now = this.now();
+    for (const [known, expiry] of this.entries) if (expiry <= now) this.entries.delete(known);
   }
 }

@@ -8,7 +8,7 @@ import { compareVersions } from '../../domain/package/version-range.js';
 import type { StoreDirectories, StoreDirectory, StoredPackage, StoreFile } from '../../application/ports/package-store.js';
 import { withFileLock } from './file-lock.js';
 import { writeWholeFile } from './whole-file.js';
-import { storageFailure } from '../shared/storage-failure.js';
+import { folderNotWritable, storageFailure } from '../shared/storage-failure.js';
 
 export class FsStoreDirectories implements StoreDirectories {
   open(directory: string): StoreDirectory {
@@ -113,9 +113,10 @@ export class FsStoreDirectory implements StoreDirectory {
     return error.code === 'ENOTDIR' || error.code === 'EEXIST' ? new UsageError(`the store ${this.location} is not a directory`) : error;
   }
 
-  /** A full or read-only store is the operator's to mend: said as such, not as a fault. */
+  /** A full or read-only store, or one its user may not write, is the operator's to mend: said as such (not as node's error naming a temporary file), not as a fault. */
   private unwritable(error: NodeJS.ErrnoException): Error {
-    return storageFailure(`cannot write into the store ${this.location}`, error) ?? this.notADirectory(error);
+    const where = `cannot write into the store ${this.location}`;
+    return storageFailure(where, error) ?? folderNotWritable(where, 'the store directory', error) ?? this.notADirectory(error);
   }
 
   /** Every `<name>-<version>.cap` of one name in the store, oldest version first. */

@@ -6,7 +6,7 @@ import { OverlayError, WorkdirLockedError } from '../../domain/errors.js';
 import { PARTIAL_SUFFIX } from '../../domain/package/package-paths.js';
 import type { TakenWorkdir, WorkdirHold, Workdirs } from '../../application/ports/workdirs.js';
 import { makeDirectories } from '../shared/make-directories.js';
-import { storageFailure } from '../shared/storage-failure.js';
+import { folderNotWritable, storageFailure } from '../shared/storage-failure.js';
 import { statOf } from '../shared/stat-of.js';
 import { unfinished } from '../shared/unfinished-paths.js';
 
@@ -46,8 +46,9 @@ export class FsWorkdirs implements Workdirs {
       await writeFile(mine, JSON.stringify(record) + '\n', { mode: 0o644 });
       await this.lock(lock, mine);
     } catch (error) {
-      // A full or read-only disk is the operator's to mend, said as such: node's own error names no file (a failed write) or only the lock's partial one.
-      throw storageFailure(`cannot take the workdir ${workdir}`, error) ?? error;
+      // A full or read-only disk, or a folder this user may not write, is the operator's to mend, said as such: node's own error names no file (a failed write) or only the lock's partial one.
+      const where = `cannot take the workdir ${workdir}`;
+      throw storageFailure(where, error) ?? folderNotWritable(where, 'the workdir', error) ?? error;
     } finally {
       await rm(mine, { force: true });
     }

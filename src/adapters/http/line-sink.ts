@@ -1,3 +1,5 @@
+import { writeStdout } from '../shared/stdout-after-failure.js';
+
 /** Writes lines of some kind of item as bytes: at most `limit(item)` of them, from `at`, returning where they end. */
 export interface LineEncoder<T> {
   limit(item: T): number;
@@ -29,7 +31,7 @@ export class LineSink {
    *   write): it is then handed the batch itself, not a copy.
    */
   constructor(
-    private readonly write: (bytes: Buffer) => void = (bytes) => void process.stdout.write(bytes),
+    private readonly write: (bytes: Buffer) => void = writeStdout,
     private readonly delayMs = 0,
     private readonly lends = false,
   ) {}

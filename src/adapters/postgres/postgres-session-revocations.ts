@@ -1,4 +1,5 @@
 import type { SessionRevocationStore, SessionRevocations } from '../../application/ports/session-revocations.js';
+import { RevocationsInFlight } from '../../application/auth/revocations-in-flight.js';
 import { ExpiringIds } from '../../application/auth/expiring-ids.js';
 import { SESSION_MAX_AGE_S } from '../../application/auth/sessions.js';
 import type { PostgresDatabase } from './postgres-database.js';
@@ -27,6 +28,7 @@ export class PostgresSessionRevocationStore implements SessionRevocationStore {
 
 class SharedRevocations implements SessionRevocations {
   private readonly ids: ExpiringIds;
+  private readonly inFlight = new RevocationsInFlight();
 
   constructor(
     private readonly database: PostgresDatabase,
@@ -52,17 +54,24 @@ class SharedRevocations implements SessionRevocations {
 
   /** Ended once every reactor listening has heard it: the session is refused on whichever one it is tried next. */
   async revoke(id: string, until: number): Promise<void> {
-    await this.record(id, until, 'ON CONFLICT (id) DO UPDATE SET until_ms = EXCLUDED.until_ms');
+    const inFlight = this.inFlight.of(id);
+    if (inFlight) await inFlight;
+    // Here once recorded and heard by every reactor, or heard from another reactor once it recorded it.
+    else if (!this.ids.has(id)) await this.record(id, until, 'ON CONFLICT (id) DO UPDATE SET until_ms = EXCLUDED.until_ms');
   }
 
   /** The row's primary key decides between reactors: only the insert that made the row returns it. */
   async claim(id: string, until: number): Promise<boolean> {
-    if (this.ids.has(id)) return false;
+    if (this.ids.has(id) || this.inFlight.has(id)) return false;
     return this.record(id, until, 'ON CONFLICT (id) DO NOTHING');
   }
 
   /** Inserts the row (`conflict` says what an existing one does) and tells every reactor; false when nothing was inserted or updated. */
-  private async record(id: string, until: number, conflict: string): Promise<boolean> {
+  private record(id: string, until: number, conflict: string): Promise<boolean> {
+    return this.inFlight.track(id, this.afterApplied(id, until, conflict));
+  }
+
+  private afterApplied(id: string, until: number, conflict: string): Promise<boolean> {
     return this.database.peers.afterApplied(appliedKey(id), async (unsent) => {
       const written = await this.database.transaction(async (client) => {
         // Kept until the session would have expired anyway; the expired ones go as new ones come.

@@ -19,3 +19,10 @@ export function storageFailure(where: string, error: unknown): WriteFailedError 
   const failure = code === undefined ? undefined : STORAGE_FAILURES[code];
   return failure === undefined ? undefined : new WriteFailedError(`${where}: ${failure}`, { cause: error });
 }
+
+/** A folder the tool writes into that its user may not write (its owner or mode): a WriteFailedError saying so plainly, `what` naming the folder; undefined for any other error. */
+export function folderNotWritable(where: string, what: string, error: unknown): WriteFailedError | undefined {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code !== 'EACCES' && code !== 'EPERM') return undefined;
+  return new WriteFailedError(`${where}: ${what} is not writable by this user (${code})`, { cause: error });
+}

@@ -86,8 +86,8 @@ export class Sessions {
    */
   async revoke(cookie: string, audience: string): Promise<string | undefined> {
     const sessions = [...this.sessions(cookie)];
-    // One ended already is not ended again: each revocation is a durable write, and a stale cookie may be replayed at the logout at will.
-    for (const { payload } of sessions) if (payload?.a === audience && !this.revocations.has(payload.i)) await this.revocations.revoke(payload.i, payload.e);
+    // Even one seen as ended: its revocation may still be on its way to disk, and the logout is acknowledged only once it is there.
+    for (const { payload } of sessions) if (payload?.a === audience) await this.revocations.revoke(payload.i, payload.e);
     const left = sessions.filter(({ payload }) => payload?.a !== audience).map(({ value }) => value);
     return left.length > 0 ? left.join(SEPARATOR) : undefined;
   }

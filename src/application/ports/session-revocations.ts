@@ -4,7 +4,11 @@
  */
 export interface SessionRevocations {
   has(id: string): boolean;
-  /** Durable before it resolves: a restart does not bring the session back. */
+  /**
+   * Durable before it resolves: a restart does not bring the session back. An id whose
+   * revocation is being written resolves (or fails) with that write; one durably revoked
+   * already writes nothing.
+   */
   revoke(id: string, until: number): Promise<void>;
   /**
    * Ends `id` unless it was ended already: true when this call ended it (durable before it
