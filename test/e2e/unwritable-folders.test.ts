@@ -93,3 +93,23 @@ describe('pkg package sign in place, and decrypt -o, into a folder it cannot wri
     expect(readdirSync(folder).sort()).toEqual(before);
   });
 });
+
+describe('pkg package pack, unpack and encrypt with -o a folder it cannot write', () => {
+  asRoot('say so as every other writer does (WriteFailedError, exit 1), not as a usage error, and leave the folder empty', () => {
+    const folder = join(work.path, 'output-of-root');
+    mkdirSync(folder, { mode: 0o755 });
+    const pub = join(work.path, 'recipient.pem');
+    writeFileSync(pub, generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ type: 'spki', format: 'pem' }));
+    const run = (...args: string[]) => spawnSync(process.execPath, [CLI, 'package', ...args], { encoding: 'utf8', ...NOBODY });
+    const packed = run('pack', EXAMPLE_SITE, '-o', folder);
+    expect(packed.stderr).toBe(`error: WriteFailedError: cannot write example-site-1.0.0.cap into ${folder}: the folder is not writable by this user (EACCES)\n`);
+    expect(packed.status).toBe(1);
+    const unpacked = run('unpack', cap, '-o', join(folder, 'site'));
+    expect(unpacked.stderr).toBe(`error: WriteFailedError: cannot write into ${folder}: the folder is not writable by this user (EACCES)\n`);
+    expect(unpacked.status).toBe(1);
+    const encrypted = run('encrypt', cap, '--public-key', pub, '-o', join(folder, 'secret.cap'));
+    expect(encrypted.stderr).toBe(`error: WriteFailedError: cannot write secret.cap into ${folder}: the folder is not writable by this user (EACCES)\n`);
+    expect(encrypted.status).toBe(1);
+    expect(readdirSync(folder)).toEqual([]);
+  });
+});

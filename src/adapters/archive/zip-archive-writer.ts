@@ -9,7 +9,7 @@ import { archiveLimitsFrom, checkArchiveToWrite, mustStore, type ArchiveLimits }
 import type { ArchiveCreateOptions, ArchiveEntryOptions, ArchiveSink, ArchiveWriter } from '../../application/ports/archive-writer.js';
 import { DEFLATED, LOCAL_HEADER_SIZE, STORED, centralHeader, endRecords, localHeader, streamedLocalHeader, type CentralRecord } from './zip/zip-records.js';
 import { makeDirectories } from '../shared/make-directories.js';
-import { storageFailure } from '../shared/storage-failure.js';
+import { folderNotWritable, storageFailure } from '../shared/storage-failure.js';
 import { unfinished } from '../shared/unfinished-paths.js';
 import { writeAll } from '../shared/write-all.js';
 
@@ -56,14 +56,14 @@ export class ZipArchiveWriter implements ArchiveWriter {
 
 /**
  * A file system's refusal to put the archive in place, never an unexpected error: a full
- * or failing disk as WriteFailedError, a path the user can change (a folder in the way, no
- * permission) as UsageError.
+ * or failing disk, or a folder its user may not write, as WriteFailedError (as every other
+ * writer says them), a path the user can change (a file in the way) as UsageError.
  */
 function unwritable(destination: string, error: unknown): unknown {
   const code = (error as NodeJS.ErrnoException).code;
   if (code === undefined) return error;
   const where = `cannot write ${basename(destination)} into ${dirname(destination)}`;
-  return storageFailure(where, error) ?? new UsageError(`${where}: ${code}`, { cause: error });
+  return storageFailure(where, error) ?? folderNotWritable(where, 'the folder', error) ?? new UsageError(`${where}: ${code}`, { cause: error });
 }
 
 class ZipSink implements ArchiveSink {

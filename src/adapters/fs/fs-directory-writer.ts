@@ -8,7 +8,7 @@ import { OutputExistsError, UnsafeEntryError, UsageError } from '../../domain/er
 import type { DirectoryDraft, DirectoryWriter } from '../../application/ports/directory-writer.js';
 import { makeDirectories } from '../shared/make-directories.js';
 import { statOf } from '../shared/stat-of.js';
-import { storageFailure } from '../shared/storage-failure.js';
+import { folderNotWritable, storageFailure } from '../shared/storage-failure.js';
 import { unfinished } from '../shared/unfinished-paths.js';
 
 /**
@@ -28,7 +28,7 @@ export class FsDirectoryWriter implements DirectoryWriter {
     await mkdir(draft).catch((error: NodeJS.ErrnoException) => {
       unfinished.delete(draft);
       const where = `cannot write into ${dirname(target)}`;
-      throw storageFailure(where, error) ?? new UsageError(`${where}: ${error.code ?? error.message}`);
+      throw storageFailure(where, error) ?? folderNotWritable(where, 'the folder', error) ?? new UsageError(`${where}: ${error.code ?? error.message}`);
     });
     return new FsDirectoryDraft(target, draft);
   }
