@@ -5,6 +5,7 @@ import { NonLinearPatternError } from './non-linear-pattern-error.js';
 import { patternPlaces } from './pattern-places.js';
 import { lineariseFormats } from './linear-formats.js';
 import { lineariseUniqueItems } from './unique-items.js';
+import { evaluationBound, MAX_EVALUATIONS_PER_VALUE, type EvaluationBound } from './evaluation-bound.js';
 
 /**
  * ajv and its formats are imported on the first schema: they are a fifth of the code a
@@ -48,16 +49,20 @@ export class AjvSchemaValidator implements SchemaValidator {
     const engine = await this.engineFor(schema);
     try {
       const validate = engine.compile(schema as AnySchema);
+      const bound = evaluationBound(schema);
+      if (bound.kind === 'circular') return () => circling(file);
+      if (bound.kind !== 'bounded') throw new ConfigValidationError(file, [unbounded(bound)]);
       return (data) => {
         try {
           return validate(data) ? [] : (validate.errors ?? []).map(violation);
         } catch (error) {
           // Values nest at most MAX_JSON_DEPTH levels: a check that exhausts the stack is a schema going round in a circle (`{"$ref": "#"}`).
-          if (error instanceof RangeError) throw new UnusableSchemaError(`${file} cannot check a value: it refers to itself without ever descending into the value`);
+          if (error instanceof RangeError) circling(file);
           throw error;
         }
       };
     } catch (error) {
+      if (error instanceof ConfigValidationError) throw error;
       if (error instanceof NonLinearPatternError) throw new ConfigValidationError(file, [unboundedPattern(schema, error)]);
       // ajv compiles a subschema by recursion: a few hundred levels of nesting exhaust the stack.
       if (error instanceof RangeError) throw new ConfigValidationError(file, ['invalid JSON schema: it nests deeper than the schema compiler reads']);
@@ -83,6 +88,20 @@ export class AjvSchemaValidator implements SchemaValidator {
     }
     return engine;
   }
+}
+
+/** A schema that goes round in a circle comes to no verdict: it is refused for each value, not run until the stack runs out. */
+function circling(file: string): never {
+  throw new UnusableSchemaError(`${file} cannot check a value: it refers to itself without ever descending into the value`);
+}
+
+/** Why a schema is refused for what one value may cost to check. */
+function unbounded(bound: Exclude<EvaluationBound, { kind: 'bounded' | 'circular' }>): string {
+  const limit = MAX_EVALUATIONS_PER_VALUE.toLocaleString('en-US');
+  const accepted = `only schemas that check each value with at most ${limit} subschemas are accepted, as others can take time without bound`;
+  if (bound.kind === 'intricate') return `its references are too intricate to count how many subschemas may check one value: ${accepted}`;
+  const where = bound.depth === 0 ? 'one value' : `a value ${bound.depth} level${bound.depth === 1 ? '' : 's'} deep`;
+  return `checking ${where} may take more than ${limit} subschema checks (anyOf, oneOf or allOf branches that refer to more such branches multiply): ${accepted}`;
 }
 
 /** Why a schema is refused for a pattern, and where it holds it. */
