@@ -1,4 +1,4 @@
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it, jest } from '@jest/globals';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 import fc from 'fast-check';
 import { linearRegExp } from '../../src/adapters/schema/linear-regexp.js';
@@ -135,6 +135,20 @@ describe('dataset schemas (AjvSchemaValidator)', () => {
     await expect(compile({ $defs: { pattern: { patternProperties: { [key]: { type: 'number' } } } }, items: { $ref: '#/$defs/pattern' }, enum: [{ pattern: key }] })).rejects.toMatchObject({
       issues: [expect.stringContaining('at /$defs/pattern/patternProperties/^(x)\\1~1~0 holds a backreference')],
     });
+  });
+
+  it('warn once of an unknown format, naming the schema file, where ajv said it twice without the file', async () => {
+    const stderr = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    const warn = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      const check = await new AjvSchemaValidator().compile({ type: 'object', properties: { a: { type: 'string', format: 'frobnicate' } } }, 'data/items.schema.json');
+      expect(check({ a: 'anything' })).toEqual([]);
+      expect(stderr.mock.calls.map(([text]) => String(text))).toEqual(['warning: data/items.schema.json: unknown format "frobnicate" ignored in schema at path "#/properties/a"\n']);
+      expect(warn).not.toHaveBeenCalled();
+    } finally {
+      stderr.mockRestore();
+      warn.mockRestore();
+    }
   });
 
   it('refuse null, an array and a schema nested past what the compiler reads with the rule broken, not the compiler\'s own TypeError or RangeError', async () => {

@@ -42,13 +42,15 @@ function exportsOf<T>(namespace: unknown): T {
 export class AjvSchemaValidator implements SchemaValidator {
   private readonly engines = new Map<string, Ajv>();
   private library: ReturnType<typeof loadAjv> | undefined;
+  /** What ajv warns of while it compiles the schema at hand (an unknown format, ignored): it says each twice. */
+  private warnings = new Set<string>();
 
   async compile(schema: unknown, file: string): Promise<CompiledSchema> {
     // null and arrays are objects to typeof, and ajv reads a property of them as it starts: its TypeError named no rule.
     if ((typeof schema !== 'object' && typeof schema !== 'boolean') || schema === null || Array.isArray(schema)) throw new ConfigValidationError(file, ['a JSON schema must be an object or a boolean']);
     const engine = await this.engineFor(schema);
     try {
-      const validate = engine.compile(schema as AnySchema);
+      const validate = this.compileWarning(engine, schema, file);
       const bound = evaluationBound(schema);
       if (bound.kind === 'circular') return () => circling(file);
       if (bound.kind !== 'bounded') throw new ConfigValidationError(file, [unbounded(bound)]);
@@ -70,6 +72,17 @@ export class AjvSchemaValidator implements SchemaValidator {
     }
   }
 
+  /** ajv's compile, its warnings written once each, naming the schema file ajv does not know. */
+  private compileWarning(engine: Ajv, schema: unknown, file: string): ReturnType<Ajv['compile']> {
+    this.warnings.clear();
+    try {
+      return engine.compile(schema as AnySchema);
+    } finally {
+      for (const warning of this.warnings) process.stderr.write(`warning: ${file}: ${warning}\n`);
+      this.warnings.clear();
+    }
+  }
+
   private async engineFor(schema: unknown): Promise<Ajv> {
     this.library ??= loadAjv();
     const { Ajv, Ajv2019, Ajv2020, addFormats, linearRegExp, url } = await this.library;
@@ -79,7 +92,8 @@ export class AjvSchemaValidator implements SchemaValidator {
     if (!engine) {
       // Patterns are matched by RE2 (see linearRegExp): items come from clients, and one string must not stall the reactor.
       // Own properties only: otherwise an item without `toString` or `constructor` has them, from Object.prototype.
-      const options = { allErrors: true, strict: false, ownProperties: true, code: { regExp: linearRegExp } };
+      const logger = { log: console.log, error: console.error, warn: (...parts: unknown[]) => this.warnings.add(parts.map(String).join(' ')) };
+      const options = { allErrors: true, strict: false, ownProperties: true, logger, code: { regExp: linearRegExp } };
       engine = kind === '2020' ? new Ajv2020(options) : kind === '2019' ? new Ajv2019(options) : new Ajv(options);
       addFormats(engine);
       lineariseFormats(engine, url);
