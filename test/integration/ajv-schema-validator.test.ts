@@ -151,6 +151,16 @@ describe('dataset schemas (AjvSchemaValidator)', () => {
     }
   });
 
+  it('compile the same $id again, and never let one schema refer to another compiled before it by its $id', async () => {
+    const validator = new AjvSchemaValidator();
+    const schema = () => ({ $id: 'https://example.org/item.json', type: 'object', properties: { n: { $id: 'https://example.org/n.json', type: 'number' }, m: { $ref: 'n.json' } } });
+    // Two datasets sharing one schema file: the second was refused, "already exists".
+    for (const file of ['data/a.schema.json', 'data/b.schema.json']) expect((await validator.compile(schema(), file))({ n: 1, m: 'x' })).toEqual([{ path: '/m', message: 'must be number' }]);
+    for (const reference of ['https://example.org/item.json', 'https://example.org/n.json']) {
+      await expect(validator.compile({ $ref: reference }, 'other/c.schema.json')).rejects.toMatchObject({ file: 'other/c.schema.json', issues: [expect.stringContaining("can't resolve reference")] });
+    }
+  });
+
   it('refuse null, an array and a schema nested past what the compiler reads with the rule broken, not the compiler\'s own TypeError or RangeError', async () => {
     const compile = (schema: unknown) => new AjvSchemaValidator().compile(schema, 'data/items.schema.json');
     for (const schema of [null, []]) await expect(compile(schema)).rejects.toMatchObject({ file: 'data/items.schema.json', issues: ['a JSON schema must be an object or a boolean'] });

@@ -5,6 +5,7 @@ import { NonLinearPatternError } from './non-linear-pattern-error.js';
 import { patternPlaces } from './pattern-places.js';
 import { lineariseFormats } from './linear-formats.js';
 import { lineariseUniqueItems } from './unique-items.js';
+import { compileIsolated } from './isolated-compile.js';
 import { evaluationBound, MAX_EVALUATIONS_PER_VALUE, type EvaluationBound } from './evaluation-bound.js';
 
 /**
@@ -76,7 +77,7 @@ export class AjvSchemaValidator implements SchemaValidator {
   private compileWarning(engine: Ajv, schema: unknown, file: string): ReturnType<Ajv['compile']> {
     this.warnings.clear();
     try {
-      return engine.compile(schema as AnySchema);
+      return compileIsolated(engine, schema as AnySchema);
     } finally {
       for (const warning of this.warnings) process.stderr.write(`warning: ${file}: ${warning}\n`);
       this.warnings.clear();
