@@ -42,6 +42,14 @@ export function schemaGraph(root: unknown): SchemaNode {
     }
     return node;
   };
+  // Schemas repeat their references (`#/$defs/node` a thousand times): each is resolved once.
+  const resolved = new Map<string, unknown[]>();
+  const targetsOf = (reference: string, base: string): unknown[] => {
+    const key = `${base} ${reference}`;
+    let targets = resolved.get(key);
+    if (!targets) resolved.set(key, (targets = resolve(reference, base, resources, anchors)));
+    return [...targets];
+  };
   const top = nodeOf(root);
   for (let next = pending.pop(); next; next = pending.pop()) {
     const [schema, node] = next as [Record<string, unknown>, SchemaNode];
@@ -50,7 +58,7 @@ export function schemaGraph(root: unknown): SchemaNode {
       for (const [step, target] of applications(keyword, value)) {
         const add = (child: unknown) => (step.kind === 'here' ? node.here : memberList(node, step.key)).push(nodeOf(child));
         if (keyword === '$ref' || keyword === '$dynamicRef' || keyword === '$recursiveRef') {
-          const targets = resolve(String(target), base, resources, anchors);
+          const targets = targetsOf(String(target), base);
           // A dynamic reference may land on any schema that declares its anchor: each is an edge.
           if (keyword === '$dynamicRef') targets.push(...(dynamic.get(String(target).replace(/^.*#/, '')) ?? []));
           if (keyword === '$recursiveRef') targets.push(...(dynamic.get('') ?? []));
