@@ -1,10 +1,12 @@
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it, jest } from '@jest/globals';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 import fc from 'fast-check';
 import { linearRegExp } from '../../src/adapters/schema/linear-regexp.js';
 import { NonLinearPatternError } from '../../src/adapters/schema/non-linear-pattern-error.js';
-import { ConfigValidationError } from '../../src/domain/errors.js';
+import { ConfigValidationError, UnusableSchemaError } from '../../src/domain/errors.js';
 import { AjvSchemaValidator } from '../../src/adapters/schema/ajv-schema-validator.js';
+import { doublingSchema } from '../support/doubling-schema.js';
+import { evaluationBound } from '../../src/adapters/schema/evaluation-bound.js';
 
 /** The same answer as JavaScript's engine, or the same refusal of the pattern. */
 function same(pattern: string, text: string): void {
@@ -136,11 +138,115 @@ describe('dataset schemas (AjvSchemaValidator)', () => {
     });
   });
 
+  it('warn once of an unknown format, naming the schema file, where ajv said it twice without the file', async () => {
+    const stderr = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    const warn = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      const check = await new AjvSchemaValidator().compile({ type: 'object', properties: { a: { type: 'string', format: 'frobnicate' } } }, 'data/items.schema.json');
+      expect(check({ a: 'anything' })).toEqual([]);
+      expect(stderr.mock.calls.map(([text]) => String(text))).toEqual(['warning: data/items.schema.json: unknown format "frobnicate" ignored in schema at path "#/properties/a"\n']);
+      expect(warn).not.toHaveBeenCalled();
+    } finally {
+      stderr.mockRestore();
+      warn.mockRestore();
+    }
+  });
+
+  it('compile the same $id again, and never let one schema refer to another compiled before it by its $id', async () => {
+    const validator = new AjvSchemaValidator();
+    const schema = () => ({ $id: 'https://example.org/item.json', type: 'object', properties: { n: { $id: 'https://example.org/n.json', type: 'number' }, m: { $ref: 'n.json' } } });
+    // Two datasets sharing one schema file: the second was refused, "already exists".
+    for (const file of ['data/a.schema.json', 'data/b.schema.json']) expect((await validator.compile(schema(), file))({ n: 1, m: 'x' })).toEqual([{ path: '/m', message: 'must be number' }]);
+    for (const reference of ['https://example.org/item.json', 'https://example.org/n.json']) {
+      await expect(validator.compile({ $ref: reference }, 'other/c.schema.json')).rejects.toMatchObject({ file: 'other/c.schema.json', issues: [expect.stringContaining("can't resolve reference")] });
+    }
+  });
+
   it('refuse null, an array and a schema nested past what the compiler reads with the rule broken, not the compiler\'s own TypeError or RangeError', async () => {
     const compile = (schema: unknown) => new AjvSchemaValidator().compile(schema, 'data/items.schema.json');
     for (const schema of [null, []]) await expect(compile(schema)).rejects.toMatchObject({ file: 'data/items.schema.json', issues: ['a JSON schema must be an object or a boolean'] });
     let deep: unknown = { type: 'object' };
     for (let level = 0; level < 5000; level++) deep = { properties: { a: deep } };
     await expect(compile(deep)).rejects.toMatchObject({ file: 'data/items.schema.json', issues: ['invalid JSON schema: it nests deeper than the schema compiler reads'] });
+  });
+});
+
+describe('dataset schemas: the cost of checking one value is bounded when the schema is read', () => {
+  const compile = (schema: unknown) => new AjvSchemaValidator().compile(schema, 'data/items.schema.json');
+
+  it('refuse a schema whose anyOf branches refer to more of them, naming the file and the limit, at once', async () => {
+    // 18 levels took ajv half a second and 524,287 errors per item; 24 levels did not finish.
+    for (const levels of [14, 24, 60]) {
+      const started = Date.now();
+      await expect(compile(doublingSchema(levels))).rejects.toMatchObject({ file: 'data/items.schema.json', issues: [expect.stringMatching(/^checking one value may take more than 10,000 subschema checks/)] });
+      expect(Date.now() - started).toBeLessThan(2000);
+    }
+    // The same doubling one level down per branch: exponential in how deep the value nests, which a client chooses.
+    const nested = { $schema: 'https://json-schema.org/draft/2020-12/schema', $defs: { t: { anyOf: [{ items: { $ref: '#/$defs/t' } }, { items: { $ref: '#/$defs/t' } }] } }, $ref: '#/$defs/t' };
+    await expect(compile(nested)).rejects.toMatchObject({ issues: [expect.stringMatching(/^checking a value 1\d levels deep may take more than 10,000/)] });
+  });
+
+  it('accept unions, references and recursion that descends into the value: a tree checks each node once', async () => {
+    await expect(compile(doublingSchema(8))).resolves.toBeInstanceOf(Function);
+    const tree = { type: 'object', required: ['name'], properties: { name: { type: 'string' }, children: { type: 'array', items: { $ref: '#' } }, left: { $ref: '#' }, right: { $ref: '#' } } };
+    const check = await compile(tree);
+    let deep: unknown = { name: 'leaf' };
+    for (let level = 0; level < 60; level++) deep = level % 2 === 0 ? { name: `n${level}`, left: deep, right: { name: 'r' } } : { name: `n${level}`, children: [{ name: 'c' }, deep] };
+    expect(check(deep)).toEqual([]);
+    const expression = {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      $defs: {
+        expr: { oneOf: [{ $ref: '#/$defs/number' }, { $ref: '#/$defs/sum' }, { $ref: '#/$defs/negation' }] },
+        number: { type: 'number' },
+        sum: { type: 'object', properties: { left: { $ref: '#/$defs/expr' }, right: { $ref: '#/$defs/expr' } }, required: ['left', 'right'] },
+        negation: { type: 'object', properties: { operand: { $dynamicRef: '#node' } }, required: ['operand'] },
+      },
+      $dynamicAnchor: 'node',
+      allOf: [{ $ref: '#/$defs/expr' }, { not: { type: 'string' } }],
+    };
+    expect((await compile(expression))({ left: 1, right: { operand: { left: 2, right: 3 } } })).toEqual([]);
+    for (const schema of [true, {}, { $ref: 'http://json-schema.org/draft-07/schema#' }, { anyOf: Array.from({ length: 500 }, (_, n) => ({ const: n })) }]) await expect(compile(schema)).resolves.toBeInstanceOf(Function);
+  });
+
+  it('bound a wide schema (3,000 properties, each a oneOf of shared definitions) quickly, and accept it', () => {
+    const definitions = Object.fromEntries(
+      Array.from({ length: 50 }, (_, d) => [`t${d}`, { type: 'object', properties: Object.fromEntries(Array.from({ length: 20 }, (_, p) => [`f${p}`, p % 5 === 0 ? { $ref: `#/$defs/t${(d + 1) % 50}` } : { type: 'string' }])) }]),
+    );
+    const properties = Object.fromEntries(Array.from({ length: 3000 }, (_, n) => [`p${n}`, { oneOf: [0, 1, 2, 3, 4].map((k) => ({ $ref: `#/$defs/t${(n + k) % 50}` })) }]));
+    const started = Date.now();
+    // Walked name by name through every checker at once, it ran out of its budget and was refused as too intricate.
+    expect(evaluationBound({ type: 'object', $defs: definitions, properties })).toEqual({ kind: 'bounded' });
+    expect(Date.now() - started).toBeLessThan(3000);
+  });
+
+  it('refuse each value, at once, for a schema that refers to itself without descending', async () => {
+    for (const schema of [{ $ref: '#' }, { $defs: { a: { anyOf: [{ $ref: '#/$defs/b' }, { type: 'string' }] }, b: { allOf: [{ $ref: '#/$defs/a' }] } }, items: { $ref: '#/$defs/a' } }]) {
+      const check = await compile(schema);
+      expect(() => check([1])).toThrow(UnusableSchemaError);
+    }
+  });
+
+  it('bound any schema of unions, references and recursion quickly, refusing one only as an invalid schema', async () => {
+    const names = ['a', 'b', 'c', 'd'];
+    const schema: fc.Arbitrary<unknown> = fc.letrec<{ node: unknown }>((tie) => ({
+      node: fc.oneof(
+        { depthSize: 'small', withCrossShrink: true },
+        fc.constantFrom({ type: 'string' }, true, { $ref: '#' }, ...names.map((name) => ({ $ref: `#/$defs/${name}` }))),
+        fc.record({ anyOf: fc.array(tie('node'), { minLength: 1, maxLength: 3 }) }),
+        fc.record({ allOf: fc.array(tie('node'), { minLength: 1, maxLength: 3 }) }),
+        fc.record({ properties: fc.dictionary(fc.constantFrom('x', 'y'), tie('node')) }),
+        fc.record({ items: tie('node') }),
+      ),
+    })).node;
+    const validator = new AjvSchemaValidator();
+    const document = fc.record({ $defs: fc.record(Object.fromEntries(names.map((name) => [name, schema]))), items: schema });
+    await fc.assert(
+      fc.asyncProperty(document, async (candidate) => {
+        const started = Date.now();
+        await validator.compile(candidate, 'data/items.schema.json').catch((error: unknown) => expect(error).toBeInstanceOf(ConfigValidationError));
+        expect(Date.now() - started).toBeLessThan(1000);
+      }),
+      { numRuns: 100 },
+    );
   });
 });

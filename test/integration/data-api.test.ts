@@ -12,6 +12,7 @@ import { VALID_METADATA, demoPackage } from '../support/demo-package.js';
 import { MemoryOverlayStore } from '../fakes/memory-overlay-store.js';
 import { startReactor } from '../support/reactor-fixture.js';
 import { temporaryDirectory } from '../support/paths.js';
+import { doublingSchema } from '../support/doubling-schema.js';
 import { SavePackage, type SaveRequest } from '../../src/application/use-cases/save-package.js';
 import { pageLinks } from '../../src/adapters/http/data-api.js';
 
@@ -422,6 +423,23 @@ describe('save', () => {
   it('only POST; unknown packages 404', async () => {
     expect((await http.get('/package/demo-site/save').expect(405)).headers.allow).toBe('POST');
     await http.post('/package/ghost/save').expect(404);
+  });
+});
+
+describe('a dataset whose schema multiplies the checks of one item past the limit', () => {
+  it('is refused when the package loads, as any invalid schema is, so no write can stall on it', async () => {
+    const hostile = demoPackage({
+      'data/bombs.json': JSON.stringify([{ id: 'b1' }]),
+      'data/bombs.schema.json': JSON.stringify(doublingSchema(24)),
+      'storage.json': JSON.stringify({ storage: { dataSets: { bombs: { source: 'data/bombs.json', schemaFile: 'data/bombs.schema.json', schemaType: 'json-schema' } } } }),
+    });
+    const own = temporaryDirectory('cap-data-bombs-');
+    try {
+      const reactor = startReactor(new MemoryOpener().add('bombs', hostile), [{ source: 'bombs' }], { workdir: own.path }, swap(PORT.OverlayStore, new MemoryOverlayStore()));
+      await expect(reactor).rejects.toMatchObject({ code: 'CONFIG_INVALID', file: 'data/bombs.schema.json', issues: [expect.stringContaining('more than 10,000 subschema checks')] });
+    } finally {
+      own.remove();
+    }
   });
 });
 

@@ -5,6 +5,8 @@ import { NonLinearPatternError } from './non-linear-pattern-error.js';
 import { patternPlaces } from './pattern-places.js';
 import { lineariseFormats } from './linear-formats.js';
 import { lineariseUniqueItems } from './unique-items.js';
+import { compileIsolated } from './isolated-compile.js';
+import { evaluationBound, MAX_EVALUATIONS_PER_VALUE, type EvaluationBound } from './evaluation-bound.js';
 
 /**
  * ajv and its formats are imported on the first schema: they are a fifth of the code a
@@ -41,27 +43,44 @@ function exportsOf<T>(namespace: unknown): T {
 export class AjvSchemaValidator implements SchemaValidator {
   private readonly engines = new Map<string, Ajv>();
   private library: ReturnType<typeof loadAjv> | undefined;
+  /** What ajv warns of while it compiles the schema at hand (an unknown format, ignored): it says each twice. */
+  private warnings = new Set<string>();
 
   async compile(schema: unknown, file: string): Promise<CompiledSchema> {
     // null and arrays are objects to typeof, and ajv reads a property of them as it starts: its TypeError named no rule.
     if ((typeof schema !== 'object' && typeof schema !== 'boolean') || schema === null || Array.isArray(schema)) throw new ConfigValidationError(file, ['a JSON schema must be an object or a boolean']);
     const engine = await this.engineFor(schema);
     try {
-      const validate = engine.compile(schema as AnySchema);
+      const validate = this.compileWarning(engine, schema, file);
+      const bound = evaluationBound(schema);
+      if (bound.kind === 'circular') return () => circling(file);
+      if (bound.kind !== 'bounded') throw new ConfigValidationError(file, [unbounded(bound)]);
       return (data) => {
         try {
           return validate(data) ? [] : (validate.errors ?? []).map(violation);
         } catch (error) {
           // Values nest at most MAX_JSON_DEPTH levels: a check that exhausts the stack is a schema going round in a circle (`{"$ref": "#"}`).
-          if (error instanceof RangeError) throw new UnusableSchemaError(`${file} cannot check a value: it refers to itself without ever descending into the value`);
+          if (error instanceof RangeError) circling(file);
           throw error;
         }
       };
     } catch (error) {
+      if (error instanceof ConfigValidationError) throw error;
       if (error instanceof NonLinearPatternError) throw new ConfigValidationError(file, [unboundedPattern(schema, error)]);
       // ajv compiles a subschema by recursion: a few hundred levels of nesting exhaust the stack.
       if (error instanceof RangeError) throw new ConfigValidationError(file, ['invalid JSON schema: it nests deeper than the schema compiler reads']);
       throw new ConfigValidationError(file, [`invalid JSON schema: ${(error as Error).message}`]);
+    }
+  }
+
+  /** ajv's compile, its warnings written once each, naming the schema file ajv does not know. */
+  private compileWarning(engine: Ajv, schema: unknown, file: string): ReturnType<Ajv['compile']> {
+    this.warnings.clear();
+    try {
+      return compileIsolated(engine, schema as AnySchema);
+    } finally {
+      for (const warning of this.warnings) process.stderr.write(`warning: ${file}: ${warning}\n`);
+      this.warnings.clear();
     }
   }
 
@@ -74,7 +93,8 @@ export class AjvSchemaValidator implements SchemaValidator {
     if (!engine) {
       // Patterns are matched by RE2 (see linearRegExp): items come from clients, and one string must not stall the reactor.
       // Own properties only: otherwise an item without `toString` or `constructor` has them, from Object.prototype.
-      const options = { allErrors: true, strict: false, ownProperties: true, code: { regExp: linearRegExp } };
+      const logger = { log: console.log, error: console.error, warn: (...parts: unknown[]) => this.warnings.add(parts.map(String).join(' ')) };
+      const options = { allErrors: true, strict: false, ownProperties: true, logger, code: { regExp: linearRegExp } };
       engine = kind === '2020' ? new Ajv2020(options) : kind === '2019' ? new Ajv2019(options) : new Ajv(options);
       addFormats(engine);
       lineariseFormats(engine, url);
@@ -83,6 +103,20 @@ export class AjvSchemaValidator implements SchemaValidator {
     }
     return engine;
   }
+}
+
+/** A schema that goes round in a circle comes to no verdict: it is refused for each value, not run until the stack runs out. */
+function circling(file: string): never {
+  throw new UnusableSchemaError(`${file} cannot check a value: it refers to itself without ever descending into the value`);
+}
+
+/** Why a schema is refused for what one value may cost to check. */
+function unbounded(bound: Exclude<EvaluationBound, { kind: 'bounded' | 'circular' }>): string {
+  const limit = MAX_EVALUATIONS_PER_VALUE.toLocaleString('en-US');
+  const accepted = `only schemas that check each value with at most ${limit} subschemas are accepted, as others can take time without bound`;
+  if (bound.kind === 'intricate') return `its references are too intricate to count how many subschemas may check one value: ${accepted}`;
+  const where = bound.depth === 0 ? 'one value' : `a value ${bound.depth} level${bound.depth === 1 ? '' : 's'} deep`;
+  return `checking ${where} may take more than ${limit} subschema checks (anyOf, oneOf or allOf branches that refer to more such branches multiply): ${accepted}`;
 }
 
 /** Why a schema is refused for a pattern, and where it holds it. */

@@ -1,4 +1,5 @@
 import { datasetViolations } from '../data/dataset-violations.js';
+import { PackageNotFoundError, RegistryNotConfiguredError, UnsatisfiableConstraintError } from '../../domain/errors.js';
 import { readSqliteRows } from '../data/sqlite-rows.js';
 import { metadataGaps } from '../../domain/package/metadata.js';
 import { nestedPackageHint } from '../../domain/package/nested-package.js';
@@ -110,7 +111,7 @@ export class ValidatePackage {
    * stack (and its dependencies' exported content, when a store or registry lets them be
    * resolved), `<guid>/content/...` through that dependency.
    */
-  private async resources(source: PackageSource, files: ReadonlySet<string>, storage: Storage | undefined, metadata: Metadata | undefined, context: DependencyContext): Promise<{ exists: ResourceExists; problem?: string; layers?: string; close: () => Promise<void> }> {
+  private async resources(source: PackageSource, files: ReadonlySet<string>, storage: Storage | undefined, metadata: Metadata | undefined, context: DependencyContext): Promise<{ exists: ResourceExists; problem?: string; refused?: true; layers?: string; close: () => Promise<void> }> {
     let unreadable: string | undefined;
     // A layer's .pkg-tombstones the reactor would refuse: reported (in the storage check), and the layers read without it.
     const own = await readPackageLayers(source, storage ? { storage } : {}).catch((error: unknown) => {
@@ -126,18 +127,19 @@ export class ValidatePackage {
       return withLayers({ exists: resourceExists(files, visibleIn(stack, own), declared, undefined), close: async () => undefined });
     }
     let tree: DependencyTree;
-    const unusable = (problem: string) => withLayers({ exists: resourceExists(files, visibleIn(new LayerStack(own), own), declared, undefined), problem, close: async () => undefined });
+    // A dependency found but refused is no matter of where to look: only one nowhere to be found is (`refused` tells them apart).
+    const unusable = (problem: string, refused: boolean) => withLayers({ exists: resourceExists(files, visibleIn(new LayerStack(own), own), declared, undefined), problem, ...(refused ? { refused: true as const } : {}), close: async () => undefined });
     try {
       tree = await this.dependencies!.loader.resolve(source, metadata!, context);
     } catch (error) {
-      return unusable(`dependencies could not be resolved: ${messageOf(error)}`);
+      return unusable(`dependencies could not be resolved: ${messageOf(error)}`, !isUnfound(error));
     }
     try {
       // A dependency failing its own checksums or signature stops the reactor's load: a package valid here must load there.
       for (const dependency of tree.bottomUp()) await assertVerified(dependency.pkg, dependency.model.security, { signatures: this.signatures, verifier: this.dependencies!.verifier });
     } catch (error) {
       await tree.close();
-      return unusable(`a dependency would be refused: ${messageOf(error)}`);
+      return unusable(`a dependency would be refused: ${messageOf(error)}`, true);
     }
     const layers = await dependencyLayers(tree, readTombstones);
     const stack = new LayerStack([...layers.layers, ...own]);
@@ -170,14 +172,14 @@ export class ValidatePackage {
     return checkResult('metadata', metadataGaps(metadata.value), [`${metadata.value.name} ${metadata.value.version}`]);
   }
 
-  private checkManifest(manifest: Parsed<Manifest>, resources: { exists: ResourceExists; otherSpelling: OtherSpelling }): CheckResult {
+  private checkManifest(manifest: Parsed<Manifest>, resources: { exists: ResourceExists; refused?: true; otherSpelling: OtherSpelling }): CheckResult {
     if ('absent' in manifest) return checkResult('manifest', [], [`${MANIFEST_FILE} absent: generated from content/ at pack or load time`]);
     if ('error' in manifest) return checkResult('manifest', [manifest.error]);
     const findings = manifestErrors(manifest.value, resources.exists, resources.otherSpelling);
-    return checkResult('manifest', findings.errors, [`${Object.keys(manifest.value).length} resources`, ...uncheckedWarning(findings.unchecked), ...deletedWarning(findings.deleted)]);
+    return checkResult('manifest', findings.errors, [`${Object.keys(manifest.value).length} resources`, ...uncheckedWarning(findings.unchecked, resources.refused), ...deletedWarning(findings.deleted)]);
   }
 
-  private checkRoutes(routes: Parsed<Routes>, files: ReadonlySet<string>, storage: Storage | undefined, resources: { exists: ResourceExists; problem?: string; otherSpelling: OtherSpelling }, authentication: Authentication | undefined): CheckResult {
+  private checkRoutes(routes: Parsed<Routes>, files: ReadonlySet<string>, storage: Storage | undefined, resources: { exists: ResourceExists; problem?: string; refused?: true; otherSpelling: OtherSpelling }, authentication: Authentication | undefined): CheckResult {
     if ('error' in routes) return checkResult('routes', [routes.error]);
     // Dependencies the reactor could not resolve refuse the package whether routes.json is written or generated.
     const unresolved = resources.problem ? [resources.problem] : [];
@@ -197,7 +199,7 @@ export class ValidatePackage {
       ...[...reactorPathRouteWarnings(routes.value, { root: true, datasets: Object.keys(storage?.dataSets ?? {}).length > 0 }), ...lockedRouteWarning(routes.value, authentication)].map((warning) => `warning: ${warning}`),
       ...handlerRouteWarnings(routes.value),
       ...datasetRouteAttributeWarnings(routes.value),
-      ...uncheckedWarning(findings.unchecked),
+      ...uncheckedWarning(findings.unchecked, resources.refused),
       ...deletedWarning(findings.deleted),
     ]);
   }
@@ -289,11 +291,17 @@ function shadowedItems(id: string, file: string, items: unknown[]): string[] {
   return shadowed.length > 0 ? [`dataset ${id}: ${describeShadowed(file, shadowed)}`] : [];
 }
 
-/** Resources that may come from dependencies nobody resolved: named, not failed. */
-function uncheckedWarning(unchecked: string[]): string[] {
+/** Resources that may come from dependencies nobody resolved, or one found and refused: named, not failed. */
+function uncheckedWarning(unchecked: string[], refused: true | undefined): string[] {
   if (unchecked.length === 0) return [];
   unchecked = [...new Set(unchecked)];
-  return [`warning: ${unchecked.length} resource${unchecked.length === 1 ? '' : 's'} could not be checked, as ${unchecked.length === 1 ? 'it' : 'they'} may come from dependencies (give --store or --registry to resolve them): ${unchecked.join(', ')}`];
+  const from = refused ? 'a dependency that would be refused (see the routes check)' : 'dependencies (give --store or --registry to resolve them)';
+  return [`warning: ${unchecked.length} resource${unchecked.length === 1 ? '' : 's'} could not be checked, as ${unchecked.length === 1 ? 'it' : 'they'} may come from ${from}: ${unchecked.join(', ')}`];
+}
+
+/** A dependency nothing provides (not bundled, not in the store or registry, or no version that satisfies): where to look is the matter. */
+function isUnfound(error: unknown): boolean {
+  return error instanceof PackageNotFoundError || error instanceof RegistryNotConfiguredError || error instanceof UnsatisfiableConstraintError;
 }
 
 /** Resources a layer holds and a tombstone above deletes (a file deleted through the reactor, then saved): they answer 404, as meant. */

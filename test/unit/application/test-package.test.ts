@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { AjvSchemaValidator } from '../../../src/adapters/schema/ajv-schema-validator.js';
+import { doublingSchema } from '../../support/doubling-schema.js';
 import type { ReactorHost } from '../../../src/application/ports/reactor-host.js';
 import { TestPackage } from '../../../src/application/use-cases/test-package.js';
 import { PackageFormatError } from '../../../src/domain/errors.js';
@@ -68,6 +69,15 @@ describe('TestPackage', () => {
     expect(report.results.map((r) => [r.name, r.passed])).toEqual([['rooted file', true], ['rooted config', true], ['rooted data', false], ['rooted missing', false]]);
     expect(report.results[2]!.messages).toEqual(['data/x.json row 2/n must be integer']);
     expect(report.results[3]!.messages).toEqual(['content/nope.css does not exist in the package']);
+  });
+
+  it('fails, at once, a data_validation test whose schema multiplies its checks of one row past the limit', async () => {
+    const { host, probe } = fakes({});
+    const files = suite('tests:\n  - {name: rows, type: data_validation, format: json, data_file: data/x.json, schema_file: data/x.schema.json}\n');
+    files['data/x.schema.json'] = JSON.stringify(doublingSchema(24));
+    const report = await new TestPackage(new MemoryOpener().add('p', files), host, probe, new AjvSchemaValidator()).execute('p');
+    expect(report.results[0]!.passed).toBe(false);
+    expect(report.results[0]!.messages).toEqual([expect.stringMatching(/data\/x\.schema\.json: checking one value may take more than 10,000 subschema checks/)]);
   });
 
   it('validates known configs against their canonical models', async () => {

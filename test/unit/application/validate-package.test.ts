@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { NodeHasher } from '../../../src/adapters/crypto/node-hasher.js';
 import { AjvSchemaValidator } from '../../../src/adapters/schema/ajv-schema-validator.js';
+import { doublingSchema } from '../../support/doubling-schema.js';
 import { ParsedReferenceScanner } from '../../../src/adapters/content/parsed-reference-scanner.js';
 import { EntryDigester } from '../../../src/application/integrity/entry-digester.js';
 import { ValidatePackage } from '../../../src/application/use-cases/validate-package.js';
@@ -358,6 +359,13 @@ describe('ValidatePackage', () => {
     const files = demoPackage({ ...DATASET, 'data/items.schema.json': JSON.stringify({ $ref: '#' }), 'data/items.json': '[{"id":"a"}]' });
     const { check } = await validate(files);
     expect(check('storage').errors).toEqual([expect.stringMatching(/data\/items\.schema\.json cannot check a value: it refers to itself without ever descending into the value/)]);
+  });
+
+  it('reports, at once, a dataset schema whose checks of one item multiply past the limit, naming the dataset, the file and the limit', async () => {
+    const files = demoPackage({ ...DATASET, 'data/items.schema.json': JSON.stringify(doublingSchema(24)), 'data/items.json': '[{"id":"a"}]' });
+    const { report, check } = await validate(files);
+    expect(report.valid).toBe(false);
+    expect(check('storage').errors).toEqual([expect.stringMatching(/^dataset items: data\/items\.schema\.json: checking one value may take more than 10,000 subschema checks/)]);
   });
 
   it('says which files it could not scan to their end, and still reports what the others hold', async () => {

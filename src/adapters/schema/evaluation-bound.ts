@@ -1,0 +1,142 @@
+import { MAX_JSON_DEPTH } from '../../domain/data/json-depth.js';
+import { ANY_INDEX, ANY_PROPERTY, schemaGraph, type SchemaNode } from './schema-graph.js';
+
+/**
+ * How many subschemas may check one value (an item, or any value inside it). ajv checks
+ * every branch of an `anyOf` (and the rest, as it collects all errors): branches that
+ * each refer to the next level make 2^levels checks, and a schema of 24 such lines
+ * stalled a reactor for minutes on one item.
+ */
+export const MAX_EVALUATIONS_PER_VALUE = 10_000;
+
+/** Values nest at most this deep: an item's levels, and a data file's list and wrapper around them. */
+const DEPTH = MAX_JSON_DEPTH + 2;
+
+/** Work the bound may take before it gives up on a schema as too intricate to bound: a fraction of a second. */
+const MAX_STEPS = 2_000_000;
+
+export type EvaluationBound = { kind: 'bounded' } | { kind: 'circular' } | { kind: 'over'; depth: number } | { kind: 'intricate' };
+
+/** Why the walk stopped early. */
+class Stop {
+  constructor(readonly bound: EvaluationBound) {}
+}
+
+/**
+ * The most subschemas that may check any one value against `schema`, against the limit:
+ * evaluations in place (`allOf`, `anyOf`, `$ref`...) multiply along a path, and a member
+ * (a property by its name, an array item) is checked by what each checker of its parent
+ * applies to that member. Recursion that descends into the value is followed as deep as
+ * values nest; recursion that never descends goes round in a circle.
+ */
+export function evaluationBound(schema: unknown): EvaluationBound {
+  try {
+    const walk = new Walk();
+    const root = schemaGraph(schema);
+    // Most schemas pass the cheap bound; the exact walk, which follows one member's name through all its checkers at once, is for the rest.
+    if (walk.widestFrom(root, 0) <= MAX_EVALUATIONS_PER_VALUE) return { kind: 'bounded' };
+    walk.explore(walk.closureOf(root), 0);
+    return { kind: 'bounded' };
+  } catch (error) {
+    if (error instanceof Stop) return error.bound;
+    throw error;
+  }
+}
+
+class Walk {
+  private readonly closures = new Map<SchemaNode, Map<SchemaNode, number>>();
+  private readonly visiting = new Set<SchemaNode>();
+  private readonly seen = new Map<string, number>();
+  private readonly ids = new Map<SchemaNode, number>();
+  private readonly widest = new Map<SchemaNode, number[]>();
+  private steps = 0;
+
+  /** The subschemas that check a value where `node` does, each with how many times. */
+  closureOf(node: SchemaNode): Map<SchemaNode, number> {
+    const known = this.closures.get(node);
+    if (known) return known;
+    if (this.visiting.has(node)) throw new Stop({ kind: 'circular' });
+    this.visiting.add(node);
+    const closure = new Map([[node, 1]]);
+    for (const child of node.here) add(closure, this.closureOf(child), 1, () => this.step());
+    this.visiting.delete(node);
+    this.closures.set(node, closure);
+    return closure;
+  }
+
+  /**
+   * At least as many checks as any one value at `depth` or below gets from one check of
+   * `node` at `depth`, each checker choosing its members' names apart (as no value can):
+   * an upper bound of explore's, in time linear in the schema for each depth.
+   */
+  widestFrom(node: SchemaNode, depth: number): number {
+    let row = this.widest.get(node);
+    if (!row) this.widest.set(node, (row = []));
+    const known = row[depth];
+    if (known !== undefined) return known;
+    const closure = this.closureOf(node);
+    let most = 0;
+    for (const count of closure.values()) most += count;
+    if (depth < DEPTH) {
+      const members = new Set<string>();
+      for (const checker of closure.keys()) for (const member of checker.members.keys()) members.add(member);
+      for (const member of members) {
+        let below = 0;
+        for (const [checker, count] of closure) {
+          for (const child of applied(checker, member)) {
+            this.step();
+            below += count * this.widestFrom(child, depth + 1);
+          }
+        }
+        most = Math.max(most, below);
+      }
+    }
+    row[depth] = Math.min(MAX_EVALUATIONS_PER_VALUE + 1, most);
+    return row[depth];
+  }
+
+  /** Checks the checkers of one value, then those of each kind of member it may have, down to the deepest value. */
+  explore(checkers: Map<SchemaNode, number>, depth: number): void {
+    let total = 0;
+    for (const count of checkers.values()) total += count;
+    if (total > MAX_EVALUATIONS_PER_VALUE) throw new Stop({ kind: 'over', depth });
+    if (depth === DEPTH) return;
+    const key = [...checkers].map(([node, count]) => `${this.idOf(node)}*${count}`).sort().join(',');
+    // The same checkers met again, no shallower: what lies below was explored with as many levels to go.
+    if ((this.seen.get(key) ?? Infinity) <= depth) return;
+    this.seen.set(key, depth);
+    const keys = new Set<string>();
+    for (const node of checkers.keys()) for (const member of node.members.keys()) keys.add(member);
+    for (const member of keys) {
+      const below = new Map<SchemaNode, number>();
+      for (const [node, count] of checkers) for (const child of applied(node, member)) add(below, this.closureOf(child), count, () => this.step());
+      if (below.size > 0) this.explore(below, depth + 1);
+    }
+  }
+
+  private idOf(node: SchemaNode): number {
+    let id = this.ids.get(node);
+    if (id === undefined) this.ids.set(node, (id = this.ids.size));
+    this.step();
+    return id;
+  }
+
+  private step(): void {
+    if (++this.steps > MAX_STEPS) throw new Stop({ kind: 'intricate' });
+  }
+}
+
+/** The subschemas `node` applies to a member of this kind: a named property or a listed position also gets those for every member. */
+function applied(node: SchemaNode, member: string): SchemaNode[] {
+  const own = node.members.get(member) ?? [];
+  const every = member.startsWith('p:') ? ANY_PROPERTY : member.startsWith('i:') ? ANY_INDEX : undefined;
+  return every === undefined ? own : [...own, ...(node.members.get(every) ?? [])];
+}
+
+/** Adds `times` each of `more` to `into`; counts stop just past the limit, which is all the bound asks of them. */
+function add(into: Map<SchemaNode, number>, more: Map<SchemaNode, number>, times: number, step: () => void): void {
+  for (const [node, count] of more) {
+    step();
+    into.set(node, Math.min(MAX_EVALUATIONS_PER_VALUE + 1, (into.get(node) ?? 0) + count * times));
+  }
+}

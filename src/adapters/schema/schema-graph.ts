@@ -1,0 +1,181 @@
+/** Keywords whose values are data, not schemas: an `$id` in a `const` names nothing. */
+const DATA_KEYWORDS = new Set(['enum', 'const', 'default', 'examples']);
+
+/** Where an applicator's subschemas are evaluated: the same value (`allOf`, `$ref`...), or one of its members, by the kind of key. */
+export type Step = { kind: 'here' } | { kind: 'member'; key: string };
+
+/** A member key every member of an object (`*p`), of an array (`*i`), or every property name (`*n`) falls under. */
+export const ANY_PROPERTY = '*p';
+export const ANY_INDEX = '*i';
+export const PROPERTY_NAMES = '*n';
+
+/** One schema of a document and where each of its subschemas applies. A reference outside the document (a meta-schema ajv holds) is no edge. */
+export interface SchemaNode {
+  here: SchemaNode[];
+  members: Map<string, SchemaNode[]>;
+}
+
+const FALLBACK_BASE = 'cap-schema:/schema.json';
+
+/**
+ * A JSON schema document as a graph, references resolved: the applicators ajv evaluates
+ * an instance with, for a static bound on how many evaluations a value costs. Where a
+ * keyword's meaning differs between dialects, both meanings are edges (an overcount is
+ * safe; a missed edge would not be).
+ */
+export function schemaGraph(root: unknown): SchemaNode {
+  const resources = new Map<string, unknown>();
+  const anchors = new Map<string, unknown>();
+  const dynamic = new Map<string, unknown[]>();
+  const bases = new Map<object, string>();
+  index(root, FALLBACK_BASE, resources, anchors, dynamic, bases);
+  const nodes = new Map<unknown, SchemaNode>();
+  const leaf: SchemaNode = { here: [], members: new Map() };
+  const pending: [unknown, SchemaNode][] = [];
+  const nodeOf = (schema: unknown): SchemaNode => {
+    if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return leaf;
+    let node = nodes.get(schema);
+    if (!node) {
+      node = { here: [], members: new Map() };
+      nodes.set(schema, node);
+      pending.push([schema, node]);
+    }
+    return node;
+  };
+  // Schemas repeat their references (`#/$defs/node` a thousand times): each is resolved once.
+  const resolved = new Map<string, unknown[]>();
+  const targetsOf = (reference: string, base: string): unknown[] => {
+    const key = `${base} ${reference}`;
+    let targets = resolved.get(key);
+    if (!targets) resolved.set(key, (targets = resolve(reference, base, resources, anchors)));
+    return [...targets];
+  };
+  const top = nodeOf(root);
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [schema, node] = next as [Record<string, unknown>, SchemaNode];
+    const base = bases.get(schema) ?? FALLBACK_BASE;
+    for (const [keyword, value] of Object.entries(schema)) {
+      for (const [step, target] of applications(keyword, value)) {
+        const add = (child: unknown) => (step.kind === 'here' ? node.here : memberList(node, step.key)).push(nodeOf(child));
+        if (keyword === '$ref' || keyword === '$dynamicRef' || keyword === '$recursiveRef') {
+          const targets = targetsOf(String(target), base);
+          // A dynamic reference may land on any schema that declares its anchor: each is an edge.
+          if (keyword === '$dynamicRef') targets.push(...(dynamic.get(String(target).replace(/^.*#/, '')) ?? []));
+          if (keyword === '$recursiveRef') targets.push(...(dynamic.get('') ?? []));
+          new Set(targets).forEach(add);
+        } else add(target);
+      }
+    }
+  }
+  return top;
+}
+
+function memberList(node: SchemaNode, key: string): SchemaNode[] {
+  let list = node.members.get(key);
+  if (!list) node.members.set(key, (list = []));
+  return list;
+}
+
+/** The subschemas (or reference strings) a keyword applies, and where. */
+function applications(keyword: string, value: unknown): [Step, unknown][] {
+  const here: Step = { kind: 'here' };
+  const member = (key: string): Step => ({ kind: 'member', key });
+  const entries = typeof value === 'object' && value !== null ? Object.entries(value) : [];
+  switch (keyword) {
+    case '$ref':
+    case '$dynamicRef':
+    case '$recursiveRef':
+      return typeof value === 'string' ? [[here, value]] : [];
+    case 'allOf':
+    case 'anyOf':
+    case 'oneOf':
+      return Array.isArray(value) ? value.map((schema) => [here, schema]) : [];
+    case 'not':
+    case 'if':
+    case 'then':
+    case 'else':
+      return [[here, value]];
+    case 'dependentSchemas':
+    case 'dependencies':
+      return entries.filter(([, schema]) => !Array.isArray(schema)).map(([, schema]) => [here, schema]);
+    case 'properties':
+      return entries.map(([name, schema]) => [member(`p:${name}`), schema]);
+    case 'patternProperties':
+      return entries.map(([, schema]) => [member(ANY_PROPERTY), schema]);
+    case 'additionalProperties':
+    case 'unevaluatedProperties':
+      return [[member(ANY_PROPERTY), value]];
+    case 'propertyNames':
+      return [[member(PROPERTY_NAMES), value]];
+    case 'items':
+    case 'prefixItems':
+      return Array.isArray(value) ? value.map((schema, position) => [member(`i:${position}`), schema]) : [[member(ANY_INDEX), value]];
+    case 'additionalItems':
+    case 'unevaluatedItems':
+    case 'contains':
+      return [[member(ANY_INDEX), value]];
+    default:
+      return [];
+  }
+}
+
+/** Every object of the document, by the base URI it is read in; the resources and anchors references name. */
+function index(value: unknown, base: string, resources: Map<string, unknown>, anchors: Map<string, unknown>, dynamic: Map<string, unknown[]>, bases: Map<object, string>): void {
+  if (typeof value !== 'object' || value === null) return;
+  if (Array.isArray(value)) {
+    for (const item of value) index(item, base, resources, anchors, dynamic, bases);
+    return;
+  }
+  const schema = value as Record<string, unknown>;
+  const id = typeof schema.$id === 'string' ? schema.$id : undefined;
+  if (id !== undefined && id.startsWith('#')) anchors.set(`${base}${id}`, schema);
+  else if (id !== undefined) base = absolute(id, base) ?? base;
+  if (!resources.has(base)) resources.set(base, schema);
+  bases.set(schema, base);
+  if (typeof schema.$anchor === 'string') anchors.set(`${base}#${schema.$anchor}`, schema);
+  if (typeof schema.$dynamicAnchor === 'string') {
+    anchors.set(`${base}#${schema.$dynamicAnchor}`, schema);
+    dynamic.set(schema.$dynamicAnchor, [...(dynamic.get(schema.$dynamicAnchor) ?? []), schema]);
+  }
+  if (schema.$recursiveAnchor === true) dynamic.set('', [...(dynamic.get('') ?? []), schema]);
+  for (const [key, child] of Object.entries(schema)) if (!DATA_KEYWORDS.has(key)) index(child, base, resources, anchors, dynamic, bases);
+}
+
+/** A URI without its fragment, or undefined when it is none. */
+function absolute(reference: string, base: string): string | undefined {
+  try {
+    const url = new URL(reference, base);
+    url.hash = '';
+    return url.href;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The schemas a reference names in this document: none when it leads outside (a meta-schema ajv holds). */
+function resolve(reference: string, base: string, resources: Map<string, unknown>, anchors: Map<string, unknown>): unknown[] {
+  const resource = absolute(reference, base);
+  if (resource === undefined) return [];
+  const hash = reference.includes('#') ? reference.slice(reference.indexOf('#') + 1) : '';
+  const start = resources.get(resource);
+  if (hash === '') return start === undefined ? [] : [start];
+  if (!hash.startsWith('/')) {
+    const anchored = anchors.get(`${resource}#${safeDecode(hash)}`);
+    return anchored === undefined ? [] : [anchored];
+  }
+  let target: unknown = start;
+  for (const token of hash.slice(1).split('/')) {
+    const key = safeDecode(token).replace(/~1/g, '/').replace(/~0/g, '~');
+    if (typeof target !== 'object' || target === null || !Object.hasOwn(target, key)) return [];
+    target = (target as Record<string, unknown>)[key];
+  }
+  return [target];
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
