@@ -176,11 +176,8 @@ describe('dataset schemas: the cost of checking one value is bounded when the sc
 
   it('refuse a schema whose anyOf branches refer to more of them, naming the file and the limit, at once', async () => {
     // 18 levels took ajv half a second and 524,287 errors per item; 24 levels did not finish.
-    for (const levels of [14, 24, 60]) {
-      const started = Date.now();
-      await expect(compile(doublingSchema(levels))).rejects.toMatchObject({ file: 'data/items.schema.json', issues: [expect.stringMatching(/^checking one value may take more than 10,000 subschema checks/)] });
-      expect(Date.now() - started).toBeLessThan(2000);
-    }
+    // Before the bound, 24 levels ran past this test's time limit; the limit, not a clock here, is what catches a stall (a busy machine is slow, not wrong).
+    for (const levels of [14, 24, 60]) await expect(compile(doublingSchema(levels))).rejects.toMatchObject({ file: 'data/items.schema.json', issues: [expect.stringMatching(/^checking one value may take more than 10,000 subschema checks/)] });
     // The same doubling one level down per branch: exponential in how deep the value nests, which a client chooses.
     const nested = { $schema: 'https://json-schema.org/draft/2020-12/schema', $defs: { t: { anyOf: [{ items: { $ref: '#/$defs/t' } }, { items: { $ref: '#/$defs/t' } }] } }, $ref: '#/$defs/t' };
     await expect(compile(nested)).rejects.toMatchObject({ issues: [expect.stringMatching(/^checking a value 1\d levels deep may take more than 10,000/)] });
@@ -208,15 +205,13 @@ describe('dataset schemas: the cost of checking one value is bounded when the sc
     for (const schema of [true, {}, { $ref: 'http://json-schema.org/draft-07/schema#' }, { anyOf: Array.from({ length: 500 }, (_, n) => ({ const: n })) }]) await expect(compile(schema)).resolves.toBeInstanceOf(Function);
   });
 
-  it('bound a wide schema (3,000 properties, each a oneOf of shared definitions) quickly, and accept it', () => {
+  it('bound a wide schema (3,000 properties, each a oneOf of shared definitions) within its budget, and accept it', () => {
     const definitions = Object.fromEntries(
       Array.from({ length: 50 }, (_, d) => [`t${d}`, { type: 'object', properties: Object.fromEntries(Array.from({ length: 20 }, (_, p) => [`f${p}`, p % 5 === 0 ? { $ref: `#/$defs/t${(d + 1) % 50}` } : { type: 'string' }])) }]),
     );
     const properties = Object.fromEntries(Array.from({ length: 3000 }, (_, n) => [`p${n}`, { oneOf: [0, 1, 2, 3, 4].map((k) => ({ $ref: `#/$defs/t${(n + k) % 50}` })) }]));
-    const started = Date.now();
-    // Walked name by name through every checker at once, it ran out of its budget and was refused as too intricate.
+    // Walked name by name through every checker at once, it ran out of its budget of steps and was refused as too intricate.
     expect(evaluationBound({ type: 'object', $defs: definitions, properties })).toEqual({ kind: 'bounded' });
-    expect(Date.now() - started).toBeLessThan(3000);
   });
 
   it('refuse each value, at once, for a schema that refers to itself without descending', async () => {
@@ -226,7 +221,7 @@ describe('dataset schemas: the cost of checking one value is bounded when the sc
     }
   });
 
-  it('bound any schema of unions, references and recursion quickly, refusing one only as an invalid schema', async () => {
+  it('bound any schema of unions, references and recursion, refusing one only as an invalid schema', async () => {
     const names = ['a', 'b', 'c', 'd'];
     const schema: fc.Arbitrary<unknown> = fc.letrec<{ node: unknown }>((tie) => ({
       node: fc.oneof(
@@ -242,9 +237,7 @@ describe('dataset schemas: the cost of checking one value is bounded when the sc
     const document = fc.record({ $defs: fc.record(Object.fromEntries(names.map((name) => [name, schema]))), items: schema });
     await fc.assert(
       fc.asyncProperty(document, async (candidate) => {
-        const started = Date.now();
         await validator.compile(candidate, 'data/items.schema.json').catch((error: unknown) => expect(error).toBeInstanceOf(ConfigValidationError));
-        expect(Date.now() - started).toBeLessThan(1000);
       }),
       { numRuns: 100 },
     );
