@@ -14,39 +14,69 @@ export interface Announcer {
 }
 
 /**
+ * How many bytes of recent appends the primary keeps in memory per log, for workers that
+ * catch up: past that, a worker that lags (or opens the log at a length read long ago) is
+ * handed its bytes from the file. Without a bound a reactor running for weeks would keep
+ * every byte written since it started.
+ */
+export const KEPT_LOG_BYTES = 1024 * 1024;
+
+/**
  * One log as the primary holds it for every worker: the store's own open log, and the
- * bytes appended through it since it was opened (`base` is where they start), so each
- * worker is handed exactly what lies past its own position.
+ * latest appends made through it (where each starts in the log), so each worker is
+ * handed what lies past its own position without reading the file. What every worker
+ * has read is dropped, and never more than `kept` bytes stay.
  */
 class SharedLog extends Turn<number> {
-  private appended = new Uint8Array(1024);
-  private used = 0;
+  private readonly recent: Array<{ at: number; bytes: Uint8Array }> = [];
+  private recentBytes = 0;
+  /** Where the log ends: `base`, and what was appended through it since. */
+  length: number;
   /** The holder's append on its way to disk: its hold is let go when it is done, not before, even if its worker died. */
   committing: Promise<void> | undefined;
 
   constructor(
     readonly log: AppendLog,
     readonly base: number,
+    private readonly kept: number,
   ) {
     super();
+    this.length = base;
   }
 
-  get length(): number {
-    return this.base + this.used;
-  }
-
-  since(position: number): Uint8Array {
-    return this.appended.slice(position - this.base, this.used);
+  /** The bytes from `position` to the end, or undefined when they are no longer all in memory. */
+  since(position: number): Uint8Array | undefined {
+    if (position === this.length) return new Uint8Array();
+    const first = this.recent.findIndex(({ at, bytes }) => at + bytes.length > position);
+    if (first < 0 || this.recent[first]!.at > position) return undefined;
+    const news = new Uint8Array(this.length - position);
+    let offset = 0;
+    for (const { at, bytes } of this.recent.slice(first)) {
+      const part = bytes.subarray(Math.max(0, position - at));
+      news.set(part, offset);
+      offset += part.length;
+    }
+    return news;
   }
 
   added(bytes: Uint8Array): void {
-    if (this.used + bytes.length > this.appended.length) {
-      const grown = new Uint8Array(Math.max(this.appended.length * 2, this.used + bytes.length));
-      grown.set(this.appended.subarray(0, this.used));
-      this.appended = grown;
+    this.recent.push({ at: this.length, bytes });
+    this.length += bytes.length;
+    this.recentBytes += bytes.length;
+  }
+
+  /** Forgets what every worker has read (`oldest`: the lowest position of the log's handles), and all but the latest `kept` bytes. */
+  trim(oldest: number): void {
+    while (this.recent.length > 0) {
+      const { at, bytes } = this.recent[0]!;
+      if (at + bytes.length > oldest && this.recentBytes <= this.kept) return;
+      this.recent.shift();
+      this.recentBytes -= bytes.length;
     }
-    this.appended.set(bytes, this.used);
-    this.used += bytes.length;
+  }
+
+  get retained(): number {
+    return this.recentBytes;
   }
 
   /** A closed handle, or a dead worker's, waits no more, and lets go unless its append is still being written. */
@@ -63,6 +93,8 @@ interface Handle {
   dataset: string;
   location: string;
   cursor: number;
+  /** The handle's catch-up in progress: the next waits for it, so each hands over bytes in order, once. */
+  advancing: Promise<unknown>;
 }
 
 /**
@@ -89,6 +121,8 @@ export class OverlayWriter {
   constructor(
     private readonly backend: OverlayBackend,
     private readonly announce: Announcer,
+    /** See KEPT_LOG_BYTES. */
+    private readonly keptLogBytes = KEPT_LOG_BYTES,
   ) {}
 
   async open(workdir: string, mount: OverlayMount): Promise<string> {
@@ -187,7 +221,7 @@ export class OverlayWriter {
     const key = logKey(location, dataset);
     let opening = this.openLogs.get(key);
     if (!opening) {
-      opening = this.overlay(location).then(async (overlay) => new SharedLog(await overlay.openLog(dataset, length), length));
+      opening = this.overlay(location).then(async (overlay) => new SharedLog(await overlay.openLog(dataset, length), length, this.keptLogBytes));
       this.openLogs.set(key, opening);
       opening.catch(() => this.openLogs.delete(key));
     }
@@ -196,7 +230,7 @@ export class OverlayWriter {
     if (this.departed.has(worker)) throw new OverlayError('the worker is gone');
     if (length < log.base || length > log.length) throw new OverlayError(`the log of ${dataset} in ${location} was read at ${length} bytes, which is not a place where an operation ends (${log.base} to ${log.length} are)`);
     const handle = this.nextHandle++;
-    this.handles.set(handle, { worker, key, dataset, location, cursor: length });
+    this.handles.set(handle, { worker, key, dataset, location, cursor: length, advancing: Promise.resolve() });
     return handle;
   }
 
@@ -225,6 +259,7 @@ export class OverlayWriter {
       await appending;
       log.added(bytes);
       open.cursor = log.length;
+      this.trim(open.key, log);
       this.announce.change(worker, open.location, { kind: 'data', dataset: open.dataset });
     } finally {
       log.committing = undefined;
@@ -292,10 +327,44 @@ export class OverlayWriter {
     await Promise.all(logs.map((opening) => opening.then((log) => log.log.close()).catch(() => undefined)));
   }
 
-  private advance(open: Handle, log: SharedLog): Uint8Array {
-    const news = log.since(open.cursor);
-    open.cursor = log.length;
-    return news;
+  /** What the log holds past the handle's position, from memory or else from the file, and the handle moved to the end. */
+  private advance(open: Handle, log: SharedLog): Promise<Uint8Array> {
+    const advancing = open.advancing.then(async () => {
+      const end = log.length;
+      const news = log.since(open.cursor) ?? (await this.fromFile(open, end));
+      // Its own commit may have moved it further meanwhile: those bytes are its own.
+      open.cursor = Math.max(open.cursor, end);
+      this.trim(open.key, log);
+      return news;
+    });
+    open.advancing = advancing.catch(() => undefined);
+    return advancing;
+  }
+
+  /**
+   * The bytes from the handle's position to `end`, read from the file: the primary is the
+   * log's one writer while it holds it open, so what lies before the position is what the
+   * worker read there, and there is nothing to check it against.
+   */
+  private async fromFile(open: Handle, end: number): Promise<Uint8Array> {
+    const tail = await (await this.overlay(open.location)).readLogFrom(open.dataset, { length: open.cursor, check: '' });
+    if ((tail.whole && open.cursor > 0) || tail.bytes.length < end - open.cursor) {
+      throw new OverlayError(`the log of ${open.dataset} in ${open.location} holds less than was appended to it: it was cut or replaced while the reactor ran`);
+    }
+    return tail.bytes.subarray(0, end - open.cursor);
+  }
+
+  /** Lets the log forget what all of its handles have read. */
+  private trim(key: string, log: SharedLog): void {
+    let oldest = log.length;
+    for (const other of this.handles.values()) if (other.key === key) oldest = Math.min(oldest, other.cursor);
+    log.trim(oldest);
+  }
+
+  /** The bytes of appends kept in memory for the workers, over every open log: bounded, whatever was written. */
+  async retainedLogBytes(): Promise<number> {
+    const logs = await Promise.all([...this.openLogs.values()].map((opening) => opening.catch(() => undefined)));
+    return logs.reduce((sum, log) => sum + (log?.retained ?? 0), 0);
   }
 
   private async handleOf(worker: WorkerId, handle: number): Promise<{ open: Handle; log: SharedLog }> {

@@ -39,9 +39,18 @@ function exportsOf<T>(namespace: unknown): T {
   return ((namespace as { default?: unknown }).default ?? namespace) as T;
 }
 
+/**
+ * Schemas one ajv engine compiles before it is replaced by a fresh one. ajv keeps a piece
+ * of every schema it compiled (the values its generated code refers to) for as long as the
+ * engine lives, whatever `removeSchema` says: a reactor under `--watch` compiles a
+ * package's schemas again at each reload, and grew by kilobytes each time, for good. An
+ * engine's validators keep it alive only as long as they are in use themselves.
+ */
+export const COMPILES_PER_ENGINE = 64;
+
 /** JSON Schema validation with ajv: draft-07 by default, 2019-09 and 2020-12 by `$schema`. */
 export class AjvSchemaValidator implements SchemaValidator {
-  private readonly engines = new Map<string, Ajv>();
+  private readonly engines = new Map<string, { engine: Ajv; compiles: number }>();
   private library: ReturnType<typeof loadAjv> | undefined;
   /** What ajv warns of while it compiles the schema at hand (an unknown format, ignored): it says each twice. */
   private warnings = new Set<string>();
@@ -89,18 +98,20 @@ export class AjvSchemaValidator implements SchemaValidator {
     const { Ajv, Ajv2019, Ajv2020, addFormats, linearRegExp, url } = await this.library;
     const dialect = typeof schema === 'object' && schema !== null ? String((schema as { $schema?: unknown }).$schema ?? '') : '';
     const kind = dialect.includes('2020-12') ? '2020' : dialect.includes('2019-09') ? '2019' : '07';
-    let engine = this.engines.get(kind);
-    if (!engine) {
-      // Patterns are matched by RE2 (see linearRegExp): items come from clients, and one string must not stall the reactor.
-      // Own properties only: otherwise an item without `toString` or `constructor` has them, from Object.prototype.
-      const logger = { log: console.log, error: console.error, warn: (...parts: unknown[]) => this.warnings.add(parts.map(String).join(' ')) };
-      const options = { allErrors: true, strict: false, ownProperties: true, logger, code: { regExp: linearRegExp } };
-      engine = kind === '2020' ? new Ajv2020(options) : kind === '2019' ? new Ajv2019(options) : new Ajv(options);
-      addFormats(engine);
-      lineariseFormats(engine, url);
-      lineariseUniqueItems(engine);
-      this.engines.set(kind, engine);
+    const kept = this.engines.get(kind);
+    if (kept && kept.compiles < COMPILES_PER_ENGINE) {
+      kept.compiles++;
+      return kept.engine;
     }
+    // Patterns are matched by RE2 (see linearRegExp): items come from clients, and one string must not stall the reactor.
+    // Own properties only: otherwise an item without `toString` or `constructor` has them, from Object.prototype.
+    const logger = { log: console.log, error: console.error, warn: (...parts: unknown[]) => this.warnings.add(parts.map(String).join(' ')) };
+    const options = { allErrors: true, strict: false, ownProperties: true, logger, code: { regExp: linearRegExp } };
+    const engine = kind === '2020' ? new Ajv2020(options) : kind === '2019' ? new Ajv2019(options) : new Ajv(options);
+    addFormats(engine);
+    lineariseFormats(engine, url);
+    lineariseUniqueItems(engine);
+    this.engines.set(kind, { engine, compiles: 1 });
     return engine;
   }
 }
