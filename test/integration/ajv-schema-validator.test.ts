@@ -162,6 +162,19 @@ describe('dataset schemas (AjvSchemaValidator)', () => {
     }
   });
 
+  it('keep its meta-schemas when a schema takes one\'s $id: the schemas after it that name that $schema still compile', async () => {
+    const validator = new AjvSchemaValidator();
+    for (const [dialect, id] of [
+      ['http://json-schema.org/draft-07/schema#', 'http://json-schema.org/draft-07/schema#'],
+      ['https://json-schema.org/draft/2020-12/schema', 'https://json-schema.org/draft/2020-12/meta/core'],
+    ]) {
+      // A dataset of schemas, checked by a copy of the meta-schema: ajv holds that $id already.
+      await expect(validator.compile({ $schema: dialect, $id: id, type: 'object' }, 'data/schemas.schema.json')).rejects.toMatchObject({ issues: [expect.stringContaining('already exists')] });
+      // The engine had lost its meta-schema: every later schema naming it was refused, "no schema with key or ref".
+      expect((await validator.compile({ $schema: dialect, type: 'string' }, 'data/items.schema.json'))(1)).toEqual([{ path: '', message: 'must be string' }]);
+    }
+  });
+
   it('refuse null, an array and a schema nested past what the compiler reads with the rule broken, not the compiler\'s own TypeError or RangeError', async () => {
     const compile = (schema: unknown) => new AjvSchemaValidator().compile(schema, 'data/items.schema.json');
     for (const schema of [null, []]) await expect(compile(schema)).rejects.toMatchObject({ file: 'data/items.schema.json', issues: ['a JSON schema must be an object or a boolean'] });
