@@ -221,6 +221,24 @@ describe('dataset schemas: the cost of checking one value is bounded when the sc
     for (const schema of [true, {}, { $ref: 'http://json-schema.org/draft-07/schema#' }, { anyOf: Array.from({ length: 500 }, (_, n) => ({ const: n })) }]) await expect(compile(schema)).resolves.toBeInstanceOf(Function);
   });
 
+  it('count additionalProperties and patternProperties only for the names ajv applies them to, and both where a name is matched twice', async () => {
+    // A tree whose named child and other keys are both nodes: each value is checked once, but was counted twice a level, and refused.
+    const others = { type: 'object', properties: { label: { type: 'string' }, child: { $ref: '#' } }, additionalProperties: { $ref: '#' } };
+    const extensions = { type: 'object', properties: { child: { $ref: '#' } }, patternProperties: { '^x-': { $ref: '#' } } };
+    for (const schema of [others, extensions]) {
+      const check = await compile(schema);
+      let deep: unknown = { label: 'leaf' };
+      for (let level = 0; level < 40; level++) deep = { child: deep, 'x-note': { label: `n${level}` } };
+      expect(check(deep)).toEqual([]);
+    }
+    // A named property its pattern also matches is checked twice a level: 2^depth, still refused.
+    const twice = { type: 'object', properties: { 'x-child': { $ref: '#' } }, patternProperties: { '^x-': { $ref: '#' } } };
+    await expect(compile(twice)).rejects.toMatchObject({ issues: [expect.stringMatching(/^checking a value 1\d levels deep may take more than 10,000/)] });
+    // Unknown names may match every pattern and miss them all: additionalProperties beside a pattern still counts for them.
+    const both = { type: 'object', patternProperties: { '^x-': { $ref: '#' } }, additionalProperties: { $ref: '#' }, properties: { items: { type: 'array', items: { $ref: '#' } } } };
+    await expect(compile({ allOf: [both, both] })).rejects.toMatchObject({ issues: [expect.stringMatching(/^checking a value \d+ levels? deep/)] });
+  });
+
   it('bound a wide schema (3,000 properties, each a oneOf of shared definitions) quickly, and accept it', () => {
     const definitions = Object.fromEntries(
       Array.from({ length: 50 }, (_, d) => [`t${d}`, { type: 'object', properties: Object.fromEntries(Array.from({ length: 20 }, (_, p) => [`f${p}`, p % 5 === 0 ? { $ref: `#/$defs/t${(d + 1) % 50}` } : { type: 'string' }])) }]),

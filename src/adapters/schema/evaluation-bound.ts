@@ -1,5 +1,5 @@
 import { MAX_JSON_DEPTH } from '../../domain/data/json-depth.js';
-import { ANY_INDEX, ANY_PROPERTY, schemaGraph, type SchemaNode } from './schema-graph.js';
+import { ANY_INDEX, ANY_PROPERTY, OTHER_PROPERTY, schemaGraph, type SchemaNode } from './schema-graph.js';
 
 /**
  * How many subschemas may check one value (an item, or any value inside it). ajv checks
@@ -17,6 +17,9 @@ const MAX_STEPS = 2_000_000;
 
 export type EvaluationBound = { kind: 'bounded' } | { kind: 'circular' } | { kind: 'over'; depth: number } | { kind: 'intricate' };
 
+/** Whether a `patternProperties` pattern matches a property name; without one, every pattern is taken to match every name. */
+export type NameMatcher = (pattern: string, name: string) => boolean;
+
 /** Why the walk stopped early. */
 class Stop {
   constructor(readonly bound: EvaluationBound) {}
@@ -29,9 +32,9 @@ class Stop {
  * applies to that member. Recursion that descends into the value is followed as deep as
  * values nest; recursion that never descends goes round in a circle.
  */
-export function evaluationBound(schema: unknown): EvaluationBound {
+export function evaluationBound(schema: unknown, matches: NameMatcher = () => true): EvaluationBound {
   try {
-    const walk = new Walk();
+    const walk = new Walk(matches);
     const root = schemaGraph(schema);
     // Most schemas pass the cheap bound; the exact walk, which follows one member's name through all its checkers at once, is for the rest.
     if (walk.widestFrom(root, 0) <= MAX_EVALUATIONS_PER_VALUE) return { kind: 'bounded' };
@@ -49,7 +52,10 @@ class Walk {
   private readonly seen = new Map<string, number>();
   private readonly ids = new Map<SchemaNode, number>();
   private readonly widest = new Map<SchemaNode, number[]>();
+  private readonly matched = new Map<string, boolean>();
   private steps = 0;
+
+  constructor(private readonly matches: NameMatcher) {}
 
   /** The subschemas that check a value where `node` does, each with how many times. */
   closureOf(node: SchemaNode): Map<SchemaNode, number> {
@@ -78,12 +84,10 @@ class Walk {
     let most = 0;
     for (const count of closure.values()) most += count;
     if (depth < DEPTH) {
-      const members = new Set<string>();
-      for (const checker of closure.keys()) for (const member of checker.members.keys()) members.add(member);
-      for (const member of members) {
+      for (const member of memberKinds(closure.keys())) {
         let below = 0;
         for (const [checker, count] of closure) {
-          for (const child of applied(checker, member)) {
+          for (const child of this.applied(checker, member)) {
             this.step();
             below += count * this.widestFrom(child, depth + 1);
           }
@@ -105,13 +109,44 @@ class Walk {
     // The same checkers met again, no shallower: what lies below was explored with as many levels to go.
     if ((this.seen.get(key) ?? Infinity) <= depth) return;
     this.seen.set(key, depth);
-    const keys = new Set<string>();
-    for (const node of checkers.keys()) for (const member of node.members.keys()) keys.add(member);
-    for (const member of keys) {
+    for (const member of memberKinds(checkers.keys())) {
       const below = new Map<SchemaNode, number>();
-      for (const [node, count] of checkers) for (const child of applied(node, member)) add(below, this.closureOf(child), count, () => this.step());
+      for (const [node, count] of checkers) for (const child of this.applied(node, member)) add(below, this.closureOf(child), count, () => this.step());
       if (below.size > 0) this.explore(below, depth + 1);
     }
+  }
+
+  /**
+   * The subschemas `node` applies to a member of this kind, as ajv does: a listed position also gets those for every item; a
+   * named property those for every property, those of the patterns its name matches, and `additionalProperties` only when it
+   * is neither named nor matched. Any other name may match every pattern, or none.
+   */
+  private applied(node: SchemaNode, member: string): SchemaNode[] {
+    const own = node.members.get(member) ?? [];
+    if (member.startsWith('i:')) return [...own, ...(node.members.get(ANY_INDEX) ?? [])];
+    if (member === ANY_PROPERTY) return [...own, ...[...node.patterns.values()].flat(), ...(node.members.get(OTHER_PROPERTY) ?? [])];
+    if (!member.startsWith('p:')) return own;
+    let claimed = node.members.has(member);
+    const other = claimed ? undefined : node.members.get(OTHER_PROPERTY);
+    // The usual case, on the bound's hottest path: a name the schema lists or none of its own keywords claims.
+    if (node.patterns.size === 0 && !node.members.has(ANY_PROPERTY) && other === undefined) return own;
+    const found = [...own, ...(node.members.get(ANY_PROPERTY) ?? [])];
+    for (const [pattern, schemas] of node.patterns) {
+      if (!this.nameMatches(pattern, member.slice(2))) continue;
+      found.push(...schemas);
+      claimed = true;
+    }
+    return claimed ? found : [...found, ...(other ?? [])];
+  }
+
+  private nameMatches(pattern: string, name: string): boolean {
+    const key = `${pattern}\u0000${name}`;
+    let answer = this.matched.get(key);
+    if (answer === undefined) {
+      this.step();
+      this.matched.set(key, (answer = this.matches(pattern, name)));
+    }
+    return answer;
   }
 
   private idOf(node: SchemaNode): number {
@@ -126,11 +161,14 @@ class Walk {
   }
 }
 
-/** The subschemas `node` applies to a member of this kind: a named property or a listed position also gets those for every member. */
-function applied(node: SchemaNode, member: string): SchemaNode[] {
-  const own = node.members.get(member) ?? [];
-  const every = member.startsWith('p:') ? ANY_PROPERTY : member.startsWith('i:') ? ANY_INDEX : undefined;
-  return every === undefined ? own : [...own, ...(node.members.get(every) ?? [])];
+/** The kinds of member the checkers tell apart: each property name or position one names, and any other property, item or property name. */
+function memberKinds(checkers: Iterable<SchemaNode>): Set<string> {
+  const kinds = new Set<string>();
+  for (const node of checkers) {
+    for (const key of node.members.keys()) kinds.add(key === OTHER_PROPERTY ? ANY_PROPERTY : key);
+    if (node.patterns.size > 0) kinds.add(ANY_PROPERTY);
+  }
+  return kinds;
 }
 
 /** Adds `times` each of `more` to `into`; counts stop just past the limit, which is all the bound asks of them. */

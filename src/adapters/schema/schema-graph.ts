@@ -1,18 +1,22 @@
 /** Keywords whose values are data, not schemas: an `$id` in a `const` names nothing. */
 const DATA_KEYWORDS = new Set(['enum', 'const', 'default', 'examples']);
 
-/** Where an applicator's subschemas are evaluated: the same value (`allOf`, `$ref`...), or one of its members, by the kind of key. */
-export type Step = { kind: 'here' } | { kind: 'member'; key: string };
+/** Where an applicator's subschemas are evaluated: the same value (`allOf`, `$ref`...), one of its members by the kind of key, or the properties whose names match a pattern. */
+export type Step = { kind: 'here' } | { kind: 'member'; key: string } | { kind: 'pattern'; pattern: string };
 
 /** A member key every member of an object (`*p`), of an array (`*i`), or every property name (`*n`) falls under. */
 export const ANY_PROPERTY = '*p';
 export const ANY_INDEX = '*i';
 export const PROPERTY_NAMES = '*n';
+/** The member key of `additionalProperties`: the properties its schema neither names in `properties` nor matches in `patternProperties`. */
+export const OTHER_PROPERTY = '*a';
 
 /** One schema of a document and where each of its subschemas applies. A reference outside the document (a meta-schema ajv holds) is no edge. */
 export interface SchemaNode {
   here: SchemaNode[];
   members: Map<string, SchemaNode[]>;
+  /** `patternProperties`: the subschemas for the properties whose names match each pattern. */
+  patterns: Map<string, SchemaNode[]>;
 }
 
 const FALLBACK_BASE = 'cap-schema:/schema.json';
@@ -30,13 +34,13 @@ export function schemaGraph(root: unknown): SchemaNode {
   const bases = new Map<object, string>();
   index(root, FALLBACK_BASE, resources, anchors, dynamic, bases);
   const nodes = new Map<unknown, SchemaNode>();
-  const leaf: SchemaNode = { here: [], members: new Map() };
+  const leaf: SchemaNode = { here: [], members: new Map(), patterns: new Map() };
   const pending: [unknown, SchemaNode][] = [];
   const nodeOf = (schema: unknown): SchemaNode => {
     if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return leaf;
     let node = nodes.get(schema);
     if (!node) {
-      node = { here: [], members: new Map() };
+      node = { here: [], members: new Map(), patterns: new Map() };
       nodes.set(schema, node);
       pending.push([schema, node]);
     }
@@ -56,7 +60,7 @@ export function schemaGraph(root: unknown): SchemaNode {
     const base = bases.get(schema) ?? FALLBACK_BASE;
     for (const [keyword, value] of Object.entries(schema)) {
       for (const [step, target] of applications(keyword, value)) {
-        const add = (child: unknown) => (step.kind === 'here' ? node.here : memberList(node, step.key)).push(nodeOf(child));
+        const add = (child: unknown) => (step.kind === 'here' ? node.here : step.kind === 'member' ? listOf(node.members, step.key) : listOf(node.patterns, step.pattern)).push(nodeOf(child));
         if (keyword === '$ref' || keyword === '$dynamicRef' || keyword === '$recursiveRef') {
           const targets = targetsOf(String(target), base);
           // A dynamic reference may land on any schema that declares its anchor: each is an edge.
@@ -70,9 +74,9 @@ export function schemaGraph(root: unknown): SchemaNode {
   return top;
 }
 
-function memberList(node: SchemaNode, key: string): SchemaNode[] {
-  let list = node.members.get(key);
-  if (!list) node.members.set(key, (list = []));
+function listOf(lists: Map<string, SchemaNode[]>, key: string): SchemaNode[] {
+  let list = lists.get(key);
+  if (!list) lists.set(key, (list = []));
   return list;
 }
 
@@ -101,8 +105,9 @@ function applications(keyword: string, value: unknown): [Step, unknown][] {
     case 'properties':
       return entries.map(([name, schema]) => [member(`p:${name}`), schema]);
     case 'patternProperties':
-      return entries.map(([, schema]) => [member(ANY_PROPERTY), schema]);
+      return entries.map(([pattern, schema]) => [{ kind: 'pattern', pattern }, schema]);
     case 'additionalProperties':
+      return [[member(OTHER_PROPERTY), value]];
     case 'unevaluatedProperties':
       return [[member(ANY_PROPERTY), value]];
     case 'propertyNames':
