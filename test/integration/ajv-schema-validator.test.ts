@@ -239,6 +239,20 @@ describe('dataset schemas: the cost of checking one value is bounded when the sc
     await expect(compile({ allOf: [both, both] })).rejects.toMatchObject({ issues: [expect.stringMatching(/^checking a value \d+ levels? deep/)] });
   });
 
+  it('count the costlier of then and else, as ajv checks a value by one of them, and then with if, as ajv checks both', async () => {
+    // An open node's children, or a closed one's few: each value is checked once, but was counted twice a level, and refused.
+    const kids = (more: object) => ({ properties: { kids: { type: 'array', items: { $ref: '#' }, ...more } } });
+    const check = await compile({ type: 'object', if: { required: ['open'] }, then: kids({}), else: kids({ maxItems: 3 }) });
+    let deep: unknown = {};
+    for (let level = 0; level < 40; level++) deep = { ...(level % 2 === 0 ? { open: true } : {}), kids: [deep] };
+    expect(check(deep)).toEqual([]);
+    // `if` is checked, then its `then`: both descending, 2^depth, still refused; so is a `then` beside the same schema.
+    const node = { type: 'object', ...kids({}) };
+    const refused = expect.stringMatching(/^checking a value \d+ levels deep may take more than 10,000/);
+    await expect(compile({ $defs: { node }, if: { $ref: '#/$defs/node' }, then: { $ref: '#/$defs/node' } })).rejects.toMatchObject({ issues: [refused] });
+    await expect(compile({ $defs: { node }, allOf: [{ if: { required: ['a'] }, then: { $ref: '#/$defs/node' } }, { $ref: '#/$defs/node' }] })).rejects.toMatchObject({ issues: [refused] });
+  });
+
   it('bound a wide schema (3,000 properties, each a oneOf of shared definitions) quickly, and accept it', () => {
     const definitions = Object.fromEntries(
       Array.from({ length: 50 }, (_, d) => [`t${d}`, { type: 'object', properties: Object.fromEntries(Array.from({ length: 20 }, (_, p) => [`f${p}`, p % 5 === 0 ? { $ref: `#/$defs/t${(d + 1) % 50}` } : { type: 'string' }])) }]),

@@ -12,6 +12,9 @@ export const MAX_EVALUATIONS_PER_VALUE = 10_000;
 /** Values nest at most this deep: an item's levels, and a data file's list and wrapper around them. */
 const DEPTH = MAX_JSON_DEPTH + 2;
 
+/** `if`s nested in `then` or `else` that the bound tells apart; deeper ones count both branches. */
+const NESTED_IFS = 8;
+
 /** Work the bound may take before it gives up on a schema as too intricate to bound: a fraction of a second. */
 const MAX_STEPS = 2_000_000;
 
@@ -52,6 +55,9 @@ class Walk {
   private readonly seen = new Map<string, number>();
   private readonly ids = new Map<SchemaNode, number>();
   private readonly widest = new Map<SchemaNode, number[]>();
+  private readonly certain = new Map<SchemaNode, Map<SchemaNode, number>>();
+  private readonly totals = new Map<SchemaNode, number>();
+  private readonly below = new Map<SchemaNode, Map<string, number[]>>();
   private readonly matched = new Map<string, boolean>();
   private steps = 0;
 
@@ -64,10 +70,74 @@ class Walk {
     if (this.visiting.has(node)) throw new Stop({ kind: 'circular' });
     this.visiting.add(node);
     const closure = new Map([[node, 1]]);
-    for (const child of node.here) add(closure, this.closureOf(child), 1, () => this.step());
+    // Both of `then` and `else`: an overcount, for the exact walk, which follows sets of checkers.
+    for (const child of [...node.here, ...node.choices.flat()]) add(closure, this.closureOf(child), 1, () => this.step());
     this.visiting.delete(node);
     this.closures.set(node, closure);
     return closure;
+  }
+
+  /** The subschemas that check a value wherever `node` does, whichever of `then` or `else` applies; each with how many times. Called after closureOf, which found no circle. */
+  private certainOf(node: SchemaNode): Map<SchemaNode, number> {
+    let certain = this.certain.get(node);
+    if (certain) return certain;
+    const closure = this.closureOf(node);
+    // Most schemas hold no `if`: their closure is all certain.
+    if (![...closure.keys()].some((checker) => checker.choices.length > 0)) certain = closure;
+    else {
+      certain = new Map([[node, 1]]);
+      for (const child of node.here) add(certain, this.certainOf(child), 1, () => this.step());
+    }
+    this.certain.set(node, certain);
+    return certain;
+  }
+
+  /** How many subschemas check a value where `node` does, taking the costlier of `then` and `else`. */
+  private totalOf(node: SchemaNode): number {
+    let total = this.totals.get(node);
+    if (total !== undefined) return total;
+    total = 0;
+    for (const [checker, count] of this.certainOf(node)) total += count * (1 + this.choicesOf(checker, (branch) => this.totalOf(branch)));
+    this.totals.set(node, (total = Math.min(MAX_EVALUATIONS_PER_VALUE + 1, total)));
+    return total;
+  }
+
+  /**
+   * widestFrom's bound for the members of one kind of a value `node` checks at `depth`, taking the costlier of `then` and
+   * `else`; past a few `if`s nested in branches, both, so that the stack grows with how deep values nest, not times the `if`s.
+   */
+  private belowOf(node: SchemaNode, member: string, depth: number, nesting: number): number {
+    const both = nesting >= NESTED_IFS;
+    let below = 0;
+    for (const [checker, count] of both ? this.closureOf(node) : this.certainOf(node)) {
+      let each = both ? 0 : this.choicesOf(checker, (branch) => this.branchBelow(branch, member, depth, nesting + 1));
+      for (const child of this.applied(checker, member)) {
+        this.step();
+        each += this.widestFrom(child, depth + 1);
+      }
+      below += count * each;
+    }
+    return Math.min(MAX_EVALUATIONS_PER_VALUE + 1, below);
+  }
+
+  /** belowOf for a `then` or `else`, kept: a chain of `if`s whose branches share what follows would otherwise be walked once per path. */
+  private branchBelow(branch: SchemaNode, member: string, depth: number, nesting: number): number {
+    let rows = this.below.get(branch);
+    if (!rows) this.below.set(branch, (rows = new Map()));
+    let row = rows.get(member);
+    if (!row) rows.set(member, (row = []));
+    return (row[depth] ??= this.belowOf(branch, member, depth, nesting));
+  }
+
+  /** The sum, over the `if`s of `node`, of the costlier of its `then` and `else` by `cost`. */
+  private choicesOf(node: SchemaNode, cost: (branch: SchemaNode) => number): number {
+    let sum = 0;
+    for (const branches of node.choices) {
+      let most = 0;
+      for (const branch of branches) most = Math.max(most, cost(branch));
+      sum += most;
+    }
+    return sum;
   }
 
   /**
@@ -80,21 +150,10 @@ class Walk {
     if (!row) this.widest.set(node, (row = []));
     const known = row[depth];
     if (known !== undefined) return known;
-    const closure = this.closureOf(node);
-    let most = 0;
-    for (const count of closure.values()) most += count;
-    if (depth < DEPTH) {
-      for (const member of memberKinds(closure.keys())) {
-        let below = 0;
-        for (const [checker, count] of closure) {
-          for (const child of this.applied(checker, member)) {
-            this.step();
-            below += count * this.widestFrom(child, depth + 1);
-          }
-        }
-        most = Math.max(most, below);
-      }
-    }
+    // closureOf first: it stops at a circle, which totalOf and belowOf would follow for ever.
+    const kinds = memberKinds(this.closureOf(node).keys());
+    let most = this.totalOf(node);
+    if (depth < DEPTH) for (const member of kinds) most = Math.max(most, this.belowOf(node, member, depth, 0));
     row[depth] = Math.min(MAX_EVALUATIONS_PER_VALUE + 1, most);
     return row[depth];
   }

@@ -17,6 +17,8 @@ export interface SchemaNode {
   members: Map<string, SchemaNode[]>;
   /** `patternProperties`: the subschemas for the properties whose names match each pattern. */
   patterns: Map<string, SchemaNode[]>;
+  /** Subschemas of which one at most checks the same value: `then` or `else`, by what `if` said. */
+  choices: SchemaNode[][];
 }
 
 const FALLBACK_BASE = 'cap-schema:/schema.json';
@@ -34,13 +36,13 @@ export function schemaGraph(root: unknown): SchemaNode {
   const bases = new Map<object, string>();
   index(root, FALLBACK_BASE, resources, anchors, dynamic, bases);
   const nodes = new Map<unknown, SchemaNode>();
-  const leaf: SchemaNode = { here: [], members: new Map(), patterns: new Map() };
+  const leaf: SchemaNode = { here: [], members: new Map(), patterns: new Map(), choices: [] };
   const pending: [unknown, SchemaNode][] = [];
   const nodeOf = (schema: unknown): SchemaNode => {
     if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return leaf;
     let node = nodes.get(schema);
     if (!node) {
-      node = { here: [], members: new Map(), patterns: new Map() };
+      node = { here: [], members: new Map(), patterns: new Map(), choices: [] };
       nodes.set(schema, node);
       pending.push([schema, node]);
     }
@@ -58,6 +60,9 @@ export function schemaGraph(root: unknown): SchemaNode {
   for (let next = pending.pop(); next; next = pending.pop()) {
     const [schema, node] = next as [Record<string, unknown>, SchemaNode];
     const base = bases.get(schema) ?? FALLBACK_BASE;
+    // ajv reads `then` and `else` only beside an `if`, and checks a value by one of them.
+    const branches = 'if' in schema ? [schema.then, schema.else].filter((branch) => branch !== undefined) : [];
+    if (branches.length > 0) node.choices.push(branches.map(nodeOf));
     for (const [keyword, value] of Object.entries(schema)) {
       for (const [step, target] of applications(keyword, value)) {
         const add = (child: unknown) => (step.kind === 'here' ? node.here : step.kind === 'member' ? listOf(node.members, step.key) : listOf(node.patterns, step.pattern)).push(nodeOf(child));
@@ -96,8 +101,6 @@ function applications(keyword: string, value: unknown): [Step, unknown][] {
       return Array.isArray(value) ? value.map((schema) => [here, schema]) : [];
     case 'not':
     case 'if':
-    case 'then':
-    case 'else':
       return [[here, value]];
     case 'dependentSchemas':
     case 'dependencies':
