@@ -253,6 +253,18 @@ describe('dataset schemas: the cost of checking one value is bounded when the sc
     await expect(compile({ $defs: { node }, allOf: [{ if: { required: ['a'] }, then: { $ref: '#/$defs/node' } }, { $ref: '#/$defs/node' }] })).rejects.toMatchObject({ issues: [refused] });
   });
 
+  it('count additionalItems only for the positions past those items lists, as ajv applies it', async () => {
+    // An expression as a list, ['+', operand, operand...]: each operand is checked once, but the second was counted twice a level, and refused.
+    const expression = { anyOf: [{ type: 'number' }, { type: 'array', items: [{ enum: ['+', '*'] }, { $ref: '#' }], additionalItems: { $ref: '#' } }] };
+    const check = await compile(expression);
+    let deep: unknown = 1;
+    for (let level = 0; level < 40; level++) deep = ['+', deep, 2];
+    expect(check(deep)).toEqual([]);
+    // contains checks every item, listed or not: with items, twice a level, still refused.
+    const twice = { type: 'array', items: [{ $ref: '#' }], additionalItems: { $ref: '#' }, contains: { $ref: '#' } };
+    await expect(compile(twice)).rejects.toMatchObject({ issues: [expect.stringMatching(/^checking a value \d+ levels deep may take more than 10,000/)] });
+  });
+
   it('bound a wide schema (3,000 properties, each a oneOf of shared definitions) quickly, and accept it', () => {
     const definitions = Object.fromEntries(
       Array.from({ length: 50 }, (_, d) => [`t${d}`, { type: 'object', properties: Object.fromEntries(Array.from({ length: 20 }, (_, p) => [`f${p}`, p % 5 === 0 ? { $ref: `#/$defs/t${(d + 1) % 50}` } : { type: 'string' }])) }]),

@@ -1,5 +1,5 @@
 import { MAX_JSON_DEPTH } from '../../domain/data/json-depth.js';
-import { ANY_INDEX, ANY_PROPERTY, OTHER_PROPERTY, schemaGraph, type SchemaNode } from './schema-graph.js';
+import { ANY_INDEX, ANY_PROPERTY, OTHER_INDEX, OTHER_PROPERTY, schemaGraph, type SchemaNode } from './schema-graph.js';
 
 /**
  * How many subschemas may check one value (an item, or any value inside it). ajv checks
@@ -176,13 +176,14 @@ class Walk {
   }
 
   /**
-   * The subschemas `node` applies to a member of this kind, as ajv does: a listed position also gets those for every item; a
-   * named property those for every property, those of the patterns its name matches, and `additionalProperties` only when it
-   * is neither named nor matched. Any other name may match every pattern, or none.
+   * The subschemas `node` applies to a member of this kind, as ajv does: an item those for every item, and `additionalItems`
+   * unless `items` lists its position; a named property those for every property, those of the patterns its name matches,
+   * and `additionalProperties` only when it is neither named nor matched. Any other name may match every pattern, or none.
    */
   private applied(node: SchemaNode, member: string): SchemaNode[] {
     const own = node.members.get(member) ?? [];
-    if (member.startsWith('i:')) return [...own, ...(node.members.get(ANY_INDEX) ?? [])];
+    if (member.startsWith('i:')) return [...own, ...(node.members.get(ANY_INDEX) ?? []), ...(node.members.has(member) ? [] : (node.members.get(OTHER_INDEX) ?? []))];
+    if (member === ANY_INDEX) return [...own, ...(node.members.get(OTHER_INDEX) ?? [])];
     if (member === ANY_PROPERTY) return [...own, ...[...node.patterns.values()].flat(), ...(node.members.get(OTHER_PROPERTY) ?? [])];
     if (!member.startsWith('p:')) return own;
     let claimed = node.members.has(member);
@@ -224,7 +225,7 @@ class Walk {
 function memberKinds(checkers: Iterable<SchemaNode>): Set<string> {
   const kinds = new Set<string>();
   for (const node of checkers) {
-    for (const key of node.members.keys()) kinds.add(key === OTHER_PROPERTY ? ANY_PROPERTY : key);
+    for (const key of node.members.keys()) kinds.add(key === OTHER_PROPERTY ? ANY_PROPERTY : key === OTHER_INDEX ? ANY_INDEX : key);
     if (node.patterns.size > 0) kinds.add(ANY_PROPERTY);
   }
   return kinds;

@@ -10,6 +10,8 @@ export const ANY_INDEX = '*i';
 export const PROPERTY_NAMES = '*n';
 /** The member key of `additionalProperties`: the properties its schema neither names in `properties` nor matches in `patternProperties`. */
 export const OTHER_PROPERTY = '*a';
+/** The member key of `additionalItems`: the items past those its schema lists in `items`. */
+export const OTHER_INDEX = '*j';
 
 /** One schema of a document and where each of its subschemas applies. A reference outside the document (a meta-schema ajv holds) is no edge. */
 export interface SchemaNode {
@@ -64,7 +66,7 @@ export function schemaGraph(root: unknown): SchemaNode {
     const branches = 'if' in schema ? [schema.then, schema.else].filter((branch) => branch !== undefined) : [];
     if (branches.length > 0) node.choices.push(branches.map(nodeOf));
     for (const [keyword, value] of Object.entries(schema)) {
-      for (const [step, target] of applications(keyword, value)) {
+      for (const [step, target] of applications(keyword, value, schema)) {
         const add = (child: unknown) => (step.kind === 'here' ? node.here : step.kind === 'member' ? listOf(node.members, step.key) : listOf(node.patterns, step.pattern)).push(nodeOf(child));
         if (keyword === '$ref' || keyword === '$dynamicRef' || keyword === '$recursiveRef') {
           const targets = targetsOf(String(target), base);
@@ -85,8 +87,8 @@ function listOf(lists: Map<string, SchemaNode[]>, key: string): SchemaNode[] {
   return list;
 }
 
-/** The subschemas (or reference strings) a keyword applies, and where. */
-function applications(keyword: string, value: unknown): [Step, unknown][] {
+/** The subschemas (or reference strings) a keyword of `schema` applies, and where. */
+function applications(keyword: string, value: unknown, schema: Record<string, unknown>): [Step, unknown][] {
   const here: Step = { kind: 'here' };
   const member = (key: string): Step => ({ kind: 'member', key });
   const entries = typeof value === 'object' && value !== null ? Object.entries(value) : [];
@@ -119,6 +121,8 @@ function applications(keyword: string, value: unknown): [Step, unknown][] {
     case 'prefixItems':
       return Array.isArray(value) ? value.map((schema, position) => [member(`i:${position}`), schema]) : [[member(ANY_INDEX), value]];
     case 'additionalItems':
+      // Past the listed items; beside a prefixItems (which draft-07 ignores and 2020-12 lists by), every item, to be safe.
+      return [[member('prefixItems' in schema ? ANY_INDEX : OTHER_INDEX), value]];
     case 'unevaluatedItems':
     case 'contains':
       return [[member(ANY_INDEX), value]];
