@@ -180,6 +180,19 @@ describe('dataset schemas (AjvSchemaValidator)', () => {
     expect(heapAfterCollecting() - before).toBeLessThan(4 * 1024 * 1024);
   });
 
+  it('keep its meta-schemas when a schema takes one\'s $id: the schemas after it that name that $schema still compile', async () => {
+    const validator = new AjvSchemaValidator();
+    for (const [dialect, id] of [
+      ['http://json-schema.org/draft-07/schema#', 'http://json-schema.org/draft-07/schema#'],
+      ['https://json-schema.org/draft/2020-12/schema', 'https://json-schema.org/draft/2020-12/meta/core'],
+    ]) {
+      // A dataset of schemas, checked by a copy of the meta-schema: ajv holds that $id already.
+      await expect(validator.compile({ $schema: dialect, $id: id, type: 'object' }, 'data/schemas.schema.json')).rejects.toMatchObject({ issues: [expect.stringContaining('already exists')] });
+      // The engine had lost its meta-schema: every later schema naming it was refused, "no schema with key or ref".
+      expect((await validator.compile({ $schema: dialect, type: 'string' }, 'data/items.schema.json'))(1)).toEqual([{ path: '', message: 'must be string' }]);
+    }
+  });
+
   it('refuse null, an array and a schema nested past what the compiler reads with the rule broken, not the compiler\'s own TypeError or RangeError', async () => {
     const compile = (schema: unknown) => new AjvSchemaValidator().compile(schema, 'data/items.schema.json');
     for (const schema of [null, []]) await expect(compile(schema)).rejects.toMatchObject({ file: 'data/items.schema.json', issues: ['a JSON schema must be an object or a boolean'] });
@@ -221,6 +234,50 @@ describe('dataset schemas: the cost of checking one value is bounded when the sc
     };
     expect((await compile(expression))({ left: 1, right: { operand: { left: 2, right: 3 } } })).toEqual([]);
     for (const schema of [true, {}, { $ref: 'http://json-schema.org/draft-07/schema#' }, { anyOf: Array.from({ length: 500 }, (_, n) => ({ const: n })) }]) await expect(compile(schema)).resolves.toBeInstanceOf(Function);
+  });
+
+  it('count additionalProperties and patternProperties only for the names ajv applies them to, and both where a name is matched twice', async () => {
+    // A tree whose named child and other keys are both nodes: each value is checked once, but was counted twice a level, and refused.
+    const others = { type: 'object', properties: { label: { type: 'string' }, child: { $ref: '#' } }, additionalProperties: { $ref: '#' } };
+    const extensions = { type: 'object', properties: { child: { $ref: '#' } }, patternProperties: { '^x-': { $ref: '#' } } };
+    for (const schema of [others, extensions]) {
+      const check = await compile(schema);
+      let deep: unknown = { label: 'leaf' };
+      for (let level = 0; level < 40; level++) deep = { child: deep, 'x-note': { label: `n${level}` } };
+      expect(check(deep)).toEqual([]);
+    }
+    // A named property its pattern also matches is checked twice a level: 2^depth, still refused.
+    const twice = { type: 'object', properties: { 'x-child': { $ref: '#' } }, patternProperties: { '^x-': { $ref: '#' } } };
+    await expect(compile(twice)).rejects.toMatchObject({ issues: [expect.stringMatching(/^checking a value 1\d levels deep may take more than 10,000/)] });
+    // Unknown names may match every pattern and miss them all: additionalProperties beside a pattern still counts for them.
+    const both = { type: 'object', patternProperties: { '^x-': { $ref: '#' } }, additionalProperties: { $ref: '#' }, properties: { items: { type: 'array', items: { $ref: '#' } } } };
+    await expect(compile({ allOf: [both, both] })).rejects.toMatchObject({ issues: [expect.stringMatching(/^checking a value \d+ levels? deep/)] });
+  });
+
+  it('count the costlier of then and else, as ajv checks a value by one of them, and then with if, as ajv checks both', async () => {
+    // An open node's children, or a closed one's few: each value is checked once, but was counted twice a level, and refused.
+    const kids = (more: object) => ({ properties: { kids: { type: 'array', items: { $ref: '#' }, ...more } } });
+    const check = await compile({ type: 'object', if: { required: ['open'] }, then: kids({}), else: kids({ maxItems: 3 }) });
+    let deep: unknown = {};
+    for (let level = 0; level < 40; level++) deep = { ...(level % 2 === 0 ? { open: true } : {}), kids: [deep] };
+    expect(check(deep)).toEqual([]);
+    // `if` is checked, then its `then`: both descending, 2^depth, still refused; so is a `then` beside the same schema.
+    const node = { type: 'object', ...kids({}) };
+    const refused = expect.stringMatching(/^checking a value \d+ levels deep may take more than 10,000/);
+    await expect(compile({ $defs: { node }, if: { $ref: '#/$defs/node' }, then: { $ref: '#/$defs/node' } })).rejects.toMatchObject({ issues: [refused] });
+    await expect(compile({ $defs: { node }, allOf: [{ if: { required: ['a'] }, then: { $ref: '#/$defs/node' } }, { $ref: '#/$defs/node' }] })).rejects.toMatchObject({ issues: [refused] });
+  });
+
+  it('count additionalItems only for the positions past those items lists, as ajv applies it', async () => {
+    // An expression as a list, ['+', operand, operand...]: each operand is checked once, but the second was counted twice a level, and refused.
+    const expression = { anyOf: [{ type: 'number' }, { type: 'array', items: [{ enum: ['+', '*'] }, { $ref: '#' }], additionalItems: { $ref: '#' } }] };
+    const check = await compile(expression);
+    let deep: unknown = 1;
+    for (let level = 0; level < 40; level++) deep = ['+', deep, 2];
+    expect(check(deep)).toEqual([]);
+    // contains checks every item, listed or not: with items, twice a level, still refused.
+    const twice = { type: 'array', items: [{ $ref: '#' }], additionalItems: { $ref: '#' }, contains: { $ref: '#' } };
+    await expect(compile(twice)).rejects.toMatchObject({ issues: [expect.stringMatching(/^checking a value \d+ levels deep may take more than 10,000/)] });
   });
 
   it('bound a wide schema (3,000 properties, each a oneOf of shared definitions) within its budget, and accept it', () => {

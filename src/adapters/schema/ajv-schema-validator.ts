@@ -6,7 +6,8 @@ import { patternPlaces } from './pattern-places.js';
 import { lineariseFormats } from './linear-formats.js';
 import { lineariseUniqueItems } from './unique-items.js';
 import { compileIsolated } from './isolated-compile.js';
-import { evaluationBound, MAX_EVALUATIONS_PER_VALUE, type EvaluationBound } from './evaluation-bound.js';
+import { evaluationBound, MAX_EVALUATIONS_PER_VALUE, type EvaluationBound, type NameMatcher } from './evaluation-bound.js';
+import type { PatternTest } from './linear-regexp.js';
 
 /**
  * ajv and its formats are imported on the first schema: they are a fifth of the code a
@@ -61,7 +62,7 @@ export class AjvSchemaValidator implements SchemaValidator {
     const engine = await this.engineFor(schema);
     try {
       const validate = this.compileWarning(engine, schema, file);
-      const bound = evaluationBound(schema);
+      const bound = evaluationBound(schema, nameMatcher((await (this.library ??= loadAjv())).linearRegExp));
       if (bound.kind === 'circular') return () => circling(file);
       if (bound.kind !== 'bounded') throw new ConfigValidationError(file, [unbounded(bound)]);
       return (data) => {
@@ -113,6 +114,26 @@ export class AjvSchemaValidator implements SchemaValidator {
     lineariseUniqueItems(engine);
     this.engines.set(kind, { engine, compiles: 1 });
     return engine;
+  }
+}
+
+/**
+ * Whether a property name matches a `patternProperties` pattern, as ajv will match it: a property the bound knows by
+ * name is then not counted for the patterns it misses. A pattern that cannot be read is taken to match.
+ */
+function nameMatcher(linearRegExp: (pattern: string, flags: string) => PatternTest): NameMatcher {
+  const compiled = new Map<string, PatternTest | undefined>();
+  return (pattern, name) => {
+    if (!compiled.has(pattern)) compiled.set(pattern, readable(() => linearRegExp(pattern, 'u')));
+    return compiled.get(pattern)?.test(name) ?? true;
+  };
+}
+
+function readable(compile: () => PatternTest): PatternTest | undefined {
+  try {
+    return compile();
+  } catch {
+    return undefined;
   }
 }
 

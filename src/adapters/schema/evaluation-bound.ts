@@ -1,5 +1,5 @@
 import { MAX_JSON_DEPTH } from '../../domain/data/json-depth.js';
-import { ANY_INDEX, ANY_PROPERTY, schemaGraph, type SchemaNode } from './schema-graph.js';
+import { ANY_INDEX, ANY_PROPERTY, OTHER_INDEX, OTHER_PROPERTY, schemaGraph, type SchemaNode } from './schema-graph.js';
 
 /**
  * How many subschemas may check one value (an item, or any value inside it). ajv checks
@@ -12,10 +12,16 @@ export const MAX_EVALUATIONS_PER_VALUE = 10_000;
 /** Values nest at most this deep: an item's levels, and a data file's list and wrapper around them. */
 const DEPTH = MAX_JSON_DEPTH + 2;
 
+/** `if`s nested in `then` or `else` that the bound tells apart; deeper ones count both branches. */
+const NESTED_IFS = 8;
+
 /** Work the bound may take before it gives up on a schema as too intricate to bound: a fraction of a second. */
 const MAX_STEPS = 2_000_000;
 
 export type EvaluationBound = { kind: 'bounded' } | { kind: 'circular' } | { kind: 'over'; depth: number } | { kind: 'intricate' };
+
+/** Whether a `patternProperties` pattern matches a property name; without one, every pattern is taken to match every name. */
+export type NameMatcher = (pattern: string, name: string) => boolean;
 
 /** Why the walk stopped early. */
 class Stop {
@@ -29,9 +35,9 @@ class Stop {
  * applies to that member. Recursion that descends into the value is followed as deep as
  * values nest; recursion that never descends goes round in a circle.
  */
-export function evaluationBound(schema: unknown): EvaluationBound {
+export function evaluationBound(schema: unknown, matches: NameMatcher = () => true): EvaluationBound {
   try {
-    const walk = new Walk();
+    const walk = new Walk(matches);
     const root = schemaGraph(schema);
     // Most schemas pass the cheap bound; the exact walk, which follows one member's name through all its checkers at once, is for the rest.
     if (walk.widestFrom(root, 0) <= MAX_EVALUATIONS_PER_VALUE) return { kind: 'bounded' };
@@ -49,7 +55,13 @@ class Walk {
   private readonly seen = new Map<string, number>();
   private readonly ids = new Map<SchemaNode, number>();
   private readonly widest = new Map<SchemaNode, number[]>();
+  private readonly certain = new Map<SchemaNode, Map<SchemaNode, number>>();
+  private readonly totals = new Map<SchemaNode, number>();
+  private readonly below = new Map<SchemaNode, Map<string, number[]>>();
+  private readonly matched = new Map<string, boolean>();
   private steps = 0;
+
+  constructor(private readonly matches: NameMatcher) {}
 
   /** The subschemas that check a value where `node` does, each with how many times. */
   closureOf(node: SchemaNode): Map<SchemaNode, number> {
@@ -58,10 +70,74 @@ class Walk {
     if (this.visiting.has(node)) throw new Stop({ kind: 'circular' });
     this.visiting.add(node);
     const closure = new Map([[node, 1]]);
-    for (const child of node.here) add(closure, this.closureOf(child), 1, () => this.step());
+    // Both of `then` and `else`: an overcount, for the exact walk, which follows sets of checkers.
+    for (const child of [...node.here, ...node.choices.flat()]) add(closure, this.closureOf(child), 1, () => this.step());
     this.visiting.delete(node);
     this.closures.set(node, closure);
     return closure;
+  }
+
+  /** The subschemas that check a value wherever `node` does, whichever of `then` or `else` applies; each with how many times. Called after closureOf, which found no circle. */
+  private certainOf(node: SchemaNode): Map<SchemaNode, number> {
+    let certain = this.certain.get(node);
+    if (certain) return certain;
+    const closure = this.closureOf(node);
+    // Most schemas hold no `if`: their closure is all certain.
+    if (![...closure.keys()].some((checker) => checker.choices.length > 0)) certain = closure;
+    else {
+      certain = new Map([[node, 1]]);
+      for (const child of node.here) add(certain, this.certainOf(child), 1, () => this.step());
+    }
+    this.certain.set(node, certain);
+    return certain;
+  }
+
+  /** How many subschemas check a value where `node` does, taking the costlier of `then` and `else`. */
+  private totalOf(node: SchemaNode): number {
+    let total = this.totals.get(node);
+    if (total !== undefined) return total;
+    total = 0;
+    for (const [checker, count] of this.certainOf(node)) total += count * (1 + this.choicesOf(checker, (branch) => this.totalOf(branch)));
+    this.totals.set(node, (total = Math.min(MAX_EVALUATIONS_PER_VALUE + 1, total)));
+    return total;
+  }
+
+  /**
+   * widestFrom's bound for the members of one kind of a value `node` checks at `depth`, taking the costlier of `then` and
+   * `else`; past a few `if`s nested in branches, both, so that the stack grows with how deep values nest, not times the `if`s.
+   */
+  private belowOf(node: SchemaNode, member: string, depth: number, nesting: number): number {
+    const both = nesting >= NESTED_IFS;
+    let below = 0;
+    for (const [checker, count] of both ? this.closureOf(node) : this.certainOf(node)) {
+      let each = both ? 0 : this.choicesOf(checker, (branch) => this.branchBelow(branch, member, depth, nesting + 1));
+      for (const child of this.applied(checker, member)) {
+        this.step();
+        each += this.widestFrom(child, depth + 1);
+      }
+      below += count * each;
+    }
+    return Math.min(MAX_EVALUATIONS_PER_VALUE + 1, below);
+  }
+
+  /** belowOf for a `then` or `else`, kept: a chain of `if`s whose branches share what follows would otherwise be walked once per path. */
+  private branchBelow(branch: SchemaNode, member: string, depth: number, nesting: number): number {
+    let rows = this.below.get(branch);
+    if (!rows) this.below.set(branch, (rows = new Map()));
+    let row = rows.get(member);
+    if (!row) rows.set(member, (row = []));
+    return (row[depth] ??= this.belowOf(branch, member, depth, nesting));
+  }
+
+  /** The sum, over the `if`s of `node`, of the costlier of its `then` and `else` by `cost`. */
+  private choicesOf(node: SchemaNode, cost: (branch: SchemaNode) => number): number {
+    let sum = 0;
+    for (const branches of node.choices) {
+      let most = 0;
+      for (const branch of branches) most = Math.max(most, cost(branch));
+      sum += most;
+    }
+    return sum;
   }
 
   /**
@@ -74,23 +150,10 @@ class Walk {
     if (!row) this.widest.set(node, (row = []));
     const known = row[depth];
     if (known !== undefined) return known;
-    const closure = this.closureOf(node);
-    let most = 0;
-    for (const count of closure.values()) most += count;
-    if (depth < DEPTH) {
-      const members = new Set<string>();
-      for (const checker of closure.keys()) for (const member of checker.members.keys()) members.add(member);
-      for (const member of members) {
-        let below = 0;
-        for (const [checker, count] of closure) {
-          for (const child of applied(checker, member)) {
-            this.step();
-            below += count * this.widestFrom(child, depth + 1);
-          }
-        }
-        most = Math.max(most, below);
-      }
-    }
+    // closureOf first: it stops at a circle, which totalOf and belowOf would follow for ever.
+    const kinds = memberKinds(this.closureOf(node).keys());
+    let most = this.totalOf(node);
+    if (depth < DEPTH) for (const member of kinds) most = Math.max(most, this.belowOf(node, member, depth, 0));
     row[depth] = Math.min(MAX_EVALUATIONS_PER_VALUE + 1, most);
     return row[depth];
   }
@@ -105,13 +168,45 @@ class Walk {
     // The same checkers met again, no shallower: what lies below was explored with as many levels to go.
     if ((this.seen.get(key) ?? Infinity) <= depth) return;
     this.seen.set(key, depth);
-    const keys = new Set<string>();
-    for (const node of checkers.keys()) for (const member of node.members.keys()) keys.add(member);
-    for (const member of keys) {
+    for (const member of memberKinds(checkers.keys())) {
       const below = new Map<SchemaNode, number>();
-      for (const [node, count] of checkers) for (const child of applied(node, member)) add(below, this.closureOf(child), count, () => this.step());
+      for (const [node, count] of checkers) for (const child of this.applied(node, member)) add(below, this.closureOf(child), count, () => this.step());
       if (below.size > 0) this.explore(below, depth + 1);
     }
+  }
+
+  /**
+   * The subschemas `node` applies to a member of this kind, as ajv does: an item those for every item, and `additionalItems`
+   * unless `items` lists its position; a named property those for every property, those of the patterns its name matches,
+   * and `additionalProperties` only when it is neither named nor matched. Any other name may match every pattern, or none.
+   */
+  private applied(node: SchemaNode, member: string): SchemaNode[] {
+    const own = node.members.get(member) ?? [];
+    if (member.startsWith('i:')) return [...own, ...(node.members.get(ANY_INDEX) ?? []), ...(node.members.has(member) ? [] : (node.members.get(OTHER_INDEX) ?? []))];
+    if (member === ANY_INDEX) return [...own, ...(node.members.get(OTHER_INDEX) ?? [])];
+    if (member === ANY_PROPERTY) return [...own, ...[...node.patterns.values()].flat(), ...(node.members.get(OTHER_PROPERTY) ?? [])];
+    if (!member.startsWith('p:')) return own;
+    let claimed = node.members.has(member);
+    const other = claimed ? undefined : node.members.get(OTHER_PROPERTY);
+    // The usual case, on the bound's hottest path: a name the schema lists or none of its own keywords claims.
+    if (node.patterns.size === 0 && !node.members.has(ANY_PROPERTY) && other === undefined) return own;
+    const found = [...own, ...(node.members.get(ANY_PROPERTY) ?? [])];
+    for (const [pattern, schemas] of node.patterns) {
+      if (!this.nameMatches(pattern, member.slice(2))) continue;
+      found.push(...schemas);
+      claimed = true;
+    }
+    return claimed ? found : [...found, ...(other ?? [])];
+  }
+
+  private nameMatches(pattern: string, name: string): boolean {
+    const key = `${pattern}\u0000${name}`;
+    let answer = this.matched.get(key);
+    if (answer === undefined) {
+      this.step();
+      this.matched.set(key, (answer = this.matches(pattern, name)));
+    }
+    return answer;
   }
 
   private idOf(node: SchemaNode): number {
@@ -126,11 +221,14 @@ class Walk {
   }
 }
 
-/** The subschemas `node` applies to a member of this kind: a named property or a listed position also gets those for every member. */
-function applied(node: SchemaNode, member: string): SchemaNode[] {
-  const own = node.members.get(member) ?? [];
-  const every = member.startsWith('p:') ? ANY_PROPERTY : member.startsWith('i:') ? ANY_INDEX : undefined;
-  return every === undefined ? own : [...own, ...(node.members.get(every) ?? [])];
+/** The kinds of member the checkers tell apart: each property name or position one names, and any other property, item or property name. */
+function memberKinds(checkers: Iterable<SchemaNode>): Set<string> {
+  const kinds = new Set<string>();
+  for (const node of checkers) {
+    for (const key of node.members.keys()) kinds.add(key === OTHER_PROPERTY ? ANY_PROPERTY : key === OTHER_INDEX ? ANY_INDEX : key);
+    if (node.patterns.size > 0) kinds.add(ANY_PROPERTY);
+  }
+  return kinds;
 }
 
 /** Adds `times` each of `more` to `into`; counts stop just past the limit, which is all the bound asks of them. */

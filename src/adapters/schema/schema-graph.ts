@@ -1,18 +1,26 @@
 /** Keywords whose values are data, not schemas: an `$id` in a `const` names nothing. */
 const DATA_KEYWORDS = new Set(['enum', 'const', 'default', 'examples']);
 
-/** Where an applicator's subschemas are evaluated: the same value (`allOf`, `$ref`...), or one of its members, by the kind of key. */
-export type Step = { kind: 'here' } | { kind: 'member'; key: string };
+/** Where an applicator's subschemas are evaluated: the same value (`allOf`, `$ref`...), one of its members by the kind of key, or the properties whose names match a pattern. */
+export type Step = { kind: 'here' } | { kind: 'member'; key: string } | { kind: 'pattern'; pattern: string };
 
 /** A member key every member of an object (`*p`), of an array (`*i`), or every property name (`*n`) falls under. */
 export const ANY_PROPERTY = '*p';
 export const ANY_INDEX = '*i';
 export const PROPERTY_NAMES = '*n';
+/** The member key of `additionalProperties`: the properties its schema neither names in `properties` nor matches in `patternProperties`. */
+export const OTHER_PROPERTY = '*a';
+/** The member key of `additionalItems`: the items past those its schema lists in `items`. */
+export const OTHER_INDEX = '*j';
 
 /** One schema of a document and where each of its subschemas applies. A reference outside the document (a meta-schema ajv holds) is no edge. */
 export interface SchemaNode {
   here: SchemaNode[];
   members: Map<string, SchemaNode[]>;
+  /** `patternProperties`: the subschemas for the properties whose names match each pattern. */
+  patterns: Map<string, SchemaNode[]>;
+  /** Subschemas of which one at most checks the same value: `then` or `else`, by what `if` said. */
+  choices: SchemaNode[][];
 }
 
 const FALLBACK_BASE = 'cap-schema:/schema.json';
@@ -30,13 +38,13 @@ export function schemaGraph(root: unknown): SchemaNode {
   const bases = new Map<object, string>();
   index(root, FALLBACK_BASE, resources, anchors, dynamic, bases);
   const nodes = new Map<unknown, SchemaNode>();
-  const leaf: SchemaNode = { here: [], members: new Map() };
+  const leaf: SchemaNode = { here: [], members: new Map(), patterns: new Map(), choices: [] };
   const pending: [unknown, SchemaNode][] = [];
   const nodeOf = (schema: unknown): SchemaNode => {
     if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return leaf;
     let node = nodes.get(schema);
     if (!node) {
-      node = { here: [], members: new Map() };
+      node = { here: [], members: new Map(), patterns: new Map(), choices: [] };
       nodes.set(schema, node);
       pending.push([schema, node]);
     }
@@ -54,9 +62,12 @@ export function schemaGraph(root: unknown): SchemaNode {
   for (let next = pending.pop(); next; next = pending.pop()) {
     const [schema, node] = next as [Record<string, unknown>, SchemaNode];
     const base = bases.get(schema) ?? FALLBACK_BASE;
+    // ajv reads `then` and `else` only beside an `if`, and checks a value by one of them.
+    const branches = 'if' in schema ? [schema.then, schema.else].filter((branch) => branch !== undefined) : [];
+    if (branches.length > 0) node.choices.push(branches.map(nodeOf));
     for (const [keyword, value] of Object.entries(schema)) {
-      for (const [step, target] of applications(keyword, value)) {
-        const add = (child: unknown) => (step.kind === 'here' ? node.here : memberList(node, step.key)).push(nodeOf(child));
+      for (const [step, target] of applications(keyword, value, schema)) {
+        const add = (child: unknown) => (step.kind === 'here' ? node.here : step.kind === 'member' ? listOf(node.members, step.key) : listOf(node.patterns, step.pattern)).push(nodeOf(child));
         if (keyword === '$ref' || keyword === '$dynamicRef' || keyword === '$recursiveRef') {
           const targets = targetsOf(String(target), base);
           // A dynamic reference may land on any schema that declares its anchor: each is an edge.
@@ -70,14 +81,14 @@ export function schemaGraph(root: unknown): SchemaNode {
   return top;
 }
 
-function memberList(node: SchemaNode, key: string): SchemaNode[] {
-  let list = node.members.get(key);
-  if (!list) node.members.set(key, (list = []));
+function listOf(lists: Map<string, SchemaNode[]>, key: string): SchemaNode[] {
+  let list = lists.get(key);
+  if (!list) lists.set(key, (list = []));
   return list;
 }
 
-/** The subschemas (or reference strings) a keyword applies, and where. */
-function applications(keyword: string, value: unknown): [Step, unknown][] {
+/** The subschemas (or reference strings) a keyword of `schema` applies, and where. */
+function applications(keyword: string, value: unknown, schema: Record<string, unknown>): [Step, unknown][] {
   const here: Step = { kind: 'here' };
   const member = (key: string): Step => ({ kind: 'member', key });
   const entries = typeof value === 'object' && value !== null ? Object.entries(value) : [];
@@ -92,8 +103,6 @@ function applications(keyword: string, value: unknown): [Step, unknown][] {
       return Array.isArray(value) ? value.map((schema) => [here, schema]) : [];
     case 'not':
     case 'if':
-    case 'then':
-    case 'else':
       return [[here, value]];
     case 'dependentSchemas':
     case 'dependencies':
@@ -101,8 +110,9 @@ function applications(keyword: string, value: unknown): [Step, unknown][] {
     case 'properties':
       return entries.map(([name, schema]) => [member(`p:${name}`), schema]);
     case 'patternProperties':
-      return entries.map(([, schema]) => [member(ANY_PROPERTY), schema]);
+      return entries.map(([pattern, schema]) => [{ kind: 'pattern', pattern }, schema]);
     case 'additionalProperties':
+      return [[member(OTHER_PROPERTY), value]];
     case 'unevaluatedProperties':
       return [[member(ANY_PROPERTY), value]];
     case 'propertyNames':
@@ -111,6 +121,8 @@ function applications(keyword: string, value: unknown): [Step, unknown][] {
     case 'prefixItems':
       return Array.isArray(value) ? value.map((schema, position) => [member(`i:${position}`), schema]) : [[member(ANY_INDEX), value]];
     case 'additionalItems':
+      // Past the listed items; beside a prefixItems (which draft-07 ignores and 2020-12 lists by), every item, to be safe.
+      return [[member('prefixItems' in schema ? ANY_INDEX : OTHER_INDEX), value]];
     case 'unevaluatedItems':
     case 'contains':
       return [[member(ANY_INDEX), value]];
