@@ -193,6 +193,34 @@ describe('dataset schemas (AjvSchemaValidator)', () => {
     }
   });
 
+  it('read draft-04 schemas (what the Ruby reference implementation\'s json-schema gem writes) and draft-06 ones by their $schema, and name a dialect it does not read', async () => {
+    const validator = new AjvSchemaValidator();
+    const draft04 = {
+      $schema: 'http://json-schema.org/draft-04/schema#',
+      id: 'http://example.org/item.json',
+      type: 'object',
+      required: ['n'],
+      properties: { n: { type: 'number', maximum: 5, exclusiveMaximum: true }, tag: { $ref: 'tag.json' } },
+      definitions: { tag: { id: 'tag.json', type: 'string' } },
+    };
+    const check = await validator.compile(draft04, 'data/items.schema.json');
+    expect(check({ n: 4, tag: 'a' })).toEqual([]);
+    // Draft-04's boolean exclusiveMaximum, and a reference resolved by a subschema's `id`.
+    expect(check({ n: 5, tag: 1 })).toEqual([{ path: '/n', message: 'must be < 5' }, { path: '/tag', message: 'must be string' }]);
+    const draft06 = await validator.compile({ $schema: 'http://json-schema.org/draft-06/schema#', type: 'object', propertyNames: { maxLength: 2 } }, 'data/items.schema.json');
+    expect(draft06({ abc: 1 })).toEqual([{ path: '', message: 'must NOT have more than 2 characters' }, { path: '', message: 'property name must be valid' }]);
+    await expect(validator.compile({ $schema: 'http://json-schema.org/draft-03/schema#', type: 'string' }, 'data/items.schema.json')).rejects.toMatchObject({ file: 'data/items.schema.json', issues: ['its $schema http://json-schema.org/draft-03/schema# is not a JSON Schema dialect this tool reads (draft-04, draft-06, draft-07, 2019-09, 2020-12)'] });
+  });
+
+  it('bound draft-04 schemas through the references their `id`s name', async () => {
+    // Each level a resource of its own, named by draft-04's `id`: references the bound did not resolve would go uncounted.
+    const levels = 24;
+    const definitions: Record<string, unknown> = { [`d${levels}`]: { id: `d${levels}.json`, type: 'string' } };
+    for (let level = 0; level < levels; level++) definitions[`d${level}`] = { id: `d${level}.json`, anyOf: [{ $ref: `d${level + 1}.json` }, { $ref: `d${level + 1}.json` }] };
+    const schema = { $schema: 'http://json-schema.org/draft-04/schema#', id: 'http://example.org/root.json', definitions, $ref: 'd0.json' };
+    await expect(new AjvSchemaValidator().compile(schema, 'data/items.schema.json')).rejects.toMatchObject({ issues: [expect.stringMatching(/^checking one value may take more than 10,000 subschema checks/)] });
+  });
+
   it('refuse null, an array and a schema nested past what the compiler reads with the rule broken, not the compiler\'s own TypeError or RangeError', async () => {
     const compile = (schema: unknown) => new AjvSchemaValidator().compile(schema, 'data/items.schema.json');
     for (const schema of [null, []]) await expect(compile(schema)).rejects.toMatchObject({ file: 'data/items.schema.json', issues: ['a JSON schema must be an object or a boolean'] });

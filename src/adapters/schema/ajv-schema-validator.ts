@@ -1,4 +1,4 @@
-import type { Ajv, AnySchema, ErrorObject } from 'ajv';
+import type { Ajv, AnySchema, AnySchemaObject, ErrorObject } from 'ajv';
 import { ConfigValidationError, UnusableSchemaError } from '../../domain/errors.js';
 import type { CompiledSchema, SchemaValidator, SchemaViolation } from '../../application/ports/schema-validator.js';
 import { NonLinearPatternError } from './non-linear-pattern-error.js';
@@ -14,8 +14,10 @@ import type { PatternTest } from './linear-regexp.js';
  * reactor start would otherwise compile, and most packages declare no schema.
  */
 async function loadAjv() {
-  const [ajv, ajv2019, ajv2020, formats, formatList, { linearRegExp }] = await Promise.all([
+  const [ajv, ajv04, draft06, ajv2019, ajv2020, formats, formatList, { linearRegExp }] = await Promise.all([
     import('ajv'),
+    import('ajv-draft-04'),
+    import('ajv/dist/refs/json-schema-draft-06.json', { with: { type: 'json' } }),
     import('ajv/dist/2019.js'),
     import('ajv/dist/2020.js'),
     import('ajv-formats'),
@@ -26,6 +28,8 @@ async function loadAjv() {
     linearRegExp,
     url: exportsOf<typeof formatList>(formatList).fullFormats.url as RegExp,
     Ajv: exportsOf<typeof ajv>(ajv).Ajv,
+    Ajv04: exportsOf<{ default: typeof ajv.Ajv }>(ajv04).default,
+    draft06: exportsOf<AnySchemaObject>(draft06),
     Ajv2019: exportsOf<typeof ajv2019>(ajv2019).Ajv2019,
     Ajv2020: exportsOf<typeof ajv2020>(ajv2020).Ajv2020,
     addFormats: exportsOf<(ajv: Ajv) => Ajv>(formats),
@@ -49,7 +53,11 @@ function exportsOf<T>(namespace: unknown): T {
  */
 export const COMPILES_PER_ENGINE = 64;
 
-/** JSON Schema validation with ajv: draft-07 by default, 2019-09 and 2020-12 by `$schema`. */
+/**
+ * JSON Schema validation with ajv: draft-07 by default, draft-04 (ajv-draft-04: what packages
+ * of the Ruby reference implementation's json-schema gem declare), draft-06, 2019-09 and
+ * 2020-12 by `$schema`.
+ */
 export class AjvSchemaValidator implements SchemaValidator {
   private readonly engines = new Map<string, { engine: Ajv; compiles: number }>();
   private library: ReturnType<typeof loadAjv> | undefined;
@@ -79,6 +87,8 @@ export class AjvSchemaValidator implements SchemaValidator {
       if (error instanceof NonLinearPatternError) throw new ConfigValidationError(file, [unboundedPattern(schema, error)]);
       // ajv compiles a subschema by recursion: a few hundred levels of nesting exhaust the stack.
       if (error instanceof RangeError) throw new ConfigValidationError(file, ['invalid JSON schema: it nests deeper than the schema compiler reads']);
+      const dialect = (schema as { $schema?: unknown }).$schema;
+      if ((error as Error).message === `no schema with key or ref "${String(dialect)}"`) throw new ConfigValidationError(file, [`its $schema ${String(dialect)} is not a JSON Schema dialect this tool reads (draft-04, draft-06, draft-07, 2019-09, 2020-12)`]);
       throw new ConfigValidationError(file, [`invalid JSON schema: ${(error as Error).message}`]);
     }
   }
@@ -96,9 +106,9 @@ export class AjvSchemaValidator implements SchemaValidator {
 
   private async engineFor(schema: unknown): Promise<Ajv> {
     this.library ??= loadAjv();
-    const { Ajv, Ajv2019, Ajv2020, addFormats, linearRegExp, url } = await this.library;
+    const { Ajv, Ajv04, draft06, Ajv2019, Ajv2020, addFormats, linearRegExp, url } = await this.library;
     const dialect = typeof schema === 'object' && schema !== null ? String((schema as { $schema?: unknown }).$schema ?? '') : '';
-    const kind = dialect.includes('2020-12') ? '2020' : dialect.includes('2019-09') ? '2019' : '07';
+    const kind = dialect.includes('2020-12') ? '2020' : dialect.includes('2019-09') ? '2019' : dialect.includes('draft-04') ? '04' : '07';
     const kept = this.engines.get(kind);
     if (kept && kept.compiles < COMPILES_PER_ENGINE) {
       kept.compiles++;
@@ -108,7 +118,8 @@ export class AjvSchemaValidator implements SchemaValidator {
     // Own properties only: otherwise an item without `toString` or `constructor` has them, from Object.prototype.
     const logger = { log: console.log, error: console.error, warn: (...parts: unknown[]) => this.warnings.add(parts.map(String).join(' ')) };
     const options = { allErrors: true, strict: false, ownProperties: true, logger, code: { regExp: linearRegExp } };
-    const engine = kind === '2020' ? new Ajv2020(options) : kind === '2019' ? new Ajv2019(options) : new Ajv(options);
+    const engine = kind === '2020' ? new Ajv2020(options) : kind === '2019' ? new Ajv2019(options) : kind === '04' ? new Ajv04(options) : new Ajv(options);
+    if (kind === '07') engine.addMetaSchema(draft06);
     addFormats(engine);
     lineariseFormats(engine, url);
     lineariseUniqueItems(engine);

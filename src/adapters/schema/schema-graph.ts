@@ -36,7 +36,7 @@ export function schemaGraph(root: unknown): SchemaNode {
   const anchors = new Map<string, unknown>();
   const dynamic = new Map<string, unknown[]>();
   const bases = new Map<object, string>();
-  index(root, FALLBACK_BASE, resources, anchors, dynamic, bases);
+  index(root, FALLBACK_BASE, resources, anchors, dynamic, bases, isDraft04(root) ? 'id' : '$id');
   const nodes = new Map<unknown, SchemaNode>();
   const leaf: SchemaNode = { here: [], members: new Map(), patterns: new Map(), choices: [] };
   const pending: [unknown, SchemaNode][] = [];
@@ -132,14 +132,14 @@ function applications(keyword: string, value: unknown, schema: Record<string, un
 }
 
 /** Every object of the document, by the base URI it is read in; the resources and anchors references name. */
-function index(value: unknown, base: string, resources: Map<string, unknown>, anchors: Map<string, unknown>, dynamic: Map<string, unknown[]>, bases: Map<object, string>): void {
+function index(value: unknown, base: string, resources: Map<string, unknown>, anchors: Map<string, unknown>, dynamic: Map<string, unknown[]>, bases: Map<object, string>, idKeyword: '$id' | 'id'): void {
   if (typeof value !== 'object' || value === null) return;
   if (Array.isArray(value)) {
-    for (const item of value) index(item, base, resources, anchors, dynamic, bases);
+    for (const item of value) index(item, base, resources, anchors, dynamic, bases, idKeyword);
     return;
   }
   const schema = value as Record<string, unknown>;
-  const id = typeof schema.$id === 'string' ? schema.$id : undefined;
+  const id = typeof schema[idKeyword] === 'string' ? (schema[idKeyword] as string) : undefined;
   if (id !== undefined && id.startsWith('#')) anchors.set(`${base}${id}`, schema);
   else if (id !== undefined) base = absolute(id, base) ?? base;
   if (!resources.has(base)) resources.set(base, schema);
@@ -150,7 +150,12 @@ function index(value: unknown, base: string, resources: Map<string, unknown>, an
     dynamic.set(schema.$dynamicAnchor, [...(dynamic.get(schema.$dynamicAnchor) ?? []), schema]);
   }
   if (schema.$recursiveAnchor === true) dynamic.set('', [...(dynamic.get('') ?? []), schema]);
-  for (const [key, child] of Object.entries(schema)) if (!DATA_KEYWORDS.has(key)) index(child, base, resources, anchors, dynamic, bases);
+  for (const [key, child] of Object.entries(schema)) if (!DATA_KEYWORDS.has(key)) index(child, base, resources, anchors, dynamic, bases, idKeyword);
+}
+
+/** Draft-04 names a schema resource by `id`, as ajv-draft-04 reads it: a reference to one missed here would go uncounted. */
+function isDraft04(root: unknown): boolean {
+  return typeof root === 'object' && root !== null && String((root as { $schema?: unknown }).$schema ?? '').includes('draft-04');
 }
 
 /** A URI without its fragment, or undefined when it is none. */
