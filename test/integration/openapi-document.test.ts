@@ -4,6 +4,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { MemoryOpener } from '../fakes/memory-package-opener.js';
 import { demoPackage } from '../support/demo-package.js';
 import { startReactor } from '../support/reactor-fixture.js';
+import { draft04As2020 } from '../../src/domain/data/draft04-schema.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a parsed OpenAPI document, read field by field
 type OpenApi = Record<string, any>;
@@ -167,5 +168,28 @@ describe('the OpenAPI document of a mount', () => {
     expect(document.paths['/api/v1/data/tree/{id}'].put.responses['409'].description).toMatch(/ID_MISMATCH/);
     expect(document.paths['/api/v1/data/tree/{id}'].put.responses['422'].description).toMatch(/SCHEMA_VIOLATION/);
     expect(document.paths['/api/v1/data/tree'].post.responses['400'].description).not.toMatch(/ID_MISMATCH|SCHEMA_VIOLATION/);
+  });
+});
+
+describe('a draft-04 dataset schema in the OpenAPI document', () => {
+  it('is written as 2020-12 reads it: an exclusive bound as the bound itself, no `id`; data and property names untouched', () => {
+    const draft04 = {
+      $schema: 'http://json-schema.org/draft-04/schema#',
+      id: 'http://example.org/item.json',
+      type: 'object',
+      properties: {
+        id: { type: 'string' },
+        rank: { type: 'integer', minimum: 0, exclusiveMinimum: false, maximum: 10, exclusiveMaximum: true },
+        level: { enum: [{ maximum: 1, exclusiveMaximum: true }] },
+      },
+    };
+    const written = draft04As2020(draft04) as { properties: Record<string, unknown> };
+    expect(written).not.toHaveProperty('id');
+    expect(written.properties).toEqual({ id: { type: 'string' }, rank: { type: 'integer', minimum: 0, exclusiveMaximum: 10 }, level: { enum: [{ maximum: 1, exclusiveMaximum: true }] } });
+    const { $schema: _draft, ...rest } = written as Record<string, unknown>;
+    const ajv = new Ajv2020({ strict: false });
+    expect([ajv.validateSchema(rest), ajv.errors ?? []]).toEqual([true, []]);
+    // As written, 2020-12 refuses it.
+    expect(ajv.validateSchema(draft04.properties.rank)).toBe(false);
   });
 });

@@ -1,5 +1,4 @@
-/** Keywords whose values are data, not schemas: an `$id` in a `const` names nothing. */
-const DATA_KEYWORDS = new Set(['enum', 'const', 'default', 'examples']);
+import { DATA_KEYWORDS } from '../../domain/data/dataset-schema.js';
 
 /** Where an applicator's subschemas are evaluated: the same value (`allOf`, `$ref`...), one of its members by the kind of key, or the properties whose names match a pattern. */
 export type Step = { kind: 'here' } | { kind: 'member'; key: string } | { kind: 'pattern'; pattern: string };

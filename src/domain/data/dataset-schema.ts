@@ -1,5 +1,8 @@
 import { isRecord } from '../package/documents.js';
 
+/** Keywords whose values are data, not schemas: an `$id` in a `const` names nothing, a `maximum` in an `enum` bounds nothing. */
+export const DATA_KEYWORDS: ReadonlySet<string> = new Set(['enum', 'const', 'default', 'examples']);
+
 /**
  * Whether a dataset's schema describes the whole collection (`{"type": "array", "items":
  * {...}}`, as other implementations write) rather than one item.

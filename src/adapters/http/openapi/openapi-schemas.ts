@@ -1,5 +1,6 @@
 import { isRecord } from '../../../domain/package/documents.js';
 import type { Dataset } from '../../../application/data/dataset.js';
+import { draft04As2020 } from '../../../domain/data/draft04-schema.js';
 
 type JsonObject = Record<string, unknown>;
 
@@ -14,7 +15,8 @@ const NOT_IN_A_NAME = /[^A-Za-z0-9._-]/g;
  */
 export function addItemSchema(dataset: Dataset, schemas: JsonObject): { $ref: string } {
   const name = freeName(itemName(dataset.id), schemas);
-  const raw = dataset.schema?.raw;
+  const written = dataset.schema?.raw;
+  const raw = isRecord(written) && String(written.$schema ?? '').includes('draft-04') ? draft04As2020(written) : written;
   if (!isRecord(raw)) {
     schemas[name] = { type: 'object', description: `An item of ${dataset.id} (its package gives no schema).` };
     return refTo(name);
