@@ -175,6 +175,21 @@ describe('FsOverlayStore', () => {
     }
   });
 
+  it('a tombstones file removed or edited by hand while open: the next write keeps every path the reactor still hides, so a restart hides them too', async () => {
+    const overlay = await new FsOverlayStore().open(work.path, { path: '/', packageName: 'unburied' });
+    const file = join(work.path, 'overlays/root~unburied/content/.pkg-tombstones');
+    await overlay.deleteContent('a.html');
+    await overlay.deleteContent('b.html');
+    rmSync(file);
+    await overlay.deleteContent('c.html');
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(['a.html', 'b.html', 'c.html']);
+    writeFileSync(file, '["c.html"]');
+    await overlay.writeContent('b.html', new TextEncoder().encode('back'));
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(['a.html', 'c.html']);
+    // What a restart reads is what was served.
+    expect(await new FsOverlayStore().open(work.path, { path: '/', packageName: 'unburied' }).then((again) => again.tombstones())).toEqual(['a.html', 'c.html']);
+  });
+
   it('an overlay removed by hand while open recovers by itself: the next content write is read back, and the next append writes the log back whole before it', async () => {
     const overlay = await new FsOverlayStore().open(work.path, { path: '/', packageName: 'removed' });
     const root = join(work.path, 'overlays/root~removed');

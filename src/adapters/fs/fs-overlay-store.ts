@@ -78,6 +78,13 @@ class FsPackageOverlay implements PackageOverlay {
   private readonly content: string;
   private realContent: Promise<string> | undefined;
   private readonly data: string;
+  /**
+   * The tombstones last read or written, which the served package holds too. A write
+   * rewrites this whole set rather than what the file holds then: removed or edited by
+   * hand while served, it would otherwise lose the paths the reactor still hides, and
+   * those files would show through again after a restart.
+   */
+  private held: readonly string[] | undefined;
 
   constructor(
     private readonly workdir: string,
@@ -163,7 +170,7 @@ class FsPackageOverlay implements PackageOverlay {
   /** This process is the workdir's one writer, which decided any condition in turn with its writes: `expected` holds. */
   async writeContent(path: string, bytes: Uint8Array): Promise<boolean> {
     const file = this.contentPath(path);
-    const tombstones = await this.tombstones();
+    const tombstones = this.held ?? (await this.tombstones());
     await this.writeAtomically(file, bytes);
     if (!tombstones.includes(path)) return true;
     try {
@@ -178,7 +185,7 @@ class FsPackageOverlay implements PackageOverlay {
 
   async deleteContent(path: string): Promise<boolean> {
     const file = this.contentPath(path);
-    const before = await this.tombstones();
+    const before = this.held ?? (await this.tombstones());
     if (!before.includes(path)) await this.writeTombstones([...before, path]);
     try {
       await this.removeContent(file);
@@ -215,7 +222,7 @@ class FsPackageOverlay implements PackageOverlay {
     try {
       text = await readFile(join(this.content, TOMBSTONES_FILE), 'utf8');
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return this.hold([]);
       throw overlayError(`cannot read the overlay tombstones of ${this.shown(this.location)}`, error);
     }
     let list: unknown;
@@ -225,11 +232,17 @@ class FsPackageOverlay implements PackageOverlay {
       list = undefined;
     }
     if (!Array.isArray(list) || !list.every((item) => typeof item === 'string')) throw new OverlayError(`${this.shown(join(this.content, TOMBSTONES_FILE))} must be a JSON array of paths`);
-    return list as string[];
+    return this.hold(list as string[]);
+  }
+
+  private hold(paths: string[]): string[] {
+    this.held = [...paths];
+    return paths;
   }
 
   private async writeTombstones(paths: readonly string[]): Promise<void> {
     await this.writeAtomically(join(this.content, TOMBSTONES_FILE), Buffer.from(JSON.stringify(paths, null, 2) + '\n'));
+    this.held = paths;
   }
 
   async readLog(dataset: string): Promise<Uint8Array> {
