@@ -208,6 +208,24 @@ describe('FsOverlayStore', () => {
     expect(readFileSync(join(root, 'data/items.log.jsonl'), 'utf8')).toBe('{"op":"delete","id":"1"}\n{"op":"delete","id":"2"}\n{"op":"delete","id":"3"}\n');
   });
 
+  it('a log removed by hand while open is read as the reactor holds it, whole or from a place, until the next append writes it back', async () => {
+    const overlay = await new FsOverlayStore().open(work.path, { path: '/', packageName: 'unlogged' });
+    const path = join(work.path, 'overlays/root~unlogged/data/items.log.jsonl');
+    const operation = '{"op":"delete","id":"1"}\n';
+    const log = await overlay.openLog('items', 0);
+    await log.append(() => new TextEncoder().encode(operation));
+    const read = await overlay.readLogFrom('items', LOG_START);
+    rmSync(path);
+    expect(text(await overlay.readLog('items'))).toBe(operation);
+    expect(text((await overlay.readLogFrom('items', read.place)).bytes)).toBe(operation);
+    await log.append(() => new TextEncoder().encode(operation));
+    expect(readFileSync(path, 'utf8')).toBe(operation + operation);
+    await log.close();
+    // Closed, it holds nothing: a log gone then is none.
+    rmSync(path);
+    expect(await overlay.readLog('items')).toHaveLength(0);
+  });
+
   it('a log replaced by hand while open is never overwritten nor appended to: an OverlayError says so', async () => {
     const overlay = await new FsOverlayStore().open(work.path, { path: '/', packageName: 'replaced' });
     const log = await overlay.openLog('items', 0);

@@ -85,6 +85,8 @@ class FsPackageOverlay implements PackageOverlay {
    * those files would show through again after a restart.
    */
   private held: readonly string[] | undefined;
+  /** The logs open for appends, by dataset: a log removed by hand is read from its handle until the next append writes it back. */
+  private readonly appending = new Map<string, FsAppendLog>();
 
   constructor(
     private readonly workdir: string,
@@ -249,7 +251,7 @@ class FsPackageOverlay implements PackageOverlay {
     try {
       return await readFile(this.logPath(dataset));
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return new Uint8Array();
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return this.heldLog(dataset);
       throw overlayError(`cannot read the overlay log of dataset ${dataset}`, error);
     }
   }
@@ -260,8 +262,9 @@ class FsPackageOverlay implements PackageOverlay {
     try {
       handle = await open(this.logPath(dataset), 'r');
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { bytes: new Uint8Array(), whole: true, place: LOG_START };
-      throw overlayError(`cannot read the overlay log of dataset ${dataset}`, error);
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw overlayError(`cannot read the overlay log of dataset ${dataset}`, error);
+      const bytes = await this.heldLog(dataset);
+      return { bytes, whole: true, place: placeAfter(LOG_START, bytes) };
     }
     try {
       const { size } = await handle.stat();
@@ -280,6 +283,21 @@ class FsPackageOverlay implements PackageOverlay {
       throw overlayError(`cannot read the overlay log of dataset ${dataset}`, error);
     } finally {
       await handle.close();
+    }
+  }
+
+  /**
+   * A log not on disk: none, or one removed by hand while open, whose operations the
+   * served data still holds. Its past is read from the handle then, as the data is, so
+   * history and ?at= agree with the item list until the next append writes the log back.
+   */
+  private async heldLog(dataset: string): Promise<Uint8Array> {
+    const log = this.appending.get(dataset);
+    if (!log) return new Uint8Array();
+    try {
+      return await log.held();
+    } catch (error) {
+      throw overlayError(`cannot read the overlay log of dataset ${dataset}`, error);
     }
   }
 
@@ -319,7 +337,11 @@ class FsPackageOverlay implements PackageOverlay {
       await handle.close();
       throw error instanceof OverlayError ? error : overlayError(`cannot open ${this.shown(path)}`, error);
     }
-    return new FsAppendLog(handle, length, path, this.shown(path));
+    const log = new FsAppendLog(handle, length, path, this.shown(path), () => {
+      if (this.appending.get(dataset) === log) this.appending.delete(dataset);
+    });
+    this.appending.set(dataset, log);
+    return log;
   }
 
   private contentPath(path: string): string {
@@ -341,6 +363,7 @@ class FsAppendLog implements AppendLog {
     private length: number,
     private readonly path: string,
     private readonly shown: string,
+    private readonly closed: () => void,
   ) {}
 
   /** This process is the log's only writer (the workdir lock says so): nothing was appended elsewhere. */
@@ -373,10 +396,7 @@ class FsAppendLog implements AppendLog {
       throw new OverlayError(`${this.shown} was replaced while the reactor wrote it; it is never overwritten: restart the reactor to read the new one`);
     }
     try {
-      const kept = Buffer.alloc(this.length);
-      const { bytesRead } = await this.handle.read(kept, 0, this.length, 0);
-      if (bytesRead !== this.length) throw Object.assign(new Error(`the log held ${bytesRead} of its ${this.length} bytes`), { code: 'EIO' });
-      await writeWholeFile(this.path, kept);
+      await writeWholeFile(this.path, await this.held());
       const reopened = await open(this.path, 'a+');
       await this.handle.close().catch(() => undefined);
       this.handle = reopened;
@@ -385,11 +405,20 @@ class FsAppendLog implements AppendLog {
     }
   }
 
+  /** What this log was acknowledged for, read from the handle: it reads the file still, removed or not. */
+  async held(): Promise<Uint8Array> {
+    const kept = Buffer.alloc(this.length);
+    const { bytesRead } = await this.handle.read(kept, 0, this.length, 0);
+    if (bytesRead !== this.length) throw Object.assign(new Error(`the log held ${bytesRead} of its ${this.length} bytes`), { code: 'EIO' });
+    return kept;
+  }
+
   async catchUp(): Promise<Uint8Array> {
     return new Uint8Array();
   }
 
   close(): Promise<void> {
+    this.closed();
     return this.handle.close();
   }
 }
