@@ -19,7 +19,8 @@ export class FsSessionRevocationStore implements SessionRevocationStore {
     try {
       text = await readFile(file, 'utf8');
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      // Made a folder or unreadable by hand: named as the workdir's file it is, not node's bare 'EISDIR: ..., read'.
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw overlayError(`cannot read ${inWorkdir(workdir, file)}`, error);
     }
     const entries = new Map<string, number>();
     if (text !== undefined) {
