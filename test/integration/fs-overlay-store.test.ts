@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FsOverlayStore } from '../../src/adapters/fs/fs-overlay-store.js';
@@ -139,6 +140,22 @@ describe('FsOverlayStore', () => {
     const readings = [() => overlay.readContent('page.txt'), async () => { for await (const chunk of overlay.streamContent('page.txt')) void chunk; }];
     for (const reading of readings) {
       const refused = await reading().then(() => undefined, (error: unknown) => error);
+      expect(refused).toBeInstanceOf(OverlayError);
+      expect((refused as OverlayError).message).toBe(said);
+    }
+  });
+
+  it('a written file replaced by a named pipe by hand is an OverlayError at once, read whole or streamed, not a read waiting for a writer', async () => {
+    const overlay = await new FsOverlayStore().open(work.path, { path: '/', packageName: 'piped' });
+    await overlay.writeContent('page.txt', new TextEncoder().encode('written'));
+    const file = join(work.path, 'overlays/root~piped/content/page.txt');
+    rmSync(file);
+    execFileSync('mkfifo', [file]);
+    const said = 'overlays/root~piped/content/page.txt in the workdir is not a file (a named pipe, socket or device was put in its place)';
+    const readings = [() => overlay.readContent('page.txt'), async () => { for await (const chunk of overlay.streamContent('page.txt')) void chunk; }];
+    for (const reading of readings) {
+      const waited = new Promise((resolve) => setTimeout(() => resolve('still waiting'), 2000).unref());
+      const refused = await Promise.race([reading().then(() => undefined, (error: unknown) => error), waited]);
       expect(refused).toBeInstanceOf(OverlayError);
       expect((refused as OverlayError).message).toBe(said);
     }

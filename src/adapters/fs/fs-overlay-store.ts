@@ -1,4 +1,4 @@
-import { createReadStream } from 'node:fs';
+import { constants } from 'node:fs';
 import { chmod, lstat, open, readFile, readdir, realpath, rename, stat, type FileHandle } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { OverlayError } from '../../domain/errors.js';
@@ -129,19 +129,44 @@ class FsPackageOverlay implements PackageOverlay {
   }
 
   async readContent(path: string): Promise<Uint8Array> {
-    const file = await this.heldFile(path);
-    return readFile(file).catch((error: unknown) => {
+    const { file, handle } = await this.opened(path);
+    try {
+      return await handle.readFile();
+    } catch (error) {
       throw this.unreadable(file, error);
-    });
+    } finally {
+      await handle.close();
+    }
   }
 
   async *streamContent(path: string): AsyncIterable<Uint8Array> {
-    const file = await this.heldFile(path);
+    const { file, handle } = await this.opened(path);
     try {
-      yield* createReadStream(file, { highWaterMark: 64 * 1024 }) as AsyncIterable<Uint8Array>;
+      // The stream closes the handle when it ends or fails.
+      yield* handle.createReadStream({ highWaterMark: 64 * 1024 }) as AsyncIterable<Uint8Array>;
     } catch (error) {
       throw this.unreadable(file, error);
     }
+  }
+
+  /**
+   * A written file, opened without waiting: a named pipe put in its place by hand would
+   * hold the open, and a thread of the pool with it, until someone wrote to it, and every
+   * later read of that path behind it. A folder is opened and fails its read (EISDIR).
+   */
+  private async opened(path: string): Promise<{ file: string; handle: FileHandle }> {
+    const file = await this.heldFile(path);
+    const handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK).catch((error: unknown) => {
+      throw this.unreadable(file, error);
+    });
+    try {
+      const info = await handle.stat();
+      if (!info.isFile() && !info.isDirectory()) throw new OverlayError(`${this.shown(file)} is not a file (a named pipe, socket or device was put in its place)`);
+    } catch (error) {
+      await handle.close();
+      throw error instanceof OverlayError ? error : this.unreadable(file, error);
+    }
+    return { file, handle };
   }
 
   /** A written file the system will not read now (no file descriptor left, made a folder or unreadable by hand): the overlay's fault, said as one. */
