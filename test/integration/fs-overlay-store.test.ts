@@ -161,6 +161,24 @@ describe('FsOverlayStore', () => {
     }
   });
 
+  it('a dataset log replaced by a named pipe by hand is an OverlayError at once, whole or from a place, not a read of the past waiting for a writer', async () => {
+    const overlay = await new FsOverlayStore().open(work.path, { path: '/', packageName: 'piped-log' });
+    const log = await overlay.openLog('items', 0);
+    await log.append(() => new TextEncoder().encode('{"op":"delete","id":"1"}\n'));
+    await log.close();
+    const file = join(work.path, 'overlays/root~piped-log/data/items.log.jsonl');
+    const { place } = await overlay.readLogFrom('items', LOG_START);
+    rmSync(file);
+    execFileSync('mkfifo', [file]);
+    const said = 'overlays/root~piped-log/data/items.log.jsonl in the workdir is not a file (something else was put in its place)';
+    for (const reading of [() => overlay.readLog('items'), () => overlay.readLogFrom('items', place)]) {
+      const waited = new Promise((resolve) => setTimeout(() => resolve('still waiting'), 2000).unref());
+      const refused = await Promise.race([reading().then(() => undefined, (error: unknown) => error), waited]);
+      expect(refused).toBeInstanceOf(OverlayError);
+      expect((refused as OverlayError).message).toBe(said);
+    }
+  });
+
   it('a file may take the name of a folder whose files were all deleted, and a deleted file leaves no empty folder behind', async () => {
     const overlay = await new FsOverlayStore().open(work.path, { path: '/', packageName: 'folders' });
     const content = join(work.path, 'overlays/root~folders/content');

@@ -273,26 +273,25 @@ class FsPackageOverlay implements PackageOverlay {
   }
 
   async readLog(dataset: string): Promise<Uint8Array> {
-    try {
-      return await readFile(this.logPath(dataset));
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return this.heldLog(dataset);
-      throw overlayError(`cannot read the overlay log of dataset ${dataset}`, error);
-    }
+    return (await this.readLogFrom(dataset, LOG_START)).bytes;
   }
 
   /** Reads past `from` when the file still holds, just before it, the bytes read there: a log this reactor alone appends to, which only a torn tail past every read place is cut from. */
   async readLogFrom(dataset: string, from: LogPlace): Promise<LogTail> {
+    const path = this.logPath(dataset);
     let handle: FileHandle;
     try {
-      handle = await open(this.logPath(dataset), 'r');
+      // Without waiting: a named pipe put in the log's place would hold every read of the past, and a thread of the pool each.
+      handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw overlayError(`cannot read the overlay log of dataset ${dataset}`, error);
       const bytes = await this.heldLog(dataset);
       return { bytes, whole: true, place: placeAfter(LOG_START, bytes) };
     }
     try {
-      const { size } = await handle.stat();
+      const info = await handle.stat();
+      if (!info.isFile()) throw new OverlayError(`${this.shown(path)} is not a file (something else was put in its place)`);
+      const { size } = info;
       const checked = checkLength(from);
       if (from.length > 0 && size >= from.length) {
         const read = Buffer.alloc(size - from.length + checked);
@@ -305,7 +304,7 @@ class FsPackageOverlay implements PackageOverlay {
       const bytes = await handle.readFile();
       return { bytes, whole: true, place: placeAfter(LOG_START, bytes) };
     } catch (error) {
-      throw overlayError(`cannot read the overlay log of dataset ${dataset}`, error);
+      throw error instanceof OverlayError ? error : overlayError(`cannot read the overlay log of dataset ${dataset}`, error);
     } finally {
       await handle.close();
     }
