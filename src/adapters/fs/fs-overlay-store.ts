@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { chmod, lstat, open, readFile, readdir, realpath, rename, stat, type FileHandle } from 'node:fs/promises';
+import { chmod, lstat, open, readdir, realpath, rename, stat, type FileHandle } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { OverlayError } from '../../domain/errors.js';
 import { PARTIAL_SUFFIX, TOMBSTONES_FILE, unsafePathReason } from '../../domain/package/package-paths.js';
@@ -11,6 +11,7 @@ import { overlayKey, overlayMountOf } from '../../domain/serving/overlay-key.js'
 import { makeDirectories } from '../shared/make-directories.js';
 import { writeAll } from '../shared/write-all.js';
 import { inWorkdir, overlayError } from './workdir-errors.js';
+import { readWithoutWaiting } from './read-without-waiting.js';
 
 const LOG_SUFFIX = '.log.jsonl';
 
@@ -247,7 +248,7 @@ class FsPackageOverlay implements PackageOverlay {
   async tombstones(): Promise<string[]> {
     let text: string;
     try {
-      text = await readFile(join(this.content, TOMBSTONES_FILE), 'utf8');
+      text = (await readWithoutWaiting(join(this.content, TOMBSTONES_FILE))).toString('utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return this.hold([]);
       throw overlayError(`cannot read the overlay tombstones of ${this.shown(this.location)}`, error);
