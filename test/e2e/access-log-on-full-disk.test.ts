@@ -1,8 +1,8 @@
-import { describe, expect, jest } from '@jest/globals';
+import { afterAll, describe, expect, jest } from '@jest/globals';
 import { spawn } from 'node:child_process';
-import { closeSync, openSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { CLI, EXAMPLE_SITE } from '../support/paths.js';
+import { closeSync, cpSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { CLI, EXAMPLE_SITE, temporaryDirectory } from '../support/paths.js';
 import { fillDisk, smallDiskForTests } from '../support/full-disk.js';
 
 jest.setTimeout(60_000);
@@ -12,11 +12,22 @@ const { disk, onSmallDisk } = smallDiskForTests(256);
 
 const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe.each(['text', 'json'])('a reactor whose stdout (the %s access log) is a file on a disk that fills up', (format) => {
+// The build without its JSON access-log thread, as when the thread failed: the lines go through pino's asynchronous destination.
+const withoutThread = temporaryDirectory('cap-no-log-thread-');
+afterAll(() => withoutThread.remove());
+cpSync(dirname(CLI), withoutThread.path, { recursive: true });
+rmSync(join(withoutThread.path, 'access-log-worker.js'));
+
+describe.each([
+  ['text', CLI],
+  ['json', CLI],
+  ['json (written without its thread)', join(withoutThread.path, 'pkg.js')],
+])('a reactor whose stdout (the %s access log) is a file on a disk that fills up', (name, cli) => {
+  const format = name.split(' ')[0]!;
   onSmallDisk('keeps serving, says once on stderr that its lines are dropped, logs again once there is room, and stops as asked', async () => {
-    const log = join(disk!.path, `access-${format}.log`);
+    const log = join(disk!.path, 'access.log');
     const out = openSync(log, 'w');
-    const child = spawn(process.execPath, [CLI, 'reactor', 'serve', '--port', '0', '--log-format', format, EXAMPLE_SITE], { stdio: ['ignore', out, 'pipe'] });
+    const child = spawn(process.execPath, [cli, 'reactor', 'serve', '--port', '0', '--log-format', format, EXAMPLE_SITE], { stdio: ['ignore', out, 'pipe'] });
     closeSync(out);
     let stderr = '';
     child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -31,7 +42,7 @@ describe.each(['text', 'json'])('a reactor whose stdout (the %s access log) is a
       expect(url).toBeDefined();
       // All but a page of the disk taken: a few dozen access lines fill it.
       makeRoom = fillDisk(disk!.path, 1);
-      for (let i = 0; i < 300; i++) expect((await fetch(`${url}/about.html?full-${i}`)).status).toBe(200);
+      for (let i = 0; i < 300; i++) expect((await fetch(`${url}/about.html?full-${i}`, { signal: AbortSignal.timeout(5000) })).status).toBe(200);
       await settle(200);
       expect(child.exitCode).toBeNull();
       expect(stderr).toBe('reactor: stdout cannot be written (ENOSPC: no space left on device, write): its lines, the access log\'s among them, are dropped until it takes writes again\n');

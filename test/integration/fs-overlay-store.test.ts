@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FsOverlayStore } from '../../src/adapters/fs/fs-overlay-store.js';
@@ -144,6 +145,40 @@ describe('FsOverlayStore', () => {
     }
   });
 
+  it('a written file replaced by a named pipe by hand is an OverlayError at once, read whole or streamed, not a read waiting for a writer', async () => {
+    const overlay = await new FsOverlayStore().open(work.path, { path: '/', packageName: 'piped' });
+    await overlay.writeContent('page.txt', new TextEncoder().encode('written'));
+    const file = join(work.path, 'overlays/root~piped/content/page.txt');
+    rmSync(file);
+    execFileSync('mkfifo', [file]);
+    const said = 'overlays/root~piped/content/page.txt in the workdir is not a file (a named pipe, socket or device was put in its place)';
+    const readings = [() => overlay.readContent('page.txt'), async () => { for await (const chunk of overlay.streamContent('page.txt')) void chunk; }];
+    for (const reading of readings) {
+      const waited = new Promise((resolve) => setTimeout(() => resolve('still waiting'), 2000).unref());
+      const refused = await Promise.race([reading().then(() => undefined, (error: unknown) => error), waited]);
+      expect(refused).toBeInstanceOf(OverlayError);
+      expect((refused as OverlayError).message).toBe(said);
+    }
+  });
+
+  it('a dataset log replaced by a named pipe by hand is an OverlayError at once, whole or from a place, not a read of the past waiting for a writer', async () => {
+    const overlay = await new FsOverlayStore().open(work.path, { path: '/', packageName: 'piped-log' });
+    const log = await overlay.openLog('items', 0);
+    await log.append(() => new TextEncoder().encode('{"op":"delete","id":"1"}\n'));
+    await log.close();
+    const file = join(work.path, 'overlays/root~piped-log/data/items.log.jsonl');
+    const { place } = await overlay.readLogFrom('items', LOG_START);
+    rmSync(file);
+    execFileSync('mkfifo', [file]);
+    const said = 'overlays/root~piped-log/data/items.log.jsonl in the workdir is not a file (something else was put in its place)';
+    for (const reading of [() => overlay.readLog('items'), () => overlay.readLogFrom('items', place)]) {
+      const waited = new Promise((resolve) => setTimeout(() => resolve('still waiting'), 2000).unref());
+      const refused = await Promise.race([reading().then(() => undefined, (error: unknown) => error), waited]);
+      expect(refused).toBeInstanceOf(OverlayError);
+      expect((refused as OverlayError).message).toBe(said);
+    }
+  });
+
   it('a file may take the name of a folder whose files were all deleted, and a deleted file leaves no empty folder behind', async () => {
     const overlay = await new FsOverlayStore().open(work.path, { path: '/', packageName: 'folders' });
     const content = join(work.path, 'overlays/root~folders/content');
@@ -175,6 +210,21 @@ describe('FsOverlayStore', () => {
     }
   });
 
+  it('a tombstones file removed or edited by hand while open: the next write keeps every path the reactor still hides, so a restart hides them too', async () => {
+    const overlay = await new FsOverlayStore().open(work.path, { path: '/', packageName: 'unburied' });
+    const file = join(work.path, 'overlays/root~unburied/content/.pkg-tombstones');
+    await overlay.deleteContent('a.html');
+    await overlay.deleteContent('b.html');
+    rmSync(file);
+    await overlay.deleteContent('c.html');
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(['a.html', 'b.html', 'c.html']);
+    writeFileSync(file, '["c.html"]');
+    await overlay.writeContent('b.html', new TextEncoder().encode('back'));
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(['a.html', 'c.html']);
+    // What a restart reads is what was served.
+    expect(await new FsOverlayStore().open(work.path, { path: '/', packageName: 'unburied' }).then((again) => again.tombstones())).toEqual(['a.html', 'c.html']);
+  });
+
   it('an overlay removed by hand while open recovers by itself: the next content write is read back, and the next append writes the log back whole before it', async () => {
     const overlay = await new FsOverlayStore().open(work.path, { path: '/', packageName: 'removed' });
     const root = join(work.path, 'overlays/root~removed');
@@ -191,6 +241,24 @@ describe('FsOverlayStore', () => {
     await log.append(() => new TextEncoder().encode('{"op":"delete","id":"3"}\n'));
     await log.close();
     expect(readFileSync(join(root, 'data/items.log.jsonl'), 'utf8')).toBe('{"op":"delete","id":"1"}\n{"op":"delete","id":"2"}\n{"op":"delete","id":"3"}\n');
+  });
+
+  it('a log removed by hand while open is read as the reactor holds it, whole or from a place, until the next append writes it back', async () => {
+    const overlay = await new FsOverlayStore().open(work.path, { path: '/', packageName: 'unlogged' });
+    const path = join(work.path, 'overlays/root~unlogged/data/items.log.jsonl');
+    const operation = '{"op":"delete","id":"1"}\n';
+    const log = await overlay.openLog('items', 0);
+    await log.append(() => new TextEncoder().encode(operation));
+    const read = await overlay.readLogFrom('items', LOG_START);
+    rmSync(path);
+    expect(text(await overlay.readLog('items'))).toBe(operation);
+    expect(text((await overlay.readLogFrom('items', read.place)).bytes)).toBe(operation);
+    await log.append(() => new TextEncoder().encode(operation));
+    expect(readFileSync(path, 'utf8')).toBe(operation + operation);
+    await log.close();
+    // Closed, it holds nothing: a log gone then is none.
+    rmSync(path);
+    expect(await overlay.readLog('items')).toHaveLength(0);
   });
 
   it('a log replaced by hand while open is never overwritten nor appended to: an OverlayError says so', async () => {

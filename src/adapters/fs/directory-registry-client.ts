@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -69,8 +70,10 @@ export class DirectoryRegistryClient implements RegistryClient {
       const index = await this.index();
       const { guid, name, version, sha256, size } = publication;
       const known = Object.hasOwn(index.packages, guid) ? index.packages[guid]!.versions[version] : undefined;
-      if (known && known.sha256 === sha256 && known.size === size) return { entry: known, published: false };
-      if (known && !options.overwrite) throw new OutputExistsError(`${name} ${version} (${guid}) is already in registry ${this.display} with other bytes; use --force to replace it`);
+      const same = known !== undefined && known.sha256 === sha256 && known.size === size;
+      // A push killed between its index write and its file's rename left an entry naming bytes the file lacks: pushed again, they are written.
+      if (same && (await this.holds(known))) return { entry: known, published: false };
+      if (known && !same && !options.overwrite) throw new OutputExistsError(`${name} ${version} (${guid}) is already in registry ${this.display} with other bytes; use --force to replace it`);
       const entry = { file: packageFileName(name, version), sha256, size };
       // One file name, two packages: the other's published bytes would change under its index entry. --force replaces this GUID's own only.
       const owner = Object.entries(index.packages).find(([other, published]) => other !== guid && Object.values(published.versions).some((listed) => listed.file === entry.file));
@@ -98,6 +101,22 @@ export class DirectoryRegistryClient implements RegistryClient {
       if (indexed) await this.writeIndex(before).catch(() => undefined);
       throw error;
     }
+  }
+
+  /** Whether the file an entry names holds the bytes it lists. */
+  private async holds(entry: RegistryVersion): Promise<boolean> {
+    const hash = createHash('sha256');
+    let size = 0;
+    try {
+      for await (const chunk of createReadStream(join(this.directory, entry.file))) {
+        hash.update(chunk as Buffer);
+        size += (chunk as Buffer).length;
+      }
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      throw error;
+    }
+    return size === entry.size && hash.digest('hex') === entry.sha256;
   }
 
   private writeIndex(index: RegistryIndex): Promise<void> {

@@ -1,5 +1,5 @@
-import { createReadStream } from 'node:fs';
-import { chmod, lstat, open, readFile, readdir, realpath, rename, stat, type FileHandle } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { chmod, lstat, open, readdir, realpath, rename, stat, type FileHandle } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { OverlayError } from '../../domain/errors.js';
 import { PARTIAL_SUFFIX, TOMBSTONES_FILE, unsafePathReason } from '../../domain/package/package-paths.js';
@@ -11,6 +11,7 @@ import { overlayKey, overlayMountOf } from '../../domain/serving/overlay-key.js'
 import { makeDirectories } from '../shared/make-directories.js';
 import { writeAll } from '../shared/write-all.js';
 import { inWorkdir, overlayError } from './workdir-errors.js';
+import { readWithoutWaiting } from './read-without-waiting.js';
 
 const LOG_SUFFIX = '.log.jsonl';
 
@@ -78,6 +79,15 @@ class FsPackageOverlay implements PackageOverlay {
   private readonly content: string;
   private realContent: Promise<string> | undefined;
   private readonly data: string;
+  /**
+   * The tombstones last read or written, which the served package holds too. A write
+   * rewrites this whole set rather than what the file holds then: removed or edited by
+   * hand while served, it would otherwise lose the paths the reactor still hides, and
+   * those files would show through again after a restart.
+   */
+  private held: readonly string[] | undefined;
+  /** The logs open for appends, by dataset: a log removed by hand is read from its handle until the next append writes it back. */
+  private readonly appending = new Map<string, FsAppendLog>();
 
   constructor(
     private readonly workdir: string,
@@ -120,19 +130,44 @@ class FsPackageOverlay implements PackageOverlay {
   }
 
   async readContent(path: string): Promise<Uint8Array> {
-    const file = await this.heldFile(path);
-    return readFile(file).catch((error: unknown) => {
+    const { file, handle } = await this.opened(path);
+    try {
+      return await handle.readFile();
+    } catch (error) {
       throw this.unreadable(file, error);
-    });
+    } finally {
+      await handle.close();
+    }
   }
 
   async *streamContent(path: string): AsyncIterable<Uint8Array> {
-    const file = await this.heldFile(path);
+    const { file, handle } = await this.opened(path);
     try {
-      yield* createReadStream(file, { highWaterMark: 64 * 1024 }) as AsyncIterable<Uint8Array>;
+      // The stream closes the handle when it ends or fails.
+      yield* handle.createReadStream({ highWaterMark: 64 * 1024 }) as AsyncIterable<Uint8Array>;
     } catch (error) {
       throw this.unreadable(file, error);
     }
+  }
+
+  /**
+   * A written file, opened without waiting: a named pipe put in its place by hand would
+   * hold the open, and a thread of the pool with it, until someone wrote to it, and every
+   * later read of that path behind it. A folder is opened and fails its read (EISDIR).
+   */
+  private async opened(path: string): Promise<{ file: string; handle: FileHandle }> {
+    const file = await this.heldFile(path);
+    const handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK).catch((error: unknown) => {
+      throw this.unreadable(file, error);
+    });
+    try {
+      const info = await handle.stat();
+      if (!info.isFile() && !info.isDirectory()) throw new OverlayError(`${this.shown(file)} is not a file (a named pipe, socket or device was put in its place)`);
+    } catch (error) {
+      await handle.close();
+      throw error instanceof OverlayError ? error : this.unreadable(file, error);
+    }
+    return { file, handle };
   }
 
   /** A written file the system will not read now (no file descriptor left, made a folder or unreadable by hand): the overlay's fault, said as one. */
@@ -163,7 +198,7 @@ class FsPackageOverlay implements PackageOverlay {
   /** This process is the workdir's one writer, which decided any condition in turn with its writes: `expected` holds. */
   async writeContent(path: string, bytes: Uint8Array): Promise<boolean> {
     const file = this.contentPath(path);
-    const tombstones = await this.tombstones();
+    const tombstones = this.held ?? (await this.tombstones());
     await this.writeAtomically(file, bytes);
     if (!tombstones.includes(path)) return true;
     try {
@@ -178,7 +213,7 @@ class FsPackageOverlay implements PackageOverlay {
 
   async deleteContent(path: string): Promise<boolean> {
     const file = this.contentPath(path);
-    const before = await this.tombstones();
+    const before = this.held ?? (await this.tombstones());
     if (!before.includes(path)) await this.writeTombstones([...before, path]);
     try {
       await this.removeContent(file);
@@ -213,9 +248,9 @@ class FsPackageOverlay implements PackageOverlay {
   async tombstones(): Promise<string[]> {
     let text: string;
     try {
-      text = await readFile(join(this.content, TOMBSTONES_FILE), 'utf8');
+      text = (await readWithoutWaiting(join(this.content, TOMBSTONES_FILE))).toString('utf8');
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return this.hold([]);
       throw overlayError(`cannot read the overlay tombstones of ${this.shown(this.location)}`, error);
     }
     let list: unknown;
@@ -225,33 +260,39 @@ class FsPackageOverlay implements PackageOverlay {
       list = undefined;
     }
     if (!Array.isArray(list) || !list.every((item) => typeof item === 'string')) throw new OverlayError(`${this.shown(join(this.content, TOMBSTONES_FILE))} must be a JSON array of paths`);
-    return list as string[];
+    return this.hold(list as string[]);
+  }
+
+  private hold(paths: string[]): string[] {
+    this.held = [...paths];
+    return paths;
   }
 
   private async writeTombstones(paths: readonly string[]): Promise<void> {
     await this.writeAtomically(join(this.content, TOMBSTONES_FILE), Buffer.from(JSON.stringify(paths, null, 2) + '\n'));
+    this.held = paths;
   }
 
   async readLog(dataset: string): Promise<Uint8Array> {
-    try {
-      return await readFile(this.logPath(dataset));
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return new Uint8Array();
-      throw overlayError(`cannot read the overlay log of dataset ${dataset}`, error);
-    }
+    return (await this.readLogFrom(dataset, LOG_START)).bytes;
   }
 
   /** Reads past `from` when the file still holds, just before it, the bytes read there: a log this reactor alone appends to, which only a torn tail past every read place is cut from. */
   async readLogFrom(dataset: string, from: LogPlace): Promise<LogTail> {
+    const path = this.logPath(dataset);
     let handle: FileHandle;
     try {
-      handle = await open(this.logPath(dataset), 'r');
+      // Without waiting: a named pipe put in the log's place would hold every read of the past, and a thread of the pool each.
+      handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { bytes: new Uint8Array(), whole: true, place: LOG_START };
-      throw overlayError(`cannot read the overlay log of dataset ${dataset}`, error);
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw overlayError(`cannot read the overlay log of dataset ${dataset}`, error);
+      const bytes = await this.heldLog(dataset);
+      return { bytes, whole: true, place: placeAfter(LOG_START, bytes) };
     }
     try {
-      const { size } = await handle.stat();
+      const info = await handle.stat();
+      if (!info.isFile()) throw new OverlayError(`${this.shown(path)} is not a file (something else was put in its place)`);
+      const { size } = info;
       const checked = checkLength(from);
       if (from.length > 0 && size >= from.length) {
         const read = Buffer.alloc(size - from.length + checked);
@@ -264,9 +305,24 @@ class FsPackageOverlay implements PackageOverlay {
       const bytes = await handle.readFile();
       return { bytes, whole: true, place: placeAfter(LOG_START, bytes) };
     } catch (error) {
-      throw overlayError(`cannot read the overlay log of dataset ${dataset}`, error);
+      throw error instanceof OverlayError ? error : overlayError(`cannot read the overlay log of dataset ${dataset}`, error);
     } finally {
       await handle.close();
+    }
+  }
+
+  /**
+   * A log not on disk: none, or one removed by hand while open, whose operations the
+   * served data still holds. Its past is read from the handle then, as the data is, so
+   * history and ?at= agree with the item list until the next append writes the log back.
+   */
+  private async heldLog(dataset: string): Promise<Uint8Array> {
+    const log = this.appending.get(dataset);
+    if (!log) return new Uint8Array();
+    try {
+      return await log.held();
+    } catch (error) {
+      throw overlayError(`cannot read the overlay log of dataset ${dataset}`, error);
     }
   }
 
@@ -306,7 +362,11 @@ class FsPackageOverlay implements PackageOverlay {
       await handle.close();
       throw error instanceof OverlayError ? error : overlayError(`cannot open ${this.shown(path)}`, error);
     }
-    return new FsAppendLog(handle, length, path, this.shown(path));
+    const log = new FsAppendLog(handle, length, path, this.shown(path), () => {
+      if (this.appending.get(dataset) === log) this.appending.delete(dataset);
+    });
+    this.appending.set(dataset, log);
+    return log;
   }
 
   private contentPath(path: string): string {
@@ -328,6 +388,7 @@ class FsAppendLog implements AppendLog {
     private length: number,
     private readonly path: string,
     private readonly shown: string,
+    private readonly closed: () => void,
   ) {}
 
   /** This process is the log's only writer (the workdir lock says so): nothing was appended elsewhere. */
@@ -360,10 +421,7 @@ class FsAppendLog implements AppendLog {
       throw new OverlayError(`${this.shown} was replaced while the reactor wrote it; it is never overwritten: restart the reactor to read the new one`);
     }
     try {
-      const kept = Buffer.alloc(this.length);
-      const { bytesRead } = await this.handle.read(kept, 0, this.length, 0);
-      if (bytesRead !== this.length) throw Object.assign(new Error(`the log held ${bytesRead} of its ${this.length} bytes`), { code: 'EIO' });
-      await writeWholeFile(this.path, kept);
+      await writeWholeFile(this.path, await this.held());
       const reopened = await open(this.path, 'a+');
       await this.handle.close().catch(() => undefined);
       this.handle = reopened;
@@ -372,11 +430,20 @@ class FsAppendLog implements AppendLog {
     }
   }
 
+  /** What this log was acknowledged for, read from the handle: it reads the file still, removed or not. */
+  async held(): Promise<Uint8Array> {
+    const kept = Buffer.alloc(this.length);
+    const { bytesRead } = await this.handle.read(kept, 0, this.length, 0);
+    if (bytesRead !== this.length) throw Object.assign(new Error(`the log held ${bytesRead} of its ${this.length} bytes`), { code: 'EIO' });
+    return kept;
+  }
+
   async catchUp(): Promise<Uint8Array> {
     return new Uint8Array();
   }
 
   close(): Promise<void> {
+    this.closed();
     return this.handle.close();
   }
 }

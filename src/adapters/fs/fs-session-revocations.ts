@@ -1,9 +1,9 @@
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConfigValidationError } from '../../domain/errors.js';
 import type { SessionRevocationStore, SessionRevocations } from '../../application/ports/session-revocations.js';
 import { RevocationsInFlight } from '../../application/auth/revocations-in-flight.js';
 import { writeWholeFile } from './whole-file.js';
+import { readWithoutWaiting } from './read-without-waiting.js';
 import { inWorkdir, overlayError } from './workdir-errors.js';
 
 export const REVOCATIONS_FILE = 'revoked-sessions.json';
@@ -17,9 +17,10 @@ export class FsSessionRevocationStore implements SessionRevocationStore {
     const file = join(workdir, REVOCATIONS_FILE);
     let text: string | undefined;
     try {
-      text = await readFile(file, 'utf8');
+      text = (await readWithoutWaiting(file)).toString('utf8');
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      // Made a folder or unreadable by hand: named as the workdir's file it is, not node's bare 'EISDIR: ..., read'.
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw overlayError(`cannot read ${inWorkdir(workdir, file)}`, error);
     }
     const entries = new Map<string, number>();
     if (text !== undefined) {

@@ -66,8 +66,11 @@ export function writeStdout(bytes: string | Uint8Array): void {
   else afterFailure.write(typeof bytes === 'string' ? Buffer.from(bytes) : bytes);
 }
 
-/** process.stdout failed (and is destroyed): what follows is written as StdoutAfterFailure writes it. */
-export function stdoutFailed(error: NodeJS.ErrnoException): void {
+/**
+ * A writer of stdout failed (process.stdout, destroyed then, or the JSON access log's
+ * asynchronous destination), dropping `lines`: what follows is written as StdoutAfterFailure writes it.
+ */
+export function stdoutFailed(error: NodeJS.ErrnoException, lines = 0): void {
   afterFailure ??= new StdoutAfterFailure(1, (text) => void process.stderr.write(text));
-  afterFailure.failed(error);
+  afterFailure.failed(error, lines);
 }

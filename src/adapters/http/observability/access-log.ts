@@ -5,7 +5,9 @@ import { nearestHop } from '../proxy-headers.js';
 import { builtEntry } from '../../shared/built-entry.js';
 import { nodeModule } from '../../shared/node-module.js';
 import { accessLogLine, type AccessEntry } from '../../shared/json-log-line.js';
+import { stdoutFailed, writeStdout } from '../../shared/stdout-after-failure.js';
 import { AccessRecordRing } from './access-record-ring.js';
+import { UnwrittenLines } from './unwritten-lines.js';
 
 /**
  * Lines wait up to this long for company. Measured on the static path: one asynchronous
@@ -29,6 +31,13 @@ export interface AccessLogWorkerData {
 interface Destination {
   write(bytes: Buffer): void;
   flushSync?(): void;
+}
+
+/** pino's asynchronous destination (sonic-boom), as used here. */
+interface AsyncDestination extends Required<Destination> {
+  on(event: 'write', listener: (bytes: number) => void): void;
+  on(event: 'error', listener: (error: NodeJS.ErrnoException) => void): void;
+  destroy(): void;
 }
 
 /**
@@ -147,13 +156,44 @@ export class AccessLog {
     for (const text of this.waiting.splice(0)) destination.write(text);
   }
 
-  private async openDestination(): Promise<Required<Destination>> {
+  private async openDestination(): Promise<Destination> {
     // pino is CommonJS: bundled, its function is the module's default export.
     const module = await import('pino');
     const pino = (module as unknown as { default?: typeof module.pino }).default ?? module.pino;
     // Batches are handed over as bytes: in its default text mode the destination would encode them again.
-    return pino.destination({ dest: 1, sync: false, contentMode: 'buffer' }) as unknown as Required<Destination>;
+    return untilItFails(pino.destination({ dest: 1, sync: false, contentMode: 'buffer' }) as unknown as AsyncDestination);
   }
+}
+
+/**
+ * pino's asynchronous destination on stdout until a write fails. pino lets a closed pipe
+ * pass and throws anything else (a full disk) from the write's callback, which left the
+ * reactor answering nothing, deaf to SIGTERM. Once failed it is let go: its unwritten lines
+ * and those that follow go the way of every stdout write after a failure (StdoutAfterFailure:
+ * dropped, said once on stderr, written again once there is room; quietly for good on EPIPE).
+ */
+function untilItFails(destination: AsyncDestination): Destination {
+  const unwritten = new UnwrittenLines();
+  let failed = false;
+  destination.on('write', (bytes) => unwritten.written(bytes));
+  destination.on('error', (error) => {
+    // pino's own listener emits the error again: it is met twice.
+    if (failed) return;
+    failed = true;
+    // No longer flushed at exit, where it would try its unwritten lines again.
+    destination.destroy();
+    stdoutFailed(error, unwritten.dropped());
+  });
+  return {
+    write: (bytes) => {
+      if (failed) return writeStdout(bytes);
+      unwritten.handed(bytes);
+      destination.write(bytes);
+    },
+    flushSync: () => {
+      if (!failed) destination.flushSync();
+    },
+  };
 }
 
 /**
