@@ -1,4 +1,4 @@
-import { constants } from 'node:fs';
+import { constants, fstatSync, statSync, type Stats } from 'node:fs';
 import { chmod, lstat, open, readdir, realpath, rename, stat, type FileHandle } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { OverlayError } from '../../domain/errors.js';
@@ -413,9 +413,16 @@ class FsAppendLog implements AppendLog {
    * acknowledged for is written back in place first, from the handle that still reads it.
    */
   private async inPlace(): Promise<void> {
-    const [onDisk, held] = await Promise.all([stat(this.path).catch(gone), this.handle.stat()]).catch((error: unknown) => {
+    // On the event loop's thread: two calls that read metadata the kernel holds, where two trips
+    // through the thread pool lengthened every append's wait (an acknowledgement waits on it).
+    let onDisk: Stats | undefined;
+    let held: Stats;
+    try {
+      onDisk = statSync(this.path, { throwIfNoEntry: false });
+      held = fstatSync(this.handle.fd);
+    } catch (error) {
       throw overlayError(`cannot read ${this.shown}`, error);
-    });
+    }
     if (onDisk !== undefined) {
       if (onDisk.ino === held.ino && onDisk.dev === held.dev) return;
       throw new OverlayError(`${this.shown} was replaced while the reactor wrote it; it is never overwritten: restart the reactor to read the new one`);
@@ -446,10 +453,4 @@ class FsAppendLog implements AppendLog {
     this.closed();
     return this.handle.close();
   }
-}
-
-/** Undefined for a file that is not there, the error otherwise. */
-function gone(error: unknown): undefined {
-  if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-  throw error;
 }
