@@ -151,14 +151,9 @@ describe('FsOverlayStore', () => {
     const file = join(work.path, 'overlays/root~piped/content/page.txt');
     rmSync(file);
     execFileSync('mkfifo', [file]);
-    const said = 'overlays/root~piped/content/page.txt in the workdir is not a file (a named pipe, socket or device was put in its place)';
+    const said = 'overlays/root~piped/content/page.txt in the workdir is not a file (a named pipe or another special file is in its place)';
     const readings = [() => overlay.readContent('page.txt'), async () => { for await (const chunk of overlay.streamContent('page.txt')) void chunk; }];
-    for (const reading of readings) {
-      const waited = new Promise((resolve) => setTimeout(() => resolve('still waiting'), 2000).unref());
-      const refused = await Promise.race([reading().then(() => undefined, (error: unknown) => error), waited]);
-      expect(refused).toBeInstanceOf(OverlayError);
-      expect((refused as OverlayError).message).toBe(said);
-    }
+    for (const reading of readings) await expectRefusedAtOnce(reading, said);
   });
 
   it('a dataset log replaced by a named pipe by hand is an OverlayError at once, whole or from a place, not a read of the past waiting for a writer', async () => {
@@ -170,13 +165,8 @@ describe('FsOverlayStore', () => {
     const { place } = await overlay.readLogFrom('items', LOG_START);
     rmSync(file);
     execFileSync('mkfifo', [file]);
-    const said = 'overlays/root~piped-log/data/items.log.jsonl in the workdir is not a file (something else was put in its place)';
-    for (const reading of [() => overlay.readLog('items'), () => overlay.readLogFrom('items', place)]) {
-      const waited = new Promise((resolve) => setTimeout(() => resolve('still waiting'), 2000).unref());
-      const refused = await Promise.race([reading().then(() => undefined, (error: unknown) => error), waited]);
-      expect(refused).toBeInstanceOf(OverlayError);
-      expect((refused as OverlayError).message).toBe(said);
-    }
+    const said = 'overlays/root~piped-log/data/items.log.jsonl in the workdir is not a file (a named pipe or another special file is in its place)';
+    for (const reading of [() => overlay.readLog('items'), () => overlay.readLogFrom('items', place)]) await expectRefusedAtOnce(reading, said);
   });
 
   it('a file may take the name of a folder whose files were all deleted, and a deleted file leaves no empty folder behind', async () => {
@@ -273,3 +263,11 @@ describe('FsOverlayStore', () => {
     expect(readFileSync(file, 'utf8')).toBe('by hand\n');
   });
 });
+
+/** `reading` fails with an OverlayError saying `said` within two seconds, rather than waiting for a writer of the pipe. */
+async function expectRefusedAtOnce(reading: () => Promise<unknown>, said: string): Promise<void> {
+  const waited = new Promise((resolve) => setTimeout(() => resolve('still waiting'), 2000).unref());
+  const refused = await Promise.race([reading().then(() => undefined, (error: unknown) => error), waited]);
+  expect(refused).toBeInstanceOf(OverlayError);
+  expect((refused as OverlayError).message).toBe(said);
+}

@@ -22,7 +22,7 @@ it('a revoked-sessions.json or overlay tombstones made a named pipe by hand stop
   const overlay = await new FsOverlayStore().open(workdir, { path: '/', packageName: 'site' });
   mkdirSync(join(workdir, 'overlays/root~site/content'), { recursive: true });
   execFileSync('mkfifo', [join(workdir, 'revoked-sessions.json'), join(workdir, 'overlays/root~site/content/.pkg-tombstones')]);
-  const said = ': ENOTREG: not a file (a named pipe or device is in its place)';
+  const said = ': ENOTREG: not a file (a named pipe or another special file is in its place)';
   for (const reading of [() => new FsSessionRevocationStore().open(workdir), () => overlay.tombstones()]) {
     const waited = new Promise((resolve) => setTimeout(() => resolve('still waiting'), 2000).unref());
     const refused = await Promise.race([reading().then(() => undefined, (error: unknown) => error), waited]);

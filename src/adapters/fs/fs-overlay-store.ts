@@ -1,4 +1,4 @@
-import { constants, fstatSync, statSync, type Stats } from 'node:fs';
+import { fstatSync, statSync, type Stats } from 'node:fs';
 import { chmod, lstat, open, readdir, realpath, rename, stat, type FileHandle } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { OverlayError } from '../../domain/errors.js';
@@ -11,7 +11,7 @@ import { overlayKey, overlayMountOf } from '../../domain/serving/overlay-key.js'
 import { makeDirectories } from '../shared/make-directories.js';
 import { writeAll } from '../shared/write-all.js';
 import { inWorkdir, overlayError } from './workdir-errors.js';
-import { readWithoutWaiting } from './read-without-waiting.js';
+import { NOT_A_FILE, openWithoutWaiting, readWithoutWaiting } from './read-without-waiting.js';
 
 const LOG_SUFFIX = '.log.jsonl';
 
@@ -157,21 +157,15 @@ class FsPackageOverlay implements PackageOverlay {
    */
   private async opened(path: string): Promise<{ file: string; handle: FileHandle }> {
     const file = await this.heldFile(path);
-    const handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK).catch((error: unknown) => {
+    const { handle } = await openWithoutWaiting(file, { folders: true }).catch((error: unknown) => {
       throw this.unreadable(file, error);
     });
-    try {
-      const info = await handle.stat();
-      if (!info.isFile() && !info.isDirectory()) throw new OverlayError(`${this.shown(file)} is not a file (a named pipe, socket or device was put in its place)`);
-    } catch (error) {
-      await handle.close();
-      throw error instanceof OverlayError ? error : this.unreadable(file, error);
-    }
     return { file, handle };
   }
 
-  /** A written file the system will not read now (no file descriptor left, made a folder or unreadable by hand): the overlay's fault, said as one. */
+  /** A written file the system will not read now (no file descriptor left, made a folder or unreadable by hand, or not a file any more): the overlay's fault, said as one. */
   private unreadable(file: string, error: unknown): OverlayError {
+    if ((error as NodeJS.ErrnoException).code === 'ENOTREG') return new OverlayError(`${this.shown(file)} is ${NOT_A_FILE}`);
     return overlayError(`cannot read ${this.shown(file)}`, error);
   }
 
@@ -281,18 +275,18 @@ class FsPackageOverlay implements PackageOverlay {
   async readLogFrom(dataset: string, from: LogPlace): Promise<LogTail> {
     const path = this.logPath(dataset);
     let handle: FileHandle;
+    let size: number;
     try {
       // Without waiting: a named pipe put in the log's place would hold every read of the past, and a thread of the pool each.
-      handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+      ({ handle, info: { size } } = await openWithoutWaiting(path));
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw overlayError(`cannot read the overlay log of dataset ${dataset}`, error);
+      const { code } = error as NodeJS.ErrnoException;
+      if (code === 'ENOTREG') throw this.unreadable(path, error);
+      if (code !== 'ENOENT') throw overlayError(`cannot read the overlay log of dataset ${dataset}`, error);
       const bytes = await this.heldLog(dataset);
       return { bytes, whole: true, place: placeAfter(LOG_START, bytes) };
     }
     try {
-      const info = await handle.stat();
-      if (!info.isFile()) throw new OverlayError(`${this.shown(path)} is not a file (something else was put in its place)`);
-      const { size } = info;
       const checked = checkLength(from);
       if (from.length > 0 && size >= from.length) {
         const read = Buffer.alloc(size - from.length + checked);
