@@ -434,8 +434,7 @@ class FsAppendLog implements AppendLog {
   /** What this log was acknowledged for, read from the handle: it reads the file still, removed or not. */
   async held(): Promise<Uint8Array> {
     const kept = Buffer.alloc(this.length);
-    const { bytesRead } = await this.handle.read(kept, 0, this.length, 0);
-    if (bytesRead !== this.length) throw Object.assign(new Error(`the log held ${bytesRead} of its ${this.length} bytes`), { code: 'EIO' });
+    if (!(await readFully(this.handle, kept, 0))) throw Object.assign(new Error(`the log holds fewer than its ${this.length} bytes`), { code: 'EIO' });
     return kept;
   }
 
